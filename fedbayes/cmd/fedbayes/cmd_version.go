@@ -1,0 +1,45 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"fedbayes.dev/fedbayes/backend"
+	"fedbayes.dev/fedbayes/runinfo"
+)
+
+func init() {
+	register(&command{name: "version", summary: "print fedbayes, Go and GoMLX versions, commit and backend", run: runVersion})
+}
+
+func runVersion(args []string, stdout io.Writer) error {
+	fs := newFlagSet("version", "", stdout)
+	asJSON := fs.Bool("json", false, "print as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := "unavailable"
+	if c, err := backend.Choose(); err == nil {
+		cfg = c.Config + " (" + c.Reason + ")"
+	} else {
+		cfg = "error: " + err.Error()
+	}
+	info := runinfo.Collect(cfg)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	fmt.Fprintf(stdout, "fedbayes %s\ncommit   %s", info.Fedbayes, info.GitCommit)
+	if info.GitDirty {
+		fmt.Fprint(stdout, " (modified)")
+	}
+	fmt.Fprintf(stdout, "\ngo       %s\nbackend  %s\n", info.Go, info.Backend)
+	for _, m := range []string{"github.com/gomlx/gomlx", "github.com/janpfeifer/gonb", "github.com/go-echarts/go-echarts/v2"} {
+		if v, ok := info.Modules[m]; ok {
+			fmt.Fprintf(stdout, "%-8s %s %s\n", "module", m, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+// Command fedbayes runs fedbayes from the terminal: environment checks, aggregation of toy
+// Gaussians, federated runs, tables and figures. Run `fedbayes help` for the list of commands.
+//
+// Each command lives in its own file (cmd_*.go) and registers itself in init.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// command is one sub-command of fedbayes.
+type command struct {
+	name    string
+	summary string
+	// run executes the command with its arguments (after the command name), writing to stdout.
+	run func(args []string, stdout io.Writer) error
+}
+
+var commands = map[string]*command{}
+
+// register adds a command; called from init in each cmd_*.go file.
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("fedbayes: command registered twice: " + c.name) // programming error, caught by tests
+	}
+	commands[c.name] = c
+}
+
+// errUsage marks an error whose message is a usage text (exit status 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runMain runs one command and returns the exit status. It never panics: a panic inside a command
+// is reported as an internal error with its stack, so that a user sees a message, not a crash.
+func runMain(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "fedbayes: internal error: %v\n%s\nPlease report this with the command you ran.\n", r, debug.Stack())
+			status = 3
+		}
+	}()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "fedbayes: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := c.run(args[1:], stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "fedbayes %s: %v\n", c.name, err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "fedbayes: combine Bayesian neural networks in federated learning.")
+	fmt.Fprintln(w, "\nUsage: fedbayes COMMAND [flags] [args]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun `fedbayes COMMAND -h` for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting, with a usage line.
+func newFlagSet(name, argsUsage string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("fedbayes "+name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: fedbayes %s [flags] %s\n", name, strings.TrimSpace(argsUsage))
+		fs.PrintDefaults()
+	}
+	return fs
+}
