@@ -34,6 +34,9 @@ func init() {
 	}
 }
 
+// LauncherReasonEnv is set by kernels/launch, next to GOMLX_BACKEND, to the reason of its choice.
+const LauncherReasonEnv = "FEDBAYES_BACKEND_REASON"
+
 // Choice describes which backend was chosen and why.
 type Choice struct {
 	// Config is the GoMLX backend configuration string ("go", "xla:cpu", ...).
@@ -59,7 +62,11 @@ func Choose() (Choice, error) {
 				"give its absolute path as %s=\"xla:/abs/path/plugin.so\", or unset %s to use the pure-Go backend",
 				backends.ConfigEnvVar, cfg, backends.ConfigEnvVar, backends.ConfigEnvVar)
 		}
-		return Choice{Config: cfg, Reason: "set by $" + backends.ConfigEnvVar, XLAPlugins: plugins}, nil
+		reason := "set by $" + backends.ConfigEnvVar
+		if r := os.Getenv(LauncherReasonEnv); r != "" {
+			reason = r + " (chosen by the kernel launcher)"
+		}
+		return Choice{Config: cfg, Reason: reason, XLAPlugins: plugins}, nil
 	}
 	if len(plugins) > 0 {
 		return Choice{Config: "xla:" + plugins[0], Reason: "XLA plugin " + plugins[0] + " found", XLAPlugins: plugins}, nil

@@ -1,0 +1,109 @@
+package doctor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+
+	"fedbayes.dev/fedbayes/backend"
+)
+
+// checkGo reports the Go toolchain on PATH (GoNB compiles every cell with it).
+func checkGo(string) []Check {
+	c := Check{Name: "go", Fix: "install Go 1.24 or newer and put it on PATH (https://go.dev/doc/install)"}
+	out, err := exec.Command("go", "version").Output()
+	if err != nil {
+		c.Detail = "no `go` command on PATH"
+		return []Check{c}
+	}
+	c.OK, c.Detail, c.Fix = true, strings.TrimSpace(string(out)), ""
+	return []Check{c}
+}
+
+// checkTools reports gonb and goimports, built by `make tools` into .build/bin.
+func checkTools(repo string) []Check {
+	var cs []Check
+	for _, tool := range []string{"gonb", "goimports"} {
+		c := Check{Name: tool, Fix: "cd " + repo + " && make tools"}
+		p := filepath.Join(repo, ".build", "bin", tool)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			c.OK, c.Detail, c.Fix = true, p, ""
+		} else {
+			c.Detail = "not built (" + p + ")"
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// checkJupyter reports Debian's Jupyter Notebook and nbconvert under /usr/bin/python3.
+func checkJupyter(repo string) []Check {
+	c := Check{Name: "jupyter", Fix: "cd " + repo + " && make system   (runs apt-get install jupyter-notebook python3-nbconvert python3-nbclient python3-ipykernel)"}
+	out, err := exec.Command("/usr/bin/python3", "-c", "import notebook, nbconvert; print(notebook.__version__, nbconvert.__version__)").Output()
+	if err != nil {
+		c.Detail = "Jupyter Notebook or nbconvert not importable by /usr/bin/python3"
+		return []Check{c}
+	}
+	v := strings.Fields(string(out))
+	c.OK, c.Fix = true, ""
+	c.Detail = "notebook " + v[0] + ", nbconvert " + v[len(v)-1]
+	return []Check{c}
+}
+
+// checkKernel reports the "Go (fedbayes)" kernel spec written by `make kernel`.
+func checkKernel(repo string) []Check {
+	c := Check{Name: "kernel", Fix: "cd " + repo + " && make kernel"}
+	p := filepath.Join(repo, ".build", "jupyter", "kernels", "fedbayes", "kernel.json")
+	if _, err := os.Stat(p); err != nil {
+		c.Detail = "kernel spec not installed (" + p + ")"
+		return []Check{c}
+	}
+	c.OK, c.Detail, c.Fix = true, p, ""
+	return []Check{c}
+}
+
+// checkBackend creates the chosen backend and runs a one-op computation on it.
+func checkBackend(string) []Check {
+	choice, err := backend.Choose()
+	if err != nil {
+		return []Check{{Name: "backend", Detail: err.Error(), Fix: "unset GOMLX_BACKEND, or fix it as the message says"}}
+	}
+	cs := []Check{{Name: "xla plugin", Optional: true, OK: len(choice.XLAPlugins) > 0,
+		Detail: fmt.Sprintf("plugins found: %v", choice.XLAPlugins),
+		Fix:    "for speed, install a PJRT plugin and set PJRT_PLUGIN_LIBRARY_PATH (docs/user-guide.md#backends)"}}
+	c := Check{Name: "backend", Detail: choice.Config + " (" + choice.Reason + ")"}
+	b, err := backend.Default()
+	if err != nil {
+		c.Detail, c.Fix = err.Error(), "unset GOMLX_BACKEND to use the pure-Go backend"
+		return append(cs, c)
+	}
+	sum, err := tryAdd(b)
+	if err != nil || sum != 3 {
+		c.Detail = fmt.Sprintf("%s: 1+2 computed %v (error %v)", choice.Config, sum, err)
+		c.Fix = "report this as a bug, with `fedbayes version`"
+		return append(cs, c)
+	}
+	c.OK = true
+	return append(cs, c)
+}
+
+// tryAdd computes 1+2 on the backend.
+func tryAdd(b backends.Backend) (sum float32, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	out, err := graph.ExecOnce(b, func(g *graph.Graph) *graph.Node {
+		return graph.Add(graph.Const(g, float32(1)), graph.Const(g, float32(2)))
+	})
+	if err != nil {
+		return 0, err
+	}
+	return out.Value().(float32), nil
+}
