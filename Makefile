@@ -17,12 +17,12 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel data notebook test test-go test-notebooks bench vet fmt clean
+.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
-setup: system tools kernel data ## install everything the notebooks and tests need (idempotent)
+setup: system tools kernel charts data ## install everything the notebooks and tests need (idempotent)
 
 system: ## Debian packages: Jupyter Notebook, nbconvert, Chromium
 	@kernels/install system
@@ -32,6 +32,9 @@ tools: ## build gonb, goimports and the fedbayes command into .build/bin
 
 kernel: tools ## write the "Go (fedbayes)" kernel spec under .build/jupyter
 	@kernels/install kernel
+
+charts: ## ECharts from npm into the cache, for offline charts and figures
+	@kernels/install charts
 
 data: tools ## install the datasets from Debian packages into the data cache ($$FEDBAYES_DATA)
 	@$(BIN)/fedbayes data install

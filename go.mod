@@ -2,7 +2,12 @@ module fedbayes.dev
 
 go 1.26.0
 
-require github.com/gomlx/gomlx v0.26.0
+require (
+	github.com/go-echarts/go-echarts/v2 v2.6.7
+	github.com/gomlx/gomlx v0.26.0
+	github.com/janpfeifer/gonb v0.11.4
+	golang.org/x/term v0.38.0
+)
 
 require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
@@ -13,9 +18,9 @@ require (
 	github.com/go-zeromq/zmq4 v0.17.0 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/gomlx/go-xla v0.1.4 // indirect
+	github.com/google/uuid v1.6.0 // indirect
 	github.com/gx-org/backend v0.3.0 // indirect
 	github.com/gx-org/gx v0.6.1 // indirect
-	github.com/janpfeifer/gonb v0.11.4 // indirect
 	github.com/janpfeifer/must v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
@@ -34,7 +39,6 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
-	golang.org/x/term v0.38.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect

@@ -33,7 +33,7 @@ func Run() []Check {
 		return []Check{{Name: "checkout", Detail: "cannot find the fedbayes checkout from " + wd(),
 			Fix: "run from inside the fedbayes checkout, or set FEDBAYES_REPO to its path"}}
 	}
-	fns := []func(repo string) []Check{checkGo, checkTools, checkJupyter, checkKernel, checkBackend}
+	fns := []func(repo string) []Check{checkGo, checkTools, checkJupyter, checkKernel, checkBackend, checkData, checkCharts}
 	var out []Check
 	for _, fn := range fns {
 		out = append(out, safe(fn, repo)...)

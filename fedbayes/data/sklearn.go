@@ -1,0 +1,276 @@
+package data
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// sklearnTable describes one of scikit-learn's bundled data files (sklearn/datasets/data/).
+type sklearnTable struct {
+	files        []string // data file, then the target file for diabetes
+	regression   bool
+	featureNames []string // when the file has none
+}
+
+// sklearnTables are the tables Install copies from Debian's python3-sklearn, by dataset name.
+var sklearnTables = map[string]sklearnTable{
+	"digits":        {files: []string{"digits.csv.gz"}},
+	"iris":          {files: []string{"iris.csv"}, featureNames: []string{"sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"}},
+	"wine":          {files: []string{"wine_data.csv"}},
+	"breast-cancer": {files: []string{"breast_cancer.csv"}},
+	"boston":        {files: []string{"boston_house_prices.csv"}, regression: true},
+	"diabetes": {files: []string{"diabetes_data_raw.csv.gz", "diabetes_target.csv.gz"}, regression: true,
+		featureNames: []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"}},
+}
+
+// SklearnDir is the folder under the data directory that holds the scikit-learn tables.
+const SklearnDir = "sklearn"
+
+// LoadSklearn loads one of scikit-learn's bundled datasets, whole (they have no test split), from
+// dir/sklearn or dir: "digits" (1,797 8x8 images, 10 classes, shape [8, 8, 1], pixels 0..16 scaled
+// to [0, 1]), "iris" (150 x 4, 3 classes), "wine" (178 x 13, 3 classes), "breast-cancer" (569 x 30,
+// 2 classes), "boston" (506 x 13, regression on MEDV) or "diabetes" (442 x 10 raw features,
+// regression). Table features are returned unnormalised; Load splits and standardises them.
+func LoadSklearn(name, dir string) (*Dataset, error) {
+	t, ok := sklearnTables[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown scikit-learn dataset %q (known: %s)", name, strings.Join(SklearnNames(), ", "))
+	}
+	folders := dataFolders(dir, SklearnDir)
+	var paths []string
+	for _, f := range t.files {
+		p, err := findFile(folders, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w (run `fedbayes data install`)", name, err)
+		}
+		paths = append(paths, p)
+	}
+	switch name {
+	case "digits":
+		return loadSklearnDigits(paths[0])
+	case "boston":
+		return loadSklearnBoston(paths[0])
+	case "diabetes":
+		return loadSklearnDiabetes(paths[0], paths[1], t.featureNames)
+	default:
+		return loadSklearnClassification(name, paths[0], t.featureNames)
+	}
+}
+
+// SklearnNames lists the scikit-learn datasets LoadSklearn knows, in a fixed order.
+func SklearnNames() []string {
+	return []string{"digits", "iris", "wine", "breast-cancer", "boston", "diabetes"}
+}
+
+// readRows reads a whole text table of numbers (raw or gzip) split by sep ("" splits on blanks),
+// skipping the first skip lines; every row must have want fields.
+func readRows(path string, skip int, sep string, want int) ([][]float64, error) {
+	raw, err := readAllMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\r\n"), "\n")
+	if len(lines) < skip {
+		return nil, fileErrorf(path, "has %d lines, fewer than the %d header lines", len(lines), skip)
+	}
+	rows := make([][]float64, 0, len(lines)-skip)
+	for i, line := range lines[skip:] {
+		line = strings.TrimRight(line, "\r")
+		var fields []string
+		if sep == "" {
+			fields = strings.Fields(line)
+		} else {
+			fields = strings.Split(line, sep)
+		}
+		if len(fields) != want {
+			return nil, fileErrorf(path, "line %d has %d fields, want %d", skip+i+1, len(fields), want)
+		}
+		row := make([]float64, want)
+		for j, f := range fields {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, fileErrorf(path, "line %d, field %d: cannot read %q as a number", skip+i+1, j+1, f)
+			}
+			row[j] = v
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// sklearnHeader parses the first line "N,F,name,..." of scikit-learn's CSVs.
+func sklearnHeader(path string) (n, f int, names []string, err error) {
+	raw, err := readAllMaybeGzip(path)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	first, _, _ := strings.Cut(string(raw), "\n")
+	parts := strings.Split(strings.TrimRight(first, "\r"), ",")
+	if len(parts) < 2 {
+		return 0, 0, nil, fileErrorf(path, "first line %q is not scikit-learn's \"rows,features,...\" header", first)
+	}
+	n, err1 := strconv.Atoi(parts[0])
+	f, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || n <= 0 || f <= 0 {
+		return 0, 0, nil, fileErrorf(path, "first line %q is not scikit-learn's \"rows,features,...\" header", first)
+	}
+	for _, p := range parts[2:] {
+		if p = strings.TrimSpace(p); p != "" {
+			names = append(names, p)
+		}
+	}
+	return n, f, names, nil
+}
+
+// tableFromRows fills X from the first f columns of rows.
+func tableFromRows(name string, rows [][]float64, f int) *Dataset {
+	ds := &Dataset{Name: name, Shape: []int{f}, X: make([]float32, 0, len(rows)*f)}
+	for _, r := range rows {
+		for _, v := range r[:f] {
+			ds.X = append(ds.X, float32(v))
+		}
+	}
+	return ds
+}
+
+// labelsFromColumn reads integer class labels in [0, numClasses) from column c.
+func labelsFromColumn(path string, rows [][]float64, c, numClasses, skip int) ([]int32, error) {
+	labels := make([]int32, len(rows))
+	for i, r := range rows {
+		v := r[c]
+		if v != float64(int32(v)) || v < 0 || int(v) >= numClasses {
+			return nil, fileErrorf(path, "line %d: label %g is not a class in [0, %d)", skip+i+1, v, numClasses)
+		}
+		labels[i] = int32(v)
+	}
+	return labels, nil
+}
+
+func checkRowCount(path string, got, want int) error {
+	if got != want {
+		return fileErrorf(path, "has %d data rows, the header says %d", got, want)
+	}
+	return nil
+}
+
+func loadSklearnClassification(name, path string, featureNames []string) (*Dataset, error) {
+	n, f, classes, err := sklearnHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(classes) < 2 {
+		return nil, fileErrorf(path, "header names %d classes, want at least 2", len(classes))
+	}
+	rows, err := readRows(path, 1, ",", f+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRowCount(path, len(rows), n); err != nil {
+		return nil, err
+	}
+	ds := tableFromRows(name, rows, f)
+	ds.NumClasses, ds.ClassNames = len(classes), classes
+	if len(featureNames) == f {
+		ds.FeatureNames = featureNames
+	}
+	if ds.Labels, err = labelsFromColumn(path, rows, f, len(classes), 1); err != nil {
+		return nil, err
+	}
+	return validated(ds)
+}
+
+func loadSklearnDigits(path string) (*Dataset, error) {
+	const side, classes = 8, 10
+	rows, err := readRows(path, 0, ",", side*side+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRowCount(path, len(rows), 1797); err != nil {
+		return nil, err
+	}
+	ds := &Dataset{Name: "digits", Shape: []int{side, side, 1}, NumClasses: classes, ClassNames: digitNames,
+		X: make([]float32, 0, len(rows)*side*side)}
+	for i, r := range rows {
+		for _, v := range r[:side*side] {
+			if v < 0 || v > 16 {
+				return nil, fileErrorf(path, "line %d: pixel %g outside 0..16", i+1, v)
+			}
+			ds.X = append(ds.X, float32(v/16))
+		}
+	}
+	if ds.Labels, err = labelsFromColumn(path, rows, side*side, classes, 0); err != nil {
+		return nil, err
+	}
+	return validated(ds)
+}
+
+func loadSklearnBoston(path string) (*Dataset, error) {
+	n, f, _, err := sklearnHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := readAllMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.SplitN(string(raw), "\n", 3)
+	if len(lines) < 3 {
+		return nil, fileErrorf(path, "missing the column-name line")
+	}
+	names := strings.Split(strings.TrimSpace(lines[1]), ",")
+	for i := range names {
+		names[i] = strings.Trim(strings.TrimSpace(names[i]), `"`)
+	}
+	if len(names) != f+1 {
+		return nil, fileErrorf(path, "column-name line has %d names, want %d features + the target", len(names), f)
+	}
+	rows, err := readRows(path, 2, ",", f+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRowCount(path, len(rows), n); err != nil {
+		return nil, err
+	}
+	ds := tableFromRows("boston", rows, f)
+	ds.FeatureNames = names[:f]
+	ds.Targets = make([]float32, len(rows))
+	for i, r := range rows {
+		ds.Targets[i] = float32(r[f])
+	}
+	return validated(ds)
+}
+
+func loadSklearnDiabetes(dataPath, targetPath string, names []string) (*Dataset, error) {
+	const f = 10
+	rows, err := readRows(dataPath, 0, "", f)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := readRows(targetPath, 0, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != len(targets) {
+		return nil, fileErrorf(targetPath, "has %d targets but %s has %d rows", len(targets), filepath.Base(dataPath), len(rows))
+	}
+	if err := checkRowCount(dataPath, len(rows), 442); err != nil {
+		return nil, err
+	}
+	ds := tableFromRows("diabetes", rows, f)
+	ds.FeatureNames = names
+	ds.Targets = make([]float32, len(rows))
+	for i, t := range targets {
+		ds.Targets[i] = float32(t[0])
+	}
+	return validated(ds)
+}
+
+// validated returns ds if it is consistent, else nil and the error.
+func validated(ds *Dataset) (*Dataset, error) {
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}

@@ -1,0 +1,132 @@
+package plots
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestReliabilityDiagram(t *testing.T) {
+	ece := 0.05
+	c, err := ReliabilityDiagram("rel", Reliability{Series: []ReliabilitySeries{{
+		Name: "GAA", ECE: &ece,
+		Bins: []ReliabilityBin{{0.1, 0.2, 0}, {0.3, 0.25, 4}, {0.9, 0.8, 10}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := seriesOf(t, c)
+	if len(s) != 2 || s[0]["name"] != "perfect calibration" || s[1]["name"] != "GAA (ECE 0.050)" {
+		t.Fatalf("series names: %v, %v", s[0]["name"], s[len(s)-1]["name"])
+	}
+	if got := pointsOf(t, s[0]); len(got) != 2 || got[0] != [2]float64{0, 0} || got[1] != [2]float64{1, 1} {
+		t.Errorf("diagonal = %v", got)
+	}
+	pts := pointsOf(t, s[1])
+	if len(pts) != 2 || pts[0] != [2]float64{0.3, 0.25} || pts[1] != [2]float64{0.9, 0.8} {
+		t.Errorf("points = %v, want the two non-empty bins", pts)
+	}
+	for _, tc := range []struct {
+		name    string
+		d       Reliability
+		wantErr string
+	}{
+		{"no series", Reliability{}, "no series"},
+		{"accuracy above 1", Reliability{Series: []ReliabilitySeries{{Name: "a", Bins: []ReliabilityBin{{0.5, 1.5, 1}}}}}, "not in [0, 1]"},
+		{"all empty", Reliability{Series: []ReliabilitySeries{{Name: "a", Bins: []ReliabilityBin{{0.5, 0.5, 0}}}}}, "every bin is empty"},
+		{"negative count", Reliability{Series: []ReliabilitySeries{{Name: "a", Bins: []ReliabilityBin{{0.5, 0.5, -1}}}}}, "negative"},
+		{"unordered", Reliability{Series: []ReliabilitySeries{{Name: "a", Bins: []ReliabilityBin{{0.5, 0.5, 1}, {0.4, 0.5, 1}}}}}, "below the previous"},
+		{"nan ece", Reliability{Series: []ReliabilitySeries{{Name: "a", ECE: ptr(math.NaN()), Bins: []ReliabilityBin{{0.5, 0.5, 1}}}}}, "ECE is NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ReliabilityDiagram("r", tc.d); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestLearnedSpread(t *testing.T) {
+	d := Spread{Rules: []string{"EAA", "GAA"}, LogY: true, Groups: []SpreadGroup{
+		{Name: "FMNIST", Mean: []float64{40, 3}, SE: []float64{2, 0.1}},
+		{Name: "SVHN", Mean: []float64{60, 4}},
+	}}
+	c, err := LearnedSpread("spread", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := seriesOf(t, c)
+	if len(s) != 2 || s[0]["type"] != "bar" {
+		t.Fatalf("series = %v", s)
+	}
+	first := s[0]["data"].([]any)[0].(map[string]any)
+	if first["value"] != 40.0 || first["label"].(map[string]any)["formatter"] != "±2" {
+		t.Errorf("first bar = %v", first)
+	}
+	if _, has := s[1]["data"].([]any)[0].(map[string]any)["label"]; has {
+		t.Error("a group without SE has labels")
+	}
+	x := c.Option["xAxis"].([]any)[0].(map[string]any)
+	y := c.Option["yAxis"].([]any)[0].(map[string]any)
+	if x["type"] != "category" || len(x["data"].([]any)) != 2 || y["type"] != "log" {
+		t.Errorf("axes: x %v, y %v", x, y)
+	}
+	for _, tc := range []struct {
+		name    string
+		d       Spread
+		wantErr string
+	}{
+		{"no rules", Spread{Groups: d.Groups}, "no rules"},
+		{"no groups", Spread{Rules: d.Rules}, "no groups"},
+		{"short", Spread{Rules: d.Rules, Groups: []SpreadGroup{{Name: "a", Mean: []float64{1}}}}, "1 means for 2 rules"},
+		{"zero on log", Spread{Rules: d.Rules, LogY: true, Groups: []SpreadGroup{{Name: "a", Mean: []float64{1, 0}}}}, `rule "GAA" must be positive`},
+		{"negative se", Spread{Rules: d.Rules, Groups: []SpreadGroup{{Name: "a", Mean: []float64{1, 1}, SE: []float64{1, -1}}}}, "negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := LearnedSpread("s", tc.d); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestPartitionHeatmap(t *testing.T) {
+	c, err := PartitionHeatmap("part", Partition{Counts: [][]int{{5, 0, 1}, {0, 7, 2}}, ClassNames: []string{"a", "b", "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := seriesOf(t, c)
+	data := s[0]["data"].([]any)
+	if s[0]["type"] != "heatmap" || len(data) != 6 {
+		t.Fatalf("series = %v", s)
+	}
+	// Cell (class 1, client 1) holds 7.
+	v := data[4].(map[string]any)["value"].([]any)
+	if v[0] != 1.0 || v[1] != 1.0 || v[2] != 7.0 {
+		t.Errorf("cell 4 = %v, want [1 1 7]", v)
+	}
+	vm := c.Option["visualMap"].([]any)[0].(map[string]any)
+	if vm["max"] != 7.0 {
+		t.Errorf("visual map max = %v, want 7", vm["max"])
+	}
+	y := c.Option["yAxis"].([]any)[0].(map[string]any)
+	if y["inverse"] != true || len(y["data"].([]any)) != 2 {
+		t.Errorf("y axis = %v", y)
+	}
+	for _, tc := range []struct {
+		name    string
+		d       Partition
+		wantErr string
+	}{
+		{"empty", Partition{}, "no clients"},
+		{"ragged", Partition{Counts: [][]int{{1, 2}, {1}}}, "client 1 has 1 classes"},
+		{"negative", Partition{Counts: [][]int{{1, -2}}}, "client 0, class 1: negative"},
+		{"names", Partition{Counts: [][]int{{1, 2}}, ClassNames: []string{"a"}}, "1 class names for 2 classes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := PartitionHeatmap("p", tc.d); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}

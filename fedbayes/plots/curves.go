@@ -1,0 +1,267 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// Palette is the colour of the i-th series (cyclic), chosen to stay distinct in print.
+var Palette = []string{
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+}
+
+func seriesColor(i int) string { return Palette[i%len(Palette)] }
+
+// SeedSeries is one line of a metric-versus-x chart: the metric of every seed (repetition) at
+// every x. Runs[s][i] is the value of seed s at X[i]; all seeds share X.
+type SeedSeries struct {
+	// Name is the legend entry, typically the aggregation rule or method.
+	Name string `json:"name"`
+	// X holds the x values (round, fraction retained, number of layers, h, beta), increasing.
+	X []float64 `json:"x"`
+	// Runs holds one row per seed, each as long as X.
+	Runs [][]float64 `json:"runs"`
+}
+
+// Curves is the data of a metric-versus-x chart: one line per series at the mean over seeds, with
+// a band of plus or minus one standard error of the mean when there are two seeds or more.
+type Curves struct {
+	// Title is shown above the chart; empty for none.
+	Title string `json:"title,omitempty"`
+	// XLabel and YLabel name the axes; builders supply defaults.
+	XLabel string `json:"x_label,omitempty"`
+	YLabel string `json:"y_label,omitempty"`
+	// LogX draws the x axis on a log scale (all x must be positive).
+	LogX bool `json:"log_x,omitempty"`
+	// Series holds the lines.
+	Series []SeedSeries `json:"series"`
+}
+
+// MeanSE returns the mean over seeds at each x and the standard error of that mean,
+// s/sqrt(n) with s the sample standard deviation (n-1 in the denominator); the error is 0 for a
+// single seed.
+func MeanSE(runs [][]float64) (mean, se []float64, err error) {
+	if len(runs) == 0 {
+		return nil, nil, fmt.Errorf("no runs")
+	}
+	m := len(runs[0])
+	for s, r := range runs {
+		if len(r) != m {
+			return nil, nil, fmt.Errorf("run %d has %d values, run 0 has %d", s, len(r), m)
+		}
+		if err := checkFinite(fmt.Sprintf("run %d", s), r...); err != nil {
+			return nil, nil, err
+		}
+	}
+	n := float64(len(runs))
+	mean, se = make([]float64, m), make([]float64, m)
+	for i := 0; i < m; i++ {
+		sum := 0.0
+		for _, r := range runs {
+			sum += r[i]
+		}
+		mu := sum / n
+		mean[i] = mu
+		if len(runs) > 1 {
+			ss := 0.0
+			for _, r := range runs {
+				ss += (r[i] - mu) * (r[i] - mu)
+			}
+			se[i] = math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+		}
+	}
+	return mean, se, nil
+}
+
+// curvesSpec tells buildCurves the defaults and checks of one kind of metric-versus-x chart.
+type curvesSpec struct {
+	kind           string
+	xLabel, yLabel string
+	xMin, xMax     *float64 // fixed axis range, if any
+	integerX       bool     // x must be whole numbers (rounds, layer counts)
+	check          func(x float64) error
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// buildCurves validates d and draws it as a go-echarts line chart on a value x axis.
+func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
+	fail := func(format string, args ...any) (*Chart, error) {
+		return nil, fmt.Errorf("plots: %s %q: %s", spec.kind, name, fmt.Sprintf(format, args...))
+	}
+	if len(d.Series) == 0 {
+		return fail("no series")
+	}
+	xLabel, yLabel := d.XLabel, d.YLabel
+	if xLabel == "" {
+		xLabel = spec.xLabel
+	}
+	if yLabel == "" {
+		yLabel = spec.yLabel
+	}
+	line := charts.NewLine()
+	seen := map[string]bool{}
+	for si, s := range d.Series {
+		where := fmt.Sprintf("series %d (%q)", si, s.Name)
+		if s.Name == "" {
+			return fail("series %d has no name", si)
+		}
+		if seen[s.Name] {
+			return fail("two series are named %q", s.Name)
+		}
+		seen[s.Name] = true
+		if len(s.X) == 0 {
+			return fail("%s: no x values", where)
+		}
+		if err := checkFinite(where+": x", s.X...); err != nil {
+			return fail("%v", err)
+		}
+		for i, x := range s.X {
+			if i > 0 && x <= s.X[i-1] {
+				return fail("%s: x must increase, x[%d]=%g after x[%d]=%g", where, i, x, i-1, s.X[i-1])
+			}
+			if spec.integerX && x != math.Trunc(x) {
+				return fail("%s: x[%d]=%g must be a whole number", where, i, x)
+			}
+			if d.LogX && x <= 0 {
+				return fail("%s: x[%d]=%g must be positive on a log axis", where, i, x)
+			}
+			if spec.check != nil {
+				if err := spec.check(x); err != nil {
+					return fail("%s: x[%d]: %v", where, i, err)
+				}
+			}
+		}
+		if len(s.Runs) == 0 {
+			return fail("%s: no runs", where)
+		}
+		for r, run := range s.Runs {
+			if len(run) != len(s.X) {
+				return fail("%s: run %d has %d values for %d x values", where, r, len(run), len(s.X))
+			}
+		}
+		mean, se, err := MeanSE(s.Runs)
+		if err != nil {
+			return fail("%s: %v", where, err)
+		}
+		col := seriesColor(si)
+		if len(s.Runs) > 1 {
+			// The band is two stacked series: an invisible lower edge and the band height on top
+			// of it, filled. They share the series name, so the legend toggles them with the line.
+			stack := fmt.Sprintf("band%d", si)
+			lower, height := make([]opts.LineData, len(s.X)), make([]opts.LineData, len(s.X))
+			for i, x := range s.X {
+				lower[i] = opts.LineData{Value: []float64{x, mean[i] - se[i]}}
+				height[i] = opts.LineData{Value: []float64{x, 2 * se[i]}}
+			}
+			bandOpts := func(area bool) []charts.SeriesOpts {
+				o := []charts.SeriesOpts{
+					charts.WithLineChartOpts(opts.LineChart{Stack: stack, Symbol: "none", ShowSymbol: opts.Bool(false)}),
+					charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0), Color: col}),
+					charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
+					charts.WithSeriesAnimation(false),
+				}
+				if area {
+					o = append(o, charts.WithAreaStyleOpts(opts.AreaStyle{Color: col, Opacity: opts.Float(0.18)}))
+				}
+				return o
+			}
+			line.AddSeries(s.Name, lower, bandOpts(false)...)
+			line.AddSeries(s.Name, height, bandOpts(true)...)
+		}
+		pts := make([]opts.LineData, len(s.X))
+		for i, x := range s.X {
+			pts[i] = opts.LineData{Value: []float64{x, mean[i]}}
+		}
+		line.AddSeries(s.Name, pts,
+			charts.WithLineChartOpts(opts.LineChart{Symbol: "circle", SymbolSize: 4, ShowSymbol: opts.Bool(len(s.X) <= 30)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
+		)
+	}
+	xAxis := opts.XAxis{Type: "value", Name: xLabel, Scale: opts.Bool(true)}
+	if d.LogX {
+		xAxis.Type = "log"
+	}
+	if spec.xMin != nil {
+		xAxis.Min = *spec.xMin
+	}
+	if spec.xMax != nil {
+		xAxis.Max = *spec.xMax
+	}
+	if spec.integerX {
+		xAxis.MinInterval = 1
+	}
+	line.SetGlobalOptions(
+		charts.WithTitleOpts(opts.Title{Title: d.Title}),
+		charts.WithXAxisOpts(xAxis),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: yLabel, Scale: opts.Bool(true)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+	)
+	c, err := FromGoECharts(name, line, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	// go-echarts has no field for the stacking strategy: stack the band on the lower edge whatever
+	// its sign (ECharts' default only stacks values of the same sign).
+	eachComponent(c.Option, "series", func(s map[string]any) {
+		if s["stack"] != nil {
+			s["stackStrategy"] = "all"
+			s["tooltip"] = map[string]any{"show": false}
+			s["emphasis"] = map[string]any{"disabled": true}
+		}
+	})
+	return c.Styled(ScreenStyle, 0, 0)
+}
+
+// LearningCurves draws a metric per communication round, one line per rule at the mean over
+// seeds with a band of plus or minus one standard error. X holds round numbers.
+func LearningCurves(name string, d Curves) (*Chart, error) {
+	return buildCurves(name, d, curvesSpec{kind: "learning curves", xLabel: "round", yLabel: "accuracy", integerX: true})
+}
+
+// Retention draws a metric against the fraction of test data retained when the most uncertain
+// predictions are set aside (Fischer et al. (2024), Figs. 2, 4, 6 and 7). X holds fractions in
+// (0, 1].
+func Retention(name string, d Curves) (*Chart, error) {
+	return buildCurves(name, d, curvesSpec{
+		kind: "retention", xLabel: "fraction of data retained", yLabel: "accuracy", xMax: ptr(1),
+		check: func(x float64) error {
+			if x <= 0 || x > 1 {
+				return fmt.Errorf("fraction %g not in (0, 1]", x)
+			}
+			return nil
+		},
+	})
+}
+
+// VersusLayers draws a metric against the number n of Bayesian layers at the end of a hybrid
+// network (Jamoussi et al., BA-BFL, Figs. 3-5). X holds n = 0, 1, 2, ...
+func VersusLayers(name string, d Curves) (*Chart, error) {
+	return buildCurves(name, d, curvesSpec{
+		kind: "metric versus layers", xLabel: "Bayesian layers n", yLabel: "accuracy", integerX: true,
+		check: func(x float64) error {
+			if x < 0 {
+				return fmt.Errorf("layer count %g is negative", x)
+			}
+			return nil
+		},
+	})
+}
+
+// VersusHeterogeneity draws a metric against the heterogeneity parameter h of the client
+// partition (Hasan (2023), Figs. 3.1, 4.1 and 4.2). X holds h values.
+func VersusHeterogeneity(name string, d Curves) (*Chart, error) {
+	return buildCurves(name, d, curvesSpec{kind: "metric versus heterogeneity", xLabel: "heterogeneity h", yLabel: "accuracy"})
+}
+
+// NLLVersusBeta draws the test negative log-likelihood against beta of beta-Predictive Bayes
+// (Hasan (2023), Eqs. 4.8-4.11). X holds beta values; set LogX for a log axis.
+func NLLVersusBeta(name string, d Curves) (*Chart, error) {
+	return buildCurves(name, d, curvesSpec{kind: "NLL versus beta", xLabel: "β", yLabel: "NLL"})
+}

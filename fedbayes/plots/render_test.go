@@ -1,0 +1,219 @@
+package plots
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needRenderTools checks for Node.js and the real ECharts install.
+func needRenderTools(t *testing.T) {
+	t.Helper()
+	_, errNode := FindNode()
+	_, errEC := EChartsDir()
+	needTools(t, errNode, errEC)
+}
+
+// needBrowser checks for Node.js, ECharts and Chromium.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	needRenderTools(t)
+	_, err := FindChromium()
+	needTools(t, err)
+}
+
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
+}
+
+func toyChart(t *testing.T) *Chart {
+	t.Helper()
+	c, err := ToyAggregation("toy", Toy{Title: "Two clients", Clients: []Gaussian1D{{0, 1}, {2, 0.25}}, Mixture: true,
+		Aggregates: []NamedGaussian{{"EAA", 1, 0.625}, {"CF", 1.6, 0.2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestRenderSVG(t *testing.T) {
+	needRenderTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	toy := toyChart(t)
+	heat, err := PartitionHeatmap("heat", Partition{Title: "Partition", Counts: [][]int{{3, 0}, {1, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := RenderSVG(ctx, dir, toy, heat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || paths[0] != filepath.Join(dir, "toy.svg") {
+		t.Fatalf("paths = %v", paths)
+	}
+	raw, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(raw)
+	mustContainAll(t, "toy.svg", svg, "<svg", `width="720"`, `height="400"`, "<path", ">Two clients<", ">client 1<", ">EAA<", ">CF<", ">mixture<")
+	// 5 curves plus axes: many paths.
+	if n := strings.Count(svg, "<path"); n < 10 {
+		t.Errorf("toy.svg has %d paths, want at least 10", n)
+	}
+	if strings.Contains(svg, "animation") && strings.Contains(svg, "@keyframes") {
+		t.Error("toy.svg is animated")
+	}
+	raw, _ = os.ReadFile(paths[1])
+	mustContainAll(t, "heat.svg", string(raw), ">Partition<", ">client<", ">class<")
+
+	if _, err := RenderSVG(ctx, dir, toy, toy); err == nil || !strings.Contains(err.Error(), "two charts are named") {
+		t.Errorf("RenderSVG with duplicate names: error = %v", err)
+	}
+}
+
+// An exception inside Node is reported with the chart's name.
+func TestRenderSVGReportsNodeErrors(t *testing.T) {
+	_, err := FindNode()
+	needTools(t, err)
+	npm := fakeECharts(t, EChartsVersion, "")
+	index := filepath.Join(npm, "node_modules", "echarts", "index.js")
+	if err := os.WriteFile(index, []byte(`exports.version = "x"; exports.init = function () { throw new Error("boom"); };`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = RenderSVG(context.Background(), t.TempDir(), toyChart(t))
+	if err == nil || !strings.Contains(err.Error(), `chart "toy"`) || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("RenderSVG with a failing ECharts: error = %v, want one naming the chart and the exception", err)
+	}
+}
+
+func TestWriteFiguresPNG(t *testing.T) {
+	needBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	paths, err := WriteFigures(ctx, dir, FigureOptions{PNGScale: 2}, toyChart(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || !strings.HasSuffix(paths[1], "toy.png") {
+		t.Fatalf("paths = %v", paths)
+	}
+	raw, _ := os.ReadFile(paths[0])
+	mustContainAll(t, "toy.svg", string(raw), `width="360"`, `height="250"`, "font-size:12px")
+	img := readPNG(t, paths[1])
+	if b := img.Bounds(); b.Dx() != 2*ColumnFigure.Width || b.Dy() != 2*ColumnFigure.Height {
+		t.Fatalf("PNG is %dx%d, want %dx%d", b.Dx(), b.Dy(), 2*ColumnFigure.Width, 2*ColumnFigure.Height)
+	}
+	// The plot area (middle of the figure) has curves and grid lines; the PNG is not blank.
+	b := img.Bounds()
+	plot := image.Rect(b.Dx()/5, b.Dy()/3, b.Dx()*9/10, b.Dy()*8/10)
+	if f := InkFraction(img, plot, color.White); f < 0.02 {
+		t.Errorf("ink in the plot area of the PNG = %.4f, want > 0.02", f)
+	}
+}
+
+// TestPageChartsDrawInChromium opens pages holding two charts in headless Chromium and checks from
+// a screenshot that each chart area has ink; the control without the library stays blank.
+func TestPageChartsDrawInChromium(t *testing.T) {
+	needBrowser(t)
+	lib, err := LibraryHTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w, h = 600, 300
+	a := testChart(t, "a")
+	a.Width, a.Height = w, h
+	heat, err := PartitionHeatmap("b", Partition{Counts: [][]int{{9, 1, 0}, {0, 4, 7}, {2, 2, 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heat.Width, heat.Height = w, h
+	chartA, err := chartHTMLWithID(a, NewID(a.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chartB, err := chartHTMLWithID(heat, NewID(heat.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in for RequireJS: an AMD define that fails on anonymous modules, as RequireJS does
+	// when a module is defined outside require().
+	const amd = `<script>window.define = function () { throw new Error("anonymous define"); }; window.define.amd = {};</script>`
+	for _, tc := range []struct {
+		name  string
+		parts []string
+		drawn bool
+	}{
+		{"library then charts", []string{lib, chartA, chartB}, true},
+		{"page with an AMD loader", []string{amd, lib, chartA, chartB}, true},
+		{"chart waits for a later library", []string{chartA, lib, chartB}, true},
+		{"no library stays blank", []string{chartA, chartB}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{margin:0}</style></head><body>" +
+				strings.Join(tc.parts, "\n") + "</body></html>"
+			dir := t.TempDir()
+			path := filepath.Join(dir, "page.html")
+			if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			shot := filepath.Join(dir, "page.png")
+			if err := Screenshot(ctx, path, shot, w, 2*h, 1, 3000); err != nil {
+				t.Fatal(err)
+			}
+			img := readPNG(t, shot)
+			for i, r := range []image.Rectangle{image.Rect(0, 0, w, h), image.Rect(0, h, w, 2*h)} {
+				f := InkFraction(img, r, color.White)
+				if tc.drawn && f < 0.02 {
+					t.Errorf("chart %d area has ink %.4f, want > 0.02 (chart not drawn)", i+1, f)
+				}
+				if !tc.drawn && f > 0.001 {
+					t.Errorf("chart %d area has ink %.4f without the library, want blank", i+1, f)
+				}
+			}
+		})
+	}
+}
+
+func TestInkFraction(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 10, 10))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	img.Set(1, 1, color.Black)
+	img.Set(2, 2, color.RGBA{250, 250, 250, 255}) // within tolerance of white
+	for _, tc := range []struct {
+		r    image.Rectangle
+		want float64
+	}{
+		{image.Rect(0, 0, 10, 10), 0.01},
+		{image.Rect(0, 0, 2, 2), 0.25},
+		{image.Rect(5, 5, 10, 10), 0},
+		{image.Rect(20, 20, 30, 30), 0},
+	} {
+		if got := InkFraction(img, tc.r, color.White); got != tc.want {
+			t.Errorf("InkFraction(%v) = %g, want %g", tc.r, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+)
+
+// Style is the text and layout style applied to a chart's option before it is drawn.
+type Style struct {
+	// FontFamily is the CSS font family of every text.
+	FontFamily string
+	// FontSize is the size in pixels of axis labels, axis names and legend; the title is 1 px larger.
+	FontSize int
+	// Animation turns ECharts' animations on (interactive charts) or off (static figures).
+	Animation bool
+}
+
+// ScreenStyle is the style of interactive charts in notebooks and browsers.
+var ScreenStyle = Style{FontFamily: "sans-serif", FontSize: 13, Animation: true}
+
+// FigureSize is the size of a static figure in CSS pixels (1 px = 1/96 in in an SVG viewer) with its
+// font size.
+type FigureSize struct {
+	Width, Height, FontSize int
+}
+
+// Paper figure sizes for a two-column paper. A column is about 3.5 in (252 pt) wide: a 360 px wide
+// figure placed at column width scales 1 px to 0.7 pt, so 12 px text prints at about 8.4 pt.
+var (
+	// ColumnFigure fits one column of a two-column paper.
+	ColumnFigure = FigureSize{Width: 360, Height: 250, FontSize: 12}
+	// WideFigure spans both columns (about 7 in).
+	WideFigure = FigureSize{Width: 720, Height: 300, FontSize: 12}
+)
+
+// FigureSizeByName returns the figure size called "column" or "wide".
+func FigureSizeByName(name string) (FigureSize, error) {
+	switch name {
+	case "", "column":
+		return ColumnFigure, nil
+	case "wide":
+		return WideFigure, nil
+	}
+	return FigureSize{}, fmt.Errorf("unknown figure size %q (want \"column\" or \"wide\")", name)
+}
+
+// Styled returns a copy of the chart at the given size (0 keeps the chart's own) with the style
+// applied: fonts of title, legend, axes and visual map, animation, and the plot grid placed below
+// the title and legend so they do not overlap at small sizes.
+func (c *Chart) Styled(s Style, width, height int) (*Chart, error) {
+	out, err := c.Clone()
+	if err != nil {
+		return nil, err
+	}
+	if width > 0 {
+		out.Width = width
+	}
+	if height > 0 {
+		out.Height = height
+	}
+	if s.FontSize <= 0 {
+		return nil, fmt.Errorf("plots: chart %q: style font size %d must be positive", c.Name, s.FontSize)
+	}
+	applyStyle(out.Option, s, out.Width)
+	return out, nil
+}
+
+// sub returns m[key] as a map, creating it when absent.
+func sub(m map[string]any, key string) map[string]any {
+	if v, ok := m[key].(map[string]any); ok {
+		return v
+	}
+	v := map[string]any{}
+	m[key] = v
+	return v
+}
+
+// eachComponent calls f on m[key] when it is one component (a map) or on each of a list of them.
+func eachComponent(m map[string]any, key string, f func(map[string]any)) {
+	switch v := m[key].(type) {
+	case map[string]any:
+		f(v)
+	case []any:
+		for _, e := range v {
+			if em, ok := e.(map[string]any); ok {
+				f(em)
+			}
+		}
+	}
+}
+
+func applyStyle(o map[string]any, s Style, width int) {
+	fs := float64(s.FontSize)
+	font := map[string]any{"fontSize": fs}
+	if s.FontFamily != "" {
+		font["fontFamily"] = s.FontFamily
+	}
+	setFont := func(m map[string]any, key string, size float64) {
+		t := sub(m, key)
+		for k, v := range font {
+			t[k] = v
+		}
+		t["fontSize"] = size
+	}
+	o["textStyle"] = map[string]any{"fontSize": fs, "fontFamily": font["fontFamily"]}
+	if s.FontFamily == "" {
+		delete(o["textStyle"].(map[string]any), "fontFamily")
+	}
+	o["animation"] = s.Animation
+
+	title := sub(o, "title")
+	setFont(title, "textStyle", fs+1)
+	setFont(title, "subtextStyle", fs-1)
+	hasTitle := title["text"] != nil && title["text"] != ""
+	if hasTitle {
+		title["left"], title["top"] = "center", 4
+	}
+
+	legendRows := 0
+	eachComponent(o, "legend", func(l map[string]any) {
+		setFont(l, "textStyle", fs)
+		if show, ok := l["show"].(bool); ok && !show {
+			return
+		}
+		legendRows = legendRowCount(o, fs, float64(width))
+		l["type"] = "plain"
+		l["left"] = "center"
+		if hasTitle {
+			l["top"] = fs + 14
+		} else {
+			l["top"] = 2
+		}
+		l["itemGap"] = math.Round(fs * 0.8)
+		l["itemWidth"] = math.Round(fs * 1.8)
+		l["itemHeight"] = math.Round(fs * 0.8)
+	})
+
+	for _, axis := range []string{"xAxis", "yAxis"} {
+		eachComponent(o, axis, func(a map[string]any) {
+			setFont(a, "axisLabel", fs)
+			setFont(a, "nameTextStyle", fs)
+			a["nameLocation"] = "middle"
+			// Keep the axes at the grid's edges even when the other axis' range crosses zero.
+			sub(a, "axisLine")["onZero"] = false
+			if axis == "xAxis" {
+				a["nameGap"] = math.Round(fs * 1.9)
+			} else {
+				a["nameGap"] = math.Round(fs * 3.2)
+			}
+		})
+	}
+	eachComponent(o, "visualMap", func(v map[string]any) { setFont(v, "textStyle", fs) })
+
+	top := 8.0
+	if hasTitle {
+		top += fs + 12
+	}
+	top += float64(legendRows) * (fs + 8)
+	grid := map[string]any{
+		"left": math.Round(fs*3.8) + 8, "right": 16, "top": top + 8, "bottom": math.Round(fs * 3.2),
+		"containLabel": false,
+	}
+	if _, ok := o["visualMap"]; ok {
+		grid["right"] = math.Round(fs*5) + 16
+	}
+	o["grid"] = grid
+}
+
+// legendRowCount estimates how many rows the legend of option o needs at font size fs in a chart
+// of the given width (about 0.6 em per character plus the symbol and the gap).
+func legendRowCount(o map[string]any, fs, width float64) int {
+	var names []string
+	seen := map[string]bool{}
+	eachComponent(o, "series", func(s map[string]any) {
+		n, _ := s["name"].(string)
+		if n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	})
+	if len(names) == 0 {
+		return 0
+	}
+	avail := width - 20
+	rows, x := 1, 0.0
+	for _, n := range names {
+		w := 0.6*fs*float64(len([]rune(n))) + 1.8*fs + 5 + 0.8*fs
+		if x > 0 && x+w > avail {
+			rows++
+			x = 0
+		}
+		x += w
+	}
+	return rows
+}

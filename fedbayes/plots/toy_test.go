@@ -1,0 +1,99 @@
+package plots
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestNormalPDFAndMixture(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"standard at 0", NormalPDF(0, 0, 1), 1 / math.Sqrt(2*math.Pi)},
+		{"N(2, 0.25) at 2.5", NormalPDF(2.5, 2, 0.25), math.Exp(-0.5) / math.Sqrt(2*math.Pi*0.25)},
+		// Equal mixture of N(0,1) and N(2,0.25) at 1: (phi(1) + 2 phi(2)) / 2 with phi standard.
+		{"equal mixture", MixtureDensity([]Gaussian1D{{0, 1}, {2, 0.25}}, nil, 1),
+			(math.Exp(-0.5) + 2*math.Exp(-2)) / (2 * math.Sqrt(2*math.Pi))},
+		// Weights 1 and 3 are normalised to 1/4 and 3/4.
+		{"weighted mixture", MixtureDensity([]Gaussian1D{{0, 1}, {2, 0.25}}, []float64{1, 3}, 0),
+			0.25/math.Sqrt(2*math.Pi) + 0.75*math.Exp(-8)/math.Sqrt(2*math.Pi*0.25)},
+	} {
+		if math.Abs(tc.got-tc.want) > 1e-14 {
+			t.Errorf("%s = %.16g, want %.16g", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// The drawn curves are densities: each integrates to about 1 over the default range.
+func TestToyAggregationCurves(t *testing.T) {
+	d := Toy{
+		Title:      "two clients",
+		Clients:    []Gaussian1D{{0, 1}, {2, 0.25}},
+		Weights:    []float64{1, 1},
+		Aggregates: []NamedGaussian{{"LP", 1, 1.625}, {"CF", 1.6, 0.2}},
+		Mixture:    true,
+	}
+	c, err := ToyAggregation("toy", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := seriesOf(t, c)
+	names := []string{"client 1", "client 2", "mixture", "LP", "CF"}
+	if len(s) != len(names) {
+		t.Fatalf("%d series, want %d", len(s), len(names))
+	}
+	for i, want := range names {
+		if s[i]["name"] != want {
+			t.Errorf("series %d = %v, want %s", i, s[i]["name"], want)
+		}
+		pts := pointsOf(t, s[i])
+		if len(pts) != 401 {
+			t.Fatalf("series %s: %d points, want 401", want, len(pts))
+		}
+		area := 0.0
+		for j := 1; j < len(pts); j++ {
+			area += (pts[j][0] - pts[j-1][0]) * (pts[j][1] + pts[j-1][1]) / 2
+		}
+		if math.Abs(area-1) > 2e-3 {
+			t.Errorf("series %s integrates to %g, want about 1", want, area)
+		}
+	}
+	// The mixture at the grid point nearest x = 1 matches MixtureDensity.
+	for _, p := range pointsOf(t, s[2]) {
+		if math.Abs(p[0]-1) < 1e-9 {
+			if want := MixtureDensity(d.Clients, d.Weights, 1); math.Abs(p[1]-want) > 1e-6 {
+				t.Errorf("mixture at 1 = %g, want %g", p[1], want)
+			}
+		}
+	}
+}
+
+func TestToyAggregationErrors(t *testing.T) {
+	g := []Gaussian1D{{0, 1}}
+	for _, tc := range []struct {
+		name    string
+		d       Toy
+		wantErr string
+	}{
+		{"no clients", Toy{}, "no clients"},
+		{"zero variance", Toy{Clients: []Gaussian1D{{0, 0}}}, "client 0 variance 0 must be positive"},
+		{"nan mean", Toy{Clients: []Gaussian1D{{math.NaN(), 1}}}, "client 0 mean is NaN"},
+		{"weights length", Toy{Clients: g, Weights: []float64{1, 2}}, "2 weights for 1 clients"},
+		{"negative weight", Toy{Clients: g, Weights: []float64{-1}}, "weight 0 is negative"},
+		{"zero weights", Toy{Clients: g, Weights: []float64{0}}, "weights sum to 0"},
+		{"unnamed aggregate", Toy{Clients: g, Aggregates: []NamedGaussian{{"", 0, 1}}}, "aggregate 0 has no name"},
+		{"bad aggregate", Toy{Clients: g, Aggregates: []NamedGaussian{{"EAA", 0, -1}}}, `aggregate "EAA" variance -1`},
+		{"empty range", Toy{Clients: g, XMin: 2, XMax: 1}, "is empty"},
+		{"one point", Toy{Clients: g, Points: 1}, "points 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ToyAggregation("toy", tc.d)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
