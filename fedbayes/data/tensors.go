@@ -8,6 +8,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/train"
 )
 
 // Tensors returns the whole dataset as GoMLX tensors: x float32 [N, Shape...] and y, the labels
@@ -58,8 +59,8 @@ func (d *Dataset) gatherTensors(indices []int) (x, y *tensors.Tensor, err error)
 	return x, y, nil
 }
 
-// Batcher yields a dataset in mini-batches as GoMLX tensors. It has the methods of GoMLX's
-// train.Dataset interface (Name, Reset, Yield), so it feeds train.Loop directly. Each Yield returns inputs {x [B, Shape...]} and labels {y [B]}.
+// Batcher yields a dataset in mini-batches as GoMLX tensors. It implements GoMLX's train.Dataset
+// (Name, Reset, Yield), so it feeds train.Loop directly. Each Yield returns inputs {x [B, Shape...]} and labels {y [B]}.
 // With shuffling, every epoch visits the examples in a new order drawn from the seed: the same seed
 // gives the same sequence of batches. (GoMLX's InMemoryDataset.Shuffle draws from the global
 // generator in v0.26.0, so it cannot be made repeatable; Batcher can.)
@@ -73,6 +74,8 @@ type Batcher struct {
 	pos            int
 	epoch          int
 }
+
+var _ train.Dataset = (*Batcher)(nil)
 
 // BatchOptions configures NewBatcher.
 type BatchOptions struct {
