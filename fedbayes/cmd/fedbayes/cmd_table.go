@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"fedbayes.dev/fedbayes/results"
+)
+
+func init() {
+	register(&command{name: "table", summary: "tabulate results: mean ± standard error over seeds, best in bold (Markdown, LaTeX)", run: runTable})
+}
+
+// tableWarnings receives the list of runs left out of a table (a variable so tests can read it).
+var tableWarnings io.Writer = os.Stderr
+
+// runTable loads the completed runs of the results directories and prints the papers' table.
+func runTable(args []string, stdout io.Writer) error {
+	fs := newFlagSet("table", "RESULTS_DIR...", stdout)
+	metrics := fs.String("metrics", "accuracy,nll,ece", "comma-separated metric columns; METRIC:higher|lower|none sets the direction of a metric fedbayes does not know")
+	rows := fs.String("rows", results.SettingLabel, "comma-separated labels that identify a row (e.g. rule,weighting)")
+	cols := fs.String("cols", "", "comma-separated labels that split the columns (e.g. dataset,partition)")
+	format := fs.String("format", "markdown", "output format: markdown or latex")
+	out := fs.String("o", "", "write the table to this file (atomically) instead of standard output")
+	digits := fs.Int("digits", results.DefaultDigits, "decimals in each cell")
+	bold := fs.String("bold", "overlap", "bold rule: overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: give at least one results directory", errUsage)
+	}
+	columns, err := results.ParseColumns(*metrics)
+	if err != nil {
+		return fmt.Errorf("%w: -metrics: %v", errUsage, err)
+	}
+	rule, err := results.ParseBoldRule(*bold)
+	if err != nil {
+		return fmt.Errorf("%w: -bold: %v", errUsage, err)
+	}
+	if *digits < 1 || *digits > 12 {
+		return fmt.Errorf("%w: -digits %d not in 1..12", errUsage, *digits)
+	}
+	if *format != "markdown" && *format != "latex" {
+		return fmt.Errorf("%w: -format %q is not markdown or latex", errUsage, *format)
+	}
+	runs, skipped, err := results.Load(fs.Args()...)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(tableWarnings, "fedbayes table: skipped %s\n", s)
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("no completed runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
+	}
+	tab, err := results.NewTable(runs, results.TableSpec{Rows: splitList(*rows), Cols: splitList(*cols),
+		Metrics: columns, Bold: rule, Digits: *digits})
+	if err != nil {
+		return err
+	}
+	text := tab.Markdown()
+	if *format == "latex" {
+		text = tab.LaTeX()
+	}
+	if *out == "" {
+		_, err := io.WriteString(stdout, text)
+		return err
+	}
+	if err := results.WriteFileAtomic(*out, []byte(text), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d rows, %d columns, %d runs\n", *out, len(tab.Rows), len(tab.Columns), len(runs))
+	return nil
+}
+
+// splitList splits a comma-separated list, dropping empty items and spaces.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

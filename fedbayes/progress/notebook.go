@@ -1,0 +1,108 @@
+package progress
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+// Notebook shows progress in a GoNB notebook as an HTML progress bar with the same information
+// as Terminal, updated in place in one output block. Outside a notebook it shows nothing.
+type Notebook struct {
+	mu     sync.Mutex
+	id     string
+	tr     tracker
+	update func(id, html string) // gonbui.UpdateHTML; replaced in tests
+	sync   func()                // gonbui.Sync
+}
+
+// NewNotebook returns a Notebook reporter.
+func NewNotebook() *Notebook {
+	return &Notebook{update: gonbui.UpdateHTML, sync: gonbui.Sync}
+}
+
+// Start implements Reporter: it creates a new output block.
+func (n *Notebook) Start(total int, label string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.id = "fedbayes-progress-" + gonbui.UniqueId()
+	n.tr.begin(total, label)
+	n.update(n.id, FormatHTML(n.tr.snap))
+}
+
+// Update implements Reporter.
+func (n *Notebook) Update(round int, metrics map[string]float64, t Timings) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.id == "" {
+		n.id = "fedbayes-progress-" + gonbui.UniqueId()
+	}
+	n.tr.update(round, metrics, t)
+	n.update(n.id, FormatHTML(n.tr.snap))
+}
+
+// Done implements Reporter: it draws the final state and waits until GoNB has displayed it, so
+// that it is not lost when the program exits right after.
+func (n *Notebook) Done(status string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.id == "" {
+		n.id = "fedbayes-progress-" + gonbui.UniqueId()
+	}
+	n.tr.done(status)
+	n.update(n.id, FormatHTML(n.tr.snap))
+	n.sync()
+}
+
+// setClock replaces the clock (tests).
+func (n *Notebook) setClock(now func() time.Time) { n.tr.now = now }
+
+// FormatHTML renders a snapshot as a small HTML block: a <progress> bar, the round counts, time
+// per round, ETA and a line of the latest metrics. All text is escaped.
+func FormatHTML(s Snapshot) string {
+	var b strings.Builder
+	b.WriteString(`<div class="fedbayes-progress" style="font-family:monospace;font-size:12px;line-height:1.5">`)
+	if s.Label != "" {
+		b.WriteString("<b>" + html.EscapeString(s.Label) + "</b> ")
+	}
+	if s.Finished {
+		color := "#2e7d32"
+		if !strings.HasPrefix(s.Status, "completed") {
+			color = "#c62828"
+		}
+		fmt.Fprintf(&b, `<span style="color:%s">%s</span>: %d rounds in %s`, color, html.EscapeString(s.Status),
+			s.Round, FormatDuration(s.Elapsed))
+	} else {
+		if s.Total > 0 {
+			fmt.Fprintf(&b, `<progress value="%d" max="%d" style="width:16em;vertical-align:middle"></progress> `, min(s.Round, s.Total), s.Total)
+			fmt.Fprintf(&b, "round %d/%d (%.0f%%)", s.Round, s.Total, 100*s.Fraction())
+		} else {
+			fmt.Fprintf(&b, "round %d", s.Round)
+		}
+		if s.PerRound > 0 {
+			fmt.Fprintf(&b, " · %s/round", FormatDuration(s.PerRound))
+		}
+		if s.ETA > 0 {
+			fmt.Fprintf(&b, " · ETA %s", FormatDuration(s.ETA))
+		}
+	}
+	if names := orderedMetrics(s.Metrics); len(names) > 0 {
+		b.WriteString("<br>")
+		for i, name := range names {
+			if i > 0 {
+				b.WriteString(" · ")
+			}
+			b.WriteString(html.EscapeString(name) + " <b>" + formatValue(s.Metrics[name]) + "</b>")
+		}
+	}
+	if t := s.Last; t.Total() > 0 && !s.Finished {
+		fmt.Fprintf(&b, `<br><span style="color:#666">last round: local %s · aggregation %s · evaluation %s</span>`,
+			FormatDuration(t.Local), FormatDuration(t.Aggregate), FormatDuration(t.Eval))
+	}
+	b.WriteString("</div>")
+	return b.String()
+}

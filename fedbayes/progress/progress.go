@@ -1,0 +1,250 @@
+// Package progress reports the progress of long federated runs: rounds done out of the total,
+// time per round, estimated time left and the latest metrics. Terminal writes one line that
+// updates in place on a terminal and plain lines elsewhere (CI logs); Notebook shows an HTML
+// progress bar updated in place in a GoNB notebook. New picks the right one.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"golang.org/x/term"
+)
+
+// Timings splits the wall time of one round.
+type Timings struct {
+	// Local is the local training of the round's clients.
+	Local time.Duration
+	// Aggregate is the server's weighting and aggregation.
+	Aggregate time.Duration
+	// Eval is the evaluation of the global model.
+	Eval time.Duration
+}
+
+// Total returns the sum of the three parts.
+func (t Timings) Total() time.Duration { return t.Local + t.Aggregate + t.Eval }
+
+// Reporter receives the progress of one run. The engine calls Start once, Update after each round
+// (or each evaluated round) and Done at the end. Implementations are safe for concurrent use.
+type Reporter interface {
+	// Start begins a run of total rounds; label names it (e.g. the setting and seed).
+	Start(total int, label string)
+	// Update reports that round (1-based) is done, with the latest metrics (may be nil) and the
+	// round's timings.
+	Update(round int, metrics map[string]float64, t Timings)
+	// Done ends the run; status says how, e.g. "completed" or "diverged at round 7: NaN loss".
+	Done(status string)
+}
+
+// New returns the reporter for this process: a Notebook under GoNB, else a Terminal on
+// standard output (updating in place when it is a terminal).
+func New() Reporter {
+	if gonbui.IsNotebook {
+		return NewNotebook()
+	}
+	return NewTerminal(os.Stdout, IsTerminal(os.Stdout))
+}
+
+// Discard is a Reporter that reports nothing.
+var Discard Reporter = discard{}
+
+type discard struct{}
+
+func (discard) Start(int, string)                       {}
+func (discard) Update(int, map[string]float64, Timings) {}
+func (discard) Done(string)                             {}
+
+// IsTerminal reports whether w is a terminal, where a line can be redrawn with a carriage
+// return (false for pipes, files, /dev/null and anything that is not an *os.File).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Snapshot is the state of a run as shown by the reporters.
+type Snapshot struct {
+	// Label names the run.
+	Label string
+	// Round is the last round reported; Total the number of rounds (0 if unknown).
+	Round, Total int
+	// Elapsed is the wall time since Start.
+	Elapsed time.Duration
+	// PerRound is the estimated wall time per round (0 until known).
+	PerRound time.Duration
+	// ETA is the estimated time to the last round (0 when unknown or done).
+	ETA time.Duration
+	// Metrics are the latest metrics.
+	Metrics map[string]float64
+	// Last holds the timings of the last reported round.
+	Last Timings
+	// Status is set by Done.
+	Status string
+	// Finished is true after Done.
+	Finished bool
+}
+
+// Fraction returns Round/Total in [0, 1] (0 when Total is unknown).
+func (s Snapshot) Fraction() float64 {
+	if s.Total <= 0 {
+		return 0
+	}
+	return math.Min(1, math.Max(0, float64(s.Round)/float64(s.Total)))
+}
+
+// tracker turns Start/Update/Done calls into Snapshots.
+type tracker struct {
+	now                 func() time.Time
+	snap                Snapshot
+	start               time.Time
+	firstRound, updates int
+	firstAt             time.Time
+}
+
+func (k *tracker) begin(total int, label string) {
+	if k.now == nil {
+		k.now = time.Now
+	}
+	k.snap = Snapshot{Label: label, Total: total}
+	k.start = k.now()
+	k.updates = 0
+}
+
+func (k *tracker) update(round int, metrics map[string]float64, t Timings) {
+	if k.now == nil {
+		k.begin(0, "")
+	}
+	now := k.now()
+	if k.updates == 0 {
+		k.firstRound, k.firstAt = round, now
+	}
+	k.updates++
+	s := &k.snap
+	s.Round, s.Last, s.Elapsed = round, t, now.Sub(k.start)
+	if metrics != nil {
+		s.Metrics = make(map[string]float64, len(metrics))
+		for name, v := range metrics {
+			s.Metrics[name] = v
+		}
+	}
+	// Per round: wall clock between the first and the latest update when they span rounds (right
+	// also for a resumed run and for evaluation every n rounds); before that, the round's timings.
+	switch {
+	case round > k.firstRound:
+		s.PerRound = now.Sub(k.firstAt) / time.Duration(round-k.firstRound)
+	case t.Total() > 0:
+		s.PerRound = t.Total()
+	case round > 0:
+		s.PerRound = s.Elapsed / time.Duration(round)
+	}
+	s.ETA = 0
+	if s.Total > round {
+		s.ETA = s.PerRound * time.Duration(s.Total-round)
+	}
+}
+
+func (k *tracker) done(status string) {
+	if k.now == nil {
+		k.begin(0, "")
+	}
+	k.snap.Elapsed = k.now().Sub(k.start)
+	k.snap.Status, k.snap.Finished, k.snap.ETA = status, true, 0
+}
+
+// preferredMetrics come first, in this order; other metrics follow by name.
+var preferredMetrics = []string{"accuracy", "nll", "ece", "brier", "spread", "loss"}
+
+// orderedMetrics returns the metric names of m in display order.
+func orderedMetrics(m map[string]float64) []string {
+	var names []string
+	for _, p := range preferredMetrics {
+		if _, ok := m[p]; ok {
+			names = append(names, p)
+		}
+	}
+	var rest []string
+	for name := range m {
+		if !contains(preferredMetrics, name) {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// formatValue formats a metric with 4 significant digits.
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// FormatDuration formats a duration compactly: 120µs, 850ms, 3.2s, 4m05s, 2h03m. Rounding never
+// produces "60": 59.96s reads 1m00s.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + FormatDuration(-d)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d.Round(100*time.Millisecond) < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d.Round(time.Second) < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// FormatLine renders a snapshot as one line of text, with at most maxMetrics metrics (all when
+// maxMetrics <= 0), e.g. "fmnist-eaa round 3/10 [=====>        ] 30% 1.2s/round ETA 8.4s
+// accuracy 0.9123 nll 0.3011".
+func FormatLine(s Snapshot, maxMetrics int) string {
+	var b strings.Builder
+	if s.Label != "" {
+		b.WriteString(s.Label + " ")
+	}
+	if s.Finished {
+		fmt.Fprintf(&b, "%s: %d rounds in %s", s.Status, s.Round, FormatDuration(s.Elapsed))
+	} else {
+		if s.Total > 0 {
+			const width = 20
+			filled := int(s.Fraction() * width)
+			bar := strings.Repeat("=", filled)
+			if filled < width {
+				bar += ">" + strings.Repeat(" ", width-filled-1)
+			}
+			fmt.Fprintf(&b, "round %d/%d [%s] %3.0f%%", s.Round, s.Total, bar, 100*s.Fraction())
+		} else {
+			fmt.Fprintf(&b, "round %d", s.Round)
+		}
+		if s.PerRound > 0 {
+			fmt.Fprintf(&b, " %s/round", FormatDuration(s.PerRound))
+		}
+		if s.ETA > 0 {
+			fmt.Fprintf(&b, " ETA %s", FormatDuration(s.ETA))
+		}
+	}
+	names := orderedMetrics(s.Metrics)
+	if maxMetrics > 0 && len(names) > maxMetrics {
+		names = names[:maxMetrics]
+	}
+	for _, name := range names {
+		fmt.Fprintf(&b, " %s %s", name, formatValue(s.Metrics[name]))
+	}
+	return b.String()
+}

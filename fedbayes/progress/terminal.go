@@ -1,0 +1,82 @@
+package progress
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// liveMetrics is how many metrics the updating terminal line shows (to keep it on one line).
+const liveMetrics = 4
+
+// Terminal reports progress as text. Live (on a terminal) it redraws one line with a carriage
+// return and ends it with a newline at Done; otherwise it writes one plain line per call, which
+// reads well in CI logs and files.
+type Terminal struct {
+	mu      sync.Mutex
+	w       io.Writer
+	live    bool
+	tr      tracker
+	lastLen int
+}
+
+// NewTerminal returns a Terminal writing to w; live selects the updating line (see IsTerminal).
+func NewTerminal(w io.Writer, live bool) *Terminal { return &Terminal{w: w, live: live} }
+
+// setClock replaces the clock (tests).
+func (t *Terminal) setClock(now func() time.Time) { t.tr.now = now }
+
+// Start implements Reporter.
+func (t *Terminal) Start(total int, label string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tr.begin(total, label)
+	t.lastLen = 0
+	if !t.live {
+		line := fmt.Sprintf("%d rounds", total)
+		if label != "" {
+			line = label + ": " + line
+		}
+		fmt.Fprintln(t.w, line)
+	}
+}
+
+// Update implements Reporter.
+func (t *Terminal) Update(round int, metrics map[string]float64, tm Timings) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tr.update(round, metrics, tm)
+	if t.live {
+		t.redraw(FormatLine(t.tr.snap, liveMetrics))
+		return
+	}
+	fmt.Fprintln(t.w, FormatLine(t.tr.snap, 0))
+}
+
+// Done implements Reporter.
+func (t *Terminal) Done(status string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tr.done(status)
+	line := FormatLine(t.tr.snap, 0)
+	if t.live {
+		t.redraw(line)
+		fmt.Fprintln(t.w)
+		t.lastLen = 0
+		return
+	}
+	fmt.Fprintln(t.w, line)
+}
+
+// redraw replaces the current line, blanking what is left of a longer previous one.
+func (t *Terminal) redraw(line string) {
+	n := len([]rune(line))
+	pad := ""
+	if t.lastLen > n {
+		pad = strings.Repeat(" ", t.lastLen-n)
+	}
+	fmt.Fprint(t.w, "\r"+line+pad)
+	t.lastLen = n
+}

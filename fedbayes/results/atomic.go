@@ -1,0 +1,85 @@
+package results
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// tempMarker is part of the name of every temporary file this package writes; stale ones (left by
+// a killed process) are removed by Resume and ignored by readers.
+const tempMarker = ".tmp-"
+
+// WriteFileAtomic writes data to path so that readers see either the old file or the complete
+// new one, never a part: it writes a temporary file in the same directory, syncs it to disk,
+// renames it over path and syncs the directory. No temporary file is left behind on error.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if base == "" {
+		return fmt.Errorf("results: write %q: not a file path", path)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+tempMarker+"*")
+	if err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("results: write %s: sync: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename or a new file in dir durable. Some file systems do not support syncing a
+// directory; that only weakens durability after a power loss, so the error is ignored.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// isTemp reports whether a file name is one of this package's temporary files.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
+
+// removeStaleTemps deletes temporary files a killed process left in dir.
+func removeStaleTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() && isTemp(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("results: removing stale temporary file: %w", err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Run is one run as read from disk.
+type Run struct {
+	// Dir is the run directory.
+	Dir string
+	// Meta is run.json.
+	Meta Meta
+	// Status is status.json; its State is empty for an incomplete run.
+	Status Status
+	// Rows are the complete rows of rounds.jsonl, in increasing round.
+	Rows []Row
+	// TornBytes is the length of an incomplete last line that was ignored (0 if none).
+	TornBytes int
+}
+
+// Final returns the value of metric in the run's last row. It is an error if the run has no rows
+// or its last row lacks the metric (the message lists the metrics present).
+func (r Run) Final(metric string) (float64, error) {
+	if len(r.Rows) == 0 {
+		return 0, fmt.Errorf("results: run %s has no rows", r.Dir)
+	}
+	last := r.Rows[len(r.Rows)-1]
+	v, ok := last.Metrics[metric]
+	if !ok {
+		return 0, fmt.Errorf("results: run %s, round %d: no metric %q (has %v)", r.Dir, last.Round, metric, last.MetricNames())
+	}
+	return v, nil
+}
+
+// ReadRun reads the run in dir whatever its state (see Run.Status for whether it is complete).
+func ReadRun(dir string) (Run, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return Run{}, err
+	}
+	st, _, err := readStatus(dir)
+	if err != nil {
+		return Run{}, err
+	}
+	rows, torn, err := readRows(dir)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Dir: dir, Meta: meta, Status: st, Rows: rows, TornBytes: torn}, nil
+}
+
+// Skipped is a run that Load left out, with the reason.
+type Skipped struct {
+	// Dir is the run directory.
+	Dir string
+	// Reason says why, e.g. "incomplete (no status)" or "diverged at round 7: NaN loss".
+	Reason string
+}
+
+// String formats the skip as "DIR: REASON".
+func (s Skipped) String() string { return s.Dir + ": " + s.Reason }
+
+// Load reads the completed runs under one or more results directories. Each directory is either a
+// run directory itself or holds run directories as its immediate sub-directories. Runs that are
+// incomplete, failed or diverged, or that cannot be read, are listed in skipped rather than
+// failing the load. It is an error if a directory is missing or holds no runs at all. Runs are
+// returned in the order of the arguments, then by directory name.
+func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
+	if len(dirs) == 0 {
+		return nil, nil, fmt.Errorf("results: no results directory given")
+	}
+	for _, root := range dirs {
+		fi, err := os.Stat(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("results: results directory: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, nil, fmt.Errorf("results: %s is not a directory", root)
+		}
+		runDirs, err := runDirsUnder(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(runDirs) == 0 {
+			return nil, nil, fmt.Errorf("results: %s holds no runs (no %s in it or its sub-directories)", root, MetaFile)
+		}
+		for _, d := range runDirs {
+			r, err := ReadRun(d)
+			switch {
+			case err != nil:
+				skipped = append(skipped, Skipped{Dir: d, Reason: err.Error()})
+			case r.Status.State != Completed:
+				skipped = append(skipped, Skipped{Dir: d, Reason: r.Status.String()})
+			case len(r.Rows) == 0:
+				skipped = append(skipped, Skipped{Dir: d, Reason: "completed without any rows"})
+			default:
+				runs = append(runs, r)
+			}
+		}
+	}
+	return runs, skipped, nil
+}
+
+// runDirsUnder returns root itself if it is a run directory, else its sub-directories that are.
+func runDirsUnder(root string) ([]string, error) {
+	if isRunDir(root) {
+		return []string{root}, nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		d := filepath.Join(root, e.Name())
+		if e.IsDir() && isRunDir(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+func isRunDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, MetaFile))
+	return !errors.Is(err, os.ErrNotExist) && err == nil
+}

@@ -1,0 +1,144 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"fedbayes.dev/fedbayes/runinfo"
+)
+
+// SchemaVersion is the version of the on-disk format written by this package, stored in run.json.
+const SchemaVersion = 1
+
+// File names inside a run directory.
+const (
+	MetaFile       = "run.json"
+	RowsFile       = "rounds.jsonl"
+	StatusFile     = "status.json"
+	CheckpointsDir = "checkpoints"
+)
+
+// SettingLabel is the pseudo-label that groups runs by Meta.Setting.
+const SettingLabel = "setting"
+
+// Meta is the content of run.json: everything needed to know what a run computed and to repeat it.
+type Meta struct {
+	// Schema is SchemaVersion at the time of writing.
+	Schema int `json:"schema"`
+	// Setting names the experimental setting; runs of one setting differ only in their seed.
+	Setting string `json:"setting"`
+	// Labels describe the setting for grouping in tables, e.g. {"rule": "eaa", "weighting":
+	// "size", "dataset": "fmnist", "partition": "iid"}. Keys must not be "setting" or "seed".
+	Labels map[string]string `json:"labels,omitempty"`
+	// Seed is the run's random seed.
+	Seed int64 `json:"seed"`
+	// Spec is the full experiment spec, as JSON, exactly as the engine was given it.
+	Spec json.RawMessage `json:"spec"`
+	// Info is the provenance: versions, git commit, backend, machine.
+	Info runinfo.Info `json:"info"`
+}
+
+// NewMeta builds a Meta, marshalling spec (any JSON-encodable value, e.g. the engine's spec
+// struct, or a json.RawMessage) into Meta.Spec.
+func NewMeta(setting string, labels map[string]string, seed int64, spec any, info runinfo.Info) (Meta, error) {
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return Meta{}, fmt.Errorf("results: setting %q: spec cannot be written as JSON: %w", setting, err)
+	}
+	m := Meta{Schema: SchemaVersion, Setting: setting, Labels: labels, Seed: seed, Spec: raw, Info: info}
+	return m, m.Validate()
+}
+
+// Validate checks that the meta can be written and grouped.
+func (m Meta) Validate() error {
+	if strings.TrimSpace(m.Setting) == "" {
+		return fmt.Errorf("results: run meta: empty setting name")
+	}
+	for k := range m.Labels {
+		switch {
+		case strings.TrimSpace(k) == "":
+			return fmt.Errorf("results: setting %q: empty label name", m.Setting)
+		case k == SettingLabel || k == "seed":
+			return fmt.Errorf("results: setting %q: label %q is reserved (use Meta.Setting and Meta.Seed)", m.Setting, k)
+		}
+	}
+	if len(m.Spec) == 0 {
+		return fmt.Errorf("results: setting %q: empty spec", m.Setting)
+	}
+	if !json.Valid(m.Spec) {
+		return fmt.Errorf("results: setting %q: spec is not valid JSON", m.Setting)
+	}
+	return nil
+}
+
+// Label returns the value of a grouping label: Setting for "setting", else Labels[name].
+func (m Meta) Label(name string) (string, bool) {
+	if name == SettingLabel {
+		return m.Setting, true
+	}
+	v, ok := m.Labels[name]
+	return v, ok
+}
+
+// LabelNames returns "setting" followed by the run's label names, sorted.
+func (m Meta) LabelNames() []string {
+	names := make([]string, 0, len(m.Labels)+1)
+	for k := range m.Labels {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return append([]string{SettingLabel}, names...)
+}
+
+// sameRun reports why two metas do not describe the same run (setting, seed, labels and spec
+// compared as JSON values), or "" if they do.
+func sameRun(a, b Meta) string {
+	switch {
+	case a.Setting != b.Setting:
+		return fmt.Sprintf("setting %q != %q", a.Setting, b.Setting)
+	case a.Seed != b.Seed:
+		return fmt.Sprintf("seed %d != %d", a.Seed, b.Seed)
+	case !reflect.DeepEqual(nonNil(a.Labels), nonNil(b.Labels)):
+		return fmt.Sprintf("labels %v != %v", a.Labels, b.Labels)
+	}
+	var va, vb any
+	if json.Unmarshal(a.Spec, &va) != nil || json.Unmarshal(b.Spec, &vb) != nil || !reflect.DeepEqual(va, vb) {
+		return "the specs differ"
+	}
+	return ""
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=+-]+`)
+
+// RunName returns the conventional run directory name "SETTING-seedN", with characters other
+// than letters, digits and ._=+- replaced by '_'.
+func RunName(setting string, seed int64) string {
+	s := strings.Trim(unsafeName.ReplaceAllString(setting, "_"), ".")
+	if s == "" {
+		s = "run"
+	}
+	return fmt.Sprintf("%s-seed%d", s, seed)
+}
+
+// marshalIndented writes v as indented JSON with a trailing newline.
+func marshalIndented(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

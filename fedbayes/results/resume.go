@@ -1,0 +1,148 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ResumePoint says where a resumed run continues.
+type ResumePoint struct {
+	// HasCheckpoint is false when the run had no valid checkpoint: it restarts from the beginning
+	// (all rows were dropped).
+	HasCheckpoint bool
+	// Checkpoint is the newest valid checkpoint; the engine restores its Blob and continues with
+	// round Checkpoint.Round+1.
+	Checkpoint Checkpoint
+	// DroppedRows is the number of complete rows removed because they came after the checkpoint.
+	DroppedRows int
+	// TornBytes is the length of the incomplete last line that was removed (0 if none).
+	TornBytes int
+	// Notes lists what was repaired: skipped invalid checkpoints, a removed failed status.
+	Notes []string
+}
+
+// ReadMeta reads run.json of the run in dir.
+func ReadMeta(dir string) (Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Meta{}, fmt.Errorf("results: %w", err)
+	}
+	var m Meta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Meta{}, fmt.Errorf("results: %s: %w", path, err)
+	}
+	if m.Schema > SchemaVersion {
+		return Meta{}, fmt.Errorf("results: %s: schema %d is newer than this fedbayes (%d)", path, m.Schema, SchemaVersion)
+	}
+	if err := m.Validate(); err != nil {
+		return Meta{}, fmt.Errorf("%w (in %s)", err, path)
+	}
+	return m, nil
+}
+
+// Resume reopens the interrupted run in dir. If expect is not nil, the stored setting, seed,
+// labels and spec must equal it (so a run is never continued with a different experiment).
+// A completed or diverged run cannot be resumed; a failed one can (its status is removed).
+//
+// Resume removes stale temporary files and invalid checkpoints, drops a torn last row, and
+// truncates rounds.jsonl to the rows up to the newest valid checkpoint, after checking that none
+// of the rows the checkpoint recorded are missing. The engine then restores the checkpoint's blob
+// and continues: appending the same rows as an uninterrupted run.
+func Resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
+	var rp ResumePoint
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, rp, err
+	}
+	if expect != nil {
+		if why := sameRun(meta, *expect); why != "" {
+			return nil, rp, fmt.Errorf("results: cannot resume %s with a different experiment: %s", dir, why)
+		}
+	}
+	st, ok, err := readStatus(dir)
+	if err != nil {
+		return nil, rp, err
+	}
+	if ok {
+		if st.State != Failed {
+			return nil, rp, fmt.Errorf("results: run %s is already %s; nothing to resume", dir, st)
+		}
+		if err := os.Remove(filepath.Join(dir, StatusFile)); err != nil {
+			return nil, rp, fmt.Errorf("results: %w", err)
+		}
+		rp.Notes = append(rp.Notes, "removed the status of the earlier attempt: "+st.String())
+	}
+	if err := removeStaleTemps(dir); err != nil {
+		return nil, rp, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, CheckpointsDir)); err == nil {
+		if err := removeStaleTemps(filepath.Join(dir, CheckpointsDir)); err != nil {
+			return nil, rp, err
+		}
+	}
+	rows, torn, err := readRows(dir)
+	if err != nil {
+		return nil, rp, err
+	}
+	rp.TornBytes = torn
+	ckpt, has, skipped, err := LatestCheckpoint(dir)
+	if err != nil {
+		return nil, rp, err
+	}
+	rp.Notes = append(rp.Notes, skipped...)
+	if err := removeCheckpointsAfter(dir, ckpt.Round, has); err != nil {
+		return nil, rp, err
+	}
+	keep := 0
+	lastCkpt := -1
+	if has {
+		rp.HasCheckpoint, rp.Checkpoint, lastCkpt = true, ckpt, ckpt.Round
+		for keep < len(rows) && rows[keep].Round <= ckpt.Round {
+			keep++
+		}
+		last := -1
+		if keep > 0 {
+			last = rows[keep-1].Round
+		}
+		if keep != ckpt.Rows || last != ckpt.LastRowRound {
+			return nil, rp, fmt.Errorf("results: run %s: %s holds %d rows up to round %d, but the checkpoint of round %d recorded %d rows up to round %d; the rows file lost data",
+				dir, RowsFile, keep, last, ckpt.Round, ckpt.Rows, ckpt.LastRowRound)
+		}
+	}
+	rp.DroppedRows = len(rows) - keep
+	rows = rows[:keep]
+	if rp.DroppedRows > 0 || rp.TornBytes > 0 {
+		data, err := encodeRows(rows)
+		if err != nil {
+			return nil, rp, err
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, RowsFile), data, 0o644); err != nil {
+			return nil, rp, err
+		}
+	}
+	w, err := openWriter(dir, meta, rows, lastCkpt)
+	if err != nil {
+		return nil, rp, err
+	}
+	return w, rp, nil
+}
+
+// removeCheckpointsAfter deletes the checkpoint files newer than the chosen one (all of them when
+// there is none): they failed verification in LatestCheckpoint.
+func removeCheckpointsAfter(dir string, round int, has bool) error {
+	rounds, err := listCheckpoints(dir)
+	if err != nil {
+		return err
+	}
+	for _, r := range rounds {
+		if !has || r > round {
+			if err := os.Remove(filepath.Join(dir, CheckpointsDir, checkpointName(r))); err != nil {
+				return fmt.Errorf("results: removing invalid checkpoint: %w", err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,226 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Summary is a metric summarised over seeds.
+type Summary struct {
+	// Mean is the sample mean.
+	Mean float64
+	// SE is the standard error of the mean, s/sqrt(n) with s the sample standard deviation (n-1
+	// denominator); NaN when n = 1, where it is undefined.
+	SE float64
+	// N is the number of values (seeds).
+	N int
+}
+
+// Summarize returns the mean and standard error of values (see Summary). A non-finite value makes
+// the mean non-finite, as it should: a diverged seed is not averaged away.
+func Summarize(values []float64) (Summary, error) {
+	n := len(values)
+	if n == 0 {
+		return Summary{}, fmt.Errorf("results: summary of no values")
+	}
+	var sum float64
+	for _, v := range values {
+		sum += v
+	}
+	mean := sum / float64(n)
+	if n == 1 {
+		return Summary{Mean: mean, SE: math.NaN(), N: 1}, nil
+	}
+	var ss float64 // two passes: stable for values far from zero
+	for _, v := range values {
+		ss += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	return Summary{Mean: mean, SE: sd / math.Sqrt(float64(n)), N: n}, nil
+}
+
+// Group is a set of runs that share the values of some labels; its runs differ in their seeds.
+type Group struct {
+	// By names the grouping labels; Key holds their values, in the same order.
+	By, Key []string
+	// Runs are the runs of the group, one per seed.
+	Runs []Run
+}
+
+// Name joins the key as "label=value, ...".
+func (g Group) Name() string {
+	parts := make([]string, len(g.By))
+	for i := range g.By {
+		parts[i] = g.By[i] + "=" + g.Key[i]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Seeds returns the seeds of the group's runs.
+func (g Group) Seeds() []int64 {
+	s := make([]int64, len(g.Runs))
+	for i, r := range g.Runs {
+		s[i] = r.Meta.Seed
+	}
+	return s
+}
+
+// checkGroupLabels checks names usable for grouping.
+func checkGroupLabels(by []string) error {
+	if len(by) == 0 {
+		return fmt.Errorf("results: no grouping labels given (use %q to group by setting name)", SettingLabel)
+	}
+	seen := map[string]bool{}
+	for _, b := range by {
+		switch {
+		case b == "seed":
+			return fmt.Errorf("results: %q cannot be a grouping label: seeds are what a group summarises", b)
+		case strings.TrimSpace(b) == "":
+			return fmt.Errorf("results: empty grouping label")
+		case seen[b]:
+			return fmt.Errorf("results: grouping label %q given twice", b)
+		}
+		seen[b] = true
+	}
+	return nil
+}
+
+// labelKey returns the values of the labels by for run r.
+func labelKey(r Run, by []string) ([]string, error) {
+	key := make([]string, len(by))
+	for i, b := range by {
+		v, ok := r.Meta.Label(b)
+		if !ok {
+			return nil, fmt.Errorf("results: run %s has no label %q (has %v)", r.Dir, b, r.Meta.LabelNames())
+		}
+		key[i] = v
+	}
+	return key, nil
+}
+
+// GroupRuns groups runs by the values of the labels in by ("setting" is the setting name, other
+// names are Meta.Labels keys). It is an error if a run lacks a label, or if one group holds the
+// same seed twice (two runs that the labels do not tell apart). Groups are sorted by key, values
+// that are numbers in numeric order.
+func GroupRuns(runs []Run, by []string) ([]Group, error) {
+	if err := checkGroupLabels(by); err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("results: no runs to group")
+	}
+	index := map[string]int{}
+	var groups []Group
+	for _, r := range runs {
+		key, err := labelKey(r, by)
+		if err != nil {
+			return nil, err
+		}
+		k := strings.Join(key, "\x00")
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, Group{By: by, Key: key})
+		}
+		for _, other := range groups[i].Runs {
+			if other.Meta.Seed == r.Meta.Seed {
+				return nil, fmt.Errorf("results: group %s holds seed %d twice (%s and %s); group by a label that tells them apart",
+					groups[i].Name(), r.Meta.Seed, other.Dir, r.Dir)
+			}
+		}
+		groups[i].Runs = append(groups[i].Runs, r)
+	}
+	sort.SliceStable(groups, func(a, b int) bool { return lessKey(groups[a].Key, groups[b].Key) })
+	return groups, nil
+}
+
+// lessKey orders keys value by value, numerically when both values are numbers.
+func lessKey(a, b []string) bool {
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		fa, ea := strconv.ParseFloat(a[i], 64)
+		fb, eb := strconv.ParseFloat(b[i], 64)
+		if ea == nil && eb == nil && fa != fb {
+			return fa < fb
+		}
+		return a[i] < b[i]
+	}
+	return false
+}
+
+// Summarize returns the final value of metric (see Run.Final) summarised over the group's runs.
+func (g Group) Summarize(metric string) (Summary, error) {
+	if len(g.Runs) == 0 {
+		return Summary{}, fmt.Errorf("results: group %s is empty", g.Name())
+	}
+	vals := make([]float64, len(g.Runs))
+	for i, r := range g.Runs {
+		v, err := r.Final(metric)
+		if err != nil {
+			return Summary{}, err
+		}
+		vals[i] = v
+	}
+	return Summarize(vals)
+}
+
+// Curve is a learning curve: a metric per round, summarised over the runs of a group.
+type Curve struct {
+	// Group is the group the curve summarises.
+	Group Group
+	// Metric is the metric's name.
+	Metric string
+	// Rounds are the rounds at which at least one run evaluated the metric, increasing.
+	Rounds []int
+	// Points summarise the metric at each round over the runs that evaluated it then (N tells how
+	// many did).
+	Points []Summary
+}
+
+// Curve returns the per-round mean and standard error of metric over the group's runs. It is an
+// error if no run of the group ever recorded the metric.
+func (g Group) Curve(metric string) (Curve, error) {
+	byRound := map[int][]float64{}
+	for _, r := range g.Runs {
+		for _, row := range r.Rows {
+			if v, ok := row.Metrics[metric]; ok {
+				byRound[row.Round] = append(byRound[row.Round], v)
+			}
+		}
+	}
+	if len(byRound) == 0 {
+		return Curve{}, fmt.Errorf("results: group %s: no run recorded metric %q", g.Name(), metric)
+	}
+	c := Curve{Group: g, Metric: metric}
+	for round := range byRound {
+		c.Rounds = append(c.Rounds, round)
+	}
+	sort.Ints(c.Rounds)
+	for _, round := range c.Rounds {
+		s, _ := Summarize(byRound[round]) // never empty
+		c.Points = append(c.Points, s)
+	}
+	return c, nil
+}
+
+// Curves groups runs by the labels in by (see GroupRuns) and returns each group's learning curve
+// of metric (see Group.Curve), in group order.
+func Curves(runs []Run, by []string, metric string) ([]Curve, error) {
+	groups, err := GroupRuns(runs, by)
+	if err != nil {
+		return nil, err
+	}
+	curves := make([]Curve, len(groups))
+	for i, g := range groups {
+		if curves[i], err = g.Curve(metric); err != nil {
+			return nil, err
+		}
+	}
+	return curves, nil
+}

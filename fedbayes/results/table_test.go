@@ -1,0 +1,208 @@
+package results
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// finalRun is a run whose last row holds the given metrics.
+func finalRun(setting string, labels map[string]string, seed int64, metrics map[string]float64) Run {
+	return runOf(setting, labels, seed, Row{Round: 10, Metrics: metrics})
+}
+
+// boldRuns has four settings whose accuracy and NLL over seeds are hand-computed (dyadic values,
+// so every comparison is exact):
+//
+//	A: acc 0.78125 ± 0.03125 (best)   nll 0.5     ± 0
+//	B: acc 0.71875 ± 0.03125          nll 0.4375  ± 0.0625 (best)
+//	C: acc 0.5625  ± 0.0625           nll 0.6875  ± 0.0625
+//	D: acc 0.765625 (one seed)        nll 0.46875 (one seed)
+func boldRuns() []Run {
+	m := func(acc, nll float64) map[string]float64 {
+		return map[string]float64{Accuracy: acc, NLL: nll, Spread: 1}
+	}
+	return []Run{
+		finalRun("A", nil, 1, m(0.75, 0.5)), finalRun("A", nil, 2, m(0.8125, 0.5)),
+		finalRun("B", nil, 1, m(0.6875, 0.375)), finalRun("B", nil, 2, m(0.75, 0.5)),
+		finalRun("C", nil, 1, m(0.5, 0.625)), finalRun("C", nil, 2, m(0.625, 0.75)),
+		finalRun("D", nil, 1, m(0.765625, 0.46875)),
+	}
+}
+
+func TestBoldRules(t *testing.T) {
+	cols := []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}, {Spread, NoDirection}}
+	tests := []struct {
+		rule BoldRule
+		// want holds the bold settings per column, e.g. "ABD".
+		want [3]string
+	}{
+		// Overlap: acc upper ends A .8125, B .75, C .625, D .765625 vs best lower end .75: A, B, D.
+		// NLL lower ends A .5, B .375, C .625, D .46875 vs best upper end .5: A, B, D.
+		{BoldOverlap, [3]string{"ABD", "ABD", ""}},
+		// Within the best's SE: acc mean >= .75: A, D; NLL mean <= .5: A, B, D.
+		{BoldWithinBestSE, [3]string{"AD", "ABD", ""}},
+		{BoldNothing, [3]string{"", "", ""}},
+	}
+	for _, tc := range tests {
+		tab, err := NewTable(boldRuns(), TableSpec{Metrics: cols, Bold: tc.rule})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range cols {
+			var got string
+			for _, row := range tab.Rows {
+				if row.Cells[j].Bold {
+					got += row.Key[0]
+				}
+			}
+			if got != tc.want[j] {
+				t.Errorf("rule %d, column %s: bold %q, want %q", tc.rule, cols[j].Metric, got, tc.want[j])
+			}
+		}
+	}
+}
+
+func TestBoldIgnoresNonFinite(t *testing.T) {
+	runs := []Run{
+		finalRun("A", nil, 1, map[string]float64{NLL: math.Inf(1)}),
+		finalRun("B", nil, 1, map[string]float64{NLL: 0.9}),
+		finalRun("C", nil, 1, map[string]float64{NLL: math.NaN()}),
+	}
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{NLL, LowerIsBetter}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, true, false} {
+		if tab.Rows[i].Cells[0].Bold != want {
+			t.Errorf("row %s bold %v", tab.Rows[i].Key[0], !want)
+		}
+	}
+	md := tab.Markdown()
+	for _, s := range []string{"| A | inf |", "| B | **0.900** |", "| C | NaN |", "1 seed (no standard error)"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown lacks %q:\n%s", s, md)
+		}
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	tab, err := NewTable(boldRuns()[:4], TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}}, Digits: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `| setting | accuracy ↑ | nll ↓ |
+| --- | ---: | ---: |
+| A | **0.78125 ± 0.03125** | **0.50000 ± 0.00000** |
+| B | **0.71875 ± 0.03125** | **0.43750 ± 0.06250** |
+
+_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: the best mean of each column and the cells whose mean ± SE overlaps it._
+`
+	if got := tab.Markdown(); got != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
+	l := func(rule, ds string) map[string]string { return map[string]string{"rule": rule, "dataset": ds} }
+	m := func(acc float64) map[string]float64 { return map[string]float64{Accuracy: acc, ECE: 1 - acc} }
+	runs := []Run{
+		finalRun("x1", l("fed_avg", "fmnist"), 1, m(0.75)), finalRun("x1", l("fed_avg", "fmnist"), 2, m(0.875)),
+		finalRun("x2", l("eaa", "fmnist"), 1, m(0.5)), finalRun("x2", l("eaa", "fmnist"), 2, m(0.5)),
+		finalRun("x3", l("eaa", "svhn&50%"), 1, m(0.25)), finalRun("x3", l("eaa", "svhn&50%"), 2, m(0.5)),
+	}
+	tab, err := NewTable(runs, TableSpec{Rows: []string{"rule"}, Cols: []string{"dataset"},
+		Metrics: []Column{{Accuracy, HigherIsBetter}, {ECE, LowerIsBetter}}, Digits: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: the best mean of each column and the cells whose mean ± SE overlaps it.
+\begin{tabular}{lcccc}
+\toprule
+ & \multicolumn{2}{c}{fmnist} & \multicolumn{2}{c}{svhn\&50\%} \\
+\cmidrule(lr){2-3} \cmidrule(lr){4-5}
+rule & accuracy $\uparrow$ & ece $\downarrow$ & accuracy $\uparrow$ & ece $\downarrow$ \\
+\midrule
+eaa & 0.5000 $\pm$ 0.0000 & 0.5000 $\pm$ 0.0000 & \textbf{0.3750} $\pm$ \textbf{0.1250} & \textbf{0.6250} $\pm$ \textbf{0.1250} \\
+fed\_avg & \textbf{0.8125} $\pm$ \textbf{0.0625} & \textbf{0.1875} $\pm$ \textbf{0.0625} & -- & -- \\
+\bottomrule
+\end{tabular}
+`
+	if got := tab.LaTeX(); got != want {
+		t.Errorf("latex:\n%s\nwant:\n%s", got, want)
+	}
+	md := tab.Markdown()
+	for _, s := range []string{"| rule | fmnist accuracy ↑ | fmnist ece ↓ | svhn&50% accuracy ↑ |", "| fed\\_avg | **0.8125 ± 0.0625** | **0.1875 ± 0.0625** | — | — |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown lacks %q:\n%s", s, md)
+		}
+	}
+}
+
+func TestEscapers(t *testing.T) {
+	if got := latexEscaper.Replace(`a_b & c% $x$ #1 {y} ~ ^ \`); got != `a\_b \& c\% \$x\$ \#1 \{y\} \textasciitilde{} \textasciicircum{} \textbackslash{}` {
+		t.Errorf("latex escape: %s", got)
+	}
+	if got := markdownEscaper.Replace("a|b *c* _d_ `e` <f>"); got != "a\\|b \\*c\\* \\_d\\_ \\`e\\` &lt;f&gt;" {
+		t.Errorf("markdown escape: %s", got)
+	}
+}
+
+func TestTableErrors(t *testing.T) {
+	runs := boldRuns()
+	acc := []Column{{Accuracy, HigherIsBetter}}
+	tests := []struct {
+		name string
+		runs []Run
+		spec TableSpec
+		want string
+	}{
+		{"no runs", nil, TableSpec{Metrics: acc}, "no runs"},
+		{"no metrics", runs, TableSpec{}, "without metrics"},
+		{"metric twice", runs, TableSpec{Metrics: append(acc, acc...)}, "given twice"},
+		{"missing metric", runs, TableSpec{Metrics: []Column{{Brier, LowerIsBetter}}}, `no metric "brier"`},
+		{"missing label", runs, TableSpec{Rows: []string{"rule"}, Metrics: acc}, `no label "rule"`},
+		{"label in rows and cols", runs, TableSpec{Rows: []string{"setting"}, Cols: []string{"setting"}, Metrics: acc}, "given twice"},
+		{"seed as label", runs, TableSpec{Cols: []string{"seed"}, Metrics: acc}, "seeds are what a group summarises"},
+		{"digits", runs, TableSpec{Metrics: acc, Digits: 13}, "digits 13"},
+		{"run without rows", []Run{runOf("s", nil, 1)}, TableSpec{Metrics: acc}, "has no rows"},
+	}
+	for _, tc := range tests {
+		_, err := NewTable(tc.runs, tc.spec)
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %q does not mention %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestParseColumns(t *testing.T) {
+	cols, err := ParseColumns("accuracy, nll,spread, tpr:higher, time:min ,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}, {Spread, NoDirection}, {"tpr", HigherIsBetter}, {"time", LowerIsBetter}}
+	if len(cols) != len(want) {
+		t.Fatalf("%v", cols)
+	}
+	for i := range want {
+		if cols[i] != want[i] {
+			t.Errorf("column %d: %+v want %+v", i, cols[i], want[i])
+		}
+	}
+	for in, msg := range map[string]string{
+		"tpr":          `"tpr" has no known direction`,
+		"nll:sideways": `direction "sideways"`,
+		":higher":      "empty metric name",
+		" , ":          "no metrics",
+	} {
+		_, err := ParseColumns(in)
+		wantErr(t, err, msg)
+	}
+	if _, err := ParseBoldRule("bold"); err == nil {
+		t.Error("bold rule \"bold\" accepted")
+	}
+}
