@@ -14,7 +14,7 @@ func DisplayLibrary() error {
 		return err
 	}
 	gonbui.DisplayHTML(lib)
-	return gonbui.Error()
+	return syncDisplay()
 }
 
 // Display shows a chart as a cell output in a GoNB notebook (ChartHTML, with a new unique id).
@@ -25,7 +25,7 @@ func Display(c *Chart) error {
 		return err
 	}
 	gonbui.DisplayHTML(h)
-	return gonbui.Error()
+	return syncDisplay()
 }
 
 // Update replaces the output block displayID (any string, e.g. from gonbui.UniqueId) with the
@@ -43,5 +43,15 @@ func Update(displayID string, c *Chart) error {
 		return err
 	}
 	gonbui.UpdateHTML(displayID, h)
+	return syncDisplay()
+}
+
+// syncDisplay waits until GoNB has passed the output on to the front end. Without it, an output
+// sent as the last action of a cell can be lost when the cell's program exits (seen with the 1 MB
+// library block), leaving every chart blank.
+func syncDisplay() error {
+	if gonbui.IsNotebook {
+		gonbui.Sync()
+	}
 	return gonbui.Error()
 }
