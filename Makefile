@@ -56,9 +56,11 @@ test-notebooks: setup
 vet:
 	$(GO) vet ./...
 
-bench: tools ## benchmarks (go test -bench); prints one summary line per benchmark
+bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary line per benchmark
 	@mkdir -p $(BUILD)
-	$(GO) test -run='^$$' -bench=. -benchtime=$${BENCHTIME:-10x} -count=$${COUNT:-5} -timeout 60m ./fedbayes/... | tee $(BUILD)/bench.txt
+	set -o pipefail; $(GO) test -run '^$$' -bench "$${BENCH:-.}" -benchtime=$${BENCHTIME:-20x} -count=$${COUNT:-5} \
+	  -timeout 90m $${PKGS:-./fedbayes/...} | tee $(BUILD)/bench.txt
+	@echo "== summary (median of $${COUNT:-5} runs) =="
 	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench.txt
 
 fmt:

@@ -17,14 +17,17 @@ import (
 	"strings"
 	"sync"
 
+	"fedbayes.dev/fedbayes/simplegoplus"
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/simplego"
+	_ "github.com/gomlx/gomlx/backends/simplego" // registers "go" (stock SimpleGo)
 	"github.com/gomlx/gomlx/backends/xla"
 	"github.com/gomlx/gomlx/pkg/support/xslices"
 )
 
-// PureGo is the configuration of the pure-Go backend fedbayes uses when no XLA plugin is present.
-var PureGo = simplego.BackendName
+// PureGo is the configuration of the pure-Go backend fedbayes uses when no XLA plugin is present:
+// SimpleGo completed by fedbayes/simplegoplus (missing ops, fast gradients; see docs/pure-go-backend.md).
+// Stock SimpleGo stays available as GOMLX_BACKEND=go.
+var PureGo = simplegoplus.BackendName
 
 func init() {
 	// Never download anything: plugins are installed by the user (see docs/backends.md).

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/results"
+)
+
+func init() {
+	register(&command{name: "predictive", summary: "one-round predictive-space comparison: BCM, mixture, beta-PredBayes, distillation, FedBE, EP-MCMC, FedAvg, OneshotFL (Hasan 2023)", run: runPredictive})
+}
+
+// predictiveLog receives the per-trial progress lines (a variable so tests can silence it).
+var predictiveLog io.Writer = os.Stderr
+
+// runPredictive runs a predictive-space spec (a JSON file or a preset) and prints the paper table.
+func runPredictive(args []string, stdout io.Writer) error {
+	fs := newFlagSet("predictive", "[SPEC.json]", stdout)
+	preset := fs.String("preset", "", "run a named preset instead of a spec file: "+strings.Join(predictive.PresetNames(), ", "))
+	out := fs.String("o", "results/predictive", "results directory (one run per method, h and seed; complete trials are skipped on a rerun)")
+	seeds := fs.String("seeds", "", "comma-separated seeds, replacing the spec's")
+	hs := fs.String("h", "", "comma-separated heterogeneity values, replacing the spec's")
+	methods := fs.String("methods", "", "comma-separated methods, replacing the spec's: "+strings.Join(predictive.ClassificationMethods, ", "))
+	printSpec := fs.Bool("print", false, "print the spec with its defaults as JSON and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var spec predictive.Spec
+	var err error
+	switch {
+	case *preset != "" && fs.NArg() > 0:
+		return fmt.Errorf("%w: give a spec file or -preset, not both", errUsage)
+	case *preset != "":
+		if spec, err = predictive.Preset(*preset); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	case fs.NArg() == 1:
+		if spec, err = predictive.LoadSpec(fs.Arg(0)); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(predictive.PresetNames(), ", "))
+	}
+	if *seeds != "" {
+		spec.Seeds = nil
+		for _, s := range splitList(*seeds) {
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%w: -seeds: %q is not an integer", errUsage, s)
+			}
+			spec.Seeds = append(spec.Seeds, v)
+		}
+	}
+	if *hs != "" {
+		spec.H = nil
+		for _, s := range splitList(*hs) {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return fmt.Errorf("%w: -h: %q is not a number", errUsage, s)
+			}
+			spec.H = append(spec.H, v)
+		}
+	}
+	if *methods != "" {
+		spec.Methods = splitList(*methods)
+	}
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *printSpec {
+		b, err := json.MarshalIndent(spec, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	outcomes, err := predictive.Run(spec, *out, predictiveLog)
+	if err != nil {
+		return err
+	}
+	return printPredictiveTable(stdout, spec, *out, outcomes)
+}
+
+// printPredictiveTable prints the spec's runs as the thesis's table (rows: methods; columns: h) and
+// the fitted betas.
+func printPredictiveTable(w io.Writer, spec predictive.Spec, dir string, outcomes []predictive.Outcome) error {
+	runs, _, err := results.Load(dir)
+	if err != nil {
+		return err
+	}
+	var mine []results.Run
+	for _, r := range runs {
+		if strings.HasPrefix(r.Meta.Setting, spec.Name+"-h") && r.Meta.Labels["dataset"] == spec.Dataset {
+			mine = append(mine, r)
+		}
+	}
+	metrics := "accuracy,nll,ece"
+	if spec.IsRegression() {
+		metrics = "mse,nll"
+	}
+	cols, err := results.ParseColumns(metrics)
+	if err != nil {
+		return err
+	}
+	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"method"}, Cols: []string{"h"}, Metrics: cols})
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, tab.Markdown()); err != nil {
+		return err
+	}
+	// Fitted beta per h over the runs of this invocation (their curves are in beta.json).
+	betas := map[float64][]float64{}
+	for _, o := range outcomes {
+		if o.Method == predictive.MethodBeta && o.Beta != nil {
+			betas[o.H] = append(betas[o.H], o.Beta.Beta)
+		}
+	}
+	var hs []float64
+	for h := range betas {
+		hs = append(hs, h)
+	}
+	sort.Float64s(hs)
+	for _, h := range hs {
+		s, err := results.Summarize(betas[h])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "fitted beta at h=%g: %.3f ± %.3f over %d seeds (NLL-versus-beta curves: %s in each run)\n",
+			h, s.Mean, s.SE, s.N, predictive.BetaFile)
+	}
+	fmt.Fprintf(w, "runs in %s; reprint with: fedbayes table -rows method -cols h -metrics %s %s\n", dir, metrics, dir)
+	return nil
+}

@@ -1,0 +1,136 @@
+// Command benchsummary reads `go test -bench` output on stdin and prints one line per benchmark: its
+// name, the number of runs (-count), the median samples/s (the metric the training-step benchmarks
+// report with b.ReportMetric) and the median ns/op.
+//
+//	go test -run '^$' -bench . -count 5 ./fedbayes/simplegoplus | tee bench.txt | go run ./fedbayes/internal/benchsummary
+//
+// Benchmarks without a samples/s metric show "-" there. A skipped benchmark prints no result line
+// and so does not appear. The exit status is 1 if stdin holds no benchmark result.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	sums, err := summarize(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchsummary:", err)
+		os.Exit(1)
+	}
+	for _, s := range sums {
+		fmt.Println(s)
+	}
+}
+
+// summary is the median result of one benchmark over its runs.
+type summary struct {
+	name          string
+	runs          int
+	samplesPerSec float64 // median, meaningful when hasSamples (some run reported samples/s)
+	hasSamples    bool
+	nsPerOp       float64
+}
+
+// String formats a summary line.
+func (s summary) String() string {
+	sps := "-"
+	if s.hasSamples {
+		sps = strconv.FormatFloat(s.samplesPerSec, 'f', 0, 64)
+	}
+	return fmt.Sprintf("%-40s runs=%d  samples/s=%s  ns/op=%.0f", s.name, s.runs, sps, s.nsPerOp)
+}
+
+// resultLine matches a benchmark result: name (with the -GOMAXPROCS suffix), iterations, then
+// value/unit pairs.
+var resultLine = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
+
+// summarize parses go test -bench output and returns one summary per benchmark, in order of first
+// appearance. Benchmarks of different packages are told apart by their package's last path element.
+func summarize(r io.Reader) ([]summary, error) {
+	type acc struct {
+		ns, sps []float64
+	}
+	var order []string
+	runs := map[string]*acc{}
+	pkg := ""
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
+			pkg = p[strings.LastIndex(p, "/")+1:]
+			continue
+		}
+		m := resultLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name := m[1]
+		if pkg != "" {
+			name = pkg + "." + name
+		}
+		fields := strings.Fields(m[4])
+		var ns, sps float64
+		var hasNs, hasSps bool
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			switch fields[i+1] {
+			case "ns/op":
+				ns, hasNs = v, true
+			case "samples/s":
+				sps, hasSps = v, true
+			}
+		}
+		if !hasNs {
+			continue
+		}
+		a := runs[name]
+		if a == nil {
+			a = &acc{}
+			runs[name] = a
+			order = append(order, name)
+		}
+		a.ns = append(a.ns, ns)
+		if hasSps {
+			a.sps = append(a.sps, sps)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("no benchmark results on stdin")
+	}
+	out := make([]summary, 0, len(order))
+	for _, name := range order {
+		a := runs[name]
+		s := summary{name: name, runs: len(a.ns), nsPerOp: median(a.ns)}
+		if len(a.sps) > 0 {
+			s.samplesPerSec, s.hasSamples = median(a.sps), true
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// median returns the median of v (mean of the two middle values for an even count).
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

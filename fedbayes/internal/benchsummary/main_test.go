@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	in := `goos: linux
+pkg: fedbayes.dev/fedbayes/simplegoplus
+BenchmarkMLP/stock-2         	      20	  68532238 ns/op	       933.9 samples/s
+BenchmarkMLP/stock-2         	      20	  54652109 ns/op	      1171 samples/s
+BenchmarkMLP/stock-2         	      20	  51253855 ns/op	      1249 samples/s
+BenchmarkMLP/simplegoplus-2  	      20	   5956737 ns/op	     10744 samples/s
+BenchmarkMLP/simplegoplus-2  	      20	   5818885 ns/op	     10999 samples/s
+--- SKIP: BenchmarkLeNet28/stock
+BenchmarkPlain-16 	 1000	 1500 ns/op	 12 B/op
+PASS
+`
+	got, err := summarize(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{name: "simplegoplus.BenchmarkMLP/stock", runs: 3, samplesPerSec: 1171, hasSamples: true, nsPerOp: 54652109},
+		{name: "simplegoplus.BenchmarkMLP/simplegoplus", runs: 2, samplesPerSec: (10744 + 10999) / 2.0, hasSamples: true, nsPerOp: (5956737 + 5818885) / 2.0},
+		{name: "simplegoplus.BenchmarkPlain", runs: 1, nsPerOp: 1500},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d summaries: %v", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("summary %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if s := got[2].String(); !strings.Contains(s, "samples/s=-") {
+		t.Errorf("no samples/s shown as -: %q", s)
+	}
+	if _, err := summarize(strings.NewReader("PASS\n")); err == nil {
+		t.Error("no results: no error")
+	}
+}

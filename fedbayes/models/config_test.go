@@ -1,0 +1,116 @@
+package models
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+func TestConfigErrors(t *testing.T) {
+	ok := Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3}
+	tests := []struct {
+		name   string
+		change func(c *Config)
+		want   string // substring of the error
+	}{
+		{"no arch", func(c *Config) { c.Arch = "" }, "Config.Arch: missing"},
+		{"bad arch", func(c *Config) { c.Arch = "vgg" }, `unknown architecture "vgg"`},
+		{"one class", func(c *Config) { c.NumClasses = 1 }, "Config.NumClasses"},
+		{"regression classes", func(c *Config) { c.Task = Regression; c.NumClasses = 3 }, "Config.NumClasses"},
+		{"bad task", func(c *Config) { c.Task = "ranking" }, "Config.Task"},
+		{"no input", func(c *Config) { c.InputShape = nil }, "Config.InputShape: missing"},
+		{"negative dim", func(c *Config) { c.InputShape = []int{4, -1} }, "dimension 1 is -1"},
+		{"zero width", func(c *Config) { c.Hidden = []int{10, 0} }, "Config.Hidden: entry 1 is 0"},
+		{"lenet flat", func(c *Config) { c.Arch = ArchLeNet }, "needs an image shape"},
+		{"lenet tiny", func(c *Config) { c.Arch = ArchLeNet; c.InputShape = []int{8, 8, 1} }, "too small"},
+		{"resnet stages", func(c *Config) {
+			c.Arch = ArchResNet20
+			c.InputShape = []int{32, 32, 3}
+			c.ConvChannels = []int{16, 32}
+		}, "exactly 3 stages"},
+		{"bad kind", func(c *Config) { c.Kind = "ensemble" }, "Config.Kind"},
+		{"hybrid too deep", func(c *Config) { c.Kind = Bayesian; c.BayesianLayers = 3 }, "has 2 weight layers"},
+		{"hybrid not bayesian", func(c *Config) { c.BayesianLayers = 1 }, "Kind is \"deterministic\""},
+		{"bad estimator", func(c *Config) { c.Estimator = "mcmc" }, "Config.Estimator"},
+		{"bad varparam", func(c *Config) { c.VarParam = "exp" }, "Config.VarParam"},
+		{"negative prior", func(c *Config) { c.PriorStd = -1 }, "Config.PriorStd"},
+		{"init logvar", func(c *Config) { c.InitLogVar = -40 }, "Config.InitLogVar"},
+		{"kl weight", func(c *Config) { c.KLWeight = -1 }, "Config.KLWeight"},
+		{"dropout", func(c *Config) { c.DropoutRate = 1 }, "Config.DropoutRate"},
+		{"noise", func(c *Config) { c.NoiseVar = -2 }, "Config.NoiseVar"},
+		{"learn noise classification", func(c *Config) { c.LearnNoise = true }, "Config.LearnNoise"},
+		{"clients", func(c *Config) { c.Clients = -3 }, "Config.Clients"},
+		{"dtype", func(c *Config) { c.DType = dtypes.Int32 }, "Config.DType"},
+	}
+	for _, tc := range tests {
+		c := ok
+		tc.change(&c)
+		_, err := New(c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got error %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := NewWithBackend(testBackend(t), ok); err != nil {
+		t.Errorf("valid config: %v", err)
+	}
+}
+
+func TestOptimizerConfigErrors(t *testing.T) {
+	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{}})
+	tests := []struct {
+		oc   OptimizerConfig
+		want string
+	}{
+		{OptimizerConfig{LearningRate: 0.1}, "OptimizerConfig.Kind"},
+		{OptimizerConfig{Kind: SGD}, "OptimizerConfig.LearningRate"},
+		{OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 1}, "OptimizerConfig.Momentum"},
+		{OptimizerConfig{Kind: Adam, LearningRate: 0.1, Momentum: 0.9}, "use Beta1"},
+		{OptimizerConfig{Kind: SGD, LearningRate: 0.1, WeightDecay: -1}, "OptimizerConfig.WeightDecay"},
+		{OptimizerConfig{Kind: Adam, LearningRate: 0.1, Beta2: 1}, "OptimizerConfig.Beta2"},
+	}
+	for _, tc := range tests {
+		_, err := m.NewTrainer(tc.oc)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want it to contain %q", tc.oc, err, tc.want)
+		}
+	}
+}
+
+func TestStepInputErrors(t *testing.T) {
+	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{}, Clients: 2})
+	tr, err := m.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, 2*3*2)
+	tests := []struct {
+		b    Batch
+		want string
+	}{
+		{Batch{X: x, Labels: make([]int32, 6), DatasetSizes: []int{3}}, "DatasetSizes has 1 entries"},
+		{Batch{X: x, Labels: make([]int32, 6), DatasetSizes: []int{3, 0}}, "DatasetSizes[1] = 0"},
+		{Batch{X: x[:5], Labels: make([]int32, 6), DatasetSizes: []int{3, 3}}, "len(Batch.X) = 5"},
+		{Batch{X: x, Labels: make([]int32, 4), DatasetSizes: []int{3, 3}}, "len(Batch.Labels) = 4"},
+		{Batch{X: x, Labels: []int32{0, 1, 0, 0, 2, 0}, DatasetSizes: []int{3, 3}}, "client 1, example 1: label 2"},
+	}
+	for _, tc := range tests {
+		_, err := tr.Step(tc.b)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want it to contain %q", err, tc.want)
+		}
+	}
+	if _, err := m.Predict(x[:3], 1); err == nil || !strings.Contains(err.Error(), "len(x) = 3") {
+		t.Errorf("Predict with a partial example: got %v", err)
+	}
+	if _, err := m.Predict(x, 0); err == nil || !strings.Contains(err.Error(), "samples = 0") {
+		t.Errorf("Predict with no samples: got %v", err)
+	}
+	// A second trainer replaces the first.
+	if _, err := m.NewTrainer(OptimizerConfig{Kind: Adam, LearningRate: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Step(Batch{X: x, Labels: make([]int32, 6), DatasetSizes: []int{3, 3}}); err == nil || !strings.Contains(err.Error(), "replaced") {
+		t.Errorf("stale trainer: got %v", err)
+	}
+}

@@ -1,0 +1,62 @@
+package models
+
+import (
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/context/initializers"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+)
+
+// sgdScope holds the momentum buffers.
+const sgdScope = "sgd_momentum"
+
+// momentumSGD is SGD with heavy-ball momentum and L2 weight decay, with PyTorch's update rule
+// (torch.optim.SGD, dampening 0): d = g + wd * w; v = mu * v + d; w = w - lr * v.
+//
+// GoMLX v0.26.0's StochasticGradientDescent has neither momentum nor weight decay, so this small
+// optimizers.Interface adds them. It uses GoMLX's learning-rate variable and global step, so
+// Trainer.SetLearningRate works the same way for it and for GoMLX's Adam. Every update is element-wise,
+// so the clients stacked on the leading axis of a variable are updated independently.
+type momentumSGD struct {
+	learningRate, momentum, weightDecay float64
+	// proxMu is FedProx's proximal coefficient (OptimizerConfig.ProxMu).
+	proxMu float64
+}
+
+// UpdateGraph implements optimizers.Interface.
+func (o *momentumSGD) UpdateGraph(ctx *context.Context, g *Graph, loss *Node) {
+	if !loss.Shape().IsScalar() {
+		panicf("momentum SGD needs a scalar loss, got shape %s", loss.Shape())
+	}
+	grads := ctx.BuildTrainableVariablesGradientsGraph(loss)
+	var vars []*context.Variable
+	for v := range ctx.IterVariables() {
+		if v.Trainable && v.InUseByGraph(g) {
+			vars = append(vars, v)
+		}
+	}
+	if len(vars) != len(grads) {
+		panicf("momentum SGD: %d gradients for %d trainable variables", len(grads), len(vars))
+	}
+	lr := optimizers.LearningRateVar(ctx, loss.DType(), o.learningRate).ValueGraph(g)
+	_ = optimizers.IncrementGlobalStepGraph(ctx, g, loss.DType())
+	for i, v := range vars {
+		w := v.ValueGraph(g)
+		d := proxGradient(ctx, g, v, w, grads[i], o.proxMu)
+		if o.weightDecay > 0 {
+			d = Add(d, MulScalar(w, o.weightDecay))
+		}
+		if o.momentum > 0 {
+			buf := ctx.InAbsPath(context.ScopeSeparator+sgdScope+v.Scope()).WithInitializer(initializers.Zero).
+				VariableWithShape(v.Name()+"_velocity", v.Shape()).SetTrainable(false)
+			d = Add(MulScalar(buf.ValueGraph(g), o.momentum), d)
+			buf.SetValueGraph(d)
+		}
+		v.SetValueGraph(Sub(w, Mul(ConvertDType(lr, w.DType()), d)))
+	}
+}
+
+// Clear implements optimizers.Interface: it deletes the momentum buffers.
+func (o *momentumSGD) Clear(ctx *context.Context) error {
+	return ctx.InAbsPath(context.ScopeSeparator + sgdScope).DeleteVariablesInScope()
+}

@@ -1,0 +1,180 @@
+package predictive
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+)
+
+// FedBEConfig configures FedBE (Chen & Chao, "FedBE: Making Bayesian Model Ensemble Applicable to
+// Federated Learning", Alg. 1).
+type FedBEConfig struct {
+	// Distribution is the global model distribution: "gaussian" (default; diagonal Gaussian fitted to
+	// the clients, aggregate.FedBEGaussian) or "dirichlet" (aggregate.FedBEDirichlet).
+	Distribution string `json:"distribution,omitempty"`
+	// Alpha is the Dirichlet concentration (default 1).
+	Alpha float64 `json:"alpha,omitempty"`
+	// Samples is M, the number of sampled global models (default 10, Hasan (2023), App. B.2); the
+	// teachers are these, the K clients and their weighted mean.
+	Samples int `json:"samples,omitempty"`
+	// Rounds is the number of communication rounds of FedBE (default 1).
+	Rounds int `json:"rounds,omitempty"`
+	// Local is the clients' training in each round.
+	Local LocalConfig `json:"local"`
+	// Distill is the server's distillation; default SGD with momentum, learning rate 0.01, and SWA
+	// over 4 cycles (Chen & Chao: momentum SGD, cyclical learning rate, averaging at cycle ends).
+	Distill DistillConfig `json:"distill"`
+	// Seed fixes the sampled global models and, with the round, the client and distillation order.
+	Seed int64 `json:"seed,omitempty"`
+}
+
+// WithDefaults fills zero fields with their defaults.
+func (c FedBEConfig) WithDefaults() FedBEConfig {
+	if c.Distribution == "" {
+		c.Distribution = "gaussian"
+	}
+	if c.Alpha == 0 {
+		c.Alpha = 1
+	}
+	if c.Samples == 0 {
+		c.Samples = 10
+	}
+	if c.Rounds == 0 {
+		c.Rounds = 1
+	}
+	if c.Distill.Optimizer == "" {
+		c.Distill.Optimizer = "sgd"
+		if c.Distill.LearningRate == 0 {
+			c.Distill.LearningRate = 0.01
+		}
+	}
+	if c.Distill.SWACycles == 0 {
+		c.Distill.SWACycles = 4
+	}
+	c.Local = c.Local.WithDefaults()
+	c.Distill = c.Distill.WithDefaults()
+	return c
+}
+
+// FedBETeachers returns FedBE's teacher ensemble for trained clients (stacked [K, ...]
+// deterministic posterior): M models sampled from the global model distribution, the K clients and
+// their weighted mean (Chen & Chao, Alg. 1), stacked [M+K+1, ...], and the weighted mean itself
+// (unstacked), where distillation starts. weights are the client sizes (nil: equal).
+func FedBETeachers(clients *posterior.Posterior, weights []float64, fc FedBEConfig, seed int64) (teachers, mean *posterior.Posterior, err error) {
+	fc = fc.WithDefaults()
+	list, err := posterior.Unstack(clients)
+	if err != nil {
+		return nil, nil, err
+	}
+	var w []float64
+	if weights != nil {
+		if w, err = normalizeWeights(weights, len(list)); err != nil {
+			return nil, nil, err
+		}
+	}
+	var sampled []*posterior.Posterior
+	switch fc.Distribution {
+	case "gaussian":
+		sampled, err = aggregate.FedBEGaussian(list, w, fc.Samples, seed, aggregate.Options{})
+	case "dirichlet":
+		sampled, err = aggregate.FedBEDirichlet(list, w, fc.Alpha, fc.Samples, seed, aggregate.Options{})
+	default:
+		return nil, nil, fmt.Errorf("predictive: FedBEConfig.Distribution %q; want \"gaussian\" or \"dirichlet\"", fc.Distribution)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	mean, err = FedAvgModel(clients, weights)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := append(append(sampled, list...), mean)
+	teachers, err = posterior.Stack(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	return teachers, mean, nil
+}
+
+// FedBEServer is the server side of one FedBE round: it builds the teachers from the trained
+// clients, labels the unlabeled server inputs with the teachers' averaged predictive (the pseudo
+// labels of Chen & Chao, Alg. 1), and distils them, with SWA, into a student that starts at the
+// clients' weighted mean. It returns the new global model (unstacked). cfg is the clients' model
+// configuration.
+func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []float64, serverX []float32, fc FedBEConfig, round int) (*posterior.Posterior, error) {
+	fc = fc.WithDefaults()
+	teachers, mean, err := FedBETeachers(clients, weights, fc, fc.Seed+int64(round)*1_000_003)
+	if err != nil {
+		return nil, err
+	}
+	probs, tmean, _, err := EnsembleMean(cfg, teachers, serverX)
+	if err != nil {
+		return nil, err
+	}
+	scfg := cfg
+	scfg.Clients = 1
+	scfg.Kind = models.Deterministic
+	scfg.Seed = fc.Seed + int64(round)
+	student, err := models.New(scfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := student.SetPosterior(mean); err != nil {
+		return nil, err
+	}
+	dc := fc.Distill
+	dc.Seed = fc.Seed + int64(round)*7
+	if err := Distill(student, serverX, []Teacher{{Probs: probs, Mean: tmean}}, dc); err != nil {
+		return nil, err
+	}
+	return student.ClientPosterior(0)
+}
+
+// FedBE runs fc.Rounds rounds of FedBE: every round the clients start from the global model, train
+// locally (fc.Local) on clients[k], and the server runs FedBEServer. The clients' initial global
+// model is client 0's initialisation of cfg. onRound, if not nil, sees each round's global model.
+// cfg.Clients is set to len(clients).
+func FedBE(cfg models.Config, clients []*data.Dataset, serverX []float32, fc FedBEConfig,
+	onRound func(round int, global *posterior.Posterior) error) (*posterior.Posterior, error) {
+	fc = fc.WithDefaults()
+	cfg.Clients = len(clients)
+	cfg.Kind = models.Deterministic
+	m, err := models.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	global, err := m.ClientPosterior(0)
+	if err != nil {
+		return nil, err
+	}
+	sizes := make([]float64, len(clients))
+	for k, d := range clients {
+		sizes[k] = float64(d.Len())
+	}
+	for r := 1; r <= fc.Rounds; r++ {
+		if err := m.SetPosterior(global); err != nil {
+			return nil, err
+		}
+		lc := fc.Local
+		lc.Seed = fc.Local.Seed + int64(r)*131
+		if _, err := TrainClients(m, clients, lc); err != nil {
+			return nil, fmt.Errorf("predictive: FedBE round %d: %w", r, err)
+		}
+		trained, err := m.Posterior()
+		if err != nil {
+			return nil, err
+		}
+		if global, err = FedBEServer(cfg, trained, sizes, serverX, fc, r); err != nil {
+			return nil, fmt.Errorf("predictive: FedBE round %d: %w", r, err)
+		}
+		if onRound != nil {
+			if err := onRound(r, global); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return global, nil
+}

@@ -1,0 +1,129 @@
+package predictive
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/metrics"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// blobs returns a 3-class dataset of Gaussian blobs in 2-D; class c is centred at centres[c].
+func blobs(n int, seed uint64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	centres := [3][2]float64{{2, 0}, {-1, 1.7}, {-1, -1.7}}
+	d := &data.Dataset{Name: "blobs", Shape: []int{2}, NumClasses: 3}
+	for i := 0; i < n; i++ {
+		c := rng.IntN(3)
+		d.X = append(d.X, float32(centres[c][0]+0.7*rng.NormFloat64()), float32(centres[c][1]+0.7*rng.NormFloat64()))
+		d.Labels = append(d.Labels, int32(c))
+	}
+	return d
+}
+
+func blobConfig() models.Config {
+	return models.Config{Arch: models.ArchMLP, InputShape: []int{2}, NumClasses: 3, Hidden: []int{8}, Seed: 9}
+}
+
+func TestFedBETeachers(t *testing.T) {
+	cfg := blobConfig()
+	cfg.Clients = 3
+	m, err := models.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := m.Posterior()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dist := range []string{"gaussian", "dirichlet"} {
+		teachers, mean, err := FedBETeachers(clients, []float64{1, 2, 1}, FedBEConfig{Distribution: dist, Samples: 4}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf, _ := flatten(teachers)
+		cf, _ := flatten(clients)
+		mf, _ := flatten(mean)
+		if tf.dims[0][0] != 4+3+1 {
+			t.Fatalf("%s: %d teachers, want 8", dist, tf.dims[0][0])
+		}
+		for i := range tf.values {
+			per := len(mf.values[i])
+			for j := 0; j < per; j++ {
+				// Teachers 4..6 are the clients, teacher 7 the weighted mean.
+				for k := 0; k < 3; k++ {
+					if tf.values[i][(4+k)*per+j] != cf.values[i][k*per+j] {
+						t.Fatalf("%s: teacher %d is not client %d", dist, 4+k, k)
+					}
+				}
+				want := (cf.values[i][j] + 2*cf.values[i][per+j] + cf.values[i][2*per+j]) / 4
+				if !near(float64(tf.values[i][7*per+j]), float64(want), 1e-5) || tf.values[i][7*per+j] != mf.values[i][j] {
+					t.Fatalf("%s: teacher 7 is not the weighted mean", dist)
+				}
+			}
+		}
+	}
+	if _, _, err := FedBETeachers(clients, nil, FedBEConfig{Distribution: "uniform"}, 1); err == nil {
+		t.Errorf("unknown distribution accepted")
+	}
+}
+
+// TestFedBERounds runs two FedBE rounds on three clients that each see mostly one class.
+func TestFedBERounds(t *testing.T) {
+	all := blobs(900, 1)
+	var byClass [3][]int
+	for i, y := range all.Labels {
+		byClass[y] = append(byClass[y], i)
+	}
+	var clients []*data.Dataset
+	for c := 0; c < 3; c++ {
+		idx := append([]int(nil), byClass[c]...)
+		idx = append(idx, byClass[(c+1)%3][:20]...)
+		clients = append(clients, all.Subset(idx))
+	}
+	server, test := blobs(300, 2), blobs(300, 3)
+	fc := FedBEConfig{Samples: 4, Rounds: 2, Seed: 3,
+		Local:   LocalConfig{Epochs: 3, BatchSize: 20, LearningRate: 0.05},
+		Distill: DistillConfig{Epochs: 6, BatchSize: 30, SWACycles: 2}}
+	var rounds []int
+	g, err := FedBE(blobConfig(), clients, server.X, fc, func(r int, _ *posterior.Posterior) error {
+		rounds = append(rounds, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != 2 || rounds[1] != 2 {
+		t.Errorf("rounds seen %v", rounds)
+	}
+	st, err := posterior.Stack([]*posterior.Posterior{g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs, _, _, err := EnsembleMean(blobConfig(), st, test.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := metrics.EvaluateClassification(probs, test.Labels, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Accuracy < 0.85 {
+		t.Errorf("FedBE accuracy %v on separable blobs", r.Accuracy)
+	}
+	// Same seed, same global model.
+	g2, err := FedBE(blobConfig(), clients, server.X, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tensors.MustCopyFlatData[float32](g.Params[0].Mean)
+	b := tensors.MustCopyFlatData[float32](g2.Params[0].Mean)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("same seed, different FedBE models")
+		}
+	}
+}

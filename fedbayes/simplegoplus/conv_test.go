@@ -1,0 +1,87 @@
+package simplegoplus
+
+import (
+	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// TestConvGeneralVsStock compares this backend's ConvGeneral (patches over kernel taps, patches over
+// output positions, and the input-side scatter) with stock SimpleGo's direct loops, including the
+// unusual layouts GoMLX's gradients use, in float64.
+func TestConvGeneralVsStock(t *testing.T) {
+	nhwc := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
+		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
+		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
+	nchw := backends.ConvolveAxesConfig{InputBatch: 0, InputChannels: 1, InputSpatial: []int{2, 3},
+		KernelInputChannels: 1, KernelOutputChannels: 0, KernelSpatial: []int{2, 3},
+		OutputBatch: 0, OutputChannels: 1, OutputSpatial: []int{2, 3}}
+	// Kernel gradient layout: batch and channels of the input swapped, output shaped like a kernel.
+	kgrad := backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
+		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
+		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+	for _, tc := range []struct {
+		name         string
+		xDims, kDims []int
+		axes         backends.ConvolveAxesConfig
+		strides      []int
+		pads         [][2]int
+		inDil, kDil  []int
+		wantScatter  bool
+	}{
+		{name: "kernel taps", xDims: []int{2, 9, 8, 3}, kDims: []int{3, 3, 3, 4}, axes: nhwc},
+		{name: "strided padded", xDims: []int{2, 9, 8, 3}, kDims: []int{3, 2, 3, 4}, axes: nhwc, strides: []int{2, 3}, pads: [][2]int{{1, 2}, {0, 1}}},
+		{name: "kernel dilation", xDims: []int{1, 9, 9, 2}, kDims: []int{3, 3, 2, 2}, axes: nhwc, kDil: []int{2, 3}},
+		{name: "channels first", xDims: []int{2, 3, 7, 6}, kDims: []int{4, 3, 3, 2}, axes: nchw},
+		{name: "output positions (kernel-gradient layout)", xDims: []int{5, 7, 7, 2}, kDims: []int{5, 5, 5, 3}, axes: kgrad},
+		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
+		{name: "scatter with input dilation", xDims: []int{1, 3, 3, 2}, kDims: []int{3, 3, 2, 2}, axes: nhwc, pads: [][2]int{{1, 1}, {2, 1}}, inDil: []int{2, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, k := randFloats(30, sizeOf(tc.xDims)), randFloats(31, sizeOf(tc.kDims))
+			run := func(be backends.Backend) []float64 {
+				out, _ := eval(t, be, func(x, k *Node) *Node {
+					c := Convolve(x, k).AxesConfig(tc.axes)
+					strides := tc.strides
+					if strides == nil { // stock SimpleGo rejects the empty strides GoMLX passes by default
+						strides = sliceOf(len(tc.xDims)-2, 1)
+					}
+					c = c.StridePerAxis(strides...)
+					if tc.pads != nil {
+						c = c.PaddingPerDim(tc.pads)
+					}
+					if tc.inDil != nil {
+						c = c.InputDilationPerAxis(tc.inDil...)
+					}
+					kDil := tc.kDil
+					if kDil == nil { // stock SimpleGo indexes empty kernel dilations when the input is dilated
+						kDil = sliceOf(len(tc.xDims)-2, 1)
+					}
+					c = c.DilationPerAxis(kDil...)
+					return c.Done()
+				}, tensors.FromFlatDataAndDimensions(x, tc.xDims...), tensors.FromFlatDataAndDimensions(k, tc.kDims...))
+				return out
+			}
+			closeSlices(t, tc.name, run(plusBackend()), run(stockBackend()), 1e-12)
+		})
+	}
+}
+
+// TestReduceWindowVsStock compares the tiled pooling with stock SimpleGo's (and an untiled window,
+// which is SimpleGo's own).
+func TestReduceWindowVsStock(t *testing.T) {
+	dims := []int{2, 7, 6, 3}
+	x := tensors.FromFlatDataAndDimensions(randFloats(32, sizeOf(dims)), dims...)
+	for name, pool := range map[string]func(x *Node) *Node{
+		"max 2x2":        func(x *Node) *Node { return MaxPool(x).Window(2).Done() },
+		"min 3x2":        func(x *Node) *Node { return MinPool(x).WindowPerAxis(3, 2).Done() },
+		"sum 2x3":        func(x *Node) *Node { return SumPool(x).WindowPerAxis(2, 3).Done() },
+		"max 3x3 s1 pad": func(x *Node) *Node { return MaxPool(x).Window(3).Strides(1).PadSame().Done() },
+	} {
+		got, _ := eval(t, plusBackend(), pool, x)
+		want, _ := eval(t, stockBackend(), pool, x)
+		closeSlices(t, name, got, want, 1e-12)
+	}
+}

@@ -1,0 +1,54 @@
+// Package simplegoplus closes, in one place, the gaps that keep GoMLX v0.26.0's pure-Go backend
+// (SimpleGo) from training the fedbayes models, and makes that training fast enough to use.
+//
+// # Design
+//
+// GoMLX separates graph building (package graph, which also owns automatic differentiation) from
+// backends, which are registered by name and only see a stream of primitive ops. SimpleGo exports its
+// Backend and Builder types, but its op executors are private, so new kernels cannot be added from
+// outside. This package therefore does two things, neither of which forks or copies GoMLX:
+//
+//   - Backend "simplegoplus" (BackendName) embeds simplego.Backend and wraps simplego.Builder. The
+//     missing ops, and the slow ones worth replacing, are methods of the wrapper that emit ops
+//     SimpleGo already executes; everything else, buffers and execution included, is SimpleGo's.
+//     The graphs GoMLX builds are unchanged: only their lowering differs.
+//   - Two entries of graph.VJPRegistration (DotGeneral and Dot) are replaced at init by gradients
+//     written with DotGeneral. They check the graph's backend and defer to GoMLX's own gradient on any
+//     other backend (XLA, stock SimpleGo), so nothing here is in the way when XLA is used.
+//
+// # Gaps closed (GoMLX v0.26.0)
+//
+//   - Reverse (conv input gradient): one Gather with a constant table of mirrored indices.
+//   - Pad (Slice gradient, sum-pool gradient, and used here): Concatenate/Reshape/Slice per axis;
+//     interior, negative and positive edges with XLA semantics.
+//   - SelectAndScatterMax/Min (max/min-pool gradient): tiled windows (window == stride, no padding:
+//     every pooling layer of the models) as Reshape + Reduce + first-match select; any other
+//     window/stride/padding as strided Slices, a first-match mask and interior Pads.
+//     OpTypeSelectAndScatterSum has no Builder method in v0.26.0, so there is nothing to implement.
+//   - DynamicSlice / DynamicUpdateSlice (GoMLX's graph.DynamicSlice and their gradients): Gather with
+//     a run-time index vector; element-wise ScatterSum plus an Iota box mask.
+//   - ConvGeneral: SimpleGo's is a single-threaded direct loop and rejects the empty strides GoMLX's
+//     input gradient passes. It is lowered here to patches (strided Slices) and one DotGeneral with
+//     the image batch as a DotGeneral batch axis (so SimpleGo parallelises it), or, when the
+//     convolution is mostly padding (the input gradient), to an input-side DotGeneral whose tap
+//     slices are shifted into place with Pad. Grouped convolutions stay SimpleGo's.
+//   - ReduceWindow: tiled pooling as Reshape + reduction instead of SimpleGo's per-window iterators.
+//   - Gradients of DotGeneral and Dot: GoMLX v0.26.0 emits a broadcast Mul of [batch, in, out] and a
+//     ReduceSum; here each operand's gradient is one DotGeneral and a Transpose (DotGeneralGradients).
+//     The DotGeneral axes of a graph node are unexported: ReadDotGeneralAxes reads them with reflect
+//     (read-only, no unsafe) and validates them against the node's shapes, falling back to the stock
+//     gradient if anything does not match; a test fails loudly if GoMLX changes that layout.
+//
+// By default SimpleGo runs here with "parallelism=-1,ops_parallel" (see New): its bounded worker pool
+// deadlocks when several DotGenerals wait for sub-task slots at once.
+//
+// Measured figures, profiles, what remains slow and why are in docs/pure-go-backend.md.
+//
+// # Dropping this package
+//
+// Upstream GoMLX added Reverse (v0.27.0), Pad (v0.27.1), a DotGeneral-based gradient (v0.28.0) and
+// SimpleGo pooling gradients (gomlx/compute). Once fedbayes can require such a version: delete this
+// package, set fedbayes/backend.PureGo back to simplego.BackendName ("go"), and run the model tests
+// and `make bench` to check that stock SimpleGo now trains the CNN at comparable speed; keep the
+// ConvGeneral and ReduceWindow lowerings (move them) only if the benchmarks say so.
+package simplegoplus
