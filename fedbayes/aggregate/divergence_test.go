@@ -149,21 +149,3 @@ func TestFedBE(t *testing.T) {
 		t.Error("M = 0: no error")
 	}
 }
-
-func TestGammaSampleMoments(t *testing.T) {
-	rng := newRand(1)
-	for _, a := range []float64{0.3, 1, 4.5} {
-		const n = 200000
-		var m1, m2 float64
-		for range n {
-			x := gammaSample(rng, a)
-			m1 += x
-			m2 += x * x
-		}
-		m1 /= n
-		v := m2/n - m1*m1
-		if math.Abs(m1-a) > 5*math.Sqrt(a/n) || math.Abs(v-a) > 0.05*a {
-			t.Errorf("Gamma(%v): mean %v variance %v, want %v, %v", a, m1, v, a, a)
-		}
-	}
-}

@@ -3,9 +3,9 @@ package aggregate
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"fedbayes.dev/fedbayes/backend"
+	"fedbayes.dev/fedbayes/internal/randx"
 	"fedbayes.dev/fedbayes/posterior"
 	G "github.com/gomlx/gomlx/pkg/core/graph"
 )
@@ -87,7 +87,7 @@ func DirichletMixtureCoefficients(w []float64, alpha float64, M int, seed int64)
 		c := make([]float64, len(w))
 		sum := 0.0
 		for k := range c {
-			c[k] = gammaSample(rng, alpha) * w[k]
+			c[k] = randx.Gamma(rng, alpha) * w[k]
 			sum += c[k]
 		}
 		if sum == 0 { // all gammas underflowed (tiny alpha): fall back to the weights.
@@ -100,27 +100,6 @@ func DirichletMixtureCoefficients(w []float64, alpha float64, M int, seed int64)
 		out[m] = c
 	}
 	return out
-}
-
-// gammaSample draws from Gamma(alpha, 1) by Marsaglia & Tsang (2000), boosted for alpha < 1.
-func gammaSample(rng *rand.Rand, alpha float64) float64 {
-	if alpha < 1 {
-		return gammaSample(rng, alpha+1) * math.Pow(rng.Float64(), 1/alpha)
-	}
-	d := alpha - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := rng.Float64()
-		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
-			return d * v
-		}
-	}
 }
 
 func fedbeCheck(clients []*posterior.Posterior, weights []float64, M int, opt Options) ([]float64, error) {

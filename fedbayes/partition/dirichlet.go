@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"fedbayes.dev/fedbayes/internal/randx"
 )
 
 // DefaultDirichletMinSize is the minimum client size of Li et al. (2022)'s Dirichlet partition code
@@ -77,7 +79,7 @@ func Dirichlet(labels []int32, numClasses, numClients int, opt DirichletOptions)
 				continue
 			}
 			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-			dirichlet(rng, opt.Alpha, props)
+			randx.Dirichlet(rng, props, opt.Alpha)
 			var s float64
 			for k := range props {
 				if float64(len(clients[k])) >= limit {

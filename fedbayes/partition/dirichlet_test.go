@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fedbayes.dev/fedbayes/internal/randx"
 )
 
 func nan() float64 { return math.NaN() }
@@ -18,7 +20,7 @@ func TestDirichletSampler(t *testing.T) {
 		p := make([]float64, k)
 		var sum, sumSq [k]float64
 		for range draws {
-			dirichlet(rng, alpha, p)
+			randx.Dirichlet(rng, p, alpha)
 			var s float64
 			for i, v := range p {
 				if !(v >= 0 && v <= 1) {
@@ -44,7 +46,7 @@ func TestDirichletSampler(t *testing.T) {
 	// Tiny alpha: the draw is (nearly) a vertex of the simplex, still finite and normalised.
 	rng := newRNG(1, 1)
 	p := make([]float64, 10)
-	dirichlet(rng, 1e-4, p)
+	randx.Dirichlet(rng, p, 1e-4)
 	if mx := maxF(p); !(mx > 0.99) {
 		t.Errorf("alpha 1e-4 draw %v is not near a vertex", p)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/internal/catch"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -87,7 +88,7 @@ func EPMCMC(samples []*posterior.Posterior, priorStd float64) (*posterior.Poster
 			logVar[j] = float32(-math.Log(prec))
 		}
 		var mt, lt *tensors.Tensor
-		if err := catch(func() {
+		if err := catch.Do(func() {
 			mt = tensors.FromFlatDataAndDimensions(mean, dims[1:]...)
 			lt = tensors.FromFlatDataAndDimensions(logVar, dims[1:]...)
 		}); err != nil {
@@ -114,7 +115,7 @@ func DrawModels(g *posterior.Posterior, M int, seed int64) (*posterior.Posterior
 	logVars := make([][]float32, len(g.Params))
 	for i, q := range g.Params {
 		if q.LogVar != nil {
-			if err := catch(func() { logVars[i] = tensors.MustCopyFlatData[float32](q.LogVar) }); err != nil {
+			if err := catch.Do(func() { logVars[i] = tensors.MustCopyFlatData[float32](q.LogVar) }); err != nil {
 				return nil, fmt.Errorf("predictive: DrawModels: %q: %w", q.Name, err)
 			}
 		}

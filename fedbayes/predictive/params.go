@@ -1,10 +1,10 @@
 package predictive
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
+	"fedbayes.dev/fedbayes/internal/catch"
 	"fedbayes.dev/fedbayes/posterior"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -23,7 +23,7 @@ func flatten(p *posterior.Posterior) (*flatParams, error) {
 	f := &flatParams{}
 	for _, q := range p.Params {
 		var vals []float32
-		err := catch(func() { vals = tensors.MustCopyFlatData[float32](q.Mean) })
+		err := catch.Do(func() { vals = tensors.MustCopyFlatData[float32](q.Mean) })
 		if err != nil {
 			return nil, fmt.Errorf("predictive: reading parameter %q: %w", q.Name, err)
 		}
@@ -58,7 +58,7 @@ func (f *flatParams) posterior() (*posterior.Posterior, error) {
 	p := &posterior.Posterior{}
 	for i, name := range f.names {
 		var t *tensors.Tensor
-		if err := catch(func() { t = tensors.FromFlatDataAndDimensions(slices.Clone(f.values[i]), f.dims[i]...) }); err != nil {
+		if err := catch.Do(func() { t = tensors.FromFlatDataAndDimensions(slices.Clone(f.values[i]), f.dims[i]...) }); err != nil {
 			return nil, fmt.Errorf("predictive: building parameter %q: %w", name, err)
 		}
 		p.Params = append(p.Params, posterior.Param{Name: name, Mean: t})
@@ -97,22 +97,4 @@ func stackFlat(list []*flatParams) (*flatParams, error) {
 		out.values = append(out.values, vals)
 	}
 	return out, nil
-}
-
-// catch runs fn and converts a panic (GoMLX reports errors by panicking) into an error.
-func catch(fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case error:
-				err = e
-			case string:
-				err = errors.New(e)
-			default:
-				err = fmt.Errorf("%v", r)
-			}
-		}
-	}()
-	fn()
-	return nil
 }
