@@ -43,7 +43,8 @@ notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
 	@$(BIN)/fedbayes doctor || true
 	@echo "fedbayes: starting Jupyter Notebook on http://127.0.0.1:$(PORT)/ (the URL with its token follows)"
 	@cd notebooks && /usr/bin/python3 -m notebook --no-browser --ip=127.0.0.1 --port=$(PORT) \
-	  --notebook-dir="$(REPO)/notebooks" $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	  --notebook-dir="$(REPO)/notebooks" --MultiKernelManager.default_kernel_name=fedbayes \
+	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 test: setup test-go test-notebooks ## the tests: go vet, go test, and every notebook headless (fast mode)
 
