@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/results"
+)
+
+func init() {
+	register(&command{name: "run", summary: "run federated experiments from a spec (JSON file or preset), with resume", run: runRun})
+}
+
+// runProgress is the progress reporter of `fedbayes run` (a variable so tests can silence it).
+var runProgress = func(stdout io.Writer) progress.Reporter {
+	if stdout == io.Writer(os.Stdout) {
+		return progress.New()
+	}
+	return progress.NewTerminal(stdout, false)
+}
+
+// runRun implements `fedbayes run SPEC.json|PRESET [-o DIR] [--resume] [--fast]`.
+func runRun(args []string, stdout io.Writer) error {
+	fs := newFlagSet("run", "SPEC.json|PRESET", stdout)
+	out := fs.String("o", "results", "results directory (one sub-directory per setting and seed)")
+	resume := fs.Bool("resume", false, "continue interrupted runs from their last checkpoint; finished runs are kept")
+	fast := fs.Bool("fast", false, "a quick look: at most 3 rounds of 1 epoch, 3,000 training and 1,000 test examples, the first seed")
+	list := fs.Bool("list", false, "list the presets and exit")
+	show := fs.Bool("print", false, "print the spec (defaults applied, sweep expanded) as JSON and exit without running")
+	noFigures := fs.Bool("no-figures", false, "do not write figures.json")
+	// Flags may follow the spec argument: parse, take one positional argument, parse the rest.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *list {
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		for _, n := range engine.PresetNames() {
+			fmt.Fprintf(tw, "%s\t%s\n", n, engine.PresetAbout(n))
+		}
+		return tw.Flush()
+	}
+	if len(positional) != 1 {
+		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
+	}
+	spec, err := loadSpec(positional[0])
+	if err != nil {
+		return err
+	}
+	if *fast {
+		spec = engine.Fast(spec)
+	}
+	settings, err := spec.Expand()
+	if err != nil {
+		return err
+	}
+	if *show {
+		var specs []*engine.Spec
+		for _, s := range settings {
+			specs = append(specs, s.Spec)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(specs)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures})
+	if sum != nil {
+		printRunSummary(stdout, sum)
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted; continue with: fedbayes run %s -o %s --resume", positional[0], *out)
+	}
+	return err
+}
+
+// loadSpec reads a spec file (a path, or a name ending in .json) or returns a preset.
+func loadSpec(arg string) (*engine.Spec, error) {
+	if strings.HasSuffix(arg, ".json") || strings.ContainsRune(arg, os.PathSeparator) {
+		return engine.ReadSpec(arg)
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return engine.ReadSpec(arg)
+	}
+	s, err := engine.Preset(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (%s)", errUsage, arg, strings.Join(engine.PresetNames(), ", "))
+	}
+	return s, nil
+}
+
+// printRunSummary prints one line per run: setting, seed, state, last round and final metrics.
+func printRunSummary(w io.Writer, sum *engine.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "setting\tseed\tstate\tround\taccuracy\tnll\tece\tnote")
+	for _, r := range sum.Runs {
+		state := string(r.State)
+		if state == "" {
+			state = "incomplete"
+		}
+		note := r.Reason
+		if r.AlreadyDone {
+			note = strings.TrimSpace("finished before " + note)
+		} else if r.Resumed {
+			note = strings.TrimSpace("resumed " + note)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Setting, r.Seed, state, r.Round,
+			metricText(r.Metrics, results.Accuracy), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "results in %s", sum.Dir)
+	if sum.Figures != "" {
+		fmt.Fprintf(w, "; figures: fedbayes figures %s", sum.Dir)
+	}
+	fmt.Fprintln(w)
+}
+
+func metricText(m map[string]float64, name string) string {
+	v, ok := m[name]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/data"
+)
+
+func TestRunCommand(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "digits.csv.gz")); err != nil {
+		t.Skipf("digits not installed: %v", err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.json")
+	writeFile(t, spec, `{"name": "cli", "dataset": {"name": "digits", "subsample": 300, "test_subsample": 100},
+		"partition": {"clients": 3}, "model": {"hidden": [8]}, "training": {"rounds": 2, "batch_size": 32, "lr": 0.1},
+		"evaluation": {"samples": 2}, "seeds": [1]}`)
+	bad := filepath.Join(dir, "bad.json")
+	writeFile(t, bad, `{"dataset": {"name": "digits"}, "training": {"optimizer": "lbfgs"}}`)
+	out := filepath.Join(dir, "results")
+	tests := []struct {
+		name       string
+		args       []string
+		status     int
+		wantOut    string
+		wantStderr string
+	}{
+		{"run", []string{"run", spec, "-o", out}, 0, "completed", ""},
+		{"figures written", []string{"run", spec, "-o", out, "--resume"}, 0, "finished before", ""},
+		{"no resume", []string{"run", "-o", out, spec}, 1, "", "already holds a run"},
+		{"invalid spec", []string{"run", bad, "-o", out}, 1, "", `training.optimizer: "lbfgs" is not one of sgd, adam`},
+		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist10-reduced", ""},
+		{"print preset", []string{"run", "--fast", "--print", "quick-digits"}, 0, `"name": "quick-digits-fast"`, ""},
+		{"unknown preset", []string{"run", "nosuchpreset"}, 2, "", "neither a spec file nor a preset"},
+		{"no argument", []string{"run"}, 2, "", "give one spec file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := runMain(tc.args, &stdout, &stderr); got != tc.status {
+				t.Fatalf("status %d, want %d\nstdout %s\nstderr %s", got, tc.status, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.wantOut) {
+				t.Errorf("stdout %q lacks %q", stdout.String(), tc.wantOut)
+			}
+			if !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tc.wantStderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(out, "figures.json")); err != nil {
+		t.Errorf("no figures.json: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "cli-seed1", "status.json")); err != nil {
+		t.Errorf("no status.json: %v", err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"fedbayes.dev/fedbayes/models"
+)
+
+// BenchmarkRound times one federated round (local training of every client plus aggregation) on
+// Fashion-MNIST with 10 clients (IID) and one local epoch at batch 64: the vectorised path (all clients
+// in one computation) against one client at a time, reporting seconds per round. The Bayesian MLP
+// (784-100-10) uses the full training set (6,000 images per client); the LeNet-style CNN (Bayesian
+// dense layers, Ozer et al. (2022)) uses a 6,000-image subsample (600 per client) to keep a round
+// within reach of 2 CPU cores.
+//
+//	go test ./fedbayes/engine -run xxx -bench Round -benchtime=1x -count=3
+func BenchmarkRound(b *testing.B) {
+	requireFashionMNIST(b)
+	cases := []struct {
+		name      string
+		model     ModelSpec
+		subsample int
+	}{
+		{"mlp", ModelSpec{Arch: "mlp", Kind: "bayesian", Hidden: []int{100}}, 0},
+		{"lenet-6k", ModelSpec{Arch: "lenet", Kind: "bayesian", BayesianLayers: 3}, 6000},
+	}
+	for _, c := range cases {
+		for _, mode := range []string{"vectorized", "sequential"} {
+			b.Run(c.name+"/"+mode, func(b *testing.B) {
+				s := (&Spec{
+					Dataset:     DatasetSpec{Name: "fashion-mnist", Subsample: c.subsample},
+					Partition:   PartitionSpec{Method: "iid", Clients: 10},
+					Model:       c.model,
+					Aggregation: AggregationSpec{Rule: "GAA", Weighting: "size"},
+					Training:    TrainingSpec{LocalEpochs: 1, BatchSize: 64, Optimizer: "sgd", LearningRate: 0.01, Momentum: 0.9, Mode: mode},
+				}).WithDefaults()
+				if err := s.Validate(); err != nil {
+					b.Fatal(err)
+				}
+				p, err := newProblem(s, 0, &datasetCache{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				k := 10
+				if mode == "sequential" {
+					k = 1
+				}
+				m, err := models.New(modelConfig(s, p, k, 1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				tr, err := m.NewTrainer(optimizerConfig(s.Training))
+				if err != nil {
+					b.Fatal(err)
+				}
+				global, err := m.ClientPosterior(0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				jobs := make([]clientJob, 10)
+				sizes := p.part.Sizes()
+				for i := range jobs {
+					jobs[i] = clientJob{id: i, indices: p.part.Clients[i]}
+				}
+				round := func(r int) time.Duration {
+					start := time.Now()
+					in := roundInput{spec: s, prob: p, seed: 0, round: r, global: global, jobs: jobs}
+					var out localOutcome
+					if mode == "sequential" {
+						out, err = trainSequential(context.Background(), m, tr, in)
+					} else {
+						out, err = trainVectorized(context.Background(), m, tr, in)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, _, err := aggregateRound(s, out, sizes, global, 0, r); err != nil {
+						b.Fatal(err)
+					}
+					return time.Since(start)
+				}
+				round(0) // compiles the step
+				b.ResetTimer()
+				var total time.Duration
+				for i := 0; i < b.N; i++ {
+					total += round(i + 1)
+				}
+				b.ReportMetric(total.Seconds()/float64(b.N), "s/round")
+				b.ReportMetric(float64(p.train.Len())*float64(b.N)/total.Seconds(), "examples/s")
+			})
+		}
+	}
+}

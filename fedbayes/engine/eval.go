@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/metrics"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/results"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// Metric names the engine records besides the standard ones of package results.
+const (
+	// MetricLearningRate is the clients' learning rate in the round.
+	MetricLearningRate = "lr"
+	// MetricDWCFallbacks counts the parameter elements where DWC's precision was not positive.
+	MetricDWCFallbacks = "dwc_fallbacks"
+	// MetricClientAccuracyMin and MetricClientAccuracyMax are the lowest and highest per-client
+	// accuracies of the global model (Jamoussi et al. (BA-BFL), "Metrics").
+	MetricClientAccuracyMin = "client_accuracy_min"
+	MetricClientAccuracyMax = "client_accuracy_max"
+)
+
+// evaluator evaluates a global posterior on the test set and on the clients' fairness sets.
+type evaluator struct {
+	m       *models.Model
+	spec    *Spec
+	prob    *problem
+	fairX   [][]float32
+	fairY   [][]int32
+	weights []float64 // client sizes as fairness weights
+}
+
+func newEvaluator(m *models.Model, s *Spec, p *problem, seed int64) *evaluator {
+	e := &evaluator{m: m, spec: s, prob: p}
+	e.fairX, e.fairY = p.fairnessSets(s.Evaluation.Fairness, s.Evaluation.FairnessExamples, seed)
+	for _, n := range p.part.Sizes() {
+		e.weights = append(e.weights, float64(n))
+	}
+	return e
+}
+
+// evaluate returns the metrics of global after round (accuracy, NLL, ECE, Brier of the M-sample
+// predictive; the learned spread of Ozer et al. (2022), Table 4 for Gaussian posteriors; fairness
+// figures) and the per-client accuracies (nil when fairness is off). The prediction noise is seeded
+// by (seed, round).
+func (e *evaluator) evaluate(global *posterior.Posterior, seed int64, round int) (map[string]float64, []float64, error) {
+	if err := e.m.SetPosterior(global); err != nil {
+		return nil, nil, fmt.Errorf("evaluation: loading the global model: %w", err)
+	}
+	if err := e.m.SetNoiseSeeds([]int64{deriveInt63(seed, tagEval, round)}); err != nil {
+		return nil, nil, err
+	}
+	samples, c := e.spec.Evaluation.Samples, e.prob.numClasses
+	pred, err := e.m.Predict(e.prob.test.X, samples)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
+	}
+	res, err := metrics.EvaluateClassification(pred.ClientMean(0), e.prob.test.Labels, c, e.spec.Evaluation.Bins)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
+	}
+	out := map[string]float64{
+		results.Accuracy: res.Accuracy,
+		results.NLL:      res.NLL,
+		results.ECE:      res.ECE,
+		results.Brier:    res.Brier,
+	}
+	var logVars [][]float32
+	for _, q := range global.Params {
+		if q.LogVar == nil {
+			continue
+		}
+		lv, err := tensors.CopyFlatData[float32](q.LogVar)
+		if err != nil {
+			return nil, nil, fmt.Errorf("evaluation: spread of %q: %w", q.Name, err)
+		}
+		logVars = append(logVars, lv)
+	}
+	if len(logVars) > 0 {
+		if out[results.Spread], err = metrics.SpreadNorm(logVars...); err != nil {
+			return nil, nil, fmt.Errorf("evaluation: spread: %w", err)
+		}
+	}
+	if e.fairX == nil {
+		return out, nil, nil
+	}
+	// All clients' fairness examples in one prediction call, then split per client.
+	var x []float32
+	for _, xs := range e.fairX {
+		x = append(x, xs...)
+	}
+	var acc []float64
+	if len(x) > 0 {
+		fp, err := e.m.Predict(x, samples)
+		if err != nil {
+			return nil, nil, fmt.Errorf("evaluation on the clients' data: %w", err)
+		}
+		mean := fp.ClientMean(0)
+		off := 0
+		for k, ys := range e.fairY {
+			if len(ys) == 0 {
+				return nil, nil, fmt.Errorf("evaluation: client %d has no fairness examples", k)
+			}
+			r, err := metrics.EvaluateClassification(mean[off*c:(off+len(ys))*c], ys, c, e.spec.Evaluation.Bins)
+			if err != nil {
+				return nil, nil, fmt.Errorf("evaluation on client %d's data: %w", k, err)
+			}
+			acc = append(acc, r.Accuracy)
+			off += len(ys)
+		}
+	}
+	f, err := metrics.FairnessFromAccuracies(acc, e.weights)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluation: fairness: %w", err)
+	}
+	out[results.WeightedAccuracy] = f.WeightedAverage
+	out[results.WorstAccuracy] = f.Worst
+	out[MetricClientAccuracyMin] = f.Min
+	out[MetricClientAccuracyMax] = f.Max
+	return out, acc, nil
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// FiguresFile is the figure-spec file Run writes into the results directory (read by
+// `fedbayes figures RESULTS_DIR`).
+const FiguresFile = "figures.json"
+
+// curveMetrics are the learning curves drawn, with their axis labels.
+var curveMetrics = []struct{ metric, label string }{
+	{results.Accuracy, "test accuracy"},
+	{results.NLL, "test NLL (nats)"},
+	{results.ECE, "test ECE"},
+	{results.WeightedAccuracy, "weighted client accuracy"},
+	{results.Spread, "learned spread"},
+}
+
+// writeFigures writes dir/figures.json with one learning-curve figure per metric over every completed
+// run in dir: a series per setting, a line per seed (plots draws mean and standard error). Runs whose
+// evaluated rounds differ from the first run of their setting are left out. It returns the file's
+// path, or "" when there is no completed run.
+func writeFigures(dir, title string) (string, error) {
+	runs, _, err := results.Load(dir)
+	if err != nil {
+		return "", nil // no completed run (or no run at all): nothing to draw
+	}
+	bySetting := map[string][]results.Run{}
+	for _, r := range runs {
+		bySetting[r.Meta.Setting] = append(bySetting[r.Meta.Setting], r)
+	}
+	settings := make([]string, 0, len(bySetting))
+	for s := range bySetting {
+		settings = append(settings, s)
+	}
+	sort.Strings(settings)
+	var figs []plots.FigureSpec
+	for _, cm := range curveMetrics {
+		var series []plots.SeedSeries
+		for _, name := range settings {
+			group := bySetting[name]
+			sort.Slice(group, func(i, j int) bool { return group[i].Meta.Seed < group[j].Meta.Seed })
+			var x []float64
+			var lines [][]float64
+			for _, r := range group {
+				rx, ry, ok := curveOf(r, cm.metric)
+				if !ok {
+					continue
+				}
+				if x == nil {
+					x = rx
+				}
+				if !slices.Equal(x, rx) {
+					continue
+				}
+				lines = append(lines, ry)
+			}
+			if len(lines) > 0 && len(x) > 0 {
+				series = append(series, plots.SeedSeries{Name: name, X: x, Runs: lines})
+			}
+		}
+		if len(series) == 0 {
+			continue
+		}
+		f, err := plots.NewFigureSpec(cm.metric, "learning_curves", "column",
+			plots.Curves{Title: title, XLabel: "round", YLabel: cm.label, Series: series})
+		if err != nil {
+			return "", fmt.Errorf("engine: figure %q: %w", cm.metric, err)
+		}
+		figs = append(figs, f)
+	}
+	if len(figs) == 0 {
+		return "", nil
+	}
+	raw, err := json.MarshalIndent(plots.SpecFile{Version: plots.SpecVersion, Figures: figs}, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("engine: figures: %w", err)
+	}
+	path := filepath.Join(dir, FiguresFile)
+	if err := results.WriteFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("engine: figures: %w", err)
+	}
+	return path, nil
+}
+
+// curveOf returns a run's rounds and finite values of metric (ok false if any row lacks it).
+func curveOf(r results.Run, metric string) (x, y []float64, ok bool) {
+	for _, row := range r.Rows {
+		v, has := row.Metrics[metric]
+		if !has {
+			return nil, nil, false
+		}
+		x = append(x, float64(row.Round))
+		y = append(y, v)
+	}
+	return x, y, len(x) > 0
+}

@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+)
+
+// modelConfig is the models.Config of a spec for K clients with a given seed.
+func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
+	m := s.Model
+	return models.Config{
+		Arch:           models.Arch(m.Arch),
+		InputShape:     p.train.Shape,
+		NumClasses:     p.numClasses,
+		Hidden:         m.Hidden,
+		ConvChannels:   m.ConvChannels,
+		DenseWidths:    m.DenseWidths,
+		Kind:           models.Kind(m.Kind),
+		BayesianLayers: m.BayesianLayers,
+		Estimator:      models.Estimator(m.Estimator),
+		VarParam:       models.VarParam(m.VarParam),
+		PriorStd:       m.PriorStd,
+		PriorVariables: s.Training.Prior == "previous-global",
+		InitLogVar:     m.InitLogVar,
+		KLWeight:       m.KLWeight,
+		DropoutRate:    m.DropoutRate,
+		Clients:        k,
+		Seed:           seed,
+	}
+}
+
+// optimizerConfig is the models.OptimizerConfig of a spec.
+func optimizerConfig(t TrainingSpec) models.OptimizerConfig {
+	return models.OptimizerConfig{
+		Kind:         models.OptimizerKind(t.Optimizer),
+		LearningRate: t.LearningRate,
+		Momentum:     t.Momentum,
+		WeightDecay:  t.WeightDecay,
+		ProxMu:       t.ProxMu,
+	}
+}
+
+// learningRate is the rate of round r (1-based): constant, or Fischer et al. (2024), Sec. 3.3's
+// exponential decay lr (1 - rate)^(r - silent) after silent rounds.
+func learningRate(t TrainingSpec, round int) float64 {
+	s := t.Schedule
+	if s == nil || s.Kind != "exponential" || round <= s.SilentRounds {
+		return t.LearningRate
+	}
+	return t.LearningRate * math.Pow(1-s.Rate, float64(round-s.SilentRounds))
+}
+
+// clientJob is one active client of a round: its id and its examples (indices into the pool).
+type clientJob struct {
+	id      int
+	indices []int
+}
+
+// localOutcome is what the clients send back after local training.
+type localOutcome struct {
+	// stacked holds the clients' posteriors stacked along the client axis (vectorised path), or nil.
+	stacked *posterior.Posterior
+	// clients holds them one by one (sequential path), or nil.
+	clients []*posterior.Posterior
+	// loss is each client's mean training loss over its steps of the round.
+	loss []float64
+	// diverged describes the first non-finite loss, or "".
+	diverged string
+}
+
+// roundInput is what local training of a round needs.
+type roundInput struct {
+	spec   *Spec
+	prob   *problem
+	seed   int64
+	round  int
+	global *posterior.Posterior
+	jobs   []clientJob
+}
+
+// batchFiller fills one client's slot of a [K, B, ...] batch from its epoch order.
+type batchFiller struct {
+	prob      *problem
+	batchSize int
+}
+
+// fill copies the examples order[start:start+B] of a client into slot j of x/labels/mask; a partial
+// batch is padded with zeros and masked out. It returns the number of real examples.
+func (f batchFiller) fill(x []float32, labels []int32, mask []float32, j int, indices, order []int, start int) int {
+	ex, b := f.prob.exampleSize, f.batchSize
+	xs := x[j*b*ex : (j+1)*b*ex]
+	ls, ms := labels[j*b:(j+1)*b], mask[j*b:(j+1)*b]
+	n := 0
+	for i := 0; i < b; i++ {
+		pos := start + i
+		if pos >= len(order) {
+			clear(xs[i*ex:])
+			clear(ls[i:])
+			clear(ms[i:])
+			break
+		}
+		src := indices[order[pos]]
+		copy(xs[i*ex:(i+1)*ex], f.prob.train.X[src*ex:(src+1)*ex])
+		ls[i] = f.prob.train.Labels[src]
+		ms[i] = 1
+		n++
+	}
+	return n
+}
+
+// prepareClients loads the global posterior into every client slot of m and resets what a round
+// starts from: optimizer state, learning rate, the proximal centre, the prior (previous-global), and
+// each slot's noise stream, seeded by (seed, round, client id) so that both paths draw the same noise.
+func prepareClients(m *models.Model, t *models.Trainer, in roundInput, ids []int) error {
+	if err := m.SetPosterior(in.global); err != nil {
+		return fmt.Errorf("loading the global model into the clients: %w", err)
+	}
+	if in.spec.Training.Prior == "previous-global" {
+		if err := m.SetPrior(in.global); err != nil {
+			return fmt.Errorf("setting the clients' prior to the previous global model: %w", err)
+		}
+	}
+	seeds := make([]int64, len(ids))
+	for j, id := range ids {
+		seeds[j] = deriveInt63(in.seed, tagClientNoise, in.round, id)
+	}
+	if err := m.SetNoiseSeeds(seeds); err != nil {
+		return err
+	}
+	if err := t.ResetOptimizer(); err != nil {
+		return err
+	}
+	if err := t.SetLearningRate(learningRate(in.spec.Training, in.round)); err != nil {
+		return err
+	}
+	if in.spec.Training.ProxMu > 0 {
+		if err := t.SetProxCenter(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// epochOrder is a client's order of its examples in one epoch of a round.
+func epochOrder(seed int64, round, client, epoch, n int) []int {
+	return permutation(derive(seed, tagBatchOrder, round, client, epoch), n)
+}
+
+// trainVectorized trains all active clients of a round together in one model with K = len(jobs): each
+// client runs its own ceil(n_k / B) steps per epoch; in the steps after its last one it is inactive
+// (its parameters, optimizer state and noise stream stay as they are).
+func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in roundInput) (localOutcome, error) {
+	k, b, ex := len(in.jobs), in.spec.Training.BatchSize, in.prob.exampleSize
+	ids := make([]int, k)
+	sizes := make([]int, k)
+	for j, job := range in.jobs {
+		ids[j], sizes[j] = job.id, len(job.indices)
+	}
+	if err := prepareClients(m, t, in, ids); err != nil {
+		return localOutcome{}, err
+	}
+	x := make([]float32, k*b*ex)
+	labels := make([]int32, k*b)
+	mask := make([]float32, k*b)
+	active := make([]bool, k)
+	fill := batchFiller{prob: in.prob, batchSize: b}
+	out := localOutcome{loss: make([]float64, k)}
+	steps := make([]int, k)
+	maxSteps := 0
+	for j, n := range sizes {
+		steps[j] = (n + b - 1) / b
+		maxSteps = max(maxSteps, steps[j])
+	}
+	orders := make([][]int, k)
+	for e := 0; e < in.spec.Training.LocalEpochs; e++ {
+		for j, job := range in.jobs {
+			orders[j] = epochOrder(in.seed, in.round, job.id, e, sizes[j])
+		}
+		for s := 0; s < maxSteps; s++ {
+			if err := ctx.Err(); err != nil {
+				return localOutcome{}, err
+			}
+			for j, job := range in.jobs {
+				active[j] = s < steps[j]
+				if active[j] {
+					fill.fill(x, labels, mask, j, job.indices, orders[j], s*b)
+				} else {
+					clear(x[j*b*ex : (j+1)*b*ex])
+					clear(labels[j*b : (j+1)*b])
+					clear(mask[j*b : (j+1)*b])
+				}
+			}
+			stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: sizes, Mask: mask, Active: active})
+			if err != nil {
+				return localOutcome{}, fmt.Errorf("local training, epoch %d, step %d: %w", e+1, s+1, err)
+			}
+			for j := range in.jobs {
+				if !active[j] {
+					continue
+				}
+				out.loss[j] += stats.Loss[j]
+				if out.diverged == "" && (math.IsNaN(stats.Loss[j]) || math.IsInf(stats.Loss[j], 0)) {
+					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", in.jobs[j].id, stats.Loss[j], e+1, s+1)
+				}
+			}
+		}
+	}
+	for j := range out.loss {
+		out.loss[j] /= float64(steps[j] * in.spec.Training.LocalEpochs)
+	}
+	var err error
+	if out.stacked, err = m.Posterior(); err != nil {
+		return localOutcome{}, err
+	}
+	return out, nil
+}
+
+// trainSequential is the reference path: each active client in turn, in a one-client model, with the
+// same batches, masks and noise streams as trainVectorized.
+func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in roundInput) (localOutcome, error) {
+	b, ex := in.spec.Training.BatchSize, in.prob.exampleSize
+	x := make([]float32, b*ex)
+	labels := make([]int32, b)
+	mask := make([]float32, b)
+	fill := batchFiller{prob: in.prob, batchSize: b}
+	out := localOutcome{loss: make([]float64, len(in.jobs)), clients: make([]*posterior.Posterior, len(in.jobs))}
+	for j, job := range in.jobs {
+		if err := prepareClients(m, t, in, []int{job.id}); err != nil {
+			return localOutcome{}, err
+		}
+		n := len(job.indices)
+		steps := (n + b - 1) / b
+		for e := 0; e < in.spec.Training.LocalEpochs; e++ {
+			order := epochOrder(in.seed, in.round, job.id, e, n)
+			for s := 0; s < steps; s++ {
+				if err := ctx.Err(); err != nil {
+					return localOutcome{}, err
+				}
+				fill.fill(x, labels, mask, 0, job.indices, order, s*b)
+				stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask})
+				if err != nil {
+					return localOutcome{}, fmt.Errorf("local training of client %d, epoch %d, step %d: %w", job.id, e+1, s+1, err)
+				}
+				out.loss[j] += stats.Loss[0]
+				if out.diverged == "" && (math.IsNaN(stats.Loss[0]) || math.IsInf(stats.Loss[0], 0)) {
+					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", job.id, stats.Loss[0], e+1, s+1)
+				}
+			}
+		}
+		out.loss[j] /= float64(steps * in.spec.Training.LocalEpochs)
+		p, err := m.ClientPosterior(0)
+		if err != nil {
+			return localOutcome{}, err
+		}
+		out.clients[j] = p
+	}
+	return out, nil
+}

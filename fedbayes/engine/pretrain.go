@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/metrics"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+)
+
+// pretrain trains the initial global model on the server's set before round 1 (Fischer et al. (2024),
+// Sec. 3.6): at most Epochs epochs with the clients' optimizer and batch size, a held-out validation
+// part of the server set, early stopping after Patience epochs without a better validation accuracy;
+// it returns the posterior of the best epoch. m is a one-client model with its own trainer.
+func pretrain(ctx context.Context, m *models.Model, t *models.Trainer, s *Spec, p *problem, init *posterior.Posterior, seed int64) (*posterior.Posterior, error) {
+	ps := s.Aggregation.Pretrain
+	val, fit, err := data.Split(p.server, ps.ValidationFraction, derive(seed, tagPretrainVal))
+	if err != nil {
+		return nil, fmt.Errorf("pre-training: validation split of the server set (%d examples): %w", p.server.Len(), err)
+	}
+	if err := m.SetPosterior(init); err != nil {
+		return nil, fmt.Errorf("pre-training: %w", err)
+	}
+	if err := m.SetNoiseSeeds([]int64{deriveInt63(seed, tagPretrain)}); err != nil {
+		return nil, err
+	}
+	if err := t.ResetOptimizer(); err != nil {
+		return nil, err
+	}
+	if err := t.SetLearningRate(s.Training.LearningRate); err != nil {
+		return nil, err
+	}
+	fitProb := &problem{train: fit, numClasses: p.numClasses, exampleSize: p.exampleSize}
+	fill := batchFiller{prob: fitProb, batchSize: s.Training.BatchSize}
+	b, ex, n := s.Training.BatchSize, p.exampleSize, fit.Len()
+	x, labels, mask := make([]float32, b*ex), make([]int32, b), make([]float32, b)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	best, bestAcc, since := init, math.Inf(-1), 0
+	for e := 0; e < ps.Epochs && since < ps.Patience; e++ {
+		order := permutation(derive(seed, tagPretrain, e), n)
+		for start := 0; start < n; start += b {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			fill.fill(x, labels, mask, 0, all, order, start)
+			stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask})
+			if err != nil {
+				return nil, fmt.Errorf("pre-training, epoch %d: %w", e+1, err)
+			}
+			if l := stats.Loss[0]; math.IsNaN(l) || math.IsInf(l, 0) {
+				return nil, fmt.Errorf("pre-training diverged at epoch %d: loss %v", e+1, l)
+			}
+		}
+		pred, err := m.Predict(val.X, s.Evaluation.Samples)
+		if err != nil {
+			return nil, fmt.Errorf("pre-training, validation of epoch %d: %w", e+1, err)
+		}
+		res, err := metrics.EvaluateClassification(pred.ClientMean(0), val.Labels, p.numClasses, s.Evaluation.Bins)
+		if err != nil {
+			return nil, fmt.Errorf("pre-training, validation of epoch %d: %w", e+1, err)
+		}
+		if res.Accuracy > bestAcc {
+			bestAcc, since = res.Accuracy, 0
+			if best, err = m.ClientPosterior(0); err != nil {
+				return nil, err
+			}
+		} else {
+			since++
+		}
+	}
+	return best, nil
+}

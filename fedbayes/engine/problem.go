@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/partition"
+)
+
+// problem is the data side of one run: the clients' pool of training examples and its partition, the
+// server's set, and the test set.
+type problem struct {
+	// train holds the examples the clients share; part.Clients index into it.
+	train *data.Dataset
+	part  *partition.Partition
+	// server is the server's set (nil without dataset.server_fraction).
+	server *data.Dataset
+	test   *data.Dataset
+	// numClasses is C; exampleSize the values per example.
+	numClasses, exampleSize int
+}
+
+// datasetCache keeps loaded datasets for the runs of one Run call (a sweep loads each dataset once).
+type datasetCache struct {
+	mu    sync.Mutex
+	items map[string][2]*data.Dataset
+}
+
+func (c *datasetCache) load(name, dir string) (train, test *data.Dataset, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := name + "\x00" + dir
+	if v, ok := c.items[key]; ok {
+		return v[0], v[1], nil
+	}
+	train, test, err = data.Load(name, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if train.IsRegression() {
+		return nil, nil, fmt.Errorf("dataset %q is a regression dataset; the engine runs classification", name)
+	}
+	if c.items == nil {
+		c.items = map[string][2]*data.Dataset{}
+	}
+	c.items[key] = [2]*data.Dataset{train, test}
+	return train, test, nil
+}
+
+// newProblem loads and prepares the data of a run (spec with defaults) for a seed.
+func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
+	dir := s.Dataset.Dir
+	if dir == "" {
+		dir = data.Dir()
+	}
+	train, test, err := cache.load(s.Dataset.Name, dir)
+	if err != nil {
+		return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
+	}
+	if n := s.Dataset.Subsample; n > 0 && n < train.Len() {
+		part, _, err := data.Split(train, float64(n)/float64(train.Len()), derive(seed, tagSubsample))
+		if err != nil {
+			return nil, fmt.Errorf("dataset.subsample %d: %w", n, err)
+		}
+		train = part
+	}
+	if n := s.Dataset.TestSubsample; n > 0 && n < test.Len() {
+		part, _, err := data.Split(test, float64(n)/float64(test.Len()), derive(seed, tagTestSubsample))
+		if err != nil {
+			return nil, fmt.Errorf("dataset.test_subsample %d: %w", n, err)
+		}
+		test = part
+	}
+	p := &problem{test: test, numClasses: train.NumClasses, exampleSize: train.ExampleSize()}
+	if f := s.Dataset.ServerFraction; f > 0 {
+		server, rest, err := data.SplitServer(train, f, derive(seed, tagServer))
+		if err != nil {
+			return nil, fmt.Errorf("dataset.server_fraction %v: %w", f, err)
+		}
+		p.server, train = server, rest
+	}
+	p.train = train
+	if p.part, err = makePartition(s.Partition, train, seed); err != nil {
+		return nil, err
+	}
+	for k, idx := range p.part.Clients {
+		if len(idx) == 0 {
+			return nil, fmt.Errorf("partition: client %d has no examples (%s on %d examples); use fewer clients, "+
+				"more data or a larger partition.min_size", k, p.part.Method, train.Len())
+		}
+	}
+	return p, nil
+}
+
+// makePartition splits the clients' pool as the spec says.
+func makePartition(ps PartitionSpec, train *data.Dataset, seed int64) (*partition.Partition, error) {
+	s := derive(seed, tagPartition)
+	var (
+		p   *partition.Partition
+		err error
+	)
+	labels, c, k := train.Labels, train.NumClasses, ps.Clients
+	switch ps.Method {
+	case "iid":
+		p, err = partition.IID(labels, c, k, s)
+	case "dirichlet":
+		p, err = partition.Dirichlet(labels, c, k, partition.DirichletOptions{Alpha: ps.Alpha, MinSize: ps.MinSize, Seed: s})
+	case "shards":
+		p, err = partition.Shards(labels, c, k, ps.ShardsPerClient, s)
+	case "classes":
+		p, err = partition.ClassesPerClient(labels, c, k, ps.ClassesPerClient, s)
+	case "heterogeneity":
+		p, err = partition.Heterogeneity(labels, c, k, ps.H, s)
+	default:
+		err = fmt.Errorf("unknown method %q", ps.Method)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("partition (%s, %d clients, %d examples): %w", ps.Method, k, train.Len(), err)
+	}
+	return p, nil
+}
+
+// fairnessSets returns, per client, the examples (flat inputs and labels) on which the global model's
+// per-client accuracy is measured (Jamoussi et al. (BA-BFL), "Metrics"): "local" draws at most max of
+// the client's own training examples; "test-share" draws at most max test examples with the client's
+// class proportions (largest remainders). The draws depend on the seed only, so they are the same in
+// every round and in a resumed run.
+func (p *problem) fairnessSets(mode string, max int, seed int64) (xs [][]float32, ys [][]int32) {
+	if mode == "off" {
+		return nil, nil
+	}
+	ex := p.exampleSize
+	gather := func(d *data.Dataset, idx []int) ([]float32, []int32) {
+		x := make([]float32, 0, len(idx)*ex)
+		y := make([]int32, 0, len(idx))
+		for _, i := range idx {
+			x = append(x, d.X[i*ex:(i+1)*ex]...)
+			y = append(y, d.Labels[i])
+		}
+		return x, y
+	}
+	xs, ys = make([][]float32, len(p.part.Clients)), make([][]int32, len(p.part.Clients))
+	switch mode {
+	case "local":
+		for k, idx := range p.part.Clients {
+			pick := idx
+			if len(idx) > max {
+				perm := permutation(derive(seed, tagFairness, k), len(idx))[:max]
+				sort.Ints(perm)
+				pick = make([]int, max)
+				for i, j := range perm {
+					pick[i] = idx[j]
+				}
+			}
+			xs[k], ys[k] = gather(p.train, pick)
+		}
+	case "test-share":
+		byClass := make([][]int, p.numClasses)
+		for i, l := range p.test.Labels {
+			byClass[l] = append(byClass[l], i)
+		}
+		for k, counts := range p.part.Counts {
+			quota := shareQuota(counts, max)
+			var pick []int
+			for c, q := range quota {
+				pool := byClass[c]
+				q = min(q, len(pool))
+				perm := permutation(derive(seed, tagFairness, k, c), len(pool))[:q]
+				for _, j := range perm {
+					pick = append(pick, pool[j])
+				}
+			}
+			sort.Ints(pick)
+			xs[k], ys[k] = gather(p.test, pick)
+		}
+	}
+	return xs, ys
+}
+
+// shareQuota splits total over classes in proportion to counts, by largest remainders.
+func shareQuota(counts []int, total int) []int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	total = min(total, n)
+	quota := make([]int, len(counts))
+	if n == 0 {
+		return quota
+	}
+	type rem struct {
+		c int
+		r float64
+	}
+	rems := make([]rem, len(counts))
+	left := total
+	for c, cnt := range counts {
+		exact := float64(total) * float64(cnt) / float64(n)
+		quota[c] = int(math.Floor(exact))
+		left -= quota[c]
+		rems[c] = rem{c, exact - float64(quota[c])}
+	}
+	sort.SliceStable(rems, func(i, j int) bool { return rems[i].r > rems[j].r })
+	for i := 0; i < left; i++ {
+		quota[rems[i].c]++
+	}
+	return quota
+}

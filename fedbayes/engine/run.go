@@ -1,0 +1,288 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"fedbayes.dev/fedbayes/backend"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/partition"
+	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/runinfo"
+)
+
+// RunSummary is the outcome of one run (one setting, one seed).
+type RunSummary struct {
+	// Setting and Labels identify the setting; Seed the seed.
+	Setting string
+	Labels  map[string]string
+	Seed    int64
+	// Dir is the run directory.
+	Dir string
+	// State is completed or diverged (a failed run makes Run return an error).
+	State results.State
+	// Round is the last round run; Reason says why a run diverged.
+	Round  int
+	Reason string
+	// Metrics are the last evaluation's metrics.
+	Metrics map[string]float64
+	// Resumed says the run continued from a checkpoint; AlreadyDone that it was finished before this
+	// call (Options.Resume) and was not run again.
+	Resumed, AlreadyDone bool
+}
+
+// runState is one run in progress.
+type runState struct {
+	spec  *Spec
+	st    Setting
+	seed  int64
+	prob  *problem
+	w     *results.Writer
+	rep   progress.Reporter
+	part  partition.Participation
+	train *models.Model
+	trn   *models.Trainer
+	eval  *evaluator
+	cache *datasetCache
+}
+
+// runOne runs (or resumes) one setting with one seed in dir.
+func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Options, cache *datasetCache, info runinfo.Info) (RunSummary, error) {
+	sum := RunSummary{Setting: st.Name, Labels: st.Labels, Seed: seed, Dir: dir}
+	meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, info)
+	if err != nil {
+		return sum, err
+	}
+	var (
+		w     *results.Writer
+		start = 1
+		ckpt  []byte
+	)
+	if _, statErr := os.Stat(filepath.Join(dir, results.MetaFile)); opts.Resume && statErr == nil {
+		run, err := results.ReadRun(dir)
+		if err != nil {
+			return sum, err
+		}
+		if run.Status.State == results.Completed || run.Status.State == results.Diverged {
+			sum.State, sum.Round, sum.Reason, sum.AlreadyDone = run.Status.State, run.Status.Round, run.Status.Reason, true
+			if n := len(run.Rows); n > 0 {
+				sum.Metrics = run.Rows[n-1].Metrics
+			}
+			return sum, nil
+		}
+		var rp results.ResumePoint
+		if w, rp, err = results.Resume(dir, &meta); err != nil {
+			return sum, err
+		}
+		if rp.HasCheckpoint {
+			start, ckpt, sum.Resumed = rp.Checkpoint.Round+1, rp.Checkpoint.Blob, true
+		}
+	} else if w, err = results.Create(dir, meta); err != nil {
+		return sum, err
+	}
+	defer w.Close()
+	r := &runState{spec: st.Spec, st: st, seed: seed, w: w, rep: opts.Progress, cache: cache}
+	round, err := r.loop(ctx, start, ckpt, &sum)
+	switch {
+	case err == nil:
+		return sum, nil
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		// Left incomplete: `fedbayes run --resume` continues it.
+		r.rep.Done("interrupted at round " + fmt.Sprint(round))
+		return sum, err
+	default:
+		r.rep.Done(fmt.Sprintf("failed at round %d: %v", round, err))
+		if ferr := w.Fail(round, err); ferr != nil {
+			return sum, errors.Join(err, ferr)
+		}
+		return sum, err
+	}
+}
+
+// loop runs rounds start..T; it returns the round it stopped in and an error for a failure.
+func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSummary) (int, error) {
+	s, seed := r.spec, r.seed
+	var err error
+	if r.prob, err = newProblem(s, seed, r.cache); err != nil {
+		return start, err
+	}
+	if r.part, err = partition.NewParticipation(s.Partition.Clients, s.Partition.Participation, derive(seed, tagParticipation)); err != nil {
+		return start, fmt.Errorf("partition.participation: %w", err)
+	}
+	k := r.part.Active
+	if s.Training.Mode == "sequential" {
+		k = 1
+	}
+	if r.train, err = models.New(modelConfig(s, r.prob, k, deriveInt63(seed, tagInit))); err != nil {
+		return start, fmt.Errorf("model: %w", err)
+	}
+	if r.trn, err = r.train.NewTrainer(optimizerConfig(s.Training)); err != nil {
+		return start, fmt.Errorf("training: %w", err)
+	}
+	evalModel, err := models.New(modelConfig(s, r.prob, 1, deriveInt63(seed, tagInit)))
+	if err != nil {
+		return start, fmt.Errorf("model: %w", err)
+	}
+	r.eval = newEvaluator(evalModel, s, r.prob, seed)
+
+	var global *posterior.Posterior
+	if ckpt != nil {
+		var round int
+		if round, global, err = decodeCheckpoint(ckpt); err != nil {
+			return start, err
+		}
+		if round != start-1 {
+			return start, fmt.Errorf("checkpoint holds round %d, results say %d", round, start-1)
+		}
+	} else {
+		if global, err = evalModel.ClientPosterior(0); err != nil {
+			return start, err
+		}
+		if s.Aggregation.Pretrain != nil {
+			pt, err := evalModel.NewTrainer(optimizerConfig(s.Training))
+			if err != nil {
+				return start, fmt.Errorf("pre-training: %w", err)
+			}
+			if global, err = pretrain(ctx, evalModel, pt, s, r.prob, global, seed); err != nil {
+				return start, err
+			}
+		}
+	}
+
+	T := s.Training.Rounds
+	r.rep.Start(T, fmt.Sprintf("%s seed %d", r.st.Name, seed))
+	sizes := r.prob.part.Sizes()
+	perModel := bytesPerModel(global)
+	for round := start; round <= T; round++ {
+		if err := ctx.Err(); err != nil {
+			return round, err
+		}
+		ids, err := r.part.Round(round)
+		if err != nil {
+			return round, err
+		}
+		jobs := make([]clientJob, len(ids))
+		jobSizes := make([]int, len(ids))
+		for j, id := range ids {
+			jobs[j] = clientJob{id: id, indices: r.prob.part.Clients[id]}
+			jobSizes[j] = sizes[id]
+		}
+		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs}
+
+		t0 := time.Now()
+		var out localOutcome
+		if s.Training.Mode == "sequential" {
+			out, err = trainSequential(ctx, r.train, r.trn, in)
+		} else {
+			out, err = trainVectorized(ctx, r.train, r.trn, in)
+		}
+		if err != nil {
+			return round, err
+		}
+		tLocal := time.Since(t0)
+		if out.diverged == "" {
+			if out.stacked != nil {
+				out.diverged = nonFinite(out.stacked, ids)
+			} else {
+				for j, c := range out.clients {
+					if d := nonFinite(c, nil); d != "" {
+						out.diverged = fmt.Sprintf("client %d: %s", ids[j], d)
+						break
+					}
+				}
+			}
+		}
+		if out.diverged != "" {
+			return round, r.diverge(round, out.diverged, sum)
+		}
+
+		t1 := time.Now()
+		next, rep, err := aggregateRound(s, out, jobSizes, global, seed, round)
+		if err != nil {
+			return round, fmt.Errorf("aggregation: %w", err)
+		}
+		if d := nonFinite(next, nil); d != "" {
+			return round, r.diverge(round, "global model: "+d, sum)
+		}
+		global = next
+		tAgg := time.Since(t1)
+
+		var (
+			m       map[string]float64
+			acc     []float64
+			tEval   time.Duration
+			lossSum float64
+		)
+		evaluated := round%s.Evaluation.Every == 0 || round == T
+		if evaluated {
+			t2 := time.Now()
+			if m, acc, err = r.eval.evaluate(global, seed, round); err != nil {
+				return round, err
+			}
+			tEval = time.Since(t2)
+			for _, l := range out.loss {
+				lossSum += l
+			}
+			m["loss"] = lossSum / float64(len(out.loss))
+			m[MetricLearningRate] = learningRate(s.Training, round)
+			if s.Aggregation.Rule == "DWC" {
+				m[MetricDWCFallbacks] = float64(rep.DWCFallbacks)
+			}
+			row := results.Row{
+				Round:          round,
+				Metrics:        m,
+				Time:           results.Timing{LocalSeconds: tLocal.Seconds(), AggregateSeconds: tAgg.Seconds(), EvalSeconds: tEval.Seconds()},
+				BytesSent:      2 * int64(len(ids)) * perModel,
+				Clients:        ids,
+				ClientWeights:  rep.Weights,
+				ClientAccuracy: acc,
+			}
+			if err := r.w.Append(row); err != nil {
+				return round, err
+			}
+			sum.Metrics = m
+		}
+		blob, err := encodeCheckpoint(round, global)
+		if err != nil {
+			return round, err
+		}
+		if err := r.w.SaveCheckpoint(round, blob); err != nil {
+			return round, err
+		}
+		sum.Round = round
+		r.rep.Update(round, m, progress.Timings{Local: tLocal, Aggregate: tAgg, Eval: tEval})
+		if afterRoundHook != nil {
+			afterRoundHook(r.st.Name, seed, round)
+		}
+	}
+	if err := r.w.Complete(T); err != nil {
+		return T, err
+	}
+	sum.State = results.Completed
+	r.rep.Done("completed")
+	return T, nil
+}
+
+// diverge records a diverged run.
+func (r *runState) diverge(round int, reason string, sum *RunSummary) error {
+	sum.State, sum.Round, sum.Reason = results.Diverged, round, reason
+	r.rep.Done(fmt.Sprintf("diverged at round %d: %s", round, reason))
+	return r.w.Diverge(round, reason)
+}
+
+// afterRoundHook, when set by a test, is called after each round's checkpoint.
+var afterRoundHook func(setting string, seed int64, round int)
+
+// backendConfig is the backend configuration recorded in run.json.
+func backendConfig() string {
+	if c := backend.Current().Config; c != "" {
+		return c
+	}
+	return backend.PureGo
+}

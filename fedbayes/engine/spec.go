@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Spec is one federated experiment: the data, how it is split among clients, the model, how the server
+// combines the clients, local training, evaluation and the seeds. It is the same as a Go struct and as
+// JSON (field names in snake_case, see docs/engine.md); unknown JSON fields are errors. Zero values take
+// the defaults documented on each field (see Spec.WithDefaults); Validate reports the first invalid
+// field by its JSON path and the allowed values.
+//
+// A Spec with a non-empty Sweep stands for several settings: the cartesian product of the swept
+// fields' values (see Expand). Each setting is run once per seed.
+type Spec struct {
+	// Name names the setting (results directories are NAME-seedN); default "run". Swept values are
+	// appended by Expand.
+	Name string `json:"name,omitempty"`
+	// Dataset is the data.
+	Dataset DatasetSpec `json:"dataset"`
+	// Partition splits the clients' data.
+	Partition PartitionSpec `json:"partition"`
+	// Model is the network every client trains.
+	Model ModelSpec `json:"model"`
+	// Aggregation is how the server combines the clients.
+	Aggregation AggregationSpec `json:"aggregation"`
+	// Training is the clients' local training and the number of rounds.
+	Training TrainingSpec `json:"training"`
+	// Evaluation says when and how the global model is evaluated.
+	Evaluation EvaluationSpec `json:"evaluation"`
+	// Seeds lists the seeds; each setting runs once per seed (default [0]). A seed fixes the data
+	// subsample and split, the partition, the participation draws, the initial model, every client's
+	// batch order and noise, and the aggregation's sampling.
+	Seeds []int64 `json:"seeds,omitempty"`
+	// Sweep maps JSON paths of fields (e.g. "aggregation.rule") to lists of values; the run covers the
+	// cartesian product. Paths are visited in sorted order.
+	Sweep map[string][]json.RawMessage `json:"sweep,omitempty"`
+}
+
+// DatasetSpec names the data.
+type DatasetSpec struct {
+	// Name is a data.Load name: fashion-mnist, digits, iris, wine, breast-cancer, mnist, emnist-SPLIT,
+	// cifar10, cifar100, svhn (classification datasets).
+	Name string `json:"name"`
+	// Dir is the data folder; empty means data.Dir() ($FEDBAYES_DATA or the user cache).
+	Dir string `json:"dir,omitempty"`
+	// Subsample keeps this many training examples (a seeded, class-stratified draw) for fast runs; 0
+	// keeps all.
+	Subsample int `json:"subsample,omitempty"`
+	// TestSubsample keeps this many test examples; 0 keeps all.
+	TestSubsample int `json:"test_subsample,omitempty"`
+	// ServerFraction sets aside this fraction of the training set for the server (data.SplitServer):
+	// the pre-training set of Fischer et al. (2024), Sec. 3.6 (0.1). 0 means none. Required by
+	// aggregation.pretrain.
+	ServerFraction float64 `json:"server_fraction,omitempty"`
+}
+
+// PartitionSpec splits the clients' training data (fedbayes/partition).
+type PartitionSpec struct {
+	// Method is iid (default), dirichlet, shards, classes (k classes per client) or heterogeneity.
+	Method string `json:"method,omitempty"`
+	// Clients is C, the number of clients (default 10).
+	Clients int `json:"clients,omitempty"`
+	// Participation is gamma, the fraction of clients active per round, in (0, 1] (default 1): max(1,
+	// round(gamma C)) clients are drawn each round (Ozer et al. (2022), Sec. 2).
+	Participation float64 `json:"participation,omitempty"`
+	// Alpha is the Dirichlet concentration (dirichlet; default 0.5).
+	Alpha float64 `json:"alpha,omitempty"`
+	// MinSize is the smallest client the Dirichlet split accepts (dirichlet; default 10).
+	MinSize int `json:"min_size,omitempty"`
+	// ShardsPerClient is the number of shards per client (shards; default 2).
+	ShardsPerClient int `json:"shards_per_client,omitempty"`
+	// ClassesPerClient is k of "#C=k" (classes; default 2).
+	ClassesPerClient int `json:"classes_per_client,omitempty"`
+	// H is the heterogeneity in [0, 1] (heterogeneity).
+	H float64 `json:"h,omitempty"`
+}
+
+// ModelSpec holds the models.Config fields a user sets (the input shape and classes come from the data,
+// the number of clients and seeds from the engine).
+type ModelSpec struct {
+	// Arch is mlp (default), lenet, cnn3 or resnet20.
+	Arch string `json:"arch,omitempty"`
+	// Kind is bayesian (default), deterministic or mcdropout.
+	Kind string `json:"kind,omitempty"`
+	// Hidden are the MLP's hidden widths (default [100]).
+	Hidden []int `json:"hidden,omitempty"`
+	// ConvChannels are the convolutions' channels (architecture defaults when empty).
+	ConvChannels []int `json:"conv_channels,omitempty"`
+	// DenseWidths are LeNet's dense widths (default [120, 84]).
+	DenseWidths []int `json:"dense_widths,omitempty"`
+	// BayesianLayers makes only the last n weight layers Bayesian (0: all).
+	BayesianLayers int `json:"bayesian_layers,omitempty"`
+	// Estimator is local (default), reparam or flipout.
+	Estimator string `json:"estimator,omitempty"`
+	// VarParam is logvar (default) or softplus.
+	VarParam string `json:"var_param,omitempty"`
+	// PriorStd is the prior's standard deviation (default 1).
+	PriorStd float64 `json:"prior_std,omitempty"`
+	// InitLogVar is the initial log-variance (default -10).
+	InitLogVar float64 `json:"init_logvar,omitempty"`
+	// KLWeight multiplies the ELBO's KL term (default 1).
+	KLWeight float64 `json:"kl_weight,omitempty"`
+	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
+	DropoutRate float64 `json:"dropout_rate,omitempty"`
+}
+
+// AggregationSpec is how the server combines the clients (fedbayes/aggregate).
+type AggregationSpec struct {
+	// Rule is an aggregate.Rule name: EAA, GAA, AALV, PPA, LP, Conflation, CF, RKLB, WB, DWC, FedAvg
+	// (aliases NWA, WS, WC, LLP). Default GAA for Bayesian models, FedAvg otherwise.
+	Rule string `json:"rule,omitempty"`
+	// Weighting is equal (default), size, maxdisc or fixedpoint (Fischer et al. (2024), Eqs. 18-21).
+	Weighting string `json:"weighting,omitempty"`
+	// Population is PPA's sample size N (default 1000).
+	Population int `json:"population,omitempty"`
+	// DWCPolicy is keep-previous (default), conflation or error: what DWC does where its precision
+	// is not positive.
+	DWCPolicy string `json:"dwc_policy,omitempty"`
+	// Pretrain trains the initial global model on the server set before round 1 (Fischer et al.
+	// (2024), Sec. 3.6); nil means no pre-training.
+	Pretrain *PretrainSpec `json:"pretrain,omitempty"`
+}
+
+// PretrainSpec is the server's pre-training of the global model on its own set (Fischer et al. (2024),
+// Sec. 3.6: at most 100 epochs, early stopping on validation accuracy with patience 10).
+type PretrainSpec struct {
+	// Epochs is the maximum number of epochs (default 100).
+	Epochs int `json:"epochs,omitempty"`
+	// Patience stops after this many epochs without a better validation accuracy (default 10).
+	Patience int `json:"patience,omitempty"`
+	// ValidationFraction of the server set is held out for early stopping (default 0.1).
+	ValidationFraction float64 `json:"validation_fraction,omitempty"`
+}
+
+// TrainingSpec is the rounds and the clients' local training.
+type TrainingSpec struct {
+	// Rounds is T, the number of communication rounds (default 10).
+	Rounds int `json:"rounds,omitempty"`
+	// LocalEpochs is E, each client's epochs per round (default 1).
+	LocalEpochs int `json:"local_epochs,omitempty"`
+	// BatchSize is B (default 64). A client runs ceil(n_k / B) steps per epoch, the last one partial.
+	BatchSize int `json:"batch_size,omitempty"`
+	// Optimizer is sgd (default) or adam.
+	Optimizer string `json:"optimizer,omitempty"`
+	// LearningRate is the initial learning rate (default 0.01).
+	LearningRate float64 `json:"lr,omitempty"`
+	// Momentum is SGD's momentum in [0, 1).
+	Momentum float64 `json:"momentum,omitempty"`
+	// WeightDecay is the weight decay (>= 0).
+	WeightDecay float64 `json:"weight_decay,omitempty"`
+	// Schedule is the learning-rate schedule over rounds; nil means constant.
+	Schedule *ScheduleSpec `json:"lr_schedule,omitempty"`
+	// Prior is fixed (default: N(0, prior_std^2)) or previous-global (the prior of every client is
+	// the previous round's global posterior, Fischer et al. (2024), Sec. 3.7; Bayesian models only).
+	Prior string `json:"prior,omitempty"`
+	// ProxMu adds FedProx's proximal term mu/2 ||w - w_global||^2 to every client's loss (Li et al.
+	// 2020; a baseline of Hasan (2023)); 0 means none.
+	ProxMu float64 `json:"prox_mu,omitempty"`
+	// Mode is vectorized (default: the active clients train together in one computation) or
+	// sequential (one client at a time, the reference path).
+	Mode string `json:"mode,omitempty"`
+}
+
+// ScheduleSpec is a learning-rate schedule over rounds.
+type ScheduleSpec struct {
+	// Kind is constant or exponential: lr_r = lr * (1 - rate)^(r - silent) for rounds r > silent
+	// (Fischer et al. (2024), Sec. 3.3: rate 0.04 after a silent period of 50 rounds).
+	Kind string `json:"kind"`
+	// SilentRounds is the number of rounds at the initial rate.
+	SilentRounds int `json:"silent_rounds,omitempty"`
+	// Rate is the fraction by which the rate shrinks each round after the silent period, in [0, 1).
+	Rate float64 `json:"rate,omitempty"`
+}
+
+// EvaluationSpec says when and how the global model is evaluated.
+type EvaluationSpec struct {
+	// Every evaluates after every n-th round and after the last (default 1).
+	Every int `json:"every,omitempty"`
+	// Samples is M, the Monte Carlo samples of the predictive (default 10 for Bayesian and MC-dropout
+	// models; deterministic models use 1).
+	Samples int `json:"samples,omitempty"`
+	// Bins is the number of ECE bins (default 15).
+	Bins int `json:"bins,omitempty"`
+	// Fairness is local (default: each client's accuracy on its own training data), test-share (on a
+	// share of the test set with the client's class proportions) or off (Jamoussi et al. (BA-BFL)).
+	Fairness string `json:"fairness,omitempty"`
+	// FairnessExamples caps the examples per client used for fairness (default 200).
+	FairnessExamples int `json:"fairness_examples,omitempty"`
+}
+
+// ParseSpec reads a Spec from JSON. Unknown fields are errors naming their JSON path; the spec is
+// validated (including every setting of its sweep).
+func ParseSpec(raw []byte) (*Spec, error) {
+	if err := checkUnknownFields(raw); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("spec: trailing data after the JSON object")
+	}
+	if _, err := s.Expand(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// ReadSpec reads and validates a Spec from a JSON file.
+func ReadSpec(path string) (*Spec, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	s, err := ParseSpec(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Clone returns a deep copy of s.
+func (s *Spec) Clone() *Spec {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("engine: a Spec cannot be marshalled: %v", err)) // every field is plain data
+	}
+	var c Spec
+	if err := json.Unmarshal(raw, &c); err != nil {
+		panic(fmt.Sprintf("engine: a Spec does not read back: %v", err))
+	}
+	return &c
+}

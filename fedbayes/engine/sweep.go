@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"fedbayes.dev/fedbayes/aggregate"
+)
+
+// Setting is one point of a spec's sweep: a spec without a sweep (defaults applied), its name and the
+// labels that tell it apart in results tables.
+type Setting struct {
+	// Name is the setting name: the spec's name followed by the swept values.
+	Name string
+	// Labels are dataset, partition, model, rule and weighting, plus one label per swept field (named
+	// after the field's last path element, or its whole path where two would clash).
+	Labels map[string]string
+	// Spec is the setting's spec with defaults applied and no sweep.
+	Spec *Spec
+}
+
+// Expand returns the settings of s: the cartesian product of its sweep (one setting if there is none),
+// each validated. The first invalid field of any setting is returned as a *SpecError naming the
+// setting and the field's JSON path, before any work is done.
+func (s *Spec) Expand() ([]Setting, error) {
+	paths := make([]string, 0, len(s.Sweep))
+	for p := range s.Sweep {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := checkSweepPath(p); err != nil {
+			return nil, err
+		}
+		if len(s.Sweep[p]) == 0 {
+			return nil, specErr("sweep."+p, "empty list of values")
+		}
+	}
+	labelNames := sweepLabelNames(paths)
+	base := s.Clone()
+	base.Sweep = nil
+	baseMap, err := toMap(base)
+	if err != nil {
+		return nil, err
+	}
+	var settings []Setting
+	idx := make([]int, len(paths))
+	for {
+		m := deepCopyMap(baseMap)
+		name := s.Name
+		if name == "" {
+			name = "run"
+		}
+		swept := map[string]string{}
+		for i, p := range paths {
+			raw := s.Sweep[p][idx[i]]
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return nil, specErr(fmt.Sprintf("sweep.%s[%d]", p, idx[i]), "not a JSON value: %v", err)
+			}
+			setPath(m, strings.Split(p, "."), v)
+			text := valueText(raw)
+			swept[labelNames[i]] = text
+			name += "-" + text
+		}
+		one, err := fromMap(m)
+		if err != nil {
+			return nil, &SpecError{Path: "sweep", Problem: err.Error(), Setting: name}
+		}
+		if err := one.Validate(); err != nil {
+			if se, ok := err.(*SpecError); ok && len(paths) > 0 {
+				se.Setting = name
+			}
+			return nil, err
+		}
+		one = one.WithDefaults()
+		one.Name = name
+		labels := baseLabels(one)
+		for k, v := range swept {
+			labels[k] = v
+		}
+		settings = append(settings, Setting{Name: name, Labels: labels, Spec: one})
+		// Next index of the cartesian product (last path fastest).
+		i := len(paths) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(s.Sweep[paths[i]]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	seen := map[string]bool{}
+	for _, st := range settings {
+		if seen[st.Name] {
+			return nil, specErr("sweep", "two settings are both named %q; make the swept values distinct", st.Name)
+		}
+		seen[st.Name] = true
+	}
+	return settings, nil
+}
+
+// baseLabels are the labels every setting carries.
+func baseLabels(s *Spec) map[string]string {
+	rule, err := aggregate.ParseRule(s.Aggregation.Rule)
+	ruleName := s.Aggregation.Rule
+	if err == nil {
+		ruleName = string(rule)
+	}
+	part := s.Partition.Method
+	switch part {
+	case "dirichlet":
+		part += "(" + strconv.FormatFloat(s.Partition.Alpha, 'g', -1, 64) + ")"
+	case "shards":
+		part += "(" + strconv.Itoa(s.Partition.ShardsPerClient) + ")"
+	case "classes":
+		part += "(" + strconv.Itoa(s.Partition.ClassesPerClient) + ")"
+	case "heterogeneity":
+		part += "(" + strconv.FormatFloat(s.Partition.H, 'g', -1, 64) + ")"
+	}
+	return map[string]string{
+		"dataset":   s.Dataset.Name,
+		"partition": part,
+		"model":     s.Model.Kind + "-" + s.Model.Arch,
+		"rule":      ruleName,
+		"weighting": s.Aggregation.Weighting,
+	}
+}
+
+// sweepLabelNames names each swept path's label: its last element, or the path with "_" for "." where
+// two last elements clash.
+func sweepLabelNames(paths []string) []string {
+	count := map[string]int{}
+	last := make([]string, len(paths))
+	for i, p := range paths {
+		parts := strings.Split(p, ".")
+		last[i] = parts[len(parts)-1]
+		count[last[i]]++
+	}
+	for i, p := range paths {
+		if count[last[i]] > 1 || last[i] == "setting" || last[i] == "seed" {
+			last[i] = strings.ReplaceAll(p, ".", "_")
+		}
+	}
+	return last
+}
+
+// valueText is a swept value as label text: a string without quotes, anything else as compact JSON.
+func valueText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
+
+// checkSweepPath checks that path names a field of Spec (other than the sweep itself, the name or the
+// seeds).
+func checkSweepPath(path string) error {
+	if path == "" {
+		return specErr("sweep", "empty path")
+	}
+	t := reflect.TypeOf(Spec{})
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return specErr("sweep."+path, "%q is not an object with fields", strings.Join(parts[:i], "."))
+		}
+		f, ok := fieldByJSONName(t, part)
+		if !ok {
+			return specErr("sweep."+path, "unknown field %q; fields here: %s", part, strings.Join(jsonFieldNames(t), ", "))
+		}
+		if i == 0 && (part == "sweep" || part == "seeds" || part == "name") {
+			return specErr("sweep."+path, "%q cannot be swept (seeds are listed in \"seeds\")", part)
+		}
+		t = f.Type
+	}
+	return nil
+}
+
+// fieldByJSONName finds the struct field with JSON name name.
+func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if jsonName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// jsonName is a field's JSON name ("" if not serialised).
+func jsonName(f reflect.StructField) string {
+	tag := f.Tag.Get("json")
+	if tag == "-" || !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// jsonFieldNames lists the JSON names of a struct's fields.
+func jsonFieldNames(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if n := jsonName(t.Field(i)); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// checkUnknownFields reports the first JSON key of raw that is not a field of Spec, with its path.
+func checkUnknownFields(raw []byte) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("spec: not valid JSON: %w", err)
+	}
+	return walkUnknown(v, reflect.TypeOf(Spec{}), "")
+}
+
+func walkUnknown(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil // a type error, reported by the decoder
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			f, ok := fieldByJSONName(t, k)
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if !ok {
+				return specErr(p, "unknown field; fields here: %s", strings.Join(jsonFieldNames(t), ", "))
+			}
+			if err := walkUnknown(obj[k], f.Type, p); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if arr, ok := v.([]any); ok && t.Elem().Kind() == reflect.Struct {
+			for i, e := range arr {
+				if err := walkUnknown(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// toMap converts a spec to its generic JSON form.
+func toMap(s *Spec) (map[string]any, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	return m, nil
+}
+
+// fromMap decodes a generic JSON form strictly into a spec.
+func fromMap(m map[string]any) (*Spec, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkUnknownFields(raw); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// setPath sets m[p0][p1]...= v, creating objects on the way.
+func setPath(m map[string]any, path []string, v any) {
+	for _, p := range path[:len(path)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}
+
+// deepCopyMap copies a generic JSON object.
+func deepCopyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = deepCopyValue(v)
+	}
+	return out
+}
+
+func deepCopyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return deepCopyMap(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopyValue(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,411 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/models"
+)
+
+// SpecError is an invalid field of a Spec: its JSON path (e.g. "training.optimizer"), and what is wrong,
+// with the allowed values where there is a list.
+type SpecError struct {
+	// Path is the JSON path of the field.
+	Path string
+	// Problem says what is wrong and what is allowed.
+	Problem string
+	// Setting names the swept setting the field belongs to (empty for a spec without a sweep).
+	Setting string
+}
+
+// Error implements error.
+func (e *SpecError) Error() string {
+	if e.Setting != "" {
+		return fmt.Sprintf("spec: setting %q: %s: %s", e.Setting, e.Path, e.Problem)
+	}
+	return fmt.Sprintf("spec: %s: %s", e.Path, e.Problem)
+}
+
+func specErr(path, format string, args ...any) error {
+	return &SpecError{Path: path, Problem: fmt.Sprintf(format, args...)}
+}
+
+// oneOf checks that v is one of allowed.
+func oneOf(path, v string, allowed ...string) error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return specErr(path, "%q is not one of %s", v, strings.Join(allowed, ", "))
+}
+
+// Allowed values of the spec's enumerations.
+var (
+	partitionMethods = []string{"iid", "dirichlet", "shards", "classes", "heterogeneity"}
+	archs            = []string{string(models.ArchMLP), string(models.ArchLeNet), string(models.ArchCNN3), string(models.ArchResNet20)}
+	kinds            = []string{string(models.Bayesian), string(models.Deterministic), string(models.MCDropout)}
+	estimators       = []string{string(models.LocalReparam), string(models.Reparam), string(models.Flipout)}
+	varParams        = []string{string(models.LogVarParam), string(models.SoftplusParam)}
+	weightings       = []string{"equal", "size", "maxdisc", "fixedpoint"}
+	dwcPolicies      = []string{"keep-previous", "conflation", "error"}
+	optimizerKinds   = []string{string(models.SGD), string(models.Adam)}
+	scheduleKinds    = []string{"constant", "exponential"}
+	priorModes       = []string{"fixed", "previous-global"}
+	trainModes       = []string{"vectorized", "sequential"}
+	fairnessModes    = []string{"local", "test-share", "off"}
+)
+
+// WithDefaults returns a copy of s with every zero-valued field set to its documented default.
+func (s *Spec) WithDefaults() *Spec {
+	c := s.Clone()
+	def := func(p *string, v string) {
+		if *p == "" {
+			*p = v
+		}
+	}
+	defInt := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defF := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&c.Name, "run")
+	def(&c.Partition.Method, "iid")
+	defInt(&c.Partition.Clients, 10)
+	defF(&c.Partition.Participation, 1)
+	if c.Partition.Method == "dirichlet" {
+		defF(&c.Partition.Alpha, 0.5)
+		defInt(&c.Partition.MinSize, 10)
+	}
+	if c.Partition.Method == "shards" {
+		defInt(&c.Partition.ShardsPerClient, 2)
+	}
+	if c.Partition.Method == "classes" {
+		defInt(&c.Partition.ClassesPerClient, 2)
+	}
+	def(&c.Model.Arch, string(models.ArchMLP))
+	def(&c.Model.Kind, string(models.Bayesian))
+	if c.Aggregation.Rule == "" {
+		if c.Model.Kind == string(models.Bayesian) {
+			c.Aggregation.Rule = string(aggregate.GAA)
+		} else {
+			c.Aggregation.Rule = string(aggregate.FedAvg)
+		}
+	}
+	def(&c.Aggregation.Weighting, "equal")
+	def(&c.Aggregation.DWCPolicy, "keep-previous")
+	if p := c.Aggregation.Pretrain; p != nil {
+		defInt(&p.Epochs, 100)
+		defInt(&p.Patience, 10)
+		defF(&p.ValidationFraction, 0.1)
+	}
+	defInt(&c.Training.Rounds, 10)
+	defInt(&c.Training.LocalEpochs, 1)
+	defInt(&c.Training.BatchSize, 64)
+	def(&c.Training.Optimizer, string(models.SGD))
+	defF(&c.Training.LearningRate, 0.01)
+	def(&c.Training.Prior, "fixed")
+	def(&c.Training.Mode, "vectorized")
+	if c.Training.Schedule != nil {
+		def(&c.Training.Schedule.Kind, "constant")
+	}
+	defInt(&c.Evaluation.Every, 1)
+	if c.Evaluation.Samples == 0 {
+		c.Evaluation.Samples = 10
+		if c.Model.Kind == string(models.Deterministic) {
+			c.Evaluation.Samples = 1
+		}
+	}
+	defInt(&c.Evaluation.Bins, 15)
+	def(&c.Evaluation.Fairness, "local")
+	defInt(&c.Evaluation.FairnessExamples, 200)
+	if len(c.Seeds) == 0 {
+		c.Seeds = []int64{0}
+	}
+	return c
+}
+
+// Validate checks a spec without its sweep (after defaults), reporting the first invalid field by JSON
+// path. It touches no data: dataset names are checked against data.Names.
+func (s *Spec) Validate() error {
+	c := s.WithDefaults()
+	for _, check := range []func(*Spec) error{validateData, validatePartition, validateModel, validateAggregation, validateTraining, validateEvaluation} {
+		if err := check(c); err != nil {
+			return err
+		}
+	}
+	seen := map[int64]bool{}
+	for i, seed := range c.Seeds {
+		if seen[seed] {
+			return specErr(fmt.Sprintf("seeds[%d]", i), "seed %d is listed twice", seed)
+		}
+		seen[seed] = true
+	}
+	return nil
+}
+
+func validateData(c *Spec) error {
+	d := c.Dataset
+	if d.Name == "" {
+		return specErr("dataset.name", "missing; one of %s", strings.Join(classificationNames(), ", "))
+	}
+	if !slices.Contains(data.Names(), d.Name) && !strings.HasPrefix(d.Name, "csv:") {
+		return specErr("dataset.name", "%q is not one of %s", d.Name, strings.Join(classificationNames(), ", "))
+	}
+	if slices.Contains([]string{"boston", "diabetes"}, d.Name) || strings.HasPrefix(d.Name, "csv:") {
+		return specErr("dataset.name", "%q is a regression or CSV dataset; the engine runs classification: %s",
+			d.Name, strings.Join(classificationNames(), ", "))
+	}
+	if d.Subsample < 0 {
+		return specErr("dataset.subsample", "%d; must be >= 0 (0 keeps all)", d.Subsample)
+	}
+	if d.TestSubsample < 0 {
+		return specErr("dataset.test_subsample", "%d; must be >= 0 (0 keeps all)", d.TestSubsample)
+	}
+	if !(d.ServerFraction >= 0 && d.ServerFraction < 1) {
+		return specErr("dataset.server_fraction", "%v; must be in [0, 1)", d.ServerFraction)
+	}
+	return nil
+}
+
+// classificationNames lists the dataset names the engine accepts.
+func classificationNames() []string {
+	var out []string
+	for _, n := range data.Names() {
+		if n != "boston" && n != "diabetes" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func validatePartition(c *Spec) error {
+	p := c.Partition
+	if err := oneOf("partition.method", p.Method, partitionMethods...); err != nil {
+		return err
+	}
+	if p.Clients < 1 {
+		return specErr("partition.clients", "%d; must be at least 1", p.Clients)
+	}
+	if !(p.Participation > 0 && p.Participation <= 1) {
+		return specErr("partition.participation", "%v; must be in (0, 1]", p.Participation)
+	}
+	switch p.Method {
+	case "dirichlet":
+		if !(p.Alpha > 0) || math.IsInf(p.Alpha, 0) {
+			return specErr("partition.alpha", "%v; must be positive and finite", p.Alpha)
+		}
+		if p.MinSize < 0 {
+			return specErr("partition.min_size", "%d; must be >= 0", p.MinSize)
+		}
+	case "shards":
+		if p.ShardsPerClient < 1 {
+			return specErr("partition.shards_per_client", "%d; must be at least 1", p.ShardsPerClient)
+		}
+	case "classes":
+		if p.ClassesPerClient < 1 {
+			return specErr("partition.classes_per_client", "%d; must be at least 1", p.ClassesPerClient)
+		}
+	case "heterogeneity":
+		if !(p.H >= 0 && p.H <= 1) {
+			return specErr("partition.h", "%v; must be in [0, 1]", p.H)
+		}
+	}
+	// Parameters of another method are an error rather than silently ignored.
+	unused := map[string]bool{
+		"partition.alpha":              p.Alpha != 0 && p.Method != "dirichlet",
+		"partition.min_size":           p.MinSize != 0 && p.Method != "dirichlet",
+		"partition.shards_per_client":  p.ShardsPerClient != 0 && p.Method != "shards",
+		"partition.classes_per_client": p.ClassesPerClient != 0 && p.Method != "classes",
+		"partition.h":                  p.H != 0 && p.Method != "heterogeneity",
+	}
+	for _, path := range []string{"partition.alpha", "partition.min_size", "partition.shards_per_client", "partition.classes_per_client", "partition.h"} {
+		if unused[path] {
+			return specErr(path, "set, but partition.method is %q, which does not use it", p.Method)
+		}
+	}
+	return nil
+}
+
+func validateModel(c *Spec) error {
+	m := c.Model
+	if err := oneOf("model.arch", m.Arch, archs...); err != nil {
+		return err
+	}
+	if err := oneOf("model.kind", m.Kind, kinds...); err != nil {
+		return err
+	}
+	if m.Estimator != "" {
+		if err := oneOf("model.estimator", m.Estimator, estimators...); err != nil {
+			return err
+		}
+	}
+	if m.VarParam != "" {
+		if err := oneOf("model.var_param", m.VarParam, varParams...); err != nil {
+			return err
+		}
+	}
+	for path, list := range map[string][]int{"model.hidden": m.Hidden, "model.conv_channels": m.ConvChannels, "model.dense_widths": m.DenseWidths} {
+		for i, v := range list {
+			if v < 1 {
+				return specErr(fmt.Sprintf("%s[%d]", path, i), "%d; widths must be at least 1", v)
+			}
+		}
+	}
+	if m.BayesianLayers < 0 {
+		return specErr("model.bayesian_layers", "%d; must be >= 0 (0: every weight layer)", m.BayesianLayers)
+	}
+	if m.Kind != string(models.Bayesian) {
+		for path, set := range map[string]bool{
+			"model.bayesian_layers": m.BayesianLayers != 0, "model.estimator": m.Estimator != "",
+			"model.var_param": m.VarParam != "", "model.prior_std": m.PriorStd != 0,
+			"model.init_logvar": m.InitLogVar != 0, "model.kl_weight": m.KLWeight != 0,
+		} {
+			if set {
+				return specErr(path, "set, but model.kind is %q; it applies to bayesian models", m.Kind)
+			}
+		}
+	}
+	if m.DropoutRate != 0 && m.Kind != string(models.MCDropout) {
+		return specErr("model.dropout_rate", "set, but model.kind is %q; it applies to mcdropout models", m.Kind)
+	}
+	if !(m.DropoutRate >= 0 && m.DropoutRate < 1) {
+		return specErr("model.dropout_rate", "%v; must be in (0, 1)", m.DropoutRate)
+	}
+	if m.PriorStd < 0 || math.IsInf(m.PriorStd, 0) || math.IsNaN(m.PriorStd) {
+		return specErr("model.prior_std", "%v; must be positive", m.PriorStd)
+	}
+	if m.KLWeight < 0 || math.IsNaN(m.KLWeight) {
+		return specErr("model.kl_weight", "%v; must be positive", m.KLWeight)
+	}
+	if m.InitLogVar != 0 && !(m.InitLogVar >= models.LogVarMin && m.InitLogVar <= models.LogVarMax) {
+		return specErr("model.init_logvar", "%v; must be in [%v, %v]", m.InitLogVar, models.LogVarMin, models.LogVarMax)
+	}
+	return nil
+}
+
+func validateAggregation(c *Spec) error {
+	a := c.Aggregation
+	rule, err := aggregate.ParseRule(a.Rule)
+	if err != nil {
+		names := make([]string, 0, len(aggregate.Rules()))
+		for _, r := range aggregate.Rules() {
+			names = append(names, string(r))
+		}
+		return specErr("aggregation.rule", "%q is not one of %s (aliases NWA, WS, WC, LLP)", a.Rule, strings.Join(names, ", "))
+	}
+	bayes := c.Model.Kind == string(models.Bayesian)
+	if rule == aggregate.FedAvg && bayes {
+		return specErr("aggregation.rule", "FedAvg drops the variances, but model.kind is bayesian; use a Gaussian rule "+
+			"(GAA, AALV, ...) or model.kind deterministic or mcdropout")
+	}
+	if err := oneOf("aggregation.weighting", a.Weighting, weightings...); err != nil {
+		return err
+	}
+	if (a.Weighting == "maxdisc" || a.Weighting == "fixedpoint") && !bayes {
+		return specErr("aggregation.weighting", "%q needs Gaussian posteriors (KL divergences), but model.kind is %q", a.Weighting, c.Model.Kind)
+	}
+	if a.Population < 0 {
+		return specErr("aggregation.population", "%d; must be >= 0 (0 means %d)", a.Population, aggregate.DefaultPopulationSize)
+	}
+	if a.Population != 0 && rule != aggregate.PPA {
+		return specErr("aggregation.population", "set, but aggregation.rule is %s; it applies to PPA", rule)
+	}
+	if err := oneOf("aggregation.dwc_policy", a.DWCPolicy, dwcPolicies...); err != nil {
+		return err
+	}
+	if p := a.Pretrain; p != nil {
+		if c.Dataset.ServerFraction == 0 {
+			return specErr("aggregation.pretrain", "needs a server set: set dataset.server_fraction (Fischer et al. (2024) use 0.1)")
+		}
+		if p.Epochs < 1 {
+			return specErr("aggregation.pretrain.epochs", "%d; must be at least 1", p.Epochs)
+		}
+		if p.Patience < 1 {
+			return specErr("aggregation.pretrain.patience", "%d; must be at least 1", p.Patience)
+		}
+		if !(p.ValidationFraction > 0 && p.ValidationFraction < 1) {
+			return specErr("aggregation.pretrain.validation_fraction", "%v; must be in (0, 1)", p.ValidationFraction)
+		}
+	}
+	return nil
+}
+
+func validateTraining(c *Spec) error {
+	t := c.Training
+	if t.Rounds < 1 {
+		return specErr("training.rounds", "%d; must be at least 1", t.Rounds)
+	}
+	if t.LocalEpochs < 1 {
+		return specErr("training.local_epochs", "%d; must be at least 1", t.LocalEpochs)
+	}
+	if t.BatchSize < 1 {
+		return specErr("training.batch_size", "%d; must be at least 1", t.BatchSize)
+	}
+	if err := oneOf("training.optimizer", t.Optimizer, optimizerKinds...); err != nil {
+		return err
+	}
+	if !(t.LearningRate > 0) || math.IsInf(t.LearningRate, 0) {
+		return specErr("training.lr", "%v; must be positive and finite", t.LearningRate)
+	}
+	if !(t.Momentum >= 0 && t.Momentum < 1) {
+		return specErr("training.momentum", "%v; must be in [0, 1)", t.Momentum)
+	}
+	if t.Momentum != 0 && t.Optimizer != string(models.SGD) {
+		return specErr("training.momentum", "set, but training.optimizer is %q; momentum applies to sgd", t.Optimizer)
+	}
+	if !(t.WeightDecay >= 0) || math.IsInf(t.WeightDecay, 0) {
+		return specErr("training.weight_decay", "%v; must be >= 0 and finite", t.WeightDecay)
+	}
+	if s := t.Schedule; s != nil {
+		if err := oneOf("training.lr_schedule.kind", s.Kind, scheduleKinds...); err != nil {
+			return err
+		}
+		if s.SilentRounds < 0 {
+			return specErr("training.lr_schedule.silent_rounds", "%d; must be >= 0", s.SilentRounds)
+		}
+		if !(s.Rate >= 0 && s.Rate < 1) {
+			return specErr("training.lr_schedule.rate", "%v; must be in [0, 1)", s.Rate)
+		}
+		if s.Kind == "constant" && (s.Rate != 0 || s.SilentRounds != 0) {
+			return specErr("training.lr_schedule", "rate and silent_rounds apply to kind exponential")
+		}
+	}
+	if err := oneOf("training.prior", t.Prior, priorModes...); err != nil {
+		return err
+	}
+	if t.Prior == "previous-global" && c.Model.Kind != string(models.Bayesian) {
+		return specErr("training.prior", "previous-global needs a bayesian model, but model.kind is %q", c.Model.Kind)
+	}
+	if !(t.ProxMu >= 0) || math.IsInf(t.ProxMu, 0) {
+		return specErr("training.prox_mu", "%v; must be >= 0 and finite", t.ProxMu)
+	}
+	return oneOf("training.mode", t.Mode, trainModes...)
+}
+
+func validateEvaluation(c *Spec) error {
+	e := c.Evaluation
+	if e.Every < 1 {
+		return specErr("evaluation.every", "%d; must be at least 1", e.Every)
+	}
+	if e.Samples < 1 {
+		return specErr("evaluation.samples", "%d; must be at least 1", e.Samples)
+	}
+	if e.Bins < 1 {
+		return specErr("evaluation.bins", "%d; must be at least 1", e.Bins)
+	}
+	if err := oneOf("evaluation.fairness", e.Fairness, fairnessModes...); err != nil {
+		return err
+	}
+	if e.FairnessExamples < 1 {
+		return specErr("evaluation.fairness_examples", "%d; must be at least 1", e.FairnessExamples)
+	}
+	return nil
+}
