@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/backend"
+	"fedbayes.dev/fedbayes/internal/catch"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -100,7 +101,7 @@ func NewWithBackend(be backends.Backend, cfg Config) (*Model, error) {
 	}
 	// One prediction on a zero example creates and initialises every variable.
 	zeros := tensors.FromShape(shapes.Make(dtypes.Float32, append([]int{1}, cfg.InputShape...)...))
-	if err := catch(func() { m.predictExec.MustExec(zeros) }); err != nil {
+	if err := catch.Do(func() { m.predictExec.MustExec(zeros) }); err != nil {
 		return nil, fmt.Errorf("models: building %s (%s, %d clients): %w", cfg.Arch, cfg.Kind, m.k, err)
 	}
 	slices.SortFunc(m.specs, func(a, b *paramSpec) int { return strings.Compare(a.name, b.name) })

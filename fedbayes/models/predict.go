@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 
+	"fedbayes.dev/fedbayes/internal/catch"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -60,7 +61,7 @@ func (m *Model) Predict(x []float32, samples int) (*Prediction, error) {
 			clear(chunk)
 			copy(chunk, x[start*m.exampleSize:(start+count)*m.exampleSize])
 			var outs []*tensors.Tensor
-			err := catch(func() {
+			err := catch.Do(func() {
 				outs = m.predictExec.MustExec(tensors.FromFlatDataAndDimensions(chunk, dims...))
 			})
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/catch"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -251,7 +252,7 @@ func (t *Trainer) Step(batch Batch) (StepStats, error) {
 	x := tensors.FromFlatDataAndDimensions(batch.X, append([]int{k, bs}, m.cfg.InputShape...)...)
 	n := m.tensorOf(sizes, []int{k})
 	var outs []*tensors.Tensor
-	if err := catch(func() { outs = t.exec.MustExec(x, y, n, mask, active) }); err != nil {
+	if err := catch.Do(func() { outs = t.exec.MustExec(x, y, n, mask, active) }); err != nil {
 		return StepStats{}, fmt.Errorf("models: Trainer.Step: %w", err)
 	}
 	var stats StepStats
