@@ -27,19 +27,7 @@ type clientAdam struct {
 
 // UpdateGraph implements optimizers.Interface.
 func (o *clientAdam) UpdateGraph(ctx *context.Context, g *Graph, loss *Node) {
-	if !loss.Shape().IsScalar() {
-		panicf("Adam needs a scalar loss, got shape %s", loss.Shape())
-	}
-	grads := ctx.BuildTrainableVariablesGradientsGraph(loss)
-	var vars []*context.Variable
-	for v := range ctx.IterVariables() {
-		if v.Trainable && v.InUseByGraph(g) {
-			vars = append(vars, v)
-		}
-	}
-	if len(vars) != len(grads) {
-		panicf("Adam: %d gradients for %d trainable variables", len(grads), len(vars))
-	}
+	vars, grads := trainableGradients(ctx, g, loss, "Adam")
 	dtype := loss.DType()
 	lr := optimizers.LearningRateVar(ctx, dtype, o.learningRate).ValueGraph(g)
 	_ = optimizers.IncrementGlobalStepGraph(ctx, g, dtype)

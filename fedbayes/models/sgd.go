@@ -25,19 +25,7 @@ type momentumSGD struct {
 
 // UpdateGraph implements optimizers.Interface.
 func (o *momentumSGD) UpdateGraph(ctx *context.Context, g *Graph, loss *Node) {
-	if !loss.Shape().IsScalar() {
-		panicf("momentum SGD needs a scalar loss, got shape %s", loss.Shape())
-	}
-	grads := ctx.BuildTrainableVariablesGradientsGraph(loss)
-	var vars []*context.Variable
-	for v := range ctx.IterVariables() {
-		if v.Trainable && v.InUseByGraph(g) {
-			vars = append(vars, v)
-		}
-	}
-	if len(vars) != len(grads) {
-		panicf("momentum SGD: %d gradients for %d trainable variables", len(grads), len(vars))
-	}
+	vars, grads := trainableGradients(ctx, g, loss, "momentum SGD")
 	lr := optimizers.LearningRateVar(ctx, loss.DType(), o.learningRate).ValueGraph(g)
 	_ = optimizers.IncrementGlobalStepGraph(ctx, g, loss.DType())
 	for i, v := range vars {
@@ -59,4 +47,23 @@ func (o *momentumSGD) UpdateGraph(ctx *context.Context, g *Graph, loss *Node) {
 // Clear implements optimizers.Interface: it deletes the momentum buffers.
 func (o *momentumSGD) Clear(ctx *context.Context) error {
 	return ctx.InAbsPath(context.ScopeSeparator + sgdScope).DeleteVariablesInScope()
+}
+
+// trainableGradients returns the trainable variables used by graph g and the gradients of the scalar
+// loss with respect to them, in the same order (the shared first step of this package's optimizers).
+func trainableGradients(ctx *context.Context, g *Graph, loss *Node, optimizer string) ([]*context.Variable, []*Node) {
+	if !loss.Shape().IsScalar() {
+		panicf("%s needs a scalar loss, got shape %s", optimizer, loss.Shape())
+	}
+	grads := ctx.BuildTrainableVariablesGradientsGraph(loss)
+	var vars []*context.Variable
+	for v := range ctx.IterVariables() {
+		if v.Trainable && v.InUseByGraph(g) {
+			vars = append(vars, v)
+		}
+	}
+	if len(vars) != len(grads) {
+		panicf("%s: %d gradients for %d trainable variables", optimizer, len(grads), len(vars))
+	}
+	return vars, grads
 }

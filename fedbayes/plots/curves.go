@@ -104,16 +104,12 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		yLabel = spec.yLabel
 	}
 	line := charts.NewLine()
-	seen := map[string]bool{}
+	seen := seriesNames{}
 	for si, s := range d.Series {
 		where := fmt.Sprintf("series %d (%q)", si, s.Name)
-		if s.Name == "" {
-			return fail("series %d has no name", si)
+		if err := seen.add(si, s.Name); err != nil {
+			return fail("%v", err)
 		}
-		if seen[s.Name] {
-			return fail("two series are named %q", s.Name)
-		}
-		seen[s.Name] = true
 		if len(s.X) == 0 {
 			return fail("%s: no x values", where)
 		}

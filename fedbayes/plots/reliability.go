@@ -51,16 +51,12 @@ func ReliabilityDiagram(name string, d Reliability) (*Chart, error) {
 		charts.WithLineChartOpts(opts.LineChart{Symbol: "none", ShowSymbol: opts.Bool(false)}),
 		charts.WithLineStyleOpts(opts.LineStyle{Color: "#888888", Width: 1, Type: "dashed"}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#888888"}))
-	seen := map[string]bool{}
+	seen := seriesNames{}
 	for si, s := range d.Series {
 		where := fmt.Sprintf("series %d (%q)", si, s.Name)
-		if s.Name == "" {
-			return fail("series %d has no name", si)
+		if err := seen.add(si, s.Name); err != nil {
+			return fail("%v", err)
 		}
-		if seen[s.Name] {
-			return fail("two series are named %q", s.Name)
-		}
-		seen[s.Name] = true
 		if len(s.Bins) == 0 {
 			return fail("%s: no bins", where)
 		}

@@ -193,3 +193,18 @@ func legendRowCount(o map[string]any, fs, width float64) int {
 	}
 	return rows
 }
+
+// seriesNames checks that the series of one chart have distinct, non-empty names.
+type seriesNames map[string]bool
+
+// add records series i's name, or says why it is not allowed.
+func (n seriesNames) add(i int, name string) error {
+	if name == "" {
+		return fmt.Errorf("series %d has no name", i)
+	}
+	if n[name] {
+		return fmt.Errorf("two series are named %q", name)
+	}
+	n[name] = true
+	return nil
+}
