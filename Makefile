@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench vet fmt clean
+.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -56,6 +56,9 @@ test-notebooks: setup
 
 vet:
 	$(GO) vet ./...
+
+reproduce: tools charts data ## run the papers' presets (BUDGET=reduced|full, PAPERS=000,...) and write docs/reproduction.md
+	$(BUILD)/bin/fedbayes reproduce -budget $${BUDGET:-reduced} $${PAPERS:+-papers $$PAPERS} -results $${RESULTS:-results/reproduce} -o docs/reproduction.md
 
 bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary line per benchmark
 	@mkdir -p $(BUILD)

@@ -38,6 +38,23 @@ type Spec struct {
 	// Sweep maps JSON paths of fields (e.g. "aggregation.rule") to lists of values; the run covers the
 	// cartesian product. Paths are visited in sorted order.
 	Sweep map[string][]json.RawMessage `json:"sweep,omitempty"`
+	// Variants lists alternative settings, each crossed with the sweep: a variant sets several fields
+	// at once (e.g. a deterministic model together with the FedAvg rule), which a cartesian sweep
+	// cannot. Its label is appended to the setting name before the swept values.
+	Variants []Variant `json:"variants,omitempty"`
+	// Budget says which budget the spec runs: "full" (the paper's rounds, epochs and seeds), or a
+	// sentence stating how it was reduced. It is recorded with every run and printed on every table
+	// and figure made from it; empty means unstated.
+	Budget string `json:"budget,omitempty"`
+}
+
+// Variant is one alternative setting of a Spec: a label and the fields it sets, by JSON path.
+type Variant struct {
+	// Label names the variant in setting names and the "variant" results label (letters, digits,
+	// '.', '_' and '-').
+	Label string `json:"label"`
+	// Set maps JSON paths (as in Sweep) to the values the variant gives them.
+	Set map[string]json.RawMessage `json:"set"`
 }
 
 // DatasetSpec names the data.

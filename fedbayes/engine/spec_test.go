@@ -183,15 +183,78 @@ func TestPresets(t *testing.T) {
 			}
 		})
 	}
-	s, _ := Preset("ozer2022-fmnist10")
+	s, _ := Preset("ozer2022-fmnist-c10-iid")
 	settings, _ := s.Expand()
-	d := settings[0].Spec
-	if len(settings) != 10 || d.Training.Rounds != 50 || d.Training.LocalEpochs != 10 || d.Partition.Clients != 10 ||
-		d.Training.Momentum != 0.9 || d.Training.WeightDecay != 1e-5 || len(d.Seeds) != 5 || d.Model.BayesianLayers != 3 {
-		t.Errorf("ozer2022-fmnist10 is not the Table-1 setting: %d settings, %+v", len(settings), d.Training)
+	d := settings[2].Spec // FVBA-EAA
+	if len(settings) != 12 || d.Training.Rounds != 50 || d.Training.LocalEpochs != 10 || d.Partition.Clients != 10 ||
+		d.Training.Momentum != 0.9 || d.Training.WeightDecay != 1e-5 || len(d.Seeds) != 5 || d.Model.BayesianLayers != 3 ||
+		d.Aggregation.Rule != "EAA" || d.Aggregation.Weighting != "equal" || settings[2].Name != "ozer2022-fmnist-c10-iid-FVBA-EAA" {
+		t.Errorf("ozer2022-fmnist-c10-iid is not the Table-1 setting: %d settings, %s %+v", len(settings), settings[2].Name, d.Training)
 	}
-	if _, err := Preset("nope"); err == nil || !strings.Contains(err.Error(), "ozer2022-fmnist10") {
+	if fed := settings[0].Spec; fed.Model.Kind != "deterministic" || fed.Aggregation.Rule != "FedAvg" || fed.Aggregation.Weighting != "equal" || settings[0].Labels["variant"] != "FED" {
+		t.Errorf("FED row: %+v %+v %v", fed.Model, fed.Aggregation, settings[0].Labels)
+	}
+	s, _ = Preset("ozer2022-fmnist-c100-dirichlet-reduced")
+	if !strings.HasPrefix(s.Budget, "reduced:") || s.Training.Rounds >= 500 || s.Partition.Participation != 0.1 || s.Name != "ozer2022-fmnist-c100-dirichlet-reduced" {
+		t.Errorf("reduced preset: %s %q rounds %d participation %v", s.Name, s.Budget, s.Training.Rounds, s.Partition.Participation)
+	}
+	if _, err := Preset("nope"); err == nil || !strings.Contains(err.Error(), "ozer2022-fmnist-c10-iid") {
 		t.Errorf("unknown preset: %v", err)
+	}
+	if _, err := Preset("quick-digits-reduced"); err == nil {
+		t.Errorf("quick-digits has no reduced form, but Preset accepted it")
+	}
+}
+
+func TestVariants(t *testing.T) {
+	base := func() *Spec {
+		return &Spec{Name: "v", Dataset: DatasetSpec{Name: "digits"}, Model: ModelSpec{Arch: "mlp"},
+			Sweep: map[string][]json.RawMessage{"partition": {json.RawMessage(`{"method":"iid"}`), json.RawMessage(`{"method":"dirichlet","alpha":0.5}`)}},
+			Variants: []Variant{
+				variant("DET", "model", map[string]any{"arch": "mlp", "kind": "deterministic"}, "aggregation.rule", "FedAvg"),
+				variant("B-EAA", "aggregation.rule", "EAA"),
+			}}
+	}
+	settings, err := base().Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range settings {
+		names = append(names, st.Name)
+	}
+	want := "v-DET-iid v-DET-dirichlet-0.5 v-B-EAA-iid v-B-EAA-dirichlet-0.5"
+	if strings.Join(names, " ") != want {
+		t.Errorf("names %q, want %q", strings.Join(names, " "), want)
+	}
+	if st := settings[1]; st.Spec.Model.Kind != "deterministic" || st.Spec.Aggregation.Rule != "FedAvg" || st.Spec.Partition.Alpha != 0.5 ||
+		st.Labels["variant"] != "DET" || st.Labels["partition"] != "dirichlet-0.5" {
+		t.Errorf("setting 1: %+v %+v labels %v", st.Spec.Model, st.Spec.Partition, st.Labels)
+	}
+	if st := settings[2]; st.Spec.Model.Kind != "bayesian" && st.Spec.Model.Kind != "" || st.Spec.Aggregation.Rule != "EAA" {
+		t.Errorf("setting 2: %+v %+v", st.Spec.Model, st.Spec.Aggregation)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Spec)
+		want string
+	}{
+		{"empty label", func(s *Spec) { s.Variants[0].Label = "" }, "variants[0].label"},
+		{"bad label", func(s *Spec) { s.Variants[0].Label = "a b" }, "variants[0].label"},
+		{"duplicate", func(s *Spec) { s.Variants[1].Label = "DET" }, "used twice"},
+		{"unknown path", func(s *Spec) { s.Variants[1].Set["aggregation.nope"] = raw(1) }, "variants[1].set.aggregation.nope"},
+		{"also swept", func(s *Spec) { s.Variants[1].Set["partition"] = raw(map[string]any{"method": "iid"}) }, "also swept"},
+		{"invalid value", func(s *Spec) { s.Variants[1].Set["aggregation.rule"] = raw("NOPE") }, "aggregation.rule"},
+		{"no fields", func(s *Spec) { s.Variants[1].Set = nil }, "sets no field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base()
+			tc.edit(s)
+			_, err := s.Expand()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
 	}
 }
 

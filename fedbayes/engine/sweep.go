@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -24,9 +25,9 @@ type Setting struct {
 	Spec *Spec
 }
 
-// Expand returns the settings of s: the cartesian product of its sweep (one setting if there is none),
-// each validated. The first invalid field of any setting is returned as a *SpecError naming the
-// setting and the field's JSON path, before any work is done.
+// Expand returns the settings of s: each variant (one setting if there are none) crossed with the
+// cartesian product of its sweep, each validated. The first invalid field of any setting is returned
+// as a *SpecError naming the setting and the field's JSON path, before any work is done.
 func (s *Spec) Expand() ([]Setting, error) {
 	paths := make([]string, 0, len(s.Sweep))
 	for p := range s.Sweep {
@@ -41,61 +42,84 @@ func (s *Spec) Expand() ([]Setting, error) {
 			return nil, specErr("sweep."+p, "empty list of values")
 		}
 	}
+	if err := checkVariants(s.Variants, s.Sweep); err != nil {
+		return nil, err
+	}
 	labelNames := sweepLabelNames(paths)
 	base := s.Clone()
-	base.Sweep = nil
+	base.Sweep, base.Variants = nil, nil
 	baseMap, err := toMap(base)
 	if err != nil {
 		return nil, err
 	}
+	variants := s.Variants
+	if len(variants) == 0 {
+		variants = []Variant{{}}
+	}
 	var settings []Setting
-	idx := make([]int, len(paths))
-	for {
-		m := deepCopyMap(baseMap)
-		name := s.Name
-		if name == "" {
-			name = "run"
+	for vi, variant := range variants {
+		vm := deepCopyMap(baseMap)
+		vname := s.Name
+		if vname == "" {
+			vname = "run"
 		}
-		swept := map[string]string{}
-		for i, p := range paths {
-			raw := s.Sweep[p][idx[i]]
+		if variant.Label != "" {
+			vname += "-" + variant.Label
+		}
+		for _, p := range sortedKeys(variant.Set) {
 			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, specErr(fmt.Sprintf("sweep.%s[%d]", p, idx[i]), "not a JSON value: %v", err)
+			if err := json.Unmarshal(variant.Set[p], &v); err != nil {
+				return nil, specErr(fmt.Sprintf("variants[%d].set.%s", vi, p), "not a JSON value: %v", err)
 			}
-			setPath(m, strings.Split(p, "."), v)
-			text := valueText(raw)
-			swept[labelNames[i]] = text
-			name += "-" + text
+			setPath(vm, strings.Split(p, "."), v)
 		}
-		one, err := fromMap(m)
-		if err != nil {
-			return nil, &SpecError{Path: "sweep", Problem: err.Error(), Setting: name}
-		}
-		if err := one.Validate(); err != nil {
-			if se, ok := err.(*SpecError); ok && len(paths) > 0 {
-				se.Setting = name
+		idx := make([]int, len(paths))
+		for {
+			m := deepCopyMap(vm)
+			name := vname
+			swept := map[string]string{}
+			for i, p := range paths {
+				raw := s.Sweep[p][idx[i]]
+				var v any
+				if err := json.Unmarshal(raw, &v); err != nil {
+					return nil, specErr(fmt.Sprintf("sweep.%s[%d]", p, idx[i]), "not a JSON value: %v", err)
+				}
+				setPath(m, strings.Split(p, "."), v)
+				text := valueText(raw)
+				swept[labelNames[i]] = text
+				name += "-" + text
 			}
-			return nil, err
-		}
-		one = one.WithDefaults()
-		one.Name = name
-		labels := baseLabels(one)
-		for k, v := range swept {
-			labels[k] = v
-		}
-		settings = append(settings, Setting{Name: name, Labels: labels, Spec: one})
-		// Next index of the cartesian product (last path fastest).
-		i := len(paths) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < len(s.Sweep[paths[i]]) {
+			one, err := fromMap(m)
+			if err != nil {
+				return nil, &SpecError{Path: "sweep", Problem: err.Error(), Setting: name}
+			}
+			if err := one.Validate(); err != nil {
+				if se, ok := err.(*SpecError); ok && (len(paths) > 0 || variant.Label != "") {
+					se.Setting = name
+				}
+				return nil, err
+			}
+			one = one.WithDefaults()
+			one.Name = name
+			labels := baseLabels(one)
+			if variant.Label != "" {
+				labels["variant"] = variant.Label
+			}
+			for k, v := range swept {
+				labels[k] = v
+			}
+			settings = append(settings, Setting{Name: name, Labels: labels, Spec: one})
+			i := len(paths) - 1
+			for ; i >= 0; i-- {
+				idx[i]++
+				if idx[i] < len(s.Sweep[paths[i]]) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
 				break
 			}
-			idx[i] = 0
-		}
-		if i < 0 {
-			break
 		}
 	}
 	seen := map[string]bool{}
@@ -106,6 +130,48 @@ func (s *Spec) Expand() ([]Setting, error) {
 		seen[st.Name] = true
 	}
 	return settings, nil
+}
+
+// checkVariants checks the variants' labels and paths: labels are non-empty, distinct and made of
+// letters, digits, '.', '_' and '-'; every path is a field that may be swept and none is also swept.
+func checkVariants(variants []Variant, sweep map[string][]json.RawMessage) error {
+	seen := map[string]bool{}
+	for i, v := range variants {
+		at := fmt.Sprintf("variants[%d]", i)
+		if v.Label == "" || strings.Trim(v.Label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+			return specErr(at+".label", "%q; a label is letters, digits, '.', '_' and '-'", v.Label)
+		}
+		if seen[v.Label] {
+			return specErr(at+".label", "%q is used twice", v.Label)
+		}
+		seen[v.Label] = true
+		if len(v.Set) == 0 {
+			return specErr(at+".set", "sets no field")
+		}
+		for _, p := range sortedKeys(v.Set) {
+			if err := checkSweepPath(p); err != nil {
+				var se *SpecError
+				if errors.As(err, &se) {
+					return specErr(at+".set."+p, "%s", se.Problem)
+				}
+				return err
+			}
+			if _, ok := sweep[p]; ok {
+				return specErr(at+".set."+p, "is also swept; a field is set by the variants or the sweep, not both")
+			}
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // baseLabels are the labels every setting carries.
@@ -159,11 +225,35 @@ func valueText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
+	if text, ok := objectText(raw); ok {
+		return text
+	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) == nil {
 		return buf.String()
 	}
 	return string(raw)
+}
+
+// objectText names a JSON object value by its member values in order, joined by "-": a swept
+// partition {"method": "dirichlet", "alpha": 0.5} reads "dirichlet-0.5".
+func objectText(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	var parts []string
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // the key
+			return "", false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", false
+		}
+		parts = append(parts, valueText(v))
+	}
+	return strings.Join(parts, "-"), len(parts) > 0
 }
 
 // checkSweepPath checks that path names a field of Spec (other than the sweep itself, the name or the
@@ -185,7 +275,7 @@ func checkSweepPath(path string) error {
 		if !ok {
 			return specErr("sweep."+path, "unknown field %q; fields here: %s", part, strings.Join(jsonFieldNames(t), ", "))
 		}
-		if i == 0 && (part == "sweep" || part == "seeds" || part == "name") {
+		if i == 0 && (part == "sweep" || part == "seeds" || part == "name" || part == "variants" || part == "budget") {
 			return specErr("sweep."+path, "%q cannot be swept (seeds are listed in \"seeds\")", part)
 		}
 		t = f.Type

@@ -87,6 +87,9 @@ type Spec struct {
 	EPDraws int `json:"ep_draws,omitempty"`
 	// Beta bounds the fitted beta (default [0, 1]).
 	Beta FitOptions `json:"beta"`
+	// Budget says whether the spec runs the thesis's budget ("full") or how it was reduced; it is
+	// recorded with every run. Empty means unstated.
+	Budget string `json:"budget,omitempty"`
 }
 
 // ParseSpec reads a JSON spec; unknown fields are errors.
@@ -238,28 +241,28 @@ func contains(list []string, s string) bool {
 // training), NAME-full follows Hasan (2023), Sec. 3.3 and Tables B.2-B.4 (hours on the pure-Go
 // backend).
 var Presets = map[string]Spec{
-	"fmnist-fast": {Name: "fmnist", Dataset: "fashion-mnist", Subsample: 3000, TestSubsample: 2000, Seeds: []int64{1, 2, 3},
+	"fmnist-fast": {Name: "fmnist-fast", Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs)", Dataset: "fashion-mnist", Subsample: 3000, TestSubsample: 2000, Seeds: []int64{1, 2, 3},
 		Sampler: SamplerConfig{Epochs: 10, Cycles: 3, SamplesPerCycle: 2, BatchSize: 32},
 		Local:   LocalConfig{Epochs: 10, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 10, BatchSize: 50, LearningRate: 3e-3},
 		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 10, BatchSize: 50, SWACycles: 2}}},
-	"fmnist-full": {Name: "fmnist", Dataset: "fashion-mnist", Seeds: []int64{1, 2, 3, 4, 5},
+	"fmnist-full": {Name: "fmnist-full", Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4)", Dataset: "fashion-mnist", Seeds: []int64{1, 2, 3, 4, 5},
 		Sampler: SamplerConfig{Epochs: 25, Cycles: 5, SamplesPerCycle: 2},
 		Local:   LocalConfig{Epochs: 25},
 		Distill: DistillConfig{Epochs: 50},
 		FedBE:   FedBEConfig{Distill: DistillConfig{Epochs: 50}}},
-	"digits-fast": {Name: "digits", Dataset: "digits", Seeds: []int64{1, 2}, Hidden: []int{32},
+	"digits-fast": {Name: "digits-fast", Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs", Dataset: "digits", Seeds: []int64{1, 2}, Hidden: []int{32},
 		Sampler: SamplerConfig{Epochs: 20, Cycles: 4, SamplesPerCycle: 1, BatchSize: 32, LearningRate: 0.2},
 		Local:   LocalConfig{Epochs: 20, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 20, BatchSize: 32, LearningRate: 5e-3},
 		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 20, BatchSize: 32, SWACycles: 2}}},
-	"diabetes-fast": {Name: "diabetes", Dataset: "diabetes", Seeds: []int64{1, 2, 3}, Hidden: []int{32},
+	"diabetes-fast": {Name: "diabetes-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "diabetes", Seeds: []int64{1, 2, 3}, Hidden: []int{32},
 		Sampler: SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
 		Local:   LocalConfig{Epochs: 40, BatchSize: 16}},
-	"diabetes-full": {Name: "diabetes", Dataset: "diabetes", Seeds: []int64{1, 2, 3, 4, 5},
+	"diabetes-full": {Name: "diabetes-full", Budget: "full (Hasan (2023), Sec. 4.4)", Dataset: "diabetes", Seeds: []int64{1, 2, 3, 4, 5},
 		Sampler: SamplerConfig{Epochs: 100, Cycles: 5, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
 		Local:   LocalConfig{Epochs: 100, BatchSize: 16}},
-	"boston-fast": {Name: "boston", Dataset: "boston", Seeds: []int64{1, 2, 3}, Hidden: []int{32}, SortFeature: "LSTAT",
+	"boston-fast": {Name: "boston-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "boston", Seeds: []int64{1, 2, 3}, Hidden: []int{32}, SortFeature: "LSTAT",
 		Sampler: SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
 		Local:   LocalConfig{Epochs: 40, BatchSize: 16}},
 }

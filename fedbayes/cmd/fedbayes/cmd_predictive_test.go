@@ -60,7 +60,7 @@ func TestPredictiveCommandRun(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "digits-h0.9-beta-predbayes-seed1", "beta.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "digits-fast-h0.9-beta-predbayes-seed1", "beta.json")); err != nil {
 		t.Errorf("no beta curve: %v", err)
 	}
 	// A rerun finds the trial complete and prints the same table.

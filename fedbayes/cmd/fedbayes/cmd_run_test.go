@@ -33,7 +33,7 @@ func TestRunCommand(t *testing.T) {
 		{"figures written", []string{"run", spec, "-o", out, "--resume"}, 0, "finished before", ""},
 		{"no resume", []string{"run", "-o", out, spec}, 1, "", "already holds a run"},
 		{"invalid spec", []string{"run", bad, "-o", out}, 1, "", `training.optimizer: "lbfgs" is not one of sgd, adam`},
-		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist10-reduced", ""},
+		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist-c100-dirichlet-reduced", ""},
 		{"print preset", []string{"run", "--fast", "--print", "quick-digits"}, 0, `"name": "quick-digits-fast"`, ""},
 		{"unknown preset", []string{"run", "nosuchpreset"}, 2, "", "neither a spec file nor a preset"},
 		{"no argument", []string{"run"}, 2, "", "give one spec file"},

@@ -1,0 +1,223 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"fedbayes.dev/fedbayes/results"
+)
+
+// runSet is a list of runs with label filters and final-round summaries.
+type runSet []results.Run
+
+// where keeps the runs whose label key has the value.
+func (rs runSet) where(key, value string) runSet {
+	var out runSet
+	for _, r := range rs {
+		if r.Meta.Labels[key] == value {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// values lists the distinct values of a label, in first-seen order.
+func (rs runSet) values(key string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if v, ok := r.Meta.Labels[key]; ok && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// final returns a run's metric at the last round that evaluated it.
+func final(r results.Run, metric string) (float64, bool) {
+	for i := len(r.Rows) - 1; i >= 0; i-- {
+		if v, ok := r.Rows[i].Metrics[metric]; ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// stat is a metric summarised over seeds (mean, standard error, number of seeds); N == 0 means no
+// run evaluated it.
+type stat struct{ results.Summary }
+
+// ok reports whether any run evaluated the metric.
+func (s stat) ok() bool { return s.N > 0 && !math.IsNaN(s.Mean) }
+
+// se is the standard error, 0 when undefined (one seed).
+func (s stat) se() float64 {
+	if math.IsNaN(s.SE) {
+		return 0
+	}
+	return s.SE
+}
+
+// summary summarises the final value of a metric over the runs (one per seed).
+func (rs runSet) summary(metric string) stat {
+	var vals []float64
+	for _, r := range rs {
+		if v, ok := final(r, metric); ok {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return stat{}
+	}
+	s, err := results.Summarize(vals)
+	if err != nil {
+		return stat{}
+	}
+	return stat{s}
+}
+
+// format prints "mean ± SE" scaled (100 for percentages) with digits decimals; "–" when missing.
+func (s stat) format(scale float64, digits int) string {
+	if !s.ok() {
+		return "–"
+	}
+	if s.N < 2 {
+		return fmt.Sprintf("%.*f", digits, s.Mean*scale)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", digits, s.Mean*scale, digits, s.SE*scale)
+}
+
+// below reports whether a is lower than b by more than twice their combined standard error.
+func below(a, b stat) bool {
+	return a.ok() && b.ok() && b.Mean-a.Mean > 2*math.Hypot(a.se(), b.se())
+}
+
+// ref is a number a paper prints: mean and ± (as printed; NaN when none).
+type ref struct{ mean, pm float64 }
+
+// String prints the reference as the paper does.
+func (r ref) String() string {
+	if math.IsNaN(r.mean) {
+		return "–"
+	}
+	if math.IsNaN(r.pm) {
+		return trimFloat(r.mean)
+	}
+	return trimFloat(r.mean) + " ± " + trimFloat(r.pm)
+}
+
+// trimFloat prints a float with at most 3 decimals, without trailing zeros beyond 2.
+func trimFloat(v float64) string {
+	s := fmt.Sprintf("%.3f", v)
+	if strings.HasSuffix(s, "0") {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// metricCol is a compared metric: its results name, header, scale for printing (100 for
+// percentages) and decimals.
+type metricCol struct {
+	name, header string
+	scale        float64
+	digits       int
+}
+
+var (
+	colAcc    = metricCol{results.Accuracy, "Acc (%)", 100, 2}
+	colECE    = metricCol{results.ECE, "ECE (%)", 100, 2}
+	colNLL    = metricCol{results.NLL, "NLL", 1, 3}
+	colSpread = metricCol{results.Spread, "spread ‖σ‖₂", 1, 3}
+	colWAcc   = metricCol{results.WeightedAccuracy, "weighted client acc (%)", 100, 2}
+	colWorst  = metricCol{results.WorstAccuracy, "worst-10% client acc (%)", 100, 2}
+)
+
+// compareTable prints a Markdown table with one row per value of label rowKey (in the order of rows)
+// and, per metric, our mean ± SE over seeds beside the paper's number (refs[row][metric]; missing
+// references print "–"). Rows without runs print "not run".
+func compareTable(rs runSet, rowKey string, rows []string, cols []metricCol, refs map[string]map[string]ref) string {
+	var b strings.Builder
+	b.WriteString("| " + rowKey + " | seeds |")
+	sep := "|---|---|"
+	for _, c := range cols {
+		b.WriteString(" " + c.header + " (ours) |")
+		sep += "---|"
+		if refs != nil {
+			b.WriteString(" " + c.header + " (paper) |")
+			sep += "---|"
+		}
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, row := range rows {
+		sel := rs.where(rowKey, row)
+		fmt.Fprintf(&b, "| %s | %d |", row, len(sel))
+		for _, c := range cols {
+			if len(sel) == 0 {
+				b.WriteString(" not run |")
+			} else {
+				b.WriteString(" " + sel.summary(c.name).format(c.scale, c.digits) + " |")
+			}
+			if refs != nil {
+				r, ok := refs[row][c.name]
+				if !ok {
+					r = ref{math.NaN(), math.NaN()}
+				}
+				b.WriteString(" " + r.String() + " |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Verdict says whether a paper's finding holds here.
+type Verdict string
+
+const (
+	// Holds: the evidence agrees with the finding.
+	Holds Verdict = "holds"
+	// Partly: some of the finding's parts hold, others do not.
+	Partly Verdict = "holds in part"
+	// Fails: the evidence contradicts the finding.
+	Fails Verdict = "does not hold"
+	// NotRun: the presets that test it have no complete runs.
+	NotRun Verdict = "not run"
+)
+
+// Finding is a qualitative claim of a paper and what our runs say about it.
+type Finding struct {
+	// Claim is the finding in our words; Source is where the paper states it.
+	Claim, Source string
+	// Verdict is whether it holds here.
+	Verdict Verdict
+	// Evidence is the numbers behind the verdict.
+	Evidence string
+	// Why is what might explain a verdict other than Holds.
+	Why string
+}
+
+// verdictOf turns counts of checks that passed out of all into a verdict.
+func verdictOf(passed, all int) Verdict {
+	switch {
+	case all == 0:
+		return NotRun
+	case passed == all:
+		return Holds
+	case passed == 0:
+		return Fails
+	}
+	return Partly
+}
+
+// orderedBy returns the keys sorted by increasing value.
+func orderedBy(vals map[string]float64) []string {
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return vals[keys[i]] < vals[keys[j]] })
+	return keys
+}

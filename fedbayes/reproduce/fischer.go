@@ -1,0 +1,325 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// fischerRows are the rows of Fischer et al. (2024), Tables 2 and 3, as preset variant labels.
+var fischerRows = []string{"DET-NWA", "MCD-NWA",
+	"NWA-TrainSize", "NWA-MaxDisc", "NWA-Distance", "WS-TrainSize", "WS-MaxDisc", "WS-Distance",
+	"LP-TrainSize", "LP-MaxDisc", "LP-Distance", "WC-TrainSize", "WC-MaxDisc", "WC-Distance", "Conflation"}
+
+// fischerPartitions are the partition labels of the presets' sweep, in the tables' column order.
+var fischerPartitions = []string{"iid", "shards-2", "dirichlet-0.5", "dirichlet-5"}
+
+// fischerTable builds reference rows from Fischer et al. (2024)'s printed accuracy (%) and NLL, four
+// partitions per row (IID, 2-class, Dir(0.5), Dir(5.0)). The paper's ± is undefined and on an
+// inconsistent scale, so only the means are kept.
+func fischerTable(rows []string, vals ...[8]float64) map[string]map[string]map[string]ref {
+	out := map[string]map[string]map[string]ref{}
+	for i, row := range rows {
+		for p, part := range fischerPartitions {
+			if out[part] == nil {
+				out[part] = map[string]map[string]ref{}
+			}
+			out[part][row] = map[string]ref{results.Accuracy: {vals[i][2*p], math.NaN()}, results.NLL: {vals[i][2*p+1], math.NaN()}}
+		}
+	}
+	return out
+}
+
+// fischerE1 is Fischer et al. (2024), Table 2 (CIFAR-10, ResNet-20, E = 1, 400 rounds).
+var fischerE1 = fischerTable(fischerRows,
+	[8]float64{87.66, .370, 51.45, 1.55, 83.45, .485, 85.78, .435}, [8]float64{89.19, .330, 47.20, 1.65, 85.52, .431, 87.45, .373},
+	[8]float64{81.67, .576, 43.04, 1.68, 74.77, .721, 79.89, .62}, [8]float64{81.28, .581, 47.81, 1.65, 75.45, .722, 80.06, .608},
+	[8]float64{81.76, .576, 40.00, 1.80, 75.92, .717, 80.04, .614}, [8]float64{87.41, .388, 53.52, 1.41, 83.74, .508, 85.17, .465},
+	[8]float64{87.81, .377, 47.72, 1.49, 84.17, .487, 84.90, .476}, [8]float64{87.55, .391, 51.84, 1.47, 83.23, .51, 85.07, .464},
+	[8]float64{77.21, .683, 35.50, 1.85, 67.67, .925, 74.7, .744}, [8]float64{77.35, .681, 37.86, 1.79, 69.35, .895, 76.01, .717},
+	[8]float64{77.69, .674, 32.48, 1.90, 68.47, .914, 75.94, .721}, [8]float64{87.95, .377, 53.00, 1.44, 83.18, .510, 85.09, .478},
+	[8]float64{87.81, .384, 50.71, 1.49, 83.70, .514, 84.86, .470}, [8]float64{87.52, .389, 46.41, 1.52, 83.17, .514, 85.23, .464},
+	[8]float64{87.42, .385, 53.09, 1.46, 83.18, .502, 84.94, .471})
+
+// fischerE5 is Fischer et al. (2024), Table 3 (E = 5, 200 rounds).
+var fischerE5 = fischerTable(fischerRows,
+	[8]float64{90.74, .371, 48.50, 1.56, 87.33, .456, 89.06, .456}, [8]float64{91.16, .264, 44.90, 1.58, 87.91, .357, 89.53, .316},
+	[8]float64{88.76, .334, 56.36, 1.55, 85.26, .439, 87.46, .380}, [8]float64{88.87, .336, 55.91, 1.55, 85.43, .435, 87.30, .380},
+	[8]float64{88.98, .332, 45.60, 1.59, 85.35, .436, 87.38, .377}, [8]float64{88.37, .446, 56.96, 1.36, 84.53, .585, 85.51, .545},
+	[8]float64{88.23, .429, 49.84, 1.42, 84.68, .587, 84.92, .554}, [8]float64{88.34, .444, 48.49, 1.42, 84.91, .581, 85.75, .545},
+	[8]float64{88.05, .358, 55.41, 1.60, 83.59, .478, 86.36, .408}, [8]float64{88.19, .356, 48.87, 1.65, 84.00, .472, 86.62, .404},
+	[8]float64{87.91, .363, 41.95, 1.65, 84.03, .471, 86.47, .408}, [8]float64{88.21, .443, 52.23, 1.41, 84.49, .583, 86.01, .542},
+	[8]float64{88.34, .430, 49.21, 1.49, 83.52, .589, 84.47, .548}, [8]float64{88.28, .437, 48.25, 1.44, 85.17, .574, 85.37, .578},
+	[8]float64{88.16, .444, 52.47, 1.39, 84.86, .586, 85.59, .550})
+
+// fischerDWCRef is Table 4 (one round of 400 local epochs) and fischerPriorRef Table 5 (IID only).
+var (
+	fischerDWCRef = fischerTable([]string{"DWC", "DWC-pretrain", "WS-pretrain"},
+		[8]float64{34.95, 1.73, 11.64, 2.69, 17.25, 2.440, 31.83, 1.801}, [8]float64{71.42, .83, 66.35, .97, 68.81, .918, 65.87, .972},
+		[8]float64{72.70, .80, 64.63, 1.01, 62.65, 1.061, 68.18, .913})
+	fischerPriorRef = fischerTable([]string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"},
+		[8]float64{41.84, 1.55}, [8]float64{43.54, 1.53}, [8]float64{46.14, 1.46}, [8]float64{44.23, 1.51}, [8]float64{42.62, 1.56})
+)
+
+var (
+	fischerE1Preset    = Preset{Full: "fischer2024-fmnist-e1"}
+	fischerE5Preset    = Preset{Full: "fischer2024-fmnist-e5"}
+	fischerPriorPreset = Preset{Full: "fischer2024-fmnist-prior"}
+	fischerDWCPreset   = Preset{Full: "fischer2024-fmnist-dwc"}
+)
+
+func fischerPaper() *Paper {
+	return &Paper{ID: "001", Title: "Fischer, Orescanin, Loomis, McClure (2024), Federated Bayesian Deep Learning: The Application of Statistical Aggregation Methods to Bayesian Models",
+		Presets: []Preset{fischerE1Preset, fischerPriorPreset, fischerDWCPreset, fischerE5Preset}, section: fischerSection}
+}
+
+func fischerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+	s := &Section{Heading: "001 · Fischer et al. (2024): statistical aggregation methods"}
+	var lines []string
+	for _, p := range []Preset{fischerE1Preset, fischerE5Preset, fischerPriorPreset, fischerDWCPreset} {
+		lines = append(lines, budgetLine(p, b, runs))
+	}
+	s.Setting = "10 clients, all active; every layer variational with Flipout and a N(0, 10²) prior; deterministic and " +
+		"MC-dropout (0.2) nets aggregated by NWA (= FedAvg) as baselines; batch 32, SGD with an exponential decay after a " +
+		"silent period. **The paper's only dataset is CIFAR-10 with ResNet-20** (no Fashion-MNIST, no ECE): its numbers are set " +
+		"beside our Fashion-MNIST ones to compare orderings, not values.\n\n" + strings.Join(lines, "\n")
+	get := func(p Preset) runSet { return runSet(runs[p.Name(b)]) }
+	cols := []metricCol{colAcc, colNLL}
+	for _, t := range []struct {
+		p    Preset
+		refs map[string]map[string]map[string]ref
+		rows []string
+		name string
+	}{
+		{fischerE1Preset, fischerE1, fischerRows, "E = 1 (Table 2)"},
+		{fischerE5Preset, fischerE5, fischerRows, "E = 5 (Table 3)"},
+		{fischerDWCPreset, fischerDWCRef, []string{"DWC", "DWC-pretrain", "WS-pretrain"}, "DWC and pre-training (Table 4)"},
+	} {
+		rs := get(t.p)
+		for _, part := range fischerPartitions {
+			sel := rs.where("partition", part)
+			if len(sel) == 0 && part != "iid" {
+				continue
+			}
+			s.Blocks = append(s.Blocks, fmt.Sprintf("**%s**, %s, partition %s; ours (Fashion-MNIST) beside the paper (CIFAR-10):\n\n%s",
+				t.name, t.p.Name(b), part, compareTable(sel, "variant", t.rows, cols, t.refs[part])))
+		}
+	}
+	s.Blocks = append(s.Blocks, fmt.Sprintf("**Prior = previous global posterior (Table 5)**, %s, IID:\n\n%s", fischerPriorPreset.Name(b),
+		compareTable(get(fischerPriorPreset), "variant", []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}, cols, fischerPriorRef["iid"])))
+	e1 := get(fischerE1Preset).where("partition", "iid")
+	if series := learningSeries(e1, "variant", []string{"DET-NWA", "MCD-NWA", "NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"},
+		results.Accuracy, 100); len(series) > 0 {
+		c, err := plots.LearningCurves("fischer2024-e1-iid-accuracy", plots.Curves{Title: "E = 1, IID: test accuracy", YLabel: "accuracy (%)", Series: series})
+		s.addChart(c, err, "Test accuracy per round, E = 1, IID, train-size weights; mean ± SE over seeds ("+string(b)+" budget). Fischer et al., Fig. 3.")
+	}
+	s.Findings = fischerFindings(get)
+	return s, nil
+}
+
+// accOf is a variant's final accuracy in a run set.
+func accOf(rs runSet, variant string) stat {
+	return rs.where("variant", variant).summary(results.Accuracy)
+}
+
+// fischerFindings checks the findings of Fischer et al. (2024), Secs. 4-5.
+func fischerFindings(get func(Preset) runSet) []Finding {
+	var out []Finding
+	e1 := get(fischerE1Preset)
+	parts := e1.values("partition")
+	// 1. E = 1: WS, WC and Conflation beat NWA and LP.
+	{
+		f := Finding{Claim: "With E = 1, WS, WC and Conflation beat NWA and LP in accuracy", Source: "Sec. 4.1, Table 2"}
+		passed, all := 0, 0
+		var ev []string
+		for _, part := range parts {
+			rs := e1.where("partition", part)
+			for _, good := range []string{"WS-TrainSize", "WC-TrainSize", "Conflation"} {
+				for _, bad := range []string{"NWA-TrainSize", "LP-TrainSize"} {
+					g, w := accOf(rs, good), accOf(rs, bad)
+					if g.ok() && w.ok() {
+						all++
+						if g.Mean > w.Mean {
+							passed++
+						}
+					}
+				}
+			}
+			ev = append(ev, fmt.Sprintf("%s: NWA %s, LP %s, WS %s, WC %s, Conflation %s", part, accOf(rs, "NWA-TrainSize").format(100, 1),
+				accOf(rs, "LP-TrainSize").format(100, 1), accOf(rs, "WS-TrainSize").format(100, 1), accOf(rs, "WC-TrainSize").format(100, 1), accOf(rs, "Conflation").format(100, 1)))
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d pairs (means, train-size weights); accuracy %%: %s", passed, all, strings.Join(ev, "; "))
+		if f.Verdict != Holds && f.Verdict != NotRun {
+			f.Why = "NWA and LP keep (and LP inflates) the clients' variance while WS, WC and Conflation shrink it by about K; the gap opens as variances are learned, which takes more than our few rounds."
+		}
+		out = append(out, f)
+	}
+	// 2. E = 1: LP is the worst VI aggregator.
+	{
+		f := Finding{Claim: "With E = 1, LP is the worst variational aggregator", Source: "Sec. 4.1, Table 2"}
+		passed, all := 0, 0
+		var ev []string
+		for _, part := range parts {
+			rs := e1.where("partition", part)
+			vals := map[string]float64{}
+			for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
+				if st := accOf(rs, r); st.ok() {
+					vals[r] = st.Mean
+				}
+			}
+			if len(vals) < 5 {
+				continue
+			}
+			all++
+			worst := orderedBy(vals)[0]
+			if worst == "LP-TrainSize" {
+				passed++
+			}
+			ev = append(ev, fmt.Sprintf("%s: lowest %s (%.1f%%)", part, worst, vals[worst]*100))
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d partitions: %s", passed, all, strings.Join(ev, "; "))
+		out = append(out, f)
+	}
+	// 3. Client weighting is inconclusive.
+	{
+		f := Finding{Claim: "The client weighting (train size, maximum discrepancy, distance) makes no clear difference", Source: "Sec. 5, Tables 2-3"}
+		passed, all := 0, 0
+		for _, part := range parts {
+			rs := e1.where("partition", part)
+			for _, r := range []string{"NWA", "WS", "LP", "WC"} {
+				var ws []stat
+				for _, w := range []string{"TrainSize", "MaxDisc", "Distance"} {
+					if st := accOf(rs, r+"-"+w); st.ok() {
+						ws = append(ws, st)
+					}
+				}
+				if len(ws) < 3 {
+					continue
+				}
+				all++
+				same := true
+				for i := range ws {
+					for j := range ws {
+						if below(ws[i], ws[j]) {
+							same = false
+						}
+					}
+				}
+				if same {
+					passed++
+				}
+			}
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d (rule, partition) cells with no weighting below another by more than 2 combined SE (E = 1)", passed, all)
+		out = append(out, f)
+	}
+	// 4. MC dropout beats the VI aggregators on IID data but not on the 2-class split.
+	{
+		f := Finding{Claim: "MC dropout beats every variational aggregator on IID data, but not on the 2-class split", Source: "Sec. 5, Tables 2-3"}
+		passed, all := 0, 0
+		var ev []string
+		for _, part := range []string{"iid", "shards-2"} {
+			rs := e1.where("partition", part)
+			mcd := accOf(rs, "MCD-NWA")
+			best, bestName := stat{}, ""
+			for _, r := range fischerRows[2:] {
+				if st := accOf(rs, r); st.ok() && (!best.ok() || st.Mean > best.Mean) {
+					best, bestName = st, r
+				}
+			}
+			if !mcd.ok() || !best.ok() {
+				continue
+			}
+			all++
+			if (part == "iid") == (mcd.Mean > best.Mean) {
+				passed++
+			}
+			ev = append(ev, fmt.Sprintf("%s: MC dropout %s%%, best VI %s %s%%", part, mcd.format(100, 1), bestName, best.format(100, 1)))
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d partitions as the paper says (E = 1): %s", passed, all, strings.Join(ev, "; "))
+		out = append(out, f)
+	}
+	// 5. Updating the prior every round hurts.
+	{
+		f := Finding{Claim: "Making the previous global posterior the clients' prior every round hurts accuracy badly", Source: "Sec. 4.4, Table 5 (41.8-46.1% against 77.2-88.0%)"}
+		prior := get(fischerPriorPreset)
+		iid := e1.where("partition", "iid")
+		passed, all := 0, 0
+		var ev []string
+		for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
+			p, fx := accOf(prior, r), accOf(iid, r)
+			if p.ok() && fx.ok() {
+				all++
+				if below(p, fx) {
+					passed++
+				}
+				ev = append(ev, fmt.Sprintf("%s %s%% (fixed prior %s%%)", r, p.format(100, 1), fx.format(100, 1)))
+			}
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d rules lower by more than 2 combined SE: %s", passed, all, strings.Join(ev, "; "))
+		if f.Verdict != Holds && f.Verdict != NotRun {
+			f.Why = "the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; in a few rounds it has not narrowed far from N(0, 10²)."
+		}
+		out = append(out, f)
+	}
+	// 6. DWC fails without pre-training and matches WS with it.
+	{
+		f := Finding{Claim: "DWC fails without server pre-training and is about as good as WS with it", Source: "Sec. 4.3, Table 4"}
+		dwc := get(fischerDWCPreset)
+		passed, all := 0, 0
+		var ev []string
+		for _, part := range dwc.values("partition") {
+			rs := dwc.where("partition", part)
+			no, pre, ws := accOf(rs, "DWC"), accOf(rs, "DWC-pretrain"), accOf(rs, "WS-pretrain")
+			if no.ok() && pre.ok() {
+				all++
+				if below(no, pre) {
+					passed++
+				}
+			}
+			if pre.ok() && ws.ok() {
+				all++
+				if math.Abs(pre.Mean-ws.Mean) < 0.05 {
+					passed++
+				}
+			}
+			ev = append(ev, fmt.Sprintf("%s: DWC %s%%, DWC + pre-training %s%%, WS + pre-training %s%%", part, no.format(100, 1), pre.format(100, 1), ws.format(100, 1)))
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d checks (DWC without pre-training lower by more than 2 combined SE; with it within 5 points of WS): %s", passed, all, strings.Join(ev, "; "))
+		out = append(out, f)
+	}
+	// 7. E = 5: parity, NWA as good as or better than the rest.
+	{
+		f := Finding{Claim: "With E = 5 the aggregators reach parity and NWA does as well as or better than the others", Source: "Sec. 4.2, Table 3"}
+		e5 := get(fischerE5Preset)
+		passed, all := 0, 0
+		var ev []string
+		for _, part := range e5.values("partition") {
+			rs := e5.where("partition", part)
+			nwa := accOf(rs, "NWA-TrainSize")
+			for _, r := range []string{"WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
+				o := accOf(rs, r)
+				if nwa.ok() && o.ok() {
+					all++
+					if !below(nwa, o) {
+						passed++
+					}
+				}
+			}
+			ev = append(ev, fmt.Sprintf("%s: NWA %s%%, WS %s%%, WC %s%%", part, nwa.format(100, 1), accOf(rs, "WS-TrainSize").format(100, 1), accOf(rs, "WC-TrainSize").format(100, 1)))
+		}
+		f.Verdict = verdictOf(passed, all)
+		f.Evidence = fmt.Sprintf("%d of %d comparisons where NWA is not below another rule by more than 2 combined SE: %s", passed, all, strings.Join(ev, "; "))
+		out = append(out, f)
+	}
+	return out
+}

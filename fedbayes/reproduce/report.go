@@ -1,0 +1,202 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/runinfo"
+)
+
+// Section is one paper's part of the report.
+type Section struct {
+	// Heading is the section title.
+	Heading string
+	// Setting says, in Markdown, what the presets run and how they differ from the paper.
+	Setting string
+	// Blocks are Markdown paragraphs and tables, in order.
+	Blocks []string
+	// Charts are the section's figures (written as SVG next to the report).
+	Charts []*plots.Chart
+	// Captions[i] is the caption of Charts[i].
+	Captions []string
+	// Findings are the paper's qualitative findings and whether they hold.
+	Findings []Finding
+}
+
+// addChart appends a chart with its caption, or a note when it cannot be drawn.
+func (s *Section) addChart(c *plots.Chart, err error, caption string) {
+	if err != nil {
+		s.Blocks = append(s.Blocks, fmt.Sprintf("*(figure %q not drawn: %v)*", caption, err))
+		return
+	}
+	s.Charts, s.Captions = append(s.Charts, c), append(s.Captions, caption)
+}
+
+// ReportOptions configure Write.
+type ReportOptions struct {
+	// Dir is the results directory Run wrote to.
+	Dir string
+	// Budget is the budget whose runs the report reads.
+	Budget Budget
+	// Output is the Markdown file to write (e.g. docs/reproduction.md).
+	Output string
+	// FigureDir receives the SVG figures; empty means Output without ".md" (docs/reproduction/).
+	FigureDir string
+	// NoFigures writes no figures (the report says so).
+	NoFigures bool
+	// Command is the command line that produced the report, printed in its header.
+	Command string
+}
+
+// Write builds every paper's section from the runs in opt.Dir and writes the report (atomically) and
+// its figures. It returns the findings, paper by paper.
+func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, error) {
+	if opt.FigureDir == "" {
+		opt.FigureDir = strings.TrimSuffix(opt.Output, filepath.Ext(opt.Output))
+	}
+	var sections []*Section
+	var notes [][]string
+	var info *runinfo.Info
+	for _, p := range papers {
+		runs, skipped, err := loadRuns(opt.Dir, p, opt.Budget)
+		if err != nil {
+			return nil, err
+		}
+		for _, rs := range runs {
+			if info == nil && len(rs) > 0 {
+				i := rs[0].Meta.Info
+				info = &i
+			}
+		}
+		sec, err := p.section(opt.Budget, runs)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		sections = append(sections, sec)
+		notes = append(notes, skipped)
+	}
+	figures := map[*plots.Chart]string{}
+	if !opt.NoFigures {
+		var charts []*plots.Chart
+		for _, s := range sections {
+			charts = append(charts, s.Charts...)
+		}
+		if len(charts) > 0 {
+			if err := os.MkdirAll(opt.FigureDir, 0o755); err != nil {
+				return nil, err
+			}
+			paths, err := plots.WriteFigures(ctx, opt.FigureDir, plots.FigureOptions{Size: plots.WideFigure, PNGScale: -1}, charts...)
+			if err != nil {
+				return nil, fmt.Errorf("reproduce: figures (use -no-figures to skip them): %w", err)
+			}
+			rel, _ := filepath.Rel(filepath.Dir(opt.Output), opt.FigureDir)
+			for i, c := range charts {
+				if i < len(paths) {
+					figures[c] = filepath.ToSlash(filepath.Join(rel, c.Name+".svg"))
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	writeHeader(&b, papers, sections, opt, info)
+	var all []Finding
+	for i, s := range sections {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Heading, strings.TrimSpace(s.Setting))
+		for _, n := range notes[i] {
+			fmt.Fprintf(&b, "\n- %s", n)
+		}
+		if len(notes[i]) > 0 {
+			b.WriteString("\n")
+		}
+		for _, blk := range s.Blocks {
+			fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(blk))
+		}
+		for j, c := range s.Charts {
+			if path, ok := figures[c]; ok {
+				fmt.Fprintf(&b, "\n![%s](%s)\n\n*%s*\n", c.Name, path, s.Captions[j])
+			} else {
+				fmt.Fprintf(&b, "\n*(figure not written: %s)*\n", s.Captions[j])
+			}
+		}
+		if len(s.Findings) > 0 {
+			b.WriteString("\n### Findings\n")
+			for _, f := range s.Findings {
+				fmt.Fprintf(&b, "\n**%s** — %s. *%s.*\n\n- Evidence: %s\n", f.Claim, f.Source, verdictText(f.Verdict), f.Evidence)
+				if f.Why != "" {
+					fmt.Fprintf(&b, "- Why: %s\n", f.Why)
+				}
+			}
+		}
+		all = append(all, s.Findings...)
+	}
+	if err := os.MkdirAll(filepath.Dir(opt.Output), 0o755); err != nil {
+		return nil, err
+	}
+	return all, results.WriteFileAtomic(opt.Output, []byte(b.String()), 0o644)
+}
+
+// verdictText capitalises a verdict for the report.
+func verdictText(v Verdict) string {
+	s := string(v)
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeHeader writes the report's title, how it was made, and the summary of findings.
+func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info) {
+	b.WriteString("# Reproduction report\n\n")
+	b.WriteString("Do the findings of the papers fedbayes is built from hold in fedbayes? This page is generated: ")
+	fmt.Fprintf(b, "`%s` ran the presets below (finished runs are kept, interrupted ones resumed) and wrote it on %s ", opt.Command, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(b, "from the runs in `%s`. Do not edit it by hand.\n\n", opt.Dir)
+	if opt.Budget == Reduced {
+		b.WriteString("**Budget: reduced.** Every preset ran at its reduced budget (under 30 minutes per preset on 2 CPU cores), " +
+			"stated under each section: far fewer rounds, local epochs, examples and seeds than the papers. " +
+			"Our absolute numbers are therefore not comparable to the papers'; what can be compared is the ordering of methods, " +
+			"which is what the findings below test. `make reproduce BUDGET=full` runs the papers' budgets (days on 2 cores).\n\n")
+	} else {
+		b.WriteString("**Budget: full** (the papers' rounds, epochs and seeds where they state them).\n\n")
+	}
+	if info != nil {
+		fmt.Fprintf(b, "Computed with fedbayes %s (commit %s), %s, GoMLX %s, backend `%s`, %s/%s with %d CPUs.\n",
+			info.Fedbayes, shortCommit(info.GitCommit), info.Go, info.Modules["github.com/gomlx/gomlx"], info.Backend, info.OS, info.Arch, info.CPUs)
+	}
+	b.WriteString("Mean ± standard error over seeds; the papers' ± is as they print it (Ozer et al.: standard error; the others do not say).\n\n")
+	b.WriteString("| paper | presets run | finding | verdict |\n|---|---|---|---|\n")
+	for i, p := range papers {
+		names := make([]string, len(p.Presets))
+		for j, pr := range p.Presets {
+			names[j] = "`" + pr.Name(opt.Budget) + "`"
+		}
+		for _, f := range sections[i].Findings {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", p.ID, strings.Join(names, ", "), f.Claim, f.Verdict)
+			names = []string{"〃"}
+		}
+	}
+}
+
+// shortCommit shortens a git commit to 10 characters.
+func shortCommit(c string) string {
+	if len(c) > 10 {
+		return c[:10]
+	}
+	return c
+}
+
+// budgetLine states a preset's budget for a section, or says it has no runs.
+func budgetLine(p Preset, b Budget, runs map[string][]results.Run) string {
+	name := p.Name(b)
+	text, err := p.Budget(b)
+	if err != nil {
+		text = err.Error()
+	}
+	n := len(runs[name])
+	if n == 0 {
+		return fmt.Sprintf("- `%s`: **not run yet** (`fedbayes reproduce -budget %s -presets %s`); budget %s", name, b, name, text)
+	}
+	return fmt.Sprintf("- `%s`: %d runs; budget %s", name, n, text)
+}

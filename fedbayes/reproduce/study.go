@@ -1,0 +1,264 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// Budget is the budget a reproduction runs at.
+type Budget string
+
+const (
+	// Full is the papers' rounds, epochs, data and seeds (days on 2 CPU cores).
+	Full Budget = "full"
+	// Reduced is each preset's reduced budget (under 30 minutes per preset on 2 CPU cores), stated in
+	// every run's spec and in the report.
+	Reduced Budget = "reduced"
+)
+
+// ParseBudget reads "full" or "reduced".
+func ParseBudget(s string) (Budget, error) {
+	switch Budget(s) {
+	case Full, Reduced:
+		return Budget(s), nil
+	}
+	return "", fmt.Errorf("reproduce: budget %q; want full or reduced", s)
+}
+
+// Preset is one experiment of a paper: an engine preset (whose reduced form is NAME-reduced) or a
+// predictive preset (Full and Reduced name different presets).
+type Preset struct {
+	// Full names the preset at the paper's budget.
+	Full string
+	// Reduced names the reduced-budget preset; empty means Full + engine.ReducedSuffix.
+	Reduced string
+	// Predictive marks a predictive.Preset (else an engine.Preset).
+	Predictive bool
+}
+
+// Name is the preset's name at budget b.
+func (p Preset) Name(b Budget) string {
+	if b == Full {
+		return p.Full
+	}
+	if p.Reduced != "" {
+		return p.Reduced
+	}
+	return p.Full + engine.ReducedSuffix
+}
+
+// Budget returns the budget sentence the preset records in its runs.
+func (p Preset) Budget(b Budget) (string, error) {
+	if p.Predictive {
+		s, err := predictive.Preset(p.Name(b))
+		return s.Budget, err
+	}
+	s, err := engine.Preset(p.Name(b))
+	if err != nil {
+		return "", err
+	}
+	return s.Budget, nil
+}
+
+// Paper is one paper of the report: its presets and how its section is built from their runs.
+type Paper struct {
+	// ID is the paper's file number in ../shared/papers (000 ... 004).
+	ID string
+	// Title is the reference as the report prints it.
+	Title string
+	// Presets are the experiments, in the order they run.
+	Presets []Preset
+	// Dir is the results sub-directory (default ID); papers sharing runs share it.
+	Dir string
+	// section builds the report section from the runs of each preset (by preset name at the budget).
+	section func(b Budget, runs map[string][]results.Run) (*Section, error)
+}
+
+// dir is the paper's results sub-directory.
+func (p *Paper) dir() string {
+	if p.Dir != "" {
+		return p.Dir
+	}
+	return p.ID
+}
+
+// Papers lists the papers of the report, in order.
+func Papers() []*Paper {
+	return []*Paper{ozerPaper(), fischerPaper(), jamoussiPaper(), hasanPaper(), chenPaper()}
+}
+
+// SelectPapers returns the papers with the given IDs (all for an empty list).
+func SelectPapers(ids []string) ([]*Paper, error) {
+	all := Papers()
+	if len(ids) == 0 {
+		return all, nil
+	}
+	var out []*Paper
+	for _, id := range ids {
+		found := false
+		for _, p := range all {
+			if p.ID == strings.TrimSpace(id) {
+				out, found = append(out, p), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("reproduce: no paper %q; papers: 000, 001, 002, 003, 004", id)
+		}
+	}
+	return out, nil
+}
+
+// Options configure Run.
+type Options struct {
+	// Dir is the results directory; each paper's runs go to Dir/ID.
+	Dir string
+	// Budget is Full or Reduced.
+	Budget Budget
+	// Presets, if not empty, limits the run to these preset names (at the budget); the report still
+	// covers every preset of the selected papers and says which have no runs.
+	Presets []string
+	// Progress reports the engine runs (nil: progress.New()).
+	Progress progress.Reporter
+	// Log receives one line per preset and the predictive runs' progress (nil: silent).
+	Log io.Writer
+}
+
+// Run runs every preset of the papers at the budget, resuming interrupted runs and keeping finished
+// ones, so that repeating it after an interruption only does what is left.
+func Run(ctx context.Context, papers []*Paper, opt Options) error {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	want := map[string]bool{}
+	for _, n := range opt.Presets {
+		want[n] = true
+	}
+	for _, p := range papers {
+		dir := filepath.Join(opt.Dir, p.dir())
+		for _, pr := range p.Presets {
+			name := pr.Name(opt.Budget)
+			if len(want) > 0 && !want[name] {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fmt.Fprintf(opt.Log, "reproduce %s: preset %s -> %s\n", p.ID, name, dir)
+			if pr.Predictive {
+				spec, err := predictive.Preset(name)
+				if err != nil {
+					return err
+				}
+				if _, err := predictive.Run(spec, dir, opt.Log); err != nil {
+					return fmt.Errorf("reproduce %s: %s: %w", p.ID, name, err)
+				}
+				continue
+			}
+			spec, err := engine.Preset(name)
+			if err != nil {
+				return err
+			}
+			if _, err := engine.Run(ctx, spec, engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true}); err != nil {
+				return fmt.Errorf("reproduce %s: %s: %w", p.ID, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// loadRuns reads a paper's complete runs and sorts them by preset (at the budget). Runs of other
+// presets or budgets in the directory are ignored; incomplete, failed and diverged runs are skipped
+// and returned as notes.
+func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []string, error) {
+	out := map[string][]results.Run{}
+	var notes []string
+	pdir := filepath.Join(dir, p.dir())
+	if _, err := os.Stat(pdir); errors.Is(err, fs.ErrNotExist) {
+		return out, nil, nil // nothing run yet
+	}
+	runs, skipped, err := results.Load(pdir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
+	}
+	for _, s := range skipped {
+		if presetOf(p, b, filepath.Base(s.Dir)) != "" {
+			notes = append(notes, fmt.Sprintf("skipped %s: %s", filepath.Base(s.Dir), s.Reason))
+		}
+	}
+	settings, err := presetSettings(p, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range runs {
+		name := presetOf(p, b, r.Meta.Setting)
+		if name == "" {
+			continue
+		}
+		if set, ok := settings[name]; ok && !set[r.Meta.Setting] {
+			continue // a setting the preset no longer has (e.g. a row dropped from a reduced budget)
+		}
+		out[name] = append(out[name], r)
+	}
+	for _, rs := range out {
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].Meta.Setting != rs[j].Meta.Setting {
+				return rs[i].Meta.Setting < rs[j].Meta.Setting
+			}
+			return rs[i].Meta.Seed < rs[j].Meta.Seed
+		})
+	}
+	sort.Strings(notes)
+	return out, notes, nil
+}
+
+// presetSettings lists the setting names of each engine preset of the paper at budget b.
+func presetSettings(p *Paper, b Budget) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	for _, pr := range p.Presets {
+		if pr.Predictive {
+			continue
+		}
+		spec, err := engine.Preset(pr.Name(b))
+		if err != nil {
+			return nil, err
+		}
+		settings, err := spec.Expand()
+		if err != nil {
+			return nil, err
+		}
+		out[pr.Name(b)] = map[string]bool{}
+		for _, st := range settings {
+			out[pr.Name(b)][st.Name] = true
+		}
+	}
+	return out, nil
+}
+
+// presetOf returns the name of the paper's preset (at budget b) a setting or run directory belongs to,
+// or "". A full-budget preset does not claim its own "-reduced" settings.
+func presetOf(p *Paper, b Budget, setting string) string {
+	best := ""
+	for _, pr := range p.Presets {
+		name := pr.Name(b)
+		rest, ok := strings.CutPrefix(setting, name+"-")
+		if !ok || strings.HasPrefix(rest, strings.TrimPrefix(engine.ReducedSuffix, "-")+"-") {
+			continue
+		}
+		if len(name) > len(best) {
+			best = name
+		}
+	}
+	return best
+}
