@@ -157,6 +157,13 @@ func ozerFindings(get func(string) runSet) []Finding {
 		passed, all := 0, 0
 		var ev []string
 		for _, w := range []string{"FVBA", "FVBWA"} {
+			complete := true
+			for _, r := range []string{"EAA", "PPA", "GAA", "AALV", "CF"} {
+				complete = complete && rs.where("variant", w+"-"+r).summary(results.Accuracy).ok()
+			}
+			if !complete {
+				continue // judged only on weightings with every rule run
+			}
 			for _, bad := range []string{"EAA", "PPA"} {
 				for _, good := range []string{"GAA", "AALV", "CF"} {
 					a, g := rs.where("variant", w+"-"+bad).summary(results.Accuracy), rs.where("variant", w+"-"+good).summary(results.Accuracy)
