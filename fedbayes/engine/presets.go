@@ -241,6 +241,19 @@ var presets = map[string]preset{
 	},
 }
 
+// addPaperPreset registers a paper preset: full builds the spec at the paper's budget, named name and
+// with the budget "full" unless full states its own.
+func addPaperPreset(name, about string, full func() *Spec, reduced func(*Spec) *Spec) {
+	presets[name] = preset{about: about, reduced: reduced, full: func() *Spec {
+		s := full()
+		s.Name = name
+		if s.Budget == "" {
+			s.Budget = "full"
+		}
+		return s
+	}}
+}
+
 func init() {
 	for _, d := range ozerDatasets {
 		for _, clients := range []int{10, 100} {
@@ -251,15 +264,10 @@ func init() {
 				if clients == 100 {
 					active = "10 active per round"
 				}
-				presets[name] = preset{
-					about: fmt.Sprintf("Ozer et al. (2022) %s, %s, %d clients (%s), %s: FED, FEDAVG, FVBA/FVBWA x EAA, GAA, AALV, PPA, CF",
-						table, d.name, clients, active, part),
-					full: func() *Spec {
-						s := ozer(d.name, clients, part)
-						s.Name, s.Budget = name, "full"
-						return s
-					},
-					reduced: func(s *Spec) *Spec {
+				addPaperPreset(name, fmt.Sprintf("Ozer et al. (2022) %s, %s, %d clients (%s), %s: FED, FEDAVG, FVBA/FVBWA x EAA, GAA, AALV, PPA, CF",
+					table, d.name, clients, active, part),
+					func() *Spec { return ozer(d.name, clients, part) },
+					func(s *Spec) *Spec {
 						if clients == 100 {
 							r := reduce(s, 30000, 1000, 15, 1, []int64{0, 1}, 5)
 							var keep []Variant
@@ -273,44 +281,24 @@ func init() {
 							return r
 						}
 						return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0)
-					},
-				}
+					})
 			}
 		}
 	}
 	for _, d := range []struct{ short, name string }{{"fmnist", "fashion-mnist"}, {"cifar10", "cifar10"}} {
 		for _, e := range []int{1, 5} {
 			name := fmt.Sprintf("fischer2024-%s-e%d", d.short, e)
-			presets[name] = preset{
-				about: fmt.Sprintf("Fischer et al. (2024) Table %d, %s, E=%d: deterministic, MC-dropout and Flipout ResNet-20; NWA, WS, LP, WC x 3 weightings, Conflation; IID, 2-class, Dirichlet 0.5 and 5.0",
-					map[int]int{1: 2, 5: 3}[e], d.name, e),
-				full: func() *Spec {
-					s := fischer(d.name, e)
-					s.Name, s.Budget = name, "full"
-					return s
-				},
-				reduced: fischerReduced(e),
-			}
+			addPaperPreset(name, fmt.Sprintf("Fischer et al. (2024) Table %d, %s, E=%d: deterministic, MC-dropout and Flipout ResNet-20; NWA, WS, LP, WC x 3 weightings, Conflation; IID, 2-class, Dirichlet 0.5 and 5.0",
+				map[int]int{1: 2, 5: 3}[e], d.name, e),
+				func() *Spec { return fischer(d.name, e) }, fischerReduced(e))
 		}
 		prior := "fischer2024-" + d.short + "-prior"
-		presets[prior] = preset{
-			about: "Fischer et al. (2024) Table 5, " + d.name + ": the prior is the previous global posterior every round, E=1, IID",
-			full: func() *Spec {
-				s := fischerPrior(d.name)
-				s.Name, s.Budget = prior, "full"
-				return s
-			},
-			reduced: fischerReduced(1),
-		}
+		addPaperPreset(prior, "Fischer et al. (2024) Table 5, "+d.name+": the prior is the previous global posterior every round, E=1, IID",
+			func() *Spec { return fischerPrior(d.name) }, fischerReduced(1))
 		dwc := "fischer2024-" + d.short + "-dwc"
-		presets[dwc] = preset{
-			about: "Fischer et al. (2024) Table 4, " + d.name + ": DWC without and with server pre-training, WS with pre-training; one round of 400 local epochs",
-			full: func() *Spec {
-				s := fischerDWC(d.name)
-				s.Name, s.Budget = dwc, "full"
-				return s
-			},
-			reduced: func(s *Spec) *Spec {
+		addPaperPreset(dwc, "Fischer et al. (2024) Table 4, "+d.name+": DWC without and with server pre-training, WS with pre-training; one round of 400 local epochs",
+			func() *Spec { return fischerDWC(d.name) },
+			func(s *Spec) *Spec {
 				r := mlpFlipout(reduce(s, 6000, 1000, 1, 20, []int64{0, 1}, 0))
 				r.Sweep = map[string][]json.RawMessage{"partition": s.Sweep["partition"][:2]}
 				for _, v := range r.Variants {
@@ -320,20 +308,17 @@ func init() {
 				}
 				r.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; IID and 2-class only; pre-training at most 20 epochs"
 				return r
-			},
-		}
+			})
 	}
 	for _, d := range ozerDatasets {
 		name := "jamoussi-" + d.short
-		presets[name] = preset{
-			about: "Jamoussi et al. (BA-BFL) Table 1, " + d.name + ": FedAvg and AALV, EAA, GAA, RKLB, WB with the last n = 1..3 layers Bayesian, Dirichlet clients, fairness",
-			full: func() *Spec {
+		addPaperPreset(name, "Jamoussi et al. (BA-BFL) Table 1, "+d.name+": FedAvg and AALV, EAA, GAA, RKLB, WB with the last n = 1..3 layers Bayesian, Dirichlet clients, fairness",
+			func() *Spec {
 				s := jamoussi(d.name)
-				s.Name, s.Budget = name, "full (rounds, epochs and seeds are not stated by the paper: Ozer et al.'s 10-client budget)"
+				s.Budget = "full (rounds, epochs and seeds are not stated by the paper: Ozer et al.'s 10-client budget)"
 				return s
 			},
-			reduced: func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) },
-		}
+			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })
 	}
 }
 

@@ -199,6 +199,14 @@ type Finding struct {
 	Why string
 }
 
+// explain sets Why, what might explain a finding that was checked and did not hold; it does nothing
+// when the finding holds or was not run.
+func (f *Finding) explain(why string) {
+	if f.Verdict != Holds && f.Verdict != NotRun {
+		f.Why = why
+	}
+}
+
 // verdictOf turns counts of checks that passed out of all into a verdict.
 func verdictOf(passed, all int) Verdict {
 	switch {

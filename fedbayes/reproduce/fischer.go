@@ -153,9 +153,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 		}
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d pairs (means, train-size weights); accuracy %%: %s", passed, all, strings.Join(ev, "; "))
-		if f.Verdict != Holds && f.Verdict != NotRun {
-			f.Why = "NWA and LP keep (and LP inflates) the clients' variance while WS, WC and Conflation shrink it by about K; the gap opens as variances are learned, which takes more than our few rounds."
-		}
+		f.explain("NWA and LP keep (and LP inflates) the clients' variance while WS, WC and Conflation shrink it by about K; the gap opens as variances are learned, which takes more than our few rounds.")
 		out = append(out, f)
 	}
 	// 2. E = 1: LP is the worst VI aggregator.
@@ -265,9 +263,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 		}
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d rules lower by more than 2 combined SE: %s", passed, all, strings.Join(ev, "; "))
-		if f.Verdict != Holds && f.Verdict != NotRun {
-			f.Why = "the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; in a few rounds it has not narrowed far from N(0, 10²)."
-		}
+		f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; in a few rounds it has not narrowed far from N(0, 10²).")
 		out = append(out, f)
 	}
 	// 6. DWC fails without pre-training and matches WS with it.

@@ -214,10 +214,8 @@ func chenSection(b Budget, runs map[string][]results.Run) (*Section, error) {
 	}
 	f.Verdict = verdictOf(passed, all)
 	f.Evidence = fmt.Sprintf("%d of %d non-IID h values with FedBE above FedAvg by more than 2 combined SE, one round: %s", passed, all, strings.Join(ev, "; "))
-	if f.Verdict != Holds && f.Verdict != NotRun {
-		f.Why = "one round is not the poster's 40-round protocol; with one round FedAvg's average of diverged clients is weak, which favours FedBE, " +
-			"so a failure here points at the distillation budget of the reduced preset."
-	}
+	f.explain("one round is not the poster's 40-round protocol; with one round FedAvg's average of diverged clients is weak, which favours FedBE, " +
+		"so a failure here points at the distillation budget of the reduced preset.")
 	s.Findings = []Finding{f}
 	return s, nil
 }

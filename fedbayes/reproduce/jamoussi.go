@@ -92,17 +92,7 @@ func layerSeries(rs runSet, rule string, m metricCol) *plots.SeedSeries {
 	if len(cols) < 2 {
 		return nil
 	}
-	seeds := len(cols[0])
-	for _, c := range cols {
-		seeds = min(seeds, len(c))
-	}
-	for k := 0; k < seeds; k++ {
-		row := make([]float64, len(cols))
-		for i, c := range cols {
-			row[i] = c[k]
-		}
-		line.Runs = append(line.Runs, row)
-	}
+	line.Runs = seedRows(cols)
 	return &line
 }
 
@@ -133,10 +123,8 @@ func jamoussiFindings(rs runSet) []Finding {
 		}
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d steps n → n+1 lower the mean (n = 0..3): %s", passed, all, strings.Join(ev, "; "))
-		if f.Verdict != Holds && f.Verdict != NotRun {
-			f.Why = "a Bayesian layer only changes the predictive once its variances have grown away from their narrow initial value (log σ² = −10); " +
-				"in a few single-epoch rounds they barely move, so the extra layers add little noise and the ordering is decided by seed noise."
-		}
+		f.explain("a Bayesian layer only changes the predictive once its variances have grown away from their narrow initial value (log σ² = −10); " +
+			"in a few single-epoch rounds they barely move, so the extra layers add little noise and the ordering is decided by seed noise.")
 		out = append(out, f)
 	}
 	// 2. With the same n, the aggregators score alike.
@@ -193,9 +181,7 @@ func jamoussiFindings(rs runSet) []Finding {
 		}
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d rules have a lower worst-10%% accuracy at n = 3 than at n = 1: %s", passed, all, strings.Join(ev, "; "))
-		if f.Verdict != Holds && f.Verdict != NotRun {
-			f.Why = "the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10% is one client, a noisy statistic over 2 seeds."
-		}
+		f.explain("the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10% is one client, a noisy statistic over 2 seeds.")
 		out = append(out, f)
 	}
 	return out

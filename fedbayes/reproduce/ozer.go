@@ -183,11 +183,9 @@ func ozerFindings(get func(string) runSet) []Finding {
 		}
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d (EAA or PPA, GAA/AALV/CF) pairs have EAA/PPA lower by more than 2 combined SE: %s", passed, all, strings.Join(ev, ", "))
-		if f.Verdict != Holds && f.Verdict != NotRun {
-			f.Why = "the paper trains T = 500 rounds of E = 10 epochs; EAA's and PPA's variance grows by the spread of the client means every round, " +
-				"and a reduced budget of a few single-epoch rounds leaves that spread (and so the damage) small. Compare the spread table: " +
-				"where EAA's and PPA's spread is not far above GAA's, the mechanism the paper names has not had time to act."
-		}
+		f.explain("the paper trains T = 500 rounds of E = 10 epochs; EAA's and PPA's variance grows by the spread of the client means every round, " +
+			"and a reduced budget of a few single-epoch rounds leaves that spread (and so the damage) small. Compare the spread table: " +
+			"where EAA's and PPA's spread is not far above GAA's, the mechanism the paper names has not had time to act.")
 		out = append(out, f)
 	}
 	// 2. Table 4: spread order CF < AALV < GAA < EAA, PPA.
@@ -295,9 +293,7 @@ func ozerFindings(get func(string) runSet) []Finding {
 			rs.where("variant", "FED").summary(results.Accuracy).format(100, 2), rs.where("variant", "FEDAVG").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-GAA").summary(results.Accuracy).format(100, 2), rs.where("variant", "FVBWA-AALV").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-CF").summary(results.Accuracy).format(100, 2))
-		if f.Verdict != Holds && f.Verdict != NotRun {
-			f.Why = "at the reduced budget the variational nets have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds."
-		}
+		f.explain("at the reduced budget the variational nets have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds.")
 		out = append(out, f)
 	}
 	return out

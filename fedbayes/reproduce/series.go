@@ -93,18 +93,25 @@ func versusSeries(rs runSet, lineKey string, lines []string, xKey string, xValue
 		if len(cols) == 0 {
 			continue
 		}
-		seeds := len(cols[0])
-		for _, c := range cols {
-			seeds = min(seeds, len(c))
-		}
-		for k := 0; k < seeds; k++ {
-			row := make([]float64, len(cols))
-			for i, c := range cols {
-				row[i] = c[k]
-			}
-			s.Runs = append(s.Runs, row)
-		}
+		s.Runs = seedRows(cols)
 		out = append(out, s)
 	}
 	return out
+}
+
+// seedRows turns per-x columns of per-seed values into one row per seed, over the seeds every
+// column has (the first k of each, runs being sorted by seed).
+func seedRows(cols [][]float64) [][]float64 {
+	seeds := len(cols[0])
+	for _, c := range cols {
+		seeds = min(seeds, len(c))
+	}
+	rows := make([][]float64, seeds)
+	for k := range rows {
+		rows[k] = make([]float64, len(cols))
+		for i, c := range cols {
+			rows[k][i] = c[k]
+		}
+	}
+	return rows
 }
