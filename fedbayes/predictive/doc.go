@@ -22,5 +22,7 @@
 // server set: D-BCM and D-beta-PredBayes (Hasan (2023), Algs. 1-2), OneshotFL, and FedBE (Chen &
 // Chao, Alg. 1) with SWA. The one-round baselines FedAvg and EP-MCMC with diagonal Gaussians
 // (Eq. 2.13) complete the thesis's Table 3.1, and Run executes a whole Spec and writes its runs
-// through fedbayes/results. docs/predictive.md has the formulas and the verification.
+// through fedbayes/results. RunRounds executes a RoundsSpec: FedBE against FedAvg over several
+// rounds on the same clients (Chen & Chao's comparison), one results row per round.
+// docs/predictive.md has the formulas and the verification.
 package predictive

@@ -140,41 +140,8 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 func FedBE(cfg models.Config, clients []*data.Dataset, serverX []float32, fc FedBEConfig,
 	onRound func(round int, global *posterior.Posterior) error) (*posterior.Posterior, error) {
 	fc = fc.WithDefaults()
-	cfg.Clients = len(clients)
-	cfg.Kind = models.Deterministic
-	m, err := models.New(cfg)
-	if err != nil {
-		return nil, err
+	server := func(r int, trained *posterior.Posterior, sizes []float64) (*posterior.Posterior, error) {
+		return FedBEServer(cfg, trained, sizes, serverX, fc, r)
 	}
-	global, err := m.ClientPosterior(0)
-	if err != nil {
-		return nil, err
-	}
-	sizes := make([]float64, len(clients))
-	for k, d := range clients {
-		sizes[k] = float64(d.Len())
-	}
-	for r := 1; r <= fc.Rounds; r++ {
-		if err := m.SetPosterior(global); err != nil {
-			return nil, err
-		}
-		lc := fc.Local
-		lc.Seed = fc.Local.Seed + int64(r)*131
-		if _, err := TrainClients(m, clients, lc); err != nil {
-			return nil, fmt.Errorf("predictive: FedBE round %d: %w", r, err)
-		}
-		trained, err := m.Posterior()
-		if err != nil {
-			return nil, err
-		}
-		if global, err = FedBEServer(cfg, trained, sizes, serverX, fc, r); err != nil {
-			return nil, fmt.Errorf("predictive: FedBE round %d: %w", r, err)
-		}
-		if onRound != nil {
-			if err := onRound(r, global); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return global, nil
+	return federate("FedBE", cfg, clients, fc.Local, fc.Rounds, server, withoutTiming(onRound))
 }

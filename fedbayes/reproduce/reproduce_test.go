@@ -127,13 +127,20 @@ func TestPresetsExist(t *testing.T) {
 				if b == Full && !strings.HasPrefix(text, "full") {
 					t.Errorf("%s: budget %q does not say it is full", pr.Name(b), text)
 				}
-				if !pr.Predictive {
+				var err2 error
+				switch pr.Kind {
+				case EngineKind:
 					s, _ := engine.Preset(pr.Name(b))
-					if _, err := s.Expand(); err != nil {
-						t.Errorf("%s: %v", pr.Name(b), err)
-					}
-				} else if s, _ := predictive.Preset(pr.Name(b)); s.WithDefaults().Validate() != nil {
-					t.Errorf("%s: %v", pr.Name(b), s.WithDefaults().Validate())
+					_, err2 = s.Expand()
+				case PredictiveKind:
+					s, _ := predictive.Preset(pr.Name(b))
+					err2 = s.WithDefaults().Validate()
+				case RoundsKind:
+					s, _ := predictive.RoundsPreset(pr.Name(b))
+					err2 = s.WithDefaults().Validate()
+				}
+				if err2 != nil {
+					t.Errorf("%s: %v", pr.Name(b), err2)
 				}
 			}
 		}
@@ -213,5 +220,37 @@ func TestWriteReport(t *testing.T) {
 	}
 	if findings[3].Verdict != Holds {
 		t.Errorf("fairness finding: %s (%s); want holds (worst accuracy falls with n)", findings[3].Verdict, findings[3].Evidence)
+	}
+}
+
+// TestChenFindings checks the verdicts of the FedBE findings on synthetic final accuracies.
+func TestChenFindings(t *testing.T) {
+	runs := func(acc map[string]float64) runSet {
+		var out runSet
+		for m, a := range acc {
+			for seed := int64(1); seed <= 2; seed++ {
+				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{"method": m}, map[string]float64{results.Accuracy: a + 0.002*float64(seed)}))
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		acc  map[string]float64
+		want [2]Verdict
+	}{
+		{"poster-like", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.74, predictive.RoundsFedBENoSWA: 0.70}, [2]Verdict{Holds, Holds}},
+		{"close", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.7205, predictive.RoundsFedBENoSWA: 0.73}, [2]Verdict{Partly, Fails}},
+		{"no-fedbe", map[string]float64{predictive.RoundsFedAvg: 0.72}, [2]Verdict{NotRun, NotRun}},
+	} {
+		fs := chenFindings(runs(tc.acc))
+		for i, want := range tc.want {
+			if fs[i].Verdict != want {
+				t.Errorf("%s: finding %q: %s (%s), want %s", tc.name, fs[i].Claim, fs[i].Verdict, fs[i].Evidence, want)
+			}
+			if (want == Fails || want == Partly) && fs[i].Why == "" {
+				t.Errorf("%s: finding %d does not hold but says nothing about why", tc.name, i)
+			}
+		}
 	}
 }

@@ -37,15 +37,28 @@ func ParseBudget(s string) (Budget, error) {
 	return "", fmt.Errorf("reproduce: budget %q; want full or reduced", s)
 }
 
-// Preset is one experiment of a paper: an engine preset (whose reduced form is NAME-reduced) or a
-// predictive preset (Full and Reduced name different presets).
+// Kind says which runner a preset belongs to.
+type Kind int
+
+const (
+	// EngineKind is an engine.Preset (fedbayes run); its reduced form is NAME-reduced.
+	EngineKind Kind = iota
+	// PredictiveKind is a one-round predictive.Preset (fedbayes predictive).
+	PredictiveKind
+	// RoundsKind is a multi-round predictive.RoundsPreset (fedbayes fedbe).
+	RoundsKind
+)
+
+// Preset is one experiment of a paper: an engine preset (whose reduced form is NAME-reduced), a
+// one-round predictive preset or a multi-round FedBE preset (for these two, Full and Reduced name
+// different presets).
 type Preset struct {
 	// Full names the preset at the paper's budget.
 	Full string
 	// Reduced names the reduced-budget preset; empty means Full + engine.ReducedSuffix.
 	Reduced string
-	// Predictive marks a predictive.Preset (else an engine.Preset).
-	Predictive bool
+	// Kind is the runner of the preset.
+	Kind Kind
 }
 
 // Name is the preset's name at budget b.
@@ -61,8 +74,12 @@ func (p Preset) Name(b Budget) string {
 
 // Budget returns the budget sentence the preset records in its runs.
 func (p Preset) Budget(b Budget) (string, error) {
-	if p.Predictive {
+	switch p.Kind {
+	case PredictiveKind:
 		s, err := predictive.Preset(p.Name(b))
+		return s.Budget, err
+	case RoundsKind:
+		s, err := predictive.RoundsPreset(p.Name(b))
 		return s.Budget, err
 	}
 	s, err := engine.Preset(p.Name(b))
@@ -70,6 +87,32 @@ func (p Preset) Budget(b Budget) (string, error) {
 		return "", err
 	}
 	return s.Budget, nil
+}
+
+// run runs the preset at budget b into dir: engine runs resume, finished runs of every kind are kept.
+func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) error {
+	name := p.Name(b)
+	switch p.Kind {
+	case PredictiveKind:
+		spec, err := predictive.Preset(name)
+		if err != nil {
+			return err
+		}
+		_, err = predictive.Run(spec, dir, opt.Log)
+		return err
+	case RoundsKind:
+		spec, err := predictive.RoundsPreset(name)
+		if err != nil {
+			return err
+		}
+		return predictive.RunRounds(spec, dir, opt.Log)
+	}
+	spec, err := engine.Preset(name)
+	if err != nil {
+		return err
+	}
+	_, err = engine.Run(ctx, spec, engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true})
+	return err
 }
 
 // Paper is one paper of the report: its presets and how its section is built from their runs.
@@ -156,21 +199,7 @@ func Run(ctx context.Context, papers []*Paper, opt Options) error {
 				return err
 			}
 			fmt.Fprintf(opt.Log, "reproduce %s: preset %s -> %s\n", p.ID, name, dir)
-			if pr.Predictive {
-				spec, err := predictive.Preset(name)
-				if err != nil {
-					return err
-				}
-				if _, err := predictive.Run(spec, dir, opt.Log); err != nil {
-					return fmt.Errorf("reproduce %s: %s: %w", p.ID, name, err)
-				}
-				continue
-			}
-			spec, err := engine.Preset(name)
-			if err != nil {
-				return err
-			}
-			if _, err := engine.Run(ctx, spec, engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true}); err != nil {
+			if err := pr.run(ctx, opt.Budget, dir, opt); err != nil {
 				return fmt.Errorf("reproduce %s: %s: %w", p.ID, name, err)
 			}
 		}
@@ -227,7 +256,7 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []strin
 func presetSettings(p *Paper, b Budget) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
 	for _, pr := range p.Presets {
-		if pr.Predictive {
+		if pr.Kind != EngineKind {
 			continue
 		}
 		spec, err := engine.Preset(pr.Name(b))

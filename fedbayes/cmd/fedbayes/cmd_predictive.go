@@ -49,13 +49,8 @@ func runPredictive(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(predictive.PresetNames(), ", "))
 	}
 	if *seeds != "" {
-		spec.Seeds = nil
-		for _, s := range splitList(*seeds) {
-			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return fmt.Errorf("%w: -seeds: %q is not an integer", errUsage, s)
-			}
-			spec.Seeds = append(spec.Seeds, v)
+		if spec.Seeds, err = parseSeeds(*seeds); err != nil {
+			return err
 		}
 	}
 	if *hs != "" {
@@ -88,6 +83,19 @@ func runPredictive(args []string, stdout io.Writer) error {
 		return err
 	}
 	return printPredictiveTable(stdout, spec, *out, outcomes)
+}
+
+// parseSeeds reads a -seeds flag: comma-separated integers.
+func parseSeeds(list string) ([]int64, error) {
+	var out []int64
+	for _, s := range splitList(list) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -seeds: %q is not an integer", errUsage, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // printPredictiveTable prints the spec's runs as the thesis's table (rows: methods; columns: h) and

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/results"
+)
+
+func init() {
+	register(&command{name: "fedbe", summary: "multi-round FedBE against FedAvg on the same clients (Chen & Chao, Alg. 1)", run: runFedBE})
+}
+
+// runFedBE runs a multi-round spec (a JSON file or a preset) and prints the last round's table.
+func runFedBE(args []string, stdout io.Writer) error {
+	fs := newFlagSet("fedbe", "[SPEC.json]", stdout)
+	preset := fs.String("preset", "", "run a named preset instead of a spec file: "+strings.Join(predictive.RoundsPresetNames(), ", "))
+	out := fs.String("o", "results/fedbe", "results directory (one run per method and seed; complete runs are kept on a rerun)")
+	seeds := fs.String("seeds", "", "comma-separated seeds, replacing the spec's")
+	rounds := fs.Int("rounds", 0, "communication rounds, replacing the spec's (0: the spec's)")
+	methods := fs.String("methods", "", "comma-separated methods, replacing the spec's: "+strings.Join(predictive.RoundsMethods, ", "))
+	printSpec := fs.Bool("print", false, "print the spec with its defaults as JSON and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var spec predictive.RoundsSpec
+	var err error
+	switch {
+	case *preset != "" && fs.NArg() > 0:
+		return fmt.Errorf("%w: give a spec file or -preset, not both", errUsage)
+	case *preset != "":
+		if spec, err = predictive.RoundsPreset(*preset); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	case fs.NArg() == 1:
+		if spec, err = predictive.LoadRoundsSpec(fs.Arg(0)); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(predictive.RoundsPresetNames(), ", "))
+	}
+	if *seeds != "" {
+		if spec.Seeds, err = parseSeeds(*seeds); err != nil {
+			return err
+		}
+	}
+	if *rounds != 0 {
+		spec.Rounds = *rounds
+	}
+	if *methods != "" {
+		spec.Methods = splitList(*methods)
+	}
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *printSpec {
+		b, err := json.MarshalIndent(spec, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	if err := predictive.RunRounds(spec, *out, predictiveLog); err != nil {
+		return err
+	}
+	runs, _, err := results.Load(*out)
+	if err != nil {
+		return err
+	}
+	var mine []results.Run
+	for _, r := range runs {
+		if strings.HasPrefix(r.Meta.Setting, spec.Name+"-") && r.Meta.Labels["dataset"] == spec.Dataset {
+			mine = append(mine, r)
+		}
+	}
+	cols, err := results.ParseColumns("accuracy,nll,ece")
+	if err != nil {
+		return err
+	}
+	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"method"}, Metrics: cols})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "after round %d, mean ± SE over seeds:\n%sruns in %s (one row per round); reprint with: fedbayes table -rows method %s\n", spec.Rounds, tab.Markdown(), *out, *out)
+	return err
+}

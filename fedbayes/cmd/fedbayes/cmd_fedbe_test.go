@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/data"
+)
+
+func TestFedBECommandUsage(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"dataset": "digits", "rounds": 2, "nosuch": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"fedbe"}, 2, "give one spec file or -preset"},
+		{[]string{"fedbe", "-preset", "nosuch"}, 2, `unknown rounds preset "nosuch"`},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "x.json"}, 2, "not both"},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-methods", "fedavg,fedprox"}, 2, "methods = fedprox"},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-rounds", "-1"}, 2, "field rounds = -1"},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-seeds", "1,x"}, 2, `-seeds: "x"`},
+		{[]string{"fedbe", spec}, 1, `unknown field "nosuch"`},
+		{[]string{"fedbe", "-preset", "fedbe-fmnist-full", "-print"}, 0, `"rounds": 40`},
+	}
+	for _, tc := range tests {
+		var out, errOut bytes.Buffer
+		status := runMain(tc.args, &out, &errOut)
+		all := out.String() + errOut.String()
+		if status != tc.status || !strings.Contains(all, tc.want) {
+			t.Errorf("%v: status %d, output\n%s\nwant status %d and %q", tc.args, status, all, tc.status, tc.want)
+		}
+	}
+}
+
+// TestFedBECommandRun runs two rounds of FedAvg and FedBE on digits and checks the printed table.
+func TestFedBECommandRun(t *testing.T) {
+	if a := data.Status(data.Dir()); !sklearnPresent(a) {
+		t.Skipf("scikit-learn data not installed in %s (run `fedbayes data install`)", data.Dir())
+	}
+	predictiveLog = io.Discard
+	defer func() { predictiveLog = os.Stderr }()
+	dir := t.TempDir()
+	args := []string{"fedbe", "-preset", "fedbe-digits-fast", "-seeds", "1", "-rounds", "2", "-o", dir, "-methods", "fedavg,fedbe-gaussian"}
+	var out, errOut bytes.Buffer
+	if status := runMain(args, &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	for _, want := range []string{"after round 2", "| fedavg |", "| fedbe-gaussian |", "accuracy"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fedbe-digits-fast-fedbe-gaussian-seed1", "rounds.jsonl")); err != nil {
+		t.Errorf("no rounds: %v", err)
+	}
+}
