@@ -44,6 +44,8 @@ type Summary struct {
 	Runs []RunSummary
 	// Figures is the path of the figures.json written ("" if none).
 	Figures string
+	// Budget is the spec's budget sentence (Spec.Budget; "" when unstated).
+	Budget string
 }
 
 // Diverged counts the runs that diverged.
@@ -99,7 +101,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	info := runinfo.Collect(backendConfig())
 	cache := &datasetCache{}
-	sum := &Summary{Dir: opts.Dir}
+	sum := &Summary{Dir: opts.Dir, Budget: spec.Budget}
 	var runErr error
 	for _, j := range jobs {
 		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, info)
@@ -110,7 +112,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		}
 	}
 	if !opts.NoFigures {
-		path, err := writeFigures(opts.Dir, spec.WithDefaults().Name)
+		path, err := writeFigures(opts.Dir, figureTitle(spec.WithDefaults().Name, spec.Budget))
 		if err != nil {
 			runErr = errors.Join(runErr, err)
 		}

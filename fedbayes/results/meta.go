@@ -76,6 +76,25 @@ func (m Meta) Validate() error {
 	return nil
 }
 
+// Budget returns the budget the run's spec states: its "budget" field, at the top level (engine
+// specs) or inside a top-level "spec" object (predictive runs, which store the spec with the
+// trial's settings). It is "" when the spec states none.
+func (m Meta) Budget() string {
+	var spec struct {
+		Budget string `json:"budget"`
+		Spec   *struct {
+			Budget string `json:"budget"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(m.Spec, &spec) != nil {
+		return ""
+	}
+	if spec.Budget == "" && spec.Spec != nil {
+		return spec.Spec.Budget
+	}
+	return spec.Budget
+}
+
 // Label returns the value of a grouping label: Setting for "setting", else Labels[name].
 func (m Meta) Label(name string) (string, bool) {
 	if name == SettingLabel {

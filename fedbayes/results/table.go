@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -87,6 +88,8 @@ type Table struct {
 	// Columns and Rows hold the content.
 	Columns []TableColumn
 	Rows    []TableRow
+	// Budgets are the distinct budgets the runs' specs state (Meta.Budget), sorted; Note prints them.
+	Budgets []string
 }
 
 // NewTable summarises runs into a table. It is an error if there are no runs or metrics, if a
@@ -117,7 +120,7 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		return nil, err
 	}
 	nr := len(spec.Rows)
-	t := &Table{Spec: spec}
+	t := &Table{Spec: spec, Budgets: budgets(runs)}
 	rowIndex, colIndex := map[string]int{}, map[string]int{}
 	var rowKeys, colKeys [][]string
 	for _, g := range groups { // groups are sorted: row and column keys come out sorted too
@@ -247,5 +250,26 @@ func (t *Table) Note() string {
 	case BoldWithinBestSE:
 		note += " Bold: cells within one standard error of the best mean of each column."
 	}
+	switch len(t.Budgets) {
+	case 0:
+	case 1:
+		note += " Budget: " + t.Budgets[0] + "."
+	default:
+		note += " Budgets: " + strings.Join(t.Budgets, "; ") + "."
+	}
 	return note
+}
+
+// budgets lists the distinct budgets stated by the runs' specs, sorted.
+func budgets(runs []Run) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range runs {
+		if b := r.Meta.Budget(); b != "" && !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

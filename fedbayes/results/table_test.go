@@ -206,3 +206,30 @@ func TestParseColumns(t *testing.T) {
 		t.Error("bold rule \"bold\" accepted")
 	}
 }
+
+// TestTableNoteBudget checks that the note states the budgets of the runs' specs, engine-style
+// (top-level "budget") and predictive-style (inside "spec").
+func TestTableNoteBudget(t *testing.T) {
+	withSpec := func(r Run, spec string) Run {
+		r.Meta.Spec = []byte(spec)
+		return r
+	}
+	m := map[string]float64{Accuracy: 0.5}
+	for _, tc := range []struct {
+		specs []string
+		want  string
+	}{
+		{[]string{`{"budget":"reduced: T=5"}`, `{"budget":"reduced: T=5"}`}, " Budget: reduced: T=5."},
+		{[]string{`{"spec":{"budget":"full"},"h":0.3}`, `{"budget":"reduced: T=5"}`}, " Budgets: full; reduced: T=5."},
+		{[]string{`{"name":"x"}`, `{}`}, "overlaps it."},
+	} {
+		runs := []Run{withSpec(finalRun("A", nil, 1, m), tc.specs[0]), withSpec(finalRun("A", nil, 2, m), tc.specs[1])}
+		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note := tab.Note(); !strings.HasSuffix(note, tc.want) {
+			t.Errorf("specs %v: note %q, want suffix %q", tc.specs, note, tc.want)
+		}
+	}
+}

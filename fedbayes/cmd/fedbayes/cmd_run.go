@@ -79,6 +79,9 @@ func runRun(args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(specs)
 	}
+	if spec.Budget != "" {
+		fmt.Fprintf(stdout, "budget: %s\n", spec.Budget)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures})
@@ -125,6 +128,9 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 			metricText(r.Metrics, results.Accuracy), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
 	}
 	_ = tw.Flush()
+	if sum.Budget != "" {
+		fmt.Fprintf(w, "budget: %s\n", sum.Budget)
+	}
 	fmt.Fprintf(w, "results in %s", sum.Dir)
 	if sum.Figures != "" {
 		fmt.Fprintf(w, "; figures: fedbayes figures %s", sum.Dir)

@@ -18,7 +18,7 @@ func TestRunCommand(t *testing.T) {
 	spec := filepath.Join(dir, "spec.json")
 	writeFile(t, spec, `{"name": "cli", "dataset": {"name": "digits", "subsample": 300, "test_subsample": 100},
 		"partition": {"clients": 3}, "model": {"hidden": [8]}, "training": {"rounds": 2, "batch_size": 32, "lr": 0.1},
-		"evaluation": {"samples": 2}, "seeds": [1]}`)
+		"evaluation": {"samples": 2}, "seeds": [1], "budget": "reduced: a test budget"}`)
 	bad := filepath.Join(dir, "bad.json")
 	writeFile(t, bad, `{"dataset": {"name": "digits"}, "training": {"optimizer": "lbfgs"}}`)
 	out := filepath.Join(dir, "results")
@@ -31,6 +31,7 @@ func TestRunCommand(t *testing.T) {
 	}{
 		{"run", []string{"run", spec, "-o", out}, 0, "completed", ""},
 		{"figures written", []string{"run", spec, "-o", out, "--resume"}, 0, "finished before", ""},
+		{"budget stated", []string{"run", spec, "-o", out, "--resume"}, 0, "budget: reduced: a test budget\n", ""},
 		{"no resume", []string{"run", "-o", out, spec}, 1, "", "already holds a run"},
 		{"invalid spec", []string{"run", bad, "-o", out}, 1, "", `training.optimizer: "lbfgs" is not one of sgd, adam`},
 		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist-c100-dirichlet-reduced", ""},
@@ -52,8 +53,8 @@ func TestRunCommand(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(out, "figures.json")); err != nil {
-		t.Errorf("no figures.json: %v", err)
+	if b, err := os.ReadFile(filepath.Join(out, "figures.json")); err != nil || !strings.Contains(string(b), `"cli (reduced budget)"`) {
+		t.Errorf("figures.json without the budget in its titles (%v):\n%.300s", err, b)
 	}
 	if _, err := os.Stat(filepath.Join(out, "cli-seed1", "status.json")); err != nil {
 		t.Errorf("no status.json: %v", err)
