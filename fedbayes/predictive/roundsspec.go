@@ -1,11 +1,8 @@
 package predictive
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 )
@@ -71,27 +68,11 @@ type RoundsSpec struct {
 }
 
 // ParseRoundsSpec reads a JSON rounds spec; unknown fields are errors.
-func ParseRoundsSpec(b []byte) (RoundsSpec, error) {
-	var s RoundsSpec
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return RoundsSpec{}, fmt.Errorf("predictive: rounds spec: %w", err)
-	}
-	return s, nil
-}
+func ParseRoundsSpec(b []byte) (RoundsSpec, error) { return decodeStrict[RoundsSpec](b, "rounds spec") }
 
 // LoadRoundsSpec reads a JSON rounds spec file.
 func LoadRoundsSpec(path string) (RoundsSpec, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return RoundsSpec{}, err
-	}
-	s, err := ParseRoundsSpec(b)
-	if err != nil {
-		return RoundsSpec{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return loadStrict[RoundsSpec](path, "rounds spec")
 }
 
 // WithDefaults fills zero fields with their defaults.

@@ -93,27 +93,35 @@ type Spec struct {
 }
 
 // ParseSpec reads a JSON spec; unknown fields are errors.
-func ParseSpec(b []byte) (Spec, error) {
-	var s Spec
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return Spec{}, fmt.Errorf("predictive: spec: %w", err)
-	}
-	return s, nil
-}
+func ParseSpec(b []byte) (Spec, error) { return decodeStrict[Spec](b, "spec") }
 
 // LoadSpec reads a JSON spec file.
-func LoadSpec(path string) (Spec, error) {
+func LoadSpec(path string) (Spec, error) { return loadStrict[Spec](path, "spec") }
+
+// decodeStrict decodes JSON into a T, refusing unknown fields; what names the document in errors.
+func decodeStrict[T any](b []byte, what string) (T, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		var zero T
+		return zero, fmt.Errorf("predictive: %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// loadStrict reads a JSON file with decodeStrict; errors name the file.
+func loadStrict[T any](path, what string) (T, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Spec{}, err
+		var zero T
+		return zero, err
 	}
-	s, err := ParseSpec(b)
+	v, err := decodeStrict[T](b, what)
 	if err != nil {
-		return Spec{}, fmt.Errorf("%s: %w", path, err)
+		return v, fmt.Errorf("%s: %w", path, err)
 	}
-	return s, nil
+	return v, nil
 }
 
 // regressionSets are the data.Load names of regression datasets.

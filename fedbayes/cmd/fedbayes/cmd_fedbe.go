@@ -26,21 +26,9 @@ func runFedBE(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var spec predictive.RoundsSpec
-	var err error
-	switch {
-	case *preset != "" && fs.NArg() > 0:
-		return fmt.Errorf("%w: give a spec file or -preset, not both", errUsage)
-	case *preset != "":
-		if spec, err = predictive.RoundsPreset(*preset); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-	case fs.NArg() == 1:
-		if spec, err = predictive.LoadRoundsSpec(fs.Arg(0)); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(predictive.RoundsPresetNames(), ", "))
+	spec, err := presetOrFile(*preset, fs.Args(), predictive.RoundsPreset, predictive.LoadRoundsSpec, predictive.RoundsPresetNames())
+	if err != nil {
+		return err
 	}
 	if *seeds != "" {
 		if spec.Seeds, err = parseSeeds(*seeds); err != nil {

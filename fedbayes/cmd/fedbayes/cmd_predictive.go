@@ -32,21 +32,9 @@ func runPredictive(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var spec predictive.Spec
-	var err error
-	switch {
-	case *preset != "" && fs.NArg() > 0:
-		return fmt.Errorf("%w: give a spec file or -preset, not both", errUsage)
-	case *preset != "":
-		if spec, err = predictive.Preset(*preset); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-	case fs.NArg() == 1:
-		if spec, err = predictive.LoadSpec(fs.Arg(0)); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(predictive.PresetNames(), ", "))
+	spec, err := presetOrFile(*preset, fs.Args(), predictive.Preset, predictive.LoadSpec, predictive.PresetNames())
+	if err != nil {
+		return err
 	}
 	if *seeds != "" {
 		if spec.Seeds, err = parseSeeds(*seeds); err != nil {
@@ -83,6 +71,25 @@ func runPredictive(args []string, stdout io.Writer) error {
 		return err
 	}
 	return printPredictiveTable(stdout, spec, *out, outcomes)
+}
+
+// presetOrFile returns the spec named by a -preset flag or read from the one positional argument,
+// whichever was given (a usage error if both or neither were).
+func presetOrFile[T any](preset string, args []string, fromPreset, fromFile func(string) (T, error), names []string) (T, error) {
+	var zero T
+	switch {
+	case preset != "" && len(args) > 0:
+		return zero, fmt.Errorf("%w: give a spec file or -preset, not both", errUsage)
+	case preset != "":
+		s, err := fromPreset(preset)
+		if err != nil {
+			return zero, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return s, nil
+	case len(args) == 1:
+		return fromFile(args[0])
+	}
+	return zero, fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(names, ", "))
 }
 
 // parseSeeds reads a -seeds flag: comma-separated integers.
