@@ -11,7 +11,8 @@ import (
 )
 
 // hasanPreset is the one-round Fashion-MNIST experiment of Hasan (2023), Sec. 3.3 (predictive presets
-// fmnist-full and fmnist-fast); Chen & Chao's FedBE against FedAvg is read from the same runs.
+// fmnist-full and fmnist-fast), where FedBE also meets one-round FedAvg; Chen & Chao's multi-round
+// comparison is paper 004 (chen.go).
 var hasanPreset = Preset{Full: "fmnist-full", Reduced: "fmnist-fast", Kind: PredictiveKind}
 
 // hasanH are the heterogeneity values of Hasan (2023), Tables 3.1 and B.5-B.7.
