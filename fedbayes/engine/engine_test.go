@@ -208,6 +208,12 @@ func TestRunLearnsAndRecords(t *testing.T) {
 	if !sum2.Runs[0].AlreadyDone || sum2.Runs[0].State != results.Completed {
 		t.Errorf("resume of a completed run: %+v", sum2.Runs[0])
 	}
+	// A finished run of another spec is refused, not kept silently.
+	changed := *s
+	changed.Training.Rounds++
+	if _, err := Run(context.Background(), &changed, Options{Dir: dir, Resume: true, Progress: progress.Discard}); err == nil || !strings.Contains(err.Error(), "another experiment (the specs differ)") {
+		t.Errorf("resume with a changed spec: %v", err)
+	}
 }
 
 func rowRounds(rows []results.Row) []int {

@@ -70,6 +70,9 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 			return sum, err
 		}
 		if run.Status.State == results.Completed || run.Status.State == results.Diverged {
+			if why := run.Meta.Differs(meta); why != "" {
+				return sum, fmt.Errorf("engine: %s holds a finished run of another experiment (%s); remove it or choose another results directory", dir, why)
+			}
 			sum.State, sum.Round, sum.Reason, sum.AlreadyDone = run.Status.State, run.Status.Round, run.Status.Reason, true
 			if n := len(run.Rows); n > 0 {
 				sum.Metrics = run.Rows[n-1].Metrics

@@ -1,13 +1,11 @@
 package predictive
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"time"
 
 	"fedbayes.dev/fedbayes/backend"
@@ -62,7 +60,7 @@ func RunRounds(spec RoundsSpec, outDir string, log io.Writer) error {
 		var f *federation
 		for _, method := range spec.Methods {
 			rd := filepath.Join(outDir, results.RunName(spec.Name+"-"+method, seed))
-			done, err := roundsRunDone(spec, method, rd)
+			done, err := roundsRunDone(spec, method, seed, rd)
 			if err != nil {
 				return err
 			}
@@ -85,7 +83,7 @@ func RunRounds(spec RoundsSpec, outDir string, log io.Writer) error {
 
 // roundsRunDone reports whether rd holds a completed run of the spec and method. An incomplete run
 // is removed (it restarts); a run of another spec is an error.
-func roundsRunDone(spec RoundsSpec, method, rd string) (bool, error) {
+func roundsRunDone(spec RoundsSpec, method string, seed int64, rd string) (bool, error) {
 	if _, err := os.Stat(rd); errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -93,14 +91,20 @@ func roundsRunDone(spec RoundsSpec, method, rd string) (bool, error) {
 	if err != nil || r.Status.State != results.Completed {
 		return false, os.RemoveAll(rd)
 	}
-	var stored roundsRunSpec
-	if err := json.Unmarshal(r.Meta.Spec, &stored); err != nil {
-		return false, fmt.Errorf("predictive: %s: run.json spec: %w", rd, err)
+	want, err := roundsMeta(spec, method, seed)
+	if err != nil {
+		return false, err
 	}
-	if !reflect.DeepEqual(stored, roundsRunSpec{Spec: spec, Method: method}) {
-		return false, fmt.Errorf("predictive: %s holds a completed run of a different spec; remove it or choose another results directory", rd)
+	if why := r.Meta.Differs(want); why != "" {
+		return false, fmt.Errorf("predictive: %s holds a completed run of a different spec (%s); remove it or choose another results directory", rd, why)
 	}
 	return true, nil
+}
+
+// roundsMeta is the run.json of a method's run for one seed.
+func roundsMeta(spec RoundsSpec, method string, seed int64) (results.Meta, error) {
+	return results.NewMeta(spec.Name+"-"+method, map[string]string{"method": method, "dataset": spec.Dataset}, seed,
+		roundsRunSpec{Spec: spec, Method: method}, runinfo.Collect(backend.Current().Config))
 }
 
 // newFederation loads one seed's data, keeps the server's share unlabeled and splits the rest among
@@ -134,8 +138,7 @@ func newFederation(spec RoundsSpec, dir string, seed int64) (*federation, error)
 
 // runRoundsMethod runs one method for one seed and records it, one row per round.
 func runRoundsMethod(spec RoundsSpec, method string, seed int64, f *federation, rd string, log io.Writer) error {
-	meta, err := results.NewMeta(spec.Name+"-"+method, map[string]string{"method": method, "dataset": spec.Dataset}, seed,
-		roundsRunSpec{Spec: spec, Method: method}, runinfo.Collect(backend.Current().Config))
+	meta, err := roundsMeta(spec, method, seed)
 	if err != nil {
 		return err
 	}

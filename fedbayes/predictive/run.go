@@ -108,8 +108,21 @@ func trialDone(spec Spec, outDir string, h float64, seed int64) (bool, error) {
 		if err != nil || r.Status.State != results.Completed {
 			return false, fmt.Errorf("predictive: %s exists but is not a completed run; remove it to rerun", d)
 		}
+		want, err := trialMeta(spec, h, m, seed)
+		if err != nil {
+			return false, err
+		}
+		if why := r.Meta.Differs(want); why != "" {
+			return false, fmt.Errorf("predictive: %s holds a completed run of a different spec (%s); remove it or choose another results directory", d, why)
+		}
 	}
 	return all, nil
+}
+
+// trialMeta is the run.json of a method's run at h for one seed.
+func trialMeta(spec Spec, h float64, method string, seed int64) (results.Meta, error) {
+	labels := map[string]string{"method": method, "h": strconv.FormatFloat(h, 'g', -1, 64), "dataset": spec.Dataset}
+	return results.NewMeta(settingName(spec, h, method), labels, seed, runSpec{Spec: spec, H: h}, runinfo.Collect(backend.Current().Config))
 }
 
 // loadData loads the dataset, standardises regression targets, and subsamples.
@@ -522,13 +535,11 @@ type runSpec struct {
 
 // write records an outcome as a completed one-round run.
 func (t *trial) write(o *Outcome, outDir string) error {
-	setting := settingName(t.spec, t.h, o.Method)
-	labels := map[string]string{"method": o.Method, "h": strconv.FormatFloat(t.h, 'g', -1, 64), "dataset": t.spec.Dataset}
-	meta, err := results.NewMeta(setting, labels, t.seed, runSpec{Spec: t.spec, H: t.h}, runinfo.Collect(backend.Current().Config))
+	meta, err := trialMeta(t.spec, t.h, o.Method, t.seed)
 	if err != nil {
 		return err
 	}
-	o.Dir = filepath.Join(outDir, results.RunName(setting, t.seed))
+	o.Dir = filepath.Join(outDir, results.RunName(meta.Setting, t.seed))
 	w, err := results.Create(o.Dir, meta)
 	if err != nil {
 		return err

@@ -70,6 +70,12 @@ func TestRunClassification(t *testing.T) {
 	if err != nil || len(again) != 0 {
 		t.Errorf("rerun: %d outcomes, %v", len(again), err)
 	}
+	// Finished runs of another spec are refused, not kept silently.
+	changed := spec
+	changed.Distill.Epochs++
+	if _, err := Run(changed, dir, nil); err == nil || !strings.Contains(err.Error(), "different spec") {
+		t.Errorf("changed spec: %v", err)
+	}
 	// An incomplete run directory is reported, not overwritten.
 	if err := os.Remove(filepath.Join(out[0].Dir, "status.json")); err != nil {
 		t.Fatal(err)

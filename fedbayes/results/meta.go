@@ -116,6 +116,12 @@ func (m Meta) LabelNames() []string {
 
 // sameRun reports why two metas do not describe the same run (setting, seed, labels and spec
 // compared as JSON values), or "" if they do.
+// Differs says how m and o describe different experiments (setting, seed, labels or spec, the specs
+// compared as JSON values), or "" when they describe the same one. Provenance (Info) and the budget
+// sentence (see Budget), which describe a run without changing what it computes, are not compared.
+// Runners use it to refuse a finished run recorded for another spec instead of keeping it silently.
+func (m Meta) Differs(o Meta) string { return sameRun(m, o) }
+
 func sameRun(a, b Meta) string {
 	switch {
 	case a.Setting != b.Setting:
@@ -126,10 +132,24 @@ func sameRun(a, b Meta) string {
 		return fmt.Sprintf("labels %v != %v", a.Labels, b.Labels)
 	}
 	var va, vb any
-	if json.Unmarshal(a.Spec, &va) != nil || json.Unmarshal(b.Spec, &vb) != nil || !reflect.DeepEqual(va, vb) {
+	if json.Unmarshal(a.Spec, &va) != nil || json.Unmarshal(b.Spec, &vb) != nil || !reflect.DeepEqual(withoutBudget(va), withoutBudget(vb)) {
 		return "the specs differ"
 	}
 	return ""
+}
+
+// withoutBudget removes the budget sentence from a decoded spec: its top-level "budget" and the
+// "budget" of a top-level "spec" object (where Budget looks).
+func withoutBudget(spec any) any {
+	m, ok := spec.(map[string]any)
+	if !ok {
+		return spec
+	}
+	delete(m, "budget")
+	if inner, ok := m["spec"].(map[string]any); ok {
+		delete(inner, "budget")
+	}
+	return m
 }
 
 func nonNil(m map[string]string) map[string]string {
