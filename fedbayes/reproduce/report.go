@@ -166,6 +166,10 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 			info.Fedbayes, shortCommit(info.GitCommit), info.Go, info.Modules["github.com/gomlx/gomlx"], info.Backend, info.OS, info.Arch, info.CPUs)
 	}
 	b.WriteString("Mean ± standard error over seeds; the papers' ± is as they print it (Ozer et al.: standard error; the others do not say).\n\n")
+	b.WriteString("Verdicts: a finding *holds* when every check it names passes, *holds in part* when some do (or only the means " +
+		"agree where the check asks for more), and *does not hold* when none does. A claim that one method beats another " +
+		"is checked as a gap of more than 2 combined standard errors; checks marked \"(means)\" and orderings compare " +
+		"means only, which with 2 seeds is indicative, not significant. Each finding's evidence gives its numbers.\n\n")
 	b.WriteString("| paper | presets run | finding | verdict |\n|---|---|---|---|\n")
 	for i, p := range papers {
 		names := make([]string, len(p.Presets))
