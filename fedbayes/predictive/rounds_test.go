@@ -1,6 +1,8 @@
 package predictive
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +33,7 @@ func TestRunRounds(t *testing.T) {
 	spec := tinyRounds(t)
 	dir := t.TempDir()
 	var log strings.Builder
-	if err := RunRounds(spec, dir, &log); err != nil {
+	if err := RunRounds(context.Background(), spec, dir, &log); err != nil {
 		t.Fatal(err)
 	}
 	rows := map[string][]results.Row{}
@@ -57,7 +59,7 @@ func TestRunRounds(t *testing.T) {
 
 	// A second run keeps the complete runs.
 	log.Reset()
-	if err := RunRounds(spec, dir, &log); err != nil || strings.Count(log.String(), "already complete") != 2 {
+	if err := RunRounds(context.Background(), spec, dir, &log); err != nil || strings.Count(log.String(), "already complete") != 2 {
 		t.Errorf("rerun: %v\n%s", err, log.String())
 	}
 
@@ -66,7 +68,7 @@ func TestRunRounds(t *testing.T) {
 	if err := os.Remove(filepath.Join(fedavgDir, results.StatusFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := RunRounds(spec, dir, nil); err != nil {
+	if err := RunRounds(context.Background(), spec, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	r, err := results.ReadRun(fedavgDir)
@@ -82,7 +84,7 @@ func TestRunRounds(t *testing.T) {
 	// The same directory with another spec is refused, naming the run.
 	changed := spec
 	changed.Local.LearningRate = 0.01
-	if err := RunRounds(changed, dir, nil); err == nil || !strings.Contains(err.Error(), "different spec") {
+	if err := RunRounds(context.Background(), changed, dir, nil); err == nil || !strings.Contains(err.Error(), "different spec") {
 		t.Errorf("changed spec: %v", err)
 	}
 }
@@ -94,7 +96,7 @@ func TestFedAvgMatchesRunRounds(t *testing.T) {
 	spec := tinyRounds(t).WithDefaults()
 	spec.Methods = []string{RoundsFedAvg}
 	dir := t.TempDir()
-	if err := RunRounds(spec, dir, nil); err != nil {
+	if err := RunRounds(context.Background(), spec, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	r, err := results.ReadRun(filepath.Join(dir, results.RunName("fedbe-digits-fast-"+RoundsFedAvg, 3)))
@@ -159,5 +161,34 @@ func TestRoundsSpecValidate(t *testing.T) {
 	}
 	if _, err := ParseRoundsSpec([]byte(`{"dataset":"digits","round":3}`)); err == nil || !strings.Contains(err.Error(), "round") {
 		t.Errorf("unknown field: %v", err)
+	}
+}
+
+// cancelOnWrite cancels a context at the first progress line it receives.
+type cancelOnWrite struct{ cancel context.CancelFunc }
+
+func (c cancelOnWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+
+// TestRunRoundsCancel stops a run after its first round and checks that the next call starts it again
+// and completes it.
+func TestRunRoundsCancel(t *testing.T) {
+	requireSklearn(t)
+	spec := tinyRounds(t)
+	spec.Methods = []string{RoundsFedAvg}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	err := RunRounds(ctx, spec, dir, cancelOnWrite{cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v, want context.Canceled", err)
+	}
+	rd := filepath.Join(dir, results.RunName("fedbe-digits-fast-"+RoundsFedAvg, 3))
+	if r, err := results.ReadRun(rd); err != nil || r.Status.State != results.Failed || len(r.Rows) != 1 {
+		t.Fatalf("after cancel: %+v, %d rows, %v; want failed after 1 round", r.Status, len(r.Rows), err)
+	}
+	if err := RunRounds(context.Background(), spec, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := results.ReadRun(rd); err != nil || r.Status.State != results.Completed || len(r.Rows) != 2 {
+		t.Errorf("rerun: %+v, %d rows, %v", r.Status, len(r.Rows), err)
 	}
 }

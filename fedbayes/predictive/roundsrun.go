@@ -1,6 +1,7 @@
 package predictive
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,8 +41,9 @@ type federation struct {
 // accuracy, NLL and ECE and the round's timing. Completed runs of the same spec are kept, so an
 // interrupted RunRounds can be repeated; an incomplete run starts again from round 1, and a run
 // recorded with a different spec is an error (remove it or choose another outDir). Progress lines,
-// one per round, go to log (may be nil).
-func RunRounds(spec RoundsSpec, outDir string, log io.Writer) error {
+// one per round, go to log (may be nil). Cancelling ctx stops the run at the end of the current round
+// (that run is recorded as failed and starts again on the next call).
+func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Writer) error {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return err
@@ -59,6 +61,9 @@ func RunRounds(spec RoundsSpec, outDir string, log io.Writer) error {
 	for _, seed := range spec.Seeds {
 		var f *federation
 		for _, method := range spec.Methods {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			rd := filepath.Join(outDir, results.RunName(spec.Name+"-"+method, seed))
 			done, err := roundsRunDone(spec, method, seed, rd)
 			if err != nil {
@@ -73,7 +78,7 @@ func RunRounds(spec RoundsSpec, outDir string, log io.Writer) error {
 					return fmt.Errorf("predictive: %s seed %d: %w", spec.Name, seed, err)
 				}
 			}
-			if err := runRoundsMethod(spec, method, seed, f, rd, log); err != nil {
+			if err := runRoundsMethod(ctx, spec, method, seed, f, rd, log); err != nil {
 				return fmt.Errorf("predictive: %s %s seed %d: %w", spec.Name, method, seed, err)
 			}
 		}
@@ -137,7 +142,7 @@ func newFederation(spec RoundsSpec, dir string, seed int64) (*federation, error)
 }
 
 // runRoundsMethod runs one method for one seed and records it, one row per round.
-func runRoundsMethod(spec RoundsSpec, method string, seed int64, f *federation, rd string, log io.Writer) error {
+func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed int64, f *federation, rd string, log io.Writer) error {
 	meta, err := roundsMeta(spec, method, seed)
 	if err != nil {
 		return err
@@ -166,7 +171,7 @@ func runRoundsMethod(spec RoundsSpec, method string, seed int64, f *federation, 
 		}
 		fmt.Fprintf(log, "%s %s seed %d round %d/%d: %.1fs/round, accuracy %.4f nll %.4f ece %.4f\n", spec.Name, method, seed,
 			r, spec.Rounds, time.Since(began).Seconds()/float64(r), res.Accuracy, res.NLL, res.ECE)
-		return nil
+		return ctx.Err()
 	}
 	if fc, ok := spec.fedbeConfig(method, seed); ok {
 		server := func(r int, trained *posterior.Posterior, sizes []float64) (*posterior.Posterior, error) {

@@ -105,7 +105,7 @@ func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) erro
 		if err != nil {
 			return err
 		}
-		return predictive.RunRounds(spec, dir, opt.Log)
+		return predictive.RunRounds(ctx, spec, dir, opt.Log)
 	}
 	spec, err := engine.Preset(name)
 	if err != nil {

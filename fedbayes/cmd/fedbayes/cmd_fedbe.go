@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 
 	"fedbayes.dev/fedbayes/predictive"
@@ -53,7 +57,12 @@ func runFedBE(args []string, stdout io.Writer) error {
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	if err := predictive.RunRounds(spec, *out, predictiveLog); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := predictive.RunRounds(ctx, spec, *out, predictiveLog); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted; completed runs are kept: run the same command again to continue")
+		}
 		return err
 	}
 	runs, _, err := results.Load(*out)

@@ -41,8 +41,19 @@ func runReproduce(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		// The first Ctrl-C stops after the current run (a one-round predictive trial cannot stop
+		// midway); the default handling is then restored, so a second one quits at once.
+		<-sigs
+		signal.Stop(sigs)
+		fmt.Fprintln(os.Stderr, "interrupt: stopping after the current run; Ctrl-C again quits now")
+		cancel()
+	}()
 	command := "fedbayes reproduce " + strings.Join(args, " ")
 	if !*reportOnly {
 		err := reproduce.Run(ctx, sel, reproduce.Options{Dir: *dir, Budget: b, Presets: splitList(*presets), Progress: runProgress(stdout), Log: stdout})
