@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -63,6 +64,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 	var sections []*Section
 	var notes [][]string
 	var info *runinfo.Info
+	commits := map[string]bool{}
 	for _, p := range papers {
 		runs, skipped, err := loadRuns(opt.Dir, p, opt.Budget)
 		if err != nil {
@@ -72,6 +74,13 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 			if info == nil && len(rs) > 0 {
 				i := rs[0].Meta.Info
 				info = &i
+			}
+			for _, r := range rs {
+				c := shortCommit(r.Meta.Info.GitCommit)
+				if r.Meta.Info.GitDirty {
+					c += " (modified)"
+				}
+				commits[c] = true
 			}
 		}
 		sec, err := p.section(opt.Budget, runs)
@@ -104,7 +113,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 	}
 	var b strings.Builder
-	writeHeader(&b, papers, sections, opt, info)
+	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits))
 	var all []Finding
 	for i, s := range sections {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Heading, strings.TrimSpace(s.Setting))
@@ -148,11 +157,11 @@ func verdictText(v Verdict) string {
 }
 
 // writeHeader writes the report's title, how it was made, and the summary of findings.
-func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info) {
+func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info, commits []string) {
 	b.WriteString("# Reproduction report\n\n")
 	b.WriteString("Do the findings of the papers fedbayes is built from hold in fedbayes? This page is generated: ")
-	fmt.Fprintf(b, "`%s` ran the presets below (finished runs are kept, interrupted ones resumed) and wrote it on %s ", opt.Command, time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintf(b, "from the runs in `%s`. Do not edit it by hand.\n\n", opt.Dir)
+	fmt.Fprintf(b, "`%s` wrote it on %s from the runs in `%s` (`fedbayes reproduce` runs the presets below, keeping finished runs "+
+		"and resuming interrupted ones, then writes this page). Do not edit it by hand.\n\n", opt.Command, time.Now().UTC().Format("2006-01-02"), opt.Dir)
 	if opt.Budget == Reduced {
 		b.WriteString("**Budget: reduced.** Every preset ran at its reduced budget (under 30 minutes per preset on 2 CPU cores), " +
 			"stated under each section: far fewer rounds, local epochs, examples and seeds than the papers. " +
@@ -162,8 +171,12 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 		b.WriteString("**Budget: full** (the papers' rounds, epochs and seeds where they state them).\n\n")
 	}
 	if info != nil {
-		fmt.Fprintf(b, "Computed with fedbayes %s (commit %s), %s, GoMLX %s, backend `%s`, %s/%s with %d CPUs.\n",
-			info.Fedbayes, shortCommit(info.GitCommit), info.Go, info.Modules["github.com/gomlx/gomlx"], info.Backend, info.OS, info.Arch, info.CPUs)
+		word := "commit"
+		if len(commits) > 1 {
+			word = "commits"
+		}
+		fmt.Fprintf(b, "Computed with fedbayes %s, %s, GoMLX %s, backend `%s`, %s/%s with %d CPUs, at %s %s (each run's run.json records its own).\n",
+			info.Fedbayes, info.Go, info.Modules["github.com/gomlx/gomlx"], info.Backend, info.OS, info.Arch, info.CPUs, word, strings.Join(commits, ", "))
 	}
 	b.WriteString("Mean ± standard error over seeds; the papers' ± is as they print it (Ozer et al.: standard error; the others do not say).\n\n")
 	b.WriteString("Verdicts: a finding *holds* when every check it names passes, *holds in part* when some do (or only the means " +
@@ -203,4 +216,14 @@ func budgetLine(p Preset, b Budget, runs map[string][]results.Run) string {
 		return fmt.Sprintf("- `%s`: **not run yet** (`fedbayes reproduce -budget %s -presets %s`); budget %s", name, b, name, text)
 	}
 	return fmt.Sprintf("- `%s`: %d runs; budget %s", name, n, text)
+}
+
+// sortedKeys returns a set's members, sorted.
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
