@@ -58,6 +58,7 @@ func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Write
 	if dir == "" {
 		dir = data.Dir()
 	}
+	info := runinfo.Collect(backend.Current().Config) // once: it may ask git
 	for _, seed := range spec.Seeds {
 		var f *federation
 		for _, method := range spec.Methods {
@@ -78,7 +79,7 @@ func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Write
 					return fmt.Errorf("predictive: %s seed %d: %w", spec.Name, seed, err)
 				}
 			}
-			if err := runRoundsMethod(ctx, spec, method, seed, f, rd, log); err != nil {
+			if err := runRoundsMethod(ctx, spec, method, seed, f, rd, info, log); err != nil {
 				return fmt.Errorf("predictive: %s %s seed %d: %w", spec.Name, method, seed, err)
 			}
 		}
@@ -96,7 +97,7 @@ func roundsRunDone(spec RoundsSpec, method string, seed int64, rd string) (bool,
 	if err != nil || r.Status.State != results.Completed {
 		return false, os.RemoveAll(rd)
 	}
-	want, err := roundsMeta(spec, method, seed)
+	want, err := roundsMeta(spec, method, seed, runinfo.Info{}) // Differs does not compare provenance
 	if err != nil {
 		return false, err
 	}
@@ -106,10 +107,10 @@ func roundsRunDone(spec RoundsSpec, method string, seed int64, rd string) (bool,
 	return true, nil
 }
 
-// roundsMeta is the run.json of a method's run for one seed.
-func roundsMeta(spec RoundsSpec, method string, seed int64) (results.Meta, error) {
+// roundsMeta is the run.json of a method's run for one seed, with provenance info.
+func roundsMeta(spec RoundsSpec, method string, seed int64, info runinfo.Info) (results.Meta, error) {
 	return results.NewMeta(spec.Name+"-"+method, map[string]string{"method": method, "dataset": spec.Dataset}, seed,
-		roundsRunSpec{Spec: spec, Method: method}, runinfo.Collect(backend.Current().Config))
+		roundsRunSpec{Spec: spec, Method: method}, info)
 }
 
 // newFederation loads one seed's data, keeps the server's share unlabeled and splits the rest among
@@ -142,8 +143,8 @@ func newFederation(spec RoundsSpec, dir string, seed int64) (*federation, error)
 }
 
 // runRoundsMethod runs one method for one seed and records it, one row per round.
-func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed int64, f *federation, rd string, log io.Writer) error {
-	meta, err := roundsMeta(spec, method, seed)
+func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed int64, f *federation, rd string, info runinfo.Info, log io.Writer) error {
+	meta, err := roundsMeta(spec, method, seed, info)
 	if err != nil {
 		return err
 	}

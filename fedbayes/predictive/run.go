@@ -59,6 +59,7 @@ func Run(spec Spec, outDir string, log io.Writer) ([]Outcome, error) {
 	if dir == "" {
 		dir = data.Dir()
 	}
+	info := runinfo.Collect(backend.Current().Config) // once: it may ask git
 	var out []Outcome
 	for _, seed := range spec.Seeds {
 		train, test, err := loadData(spec, dir, seed)
@@ -75,7 +76,7 @@ func Run(spec Spec, outDir string, log io.Writer) ([]Outcome, error) {
 				continue
 			}
 			start := time.Now()
-			res, err := runTrial(spec, train, test, h, seed, outDir)
+			res, err := runTrial(spec, train, test, h, seed, outDir, info)
 			if err != nil {
 				return nil, fmt.Errorf("predictive: h=%g seed=%d: %w", h, seed, err)
 			}
@@ -108,7 +109,7 @@ func trialDone(spec Spec, outDir string, h float64, seed int64) (bool, error) {
 		if err != nil || r.Status.State != results.Completed {
 			return false, fmt.Errorf("predictive: %s exists but is not a completed run; remove it to rerun", d)
 		}
-		want, err := trialMeta(spec, h, m, seed)
+		want, err := trialMeta(spec, h, m, seed, runinfo.Info{}) // Differs does not compare provenance
 		if err != nil {
 			return false, err
 		}
@@ -119,10 +120,10 @@ func trialDone(spec Spec, outDir string, h float64, seed int64) (bool, error) {
 	return all, nil
 }
 
-// trialMeta is the run.json of a method's run at h for one seed.
-func trialMeta(spec Spec, h float64, method string, seed int64) (results.Meta, error) {
+// trialMeta is the run.json of a method's run at h for one seed, with provenance info.
+func trialMeta(spec Spec, h float64, method string, seed int64, info runinfo.Info) (results.Meta, error) {
 	labels := map[string]string{"method": method, "h": strconv.FormatFloat(h, 'g', -1, 64), "dataset": spec.Dataset}
-	return results.NewMeta(settingName(spec, h, method), labels, seed, runSpec{Spec: spec, H: h}, runinfo.Collect(backend.Current().Config))
+	return results.NewMeta(settingName(spec, h, method), labels, seed, runSpec{Spec: spec, H: h}, info)
 }
 
 // loadData loads the dataset, standardises regression targets, and subsamples.
@@ -174,16 +175,17 @@ type trial struct {
 	teachers      []Teacher
 	teacherOf     []string
 	local, sample time.Duration
+	info          runinfo.Info
 }
 
 // runTrial runs every method for one h and seed and writes their runs.
-func runTrial(spec Spec, train, test *data.Dataset, h float64, seed int64, outDir string) ([]Outcome, error) {
+func runTrial(spec Spec, train, test *data.Dataset, h float64, seed int64, outDir string, info runinfo.Info) ([]Outcome, error) {
 	server, rest, err := data.SplitServer(train, spec.ServerFraction, uint64(seed))
 	if err != nil {
 		return nil, err
 	}
 	t := &trial{spec: spec, h: h, seed: seed, server: server, test: test, regression: train.IsRegression(),
-		want: map[string]bool{}, outcomes: map[string]*Outcome{}}
+		want: map[string]bool{}, outcomes: map[string]*Outcome{}, info: info}
 	for _, m := range spec.Methods {
 		t.want[m] = true
 	}
@@ -535,7 +537,7 @@ type runSpec struct {
 
 // write records an outcome as a completed one-round run.
 func (t *trial) write(o *Outcome, outDir string) error {
-	meta, err := trialMeta(t.spec, t.h, o.Method, t.seed)
+	meta, err := trialMeta(t.spec, t.h, o.Method, t.seed, t.info)
 	if err != nil {
 		return err
 	}

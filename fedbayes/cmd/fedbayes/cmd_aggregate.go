@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -125,9 +124,7 @@ func runAggregate(args []string, stdout io.Writer) error {
 		rows = append(rows, aggregateRow{Rule: string(r), Mean: g.Mean, Variance: g.Var, Std: math.Sqrt(g.Var)})
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(stdout, rows)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rule\tmean\tvariance\tstd\t")

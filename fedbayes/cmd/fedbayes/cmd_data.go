@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -51,9 +50,7 @@ func runData(args []string, stdout io.Writer) error {
 	case "list":
 		status := data.Status(*dir)
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(status)
+			return writeJSON(stdout, status)
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "DATASET\tPRESENT\tPATH\tTO INSTALL")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/predictive"
-	"fedbayes.dev/fedbayes/results"
 )
 
 func init() {
@@ -50,12 +48,7 @@ func runFedBE(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if *printSpec {
-		b, err := json.MarshalIndent(spec, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return writeJSON(stdout, spec)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -65,21 +58,7 @@ func runFedBE(args []string, stdout io.Writer) error {
 		}
 		return err
 	}
-	runs, _, err := results.Load(*out)
-	if err != nil {
-		return err
-	}
-	var mine []results.Run
-	for _, r := range runs {
-		if strings.HasPrefix(r.Meta.Setting, spec.Name+"-") && r.Meta.Labels["dataset"] == spec.Dataset {
-			mine = append(mine, r)
-		}
-	}
-	cols, err := results.ParseColumns("accuracy,nll,ece")
-	if err != nil {
-		return err
-	}
-	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"method"}, Metrics: cols})
+	tab, err := specTable(*out, spec.Name+"-", spec.Dataset, "accuracy,nll,ece", nil)
 	if err != nil {
 		return err
 	}

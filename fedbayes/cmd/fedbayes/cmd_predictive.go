@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -59,12 +58,7 @@ func runPredictive(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if *printSpec {
-		b, err := json.MarshalIndent(spec, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return writeJSON(stdout, spec)
 	}
 	outcomes, err := predictive.Run(spec, *out, predictiveLog)
 	if err != nil {
@@ -92,6 +86,26 @@ func presetOrFile[T any](preset string, args []string, fromPreset, fromFile func
 	return zero, fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(names, ", "))
 }
 
+// specTable summarises the completed runs in dir of one spec (settings starting with prefix, label
+// dataset) as a table with a row per method and columns split by cols.
+func specTable(dir, prefix, dataset, metrics string, cols []string) (*results.Table, error) {
+	runs, _, err := results.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	var mine []results.Run
+	for _, r := range runs {
+		if strings.HasPrefix(r.Meta.Setting, prefix) && r.Meta.Labels["dataset"] == dataset {
+			mine = append(mine, r)
+		}
+	}
+	columns, err := results.ParseColumns(metrics)
+	if err != nil {
+		return nil, err
+	}
+	return results.NewTable(mine, results.TableSpec{Rows: []string{"method"}, Cols: cols, Metrics: columns})
+}
+
 // parseSeeds reads a -seeds flag: comma-separated integers.
 func parseSeeds(list string) ([]int64, error) {
 	var out []int64
@@ -108,25 +122,11 @@ func parseSeeds(list string) ([]int64, error) {
 // printPredictiveTable prints the spec's runs as the thesis's table (rows: methods; columns: h) and
 // the fitted betas.
 func printPredictiveTable(w io.Writer, spec predictive.Spec, dir string, outcomes []predictive.Outcome) error {
-	runs, _, err := results.Load(dir)
-	if err != nil {
-		return err
-	}
-	var mine []results.Run
-	for _, r := range runs {
-		if strings.HasPrefix(r.Meta.Setting, spec.Name+"-h") && r.Meta.Labels["dataset"] == spec.Dataset {
-			mine = append(mine, r)
-		}
-	}
 	metrics := "accuracy,nll,ece"
 	if spec.IsRegression() {
 		metrics = "mse,nll"
 	}
-	cols, err := results.ParseColumns(metrics)
-	if err != nil {
-		return err
-	}
-	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"method"}, Cols: []string{"h"}, Metrics: cols})
+	tab, err := specTable(dir, spec.Name+"-h", spec.Dataset, metrics, []string{"h"})
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,9 +74,7 @@ func runRun(args []string, stdout io.Writer) error {
 		for _, s := range settings {
 			specs = append(specs, s.Spec)
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(specs)
+		return writeJSON(stdout, specs)
 	}
 	if spec.Budget != "" {
 		fmt.Fprintf(stdout, "budget: %s\n", spec.Budget)

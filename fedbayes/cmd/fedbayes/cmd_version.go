@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -27,9 +26,7 @@ func runVersion(args []string, stdout io.Writer) error {
 	}
 	info := runinfo.Collect(cfg)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(info)
+		return writeJSON(stdout, info)
 	}
 	fmt.Fprintf(stdout, "fedbayes %s\ncommit   %s", info.Fedbayes, info.GitCommit)
 	if info.GitDirty {
