@@ -15,9 +15,7 @@ import (
 )
 
 // testBackend returns the backend of the tests: the process-wide one if it is XLA, else SimpleGo+
-// (SimpleGo plus the convolution and pooling gradients) with sequential op execution, because
-// SimpleGo v0.26.0's parallel executor can deadlock: node tasks fill its worker pool and then wait
-// inside DotGeneral for a free worker.
+// in its default configuration (sequential ops, OpenBLAS where it loads; see simplegoplus.New).
 func testBackend(t testing.TB) backends.Backend {
 	t.Helper()
 	testBackendOnce.Do(func() {
@@ -26,7 +24,7 @@ func testBackend(t testing.TB) backends.Backend {
 			testBackendValue = be
 			return
 		}
-		testBackendValue, testBackendErr = simplegoplus.New("ops_sequential")
+		testBackendValue, testBackendErr = simplegoplus.New("") // the default configuration users get
 	})
 	if testBackendErr != nil {
 		t.Fatal(testBackendErr)

@@ -30,16 +30,21 @@ var _ backends.Backend = (*Backend)(nil)
 // New creates the backend. The configuration is passed to SimpleGo (for example "parallelism=2");
 // an unknown option is an error.
 //
-// Unless the configuration sets "parallelism" or an ops mode, SimpleGo runs with unlimited
-// parallelism and parallel ops ("parallelism=-1,ops_parallel"): SimpleGo v0.26.0's bounded worker
-// pool deadlocks when as many DotGenerals as it has slots run at once, each holding a slot while it
-// waits for slots for its own sub-tasks (seen in LeNet training, whose convolutions are DotGenerals
-// here). Unlimited parallelism hands every task to its own goroutine, which cannot deadlock, and
-// measured fastest (docs/pure-go-backend.md).
+// Unless the configuration sets "parallelism" or an ops mode, SimpleGo runs its ops one at a time
+// with unlimited worker parallelism ("parallelism=-1,ops_sequential"):
+//
+//   - ops_sequential: SimpleGo v0.26.0's parallel op scheduler (ops_parallel) decides that an op
+//     owns an input buffer, and may overwrite it, by reading a use counter without the lock that
+//     guards it; `go test -race` reports it, with the buffer of one op written while another reads
+//     it. One op at a time has no such race. The second core is used inside the ops instead: BLAS
+//     gemm, patches, pooling and element-wise executors split their work (executors.go).
+//   - parallelism=-1: SimpleGo's bounded worker pool deadlocks when as many DotGenerals as it has
+//     slots run at once, each holding a slot while it waits for slots for its own sub-tasks (seen in
+//     LeNet training without OpenBLAS). Unlimited parallelism cannot deadlock.
 func New(config string) (backends.Backend, error) {
 	quiet := false
 	if !strings.Contains(config, "parallelism") && !strings.Contains(config, "ops_") {
-		config = strings.TrimSuffix("parallelism=-1,ops_parallel,"+config, ",")
+		config = strings.TrimSuffix("parallelism=-1,ops_sequential,"+config, ",")
 		quiet = true
 	}
 	inner, err := newSimpleGo(config, quiet)
@@ -50,6 +55,7 @@ func New(config string) (backends.Backend, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: simplego.New returned %T, expected *simplego.Backend", BackendName, inner)
 	}
+	ours.Store(sg, struct{}{})
 	return &Backend{Backend: sg}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // Backends shared by the tests: this package's and stock SimpleGo, both created once.
 var (
 	plusBackend = sync.OnceValue(func() backends.Backend {
-		b, err := New("")
+		b, err := New(os.Getenv("FEDBAYES_TEST_BACKEND_CONFIG"))
 		if err != nil {
 			panic(err)
 		}

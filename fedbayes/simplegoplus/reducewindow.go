@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
@@ -39,6 +40,10 @@ func (b *Builder) ReduceWindow(x backends.Op, reductionType backends.ReduceOpTyp
 	}
 	if !tiled {
 		return must(b.Builder.ReduceWindow(x, reductionType, windowDimensions, strides, baseDilations, windowDilations, paddings)), nil
+	}
+	isFloat := s.DType == dtypes.Float32 || s.DType == dtypes.Float64
+	if directPooling && isFloat && (reductionType == backends.ReduceOpMax || reductionType == backends.ReduceOpMin) {
+		return b.tiledPoolNode(x, slices.Clone(windowDimensions), reductionType == backends.ReduceOpMax), nil
 	}
 	if !slices.Equal(covered, s.Dimensions) {
 		x = b.slice(x, make([]int, rank), covered)

@@ -71,6 +71,9 @@ func (b *Builder) selectAndScatter(operand, source backends.Op, window, strides 
 		return b.zerosOf(s)
 	}
 	if !padded && slices.Equal(window, strides) {
+		if directPooling && (s.DType == dtypes.Float32 || s.DType == dtypes.Float64) {
+			return b.selectScatterNode(operand, source, slices.Clone(window), isMax)
+		}
 		return b.selectAndScatterTiled(operand, source, window, isMax)
 	}
 	return b.selectAndScatterGeneral(operand, source, window, strides, lo, hi, isMax)

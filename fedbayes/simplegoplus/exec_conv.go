@@ -1,0 +1,337 @@
+package simplegoplus
+
+import (
+	"slices"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// convData mirrors SimpleGo's convNode (convgeneral.go in v0.26.0), the parameters of a ConvGeneral
+// node. viewData checks the layout against the real type before it is read.
+type convData struct {
+	axes              backends.ConvolveAxesConfig
+	strides           []int
+	paddings          [][2]int
+	inputDilations    []int
+	kernelDilations   []int
+	channelGroupCount int
+	batchGroupCount   int
+
+	hasInputDilations, hasKernelDilations            bool
+	inputStrides, inputSpatialStrides, kernelStrides []int
+	dilatedInputSpatialDims                          []int
+}
+
+// convGeometry is a convolution in canonical form: input [B, S..., Cin], kernel [K..., Cin, Cout],
+// output [B, O..., Cout]. Output position o and kernel tap t read the input at dilated coordinate
+// o*stride + t*kernelDilation - padLow, which exists when it is a multiple of the input dilation
+// and, divided by it, falls inside S (XLA's ConvGeneralDilated semantics).
+type convGeometry struct {
+	batch, cin, cout int
+	in, kernel, out  []int // spatial dimensions S, K, O
+	stride, padLow   []int
+	inDil, kDil      []int
+}
+
+// execConvGeneral computes an ungrouped float32/float64 ConvGeneral as one BLAS gemm: patches of
+// the input times the kernel (im2col), or, when the output has more positions than the input (the
+// transposed convolutions of input gradients), the input times the kernel scattered into the output
+// (col2im). Anything else goes to SimpleGo's executor.
+func execConvGeneral(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, owned []bool) (*simplego.Buffer, error) {
+	p, ok := viewData[convData](nodeData(node))
+	if !ok || !isOurs(backend) || p.channelGroupCount > 1 || p.batchGroupCount > 1 || len(p.axes.InputSpatial) == 0 {
+		return stock.convGeneral(backend, node, inputs, owned)
+	}
+	switch bufferShape(inputs[0]).DType {
+	case dtypes.Float32:
+		return convBLAS[float32](backend, node, p, inputs[0], inputs[1]), nil
+	case dtypes.Float64:
+		return convBLAS[float64](backend, node, p, inputs[0], inputs[1]), nil
+	}
+	return stock.convGeneral(backend, node, inputs, owned)
+}
+
+// geometry returns the canonical form of the convolution with parameters p.
+func (p *convData) geometry(xs, ks, os shapes.Shape) convGeometry {
+	ax := p.axes
+	n := len(ax.InputSpatial)
+	g := convGeometry{
+		batch: xs.Dimensions[ax.InputBatch], cin: xs.Dimensions[ax.InputChannels],
+		cout: ks.Dimensions[ax.KernelOutputChannels],
+		in:   make([]int, n), kernel: make([]int, n), out: make([]int, n),
+		stride: make([]int, n), padLow: make([]int, n), inDil: make([]int, n), kDil: make([]int, n),
+	}
+	at := func(v []int, i int) int {
+		if i < len(v) && v[i] > 0 {
+			return v[i]
+		}
+		return 1
+	}
+	for i := range n {
+		g.in[i] = xs.Dimensions[ax.InputSpatial[i]]
+		g.kernel[i] = ks.Dimensions[ax.KernelSpatial[i]]
+		g.out[i] = os.Dimensions[ax.OutputSpatial[i]]
+		g.stride[i], g.inDil[i], g.kDil[i] = at(p.strides, i), at(p.inputDilations, i), at(p.kernelDilations, i)
+		if i < len(p.paddings) {
+			g.padLow[i] = p.paddings[i][0]
+		}
+	}
+	return g
+}
+
+// inputCoord returns the input coordinate along spatial axis i read by output position o and
+// kernel tap t, or -1 if that is padding or a hole of the input dilation.
+func (g *convGeometry) inputCoord(i, o, t int) int {
+	d := o*g.stride[i] + t*g.kDil[i] - g.padLow[i]
+	if d < 0 || d%g.inDil[i] != 0 {
+		return -1
+	}
+	if d /= g.inDil[i]; d >= g.in[i] {
+		return -1
+	}
+	return d
+}
+
+// useScatter reports whether the col2im form is cheaper: it does its gemm over input positions
+// instead of output positions. gemmRatio is roughly how many multiply-adds gemm does in the time of
+// one element copied or added by the patch loops.
+func (g *convGeometry) useScatter() bool {
+	const gemmRatio = 16
+	s, o, k := sizeOf(g.in), sizeOf(g.out), sizeOf(g.kernel)
+	gather := o * k * g.cin * (1 + 2*g.cout/gemmRatio)
+	scatter := s * k * g.cout * (1 + 2*g.cin/gemmRatio)
+	return scatter < gather
+}
+
+func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Node, p *convData, xBuf, kBuf *simplego.Buffer) *simplego.Buffer {
+	xs, ks, os := bufferShape(xBuf), bufferShape(kBuf), nodeShape(node)
+	ax := p.axes
+	g := p.geometry(xs, ks, os)
+	var temps []*simplego.Buffer
+	canonical := func(buf *simplego.Buffer, perm []int) []T {
+		flat, _ := flatOf[T](buf)
+		if isIdentity(perm) {
+			return flat
+		}
+		s := bufferShape(buf)
+		tmp := getBufferForShape(backend, s)
+		dst, _ := flatOf[T](tmp)
+		transposeInto(dst, flat, s.Dimensions, perm)
+		temps = append(temps, tmp)
+		return dst
+	}
+	x := canonical(xBuf, slices.Concat([]int{ax.InputBatch}, ax.InputSpatial, []int{ax.InputChannels}))
+	outPerm := slices.Concat([]int{ax.OutputBatch}, ax.OutputSpatial, []int{ax.OutputChannels})
+	out := getBufferForShape(backend, os)
+	y, _ := flatOf[T](out)
+	yc := y // the output in canonical order [B, O..., Cout]
+	if !isIdentity(outPerm) {
+		tmp := getBufferForShape(backend, os)
+		yc, _ = flatOf[T](tmp)
+		temps = append(temps, tmp)
+	}
+
+	if g.useScatter() {
+		// Kernel as [Cin, K..., Cout]; R = X [B*S, Cin] . W [Cin, K*Cout]; then col2im into Y.
+		w := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		rows, cols := g.batch*sizeOf(g.in), sizeOf(g.kernel)*g.cout
+		rBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
+		r, _ := flatOf[T](rBuf)
+		runGemm(gemm{Batch: 1, M: rows, N: cols, K: g.cin, LdA: g.cin, LdB: cols, LdC: cols}, x, w, r)
+		col2im(g, r, yc)
+		putBuffer(backend, rBuf)
+	} else {
+		// Kernel as [K..., Cin, Cout]; P = im2col(X) [B*O, K*Cin]; Y = P . W.
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		rows, cols := g.batch*sizeOf(g.out), sizeOf(g.kernel)*g.cin
+		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
+		patches, _ := flatOf[T](pBuf)
+		im2col(g, x, patches)
+		runGemm(gemm{Batch: 1, M: rows, N: g.cout, K: cols, LdA: cols, LdB: g.cout, LdC: g.cout}, patches, w, yc)
+		putBuffer(backend, pBuf)
+	}
+
+	if !isIdentity(outPerm) {
+		// yc is [B, O..., Cout]; the output axis outPerm[j] is canonical axis j.
+		inv := make([]int, len(outPerm))
+		for j, a := range outPerm {
+			inv[a] = j
+		}
+		canonDims := make([]int, len(outPerm))
+		for j, a := range outPerm {
+			canonDims[j] = os.Dimensions[a]
+		}
+		transposeInto(y, yc, canonDims, inv)
+	}
+	for _, t := range temps {
+		putBuffer(backend, t)
+	}
+	return out
+}
+
+// coordTables returns, per spatial axis i, the input coordinate read by output o and tap t at
+// [o*K_i + t] (-1 for padding).
+func (g *convGeometry) coordTables() [][]int {
+	tables := make([][]int, len(g.in))
+	for i := range g.in {
+		t := make([]int, g.out[i]*g.kernel[i])
+		for o := range g.out[i] {
+			for k := range g.kernel[i] {
+				t[o*g.kernel[i]+k] = g.inputCoord(i, o, k)
+			}
+		}
+		tables[i] = t
+	}
+	return tables
+}
+
+// chunkElems is about how many patch elements one goroutine fills at a time.
+const chunkElems = 1 << 15
+
+// im2col fills patches [B*O, K*Cin] from x [B, S..., Cin]: row (b, o), column (t, c) is the input
+// value at the coordinates output o and tap t read, channel c, or 0 for padding.
+func im2col[T float32 | float64](g convGeometry, x, patches []T) {
+	n, cin := len(g.in), g.cin
+	tables := g.coordTables()
+	inStrides := spatialStrides(g.in, cin)
+	oSize, kSize := sizeOf(g.out), sizeOf(g.kernel)
+	rows, cols := g.batch*oSize, kSize*cin
+	rowsPerChunk := max(1, chunkElems/cols)
+	chunks := (rows + rowsPerChunk - 1) / rowsPerChunk
+	sSize := sizeOf(g.in) * cin
+	parallelDo(chunks, func(c int) {
+		o := make([]int, n)
+		t := make([]int, n)
+		for row := c * rowsPerChunk; row < min(rows, (c+1)*rowsPerChunk); row++ {
+			b, rest := row/oSize, row%oSize
+			for i := n - 1; i >= 0; i-- {
+				o[i], rest = rest%g.out[i], rest/g.out[i]
+			}
+			dst := patches[row*cols : (row+1)*cols]
+			xb := x[b*sSize : (b+1)*sSize]
+			clear(t)
+			for tap := 0; tap < kSize; {
+				// Offset of the taps' row along all but the last spatial axis.
+				base, valid := 0, true
+				for i := range n - 1 {
+					c := tables[i][o[i]*g.kernel[i]+t[i]]
+					if c < 0 {
+						valid = false
+						break
+					}
+					base += c * inStrides[i]
+				}
+				last := n - 1
+				kl := g.kernel[last]
+				seg := dst[tap*cin : (tap+kl)*cin]
+				if !valid {
+					clear(seg)
+				} else {
+					tl := tables[last][o[last]*kl : (o[last]+1)*kl]
+					if cin == 1 {
+						xr := xb[base:]
+						for k, c := range tl {
+							if c < 0 {
+								seg[k] = 0
+							} else {
+								seg[k] = xr[c]
+							}
+						}
+					} else {
+						for k, c := range tl {
+							if c < 0 {
+								clear(seg[k*cin : (k+1)*cin])
+							} else {
+								copy(seg[k*cin:(k+1)*cin], xb[base+c*cin:base+(c+1)*cin])
+							}
+						}
+					}
+				}
+				tap += kl
+				for i := last - 1; i >= 0; i-- {
+					if t[i]++; t[i] < g.kernel[i] {
+						break
+					}
+					t[i] = 0
+				}
+			}
+		}
+	})
+}
+
+// col2im accumulates r [B*S, K*Cout] into y [B, O..., Cout] (zeroed first): input position s and
+// tap t add r[(b, s), (t, :)] to the output position o with o*stride + t*kDil - padLow = s*inDil.
+// Batches are independent and each is accumulated in a fixed order, so the result does not depend
+// on the number of cores.
+func col2im[T float32 | float64](g convGeometry, r, y []T) {
+	n, cout := len(g.in), g.cout
+	sSize, kSize, oSize := sizeOf(g.in), sizeOf(g.kernel), sizeOf(g.out)
+	outStrides := spatialStrides(g.out, cout)
+	// For each axis, the output coordinate hit by input s and tap t, or -1.
+	tables := make([][]int, n)
+	for i := range n {
+		tab := make([]int, g.in[i]*g.kernel[i])
+		for s := range g.in[i] {
+			for k := range g.kernel[i] {
+				d := s*g.inDil[i] + g.padLow[i] - k*g.kDil[i]
+				o := -1
+				if d >= 0 && d%g.stride[i] == 0 && d/g.stride[i] < g.out[i] {
+					o = d / g.stride[i]
+				}
+				tab[s*g.kernel[i]+k] = o
+			}
+		}
+		tables[i] = tab
+	}
+	parallelDo(g.batch, func(b int) {
+		yb := y[b*oSize*cout : (b+1)*oSize*cout]
+		clear(yb)
+		s := make([]int, n)
+		t := make([]int, n)
+		for sIdx := range sSize {
+			rest := sIdx
+			for i := n - 1; i >= 0; i-- {
+				s[i], rest = rest%g.in[i], rest/g.in[i]
+			}
+			src := r[(b*sSize+sIdx)*kSize*cout:]
+			clear(t)
+			for tap := range kSize {
+				off, valid := 0, true
+				for i := range n {
+					o := tables[i][s[i]*g.kernel[i]+t[i]]
+					if o < 0 {
+						valid = false
+						break
+					}
+					off += o * outStrides[i]
+				}
+				if valid {
+					dst := yb[off : off+cout]
+					for c, v := range src[tap*cout : (tap+1)*cout] {
+						dst[c] += v
+					}
+				}
+				for i := n - 1; i >= 0; i-- {
+					if t[i]++; t[i] < g.kernel[i] {
+						break
+					}
+					t[i] = 0
+				}
+			}
+		}
+	})
+}
+
+// spatialStrides returns the row-major strides of the spatial axes of [B, dims..., channels].
+func spatialStrides(dims []int, channels int) []int {
+	strides := make([]int, len(dims))
+	s := channels
+	for i := len(dims) - 1; i >= 0; i-- {
+		strides[i] = s
+		s *= dims[i]
+	}
+	return strides
+}

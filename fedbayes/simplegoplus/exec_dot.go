@@ -1,0 +1,163 @@
+package simplegoplus
+
+import (
+	"slices"
+
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// dotGeneralData mirrors SimpleGo's dotGeneralNodeData (dotgeneral.go in v0.26.0): the axes of a
+// DotGeneral node and the sizes of its normalised form [batch, cross, contracting]. viewData checks
+// the layout against the real type before it is read.
+type dotGeneralData struct {
+	lhsContractingAxes, lhsBatchAxes                       []int
+	rhsContractingAxes, rhsBatchAxes                       []int
+	batchSize, lhsCrossSize, rhsCrossSize, contractingSize int
+	lhsBlockedShape, rhsBlockedShape, outputBlockedShape   shapes.Shape
+}
+
+// execDotGeneral computes a float32 or float64 DotGeneral with BLAS gemm. SimpleGo's DotGeneral
+// node keeps its operands in their original layout and outputs [batch, lhsCross, rhsCross]; an
+// operand whose axes are already in [batch, cross, contracting] or [batch, contracting, cross]
+// order is handed to gemm as it is (with a transpose flag), any other is transposed once first.
+// Everything else (other backends, dtypes, an unexpected node layout) goes to SimpleGo's executor.
+func execDotGeneral(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, owned []bool) (*simplego.Buffer, error) {
+	p, ok := viewData[dotGeneralData](nodeData(node))
+	if !ok || !isOurs(backend) {
+		return stock.dotGeneral(backend, node, inputs, owned)
+	}
+	switch bufferShape(inputs[0]).DType {
+	case dtypes.Float32:
+		return dotGeneralBLAS[float32](backend, node, p, inputs[0], inputs[1]), nil
+	case dtypes.Float64:
+		return dotGeneralBLAS[float64](backend, node, p, inputs[0], inputs[1]), nil
+	}
+	return stock.dotGeneral(backend, node, inputs, owned)
+}
+
+func dotGeneralBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Node, p *dotGeneralData, lhsBuf, rhsBuf *simplego.Buffer) *simplego.Buffer {
+	lhsShape, rhsShape := bufferShape(lhsBuf), bufferShape(rhsBuf)
+	lhs, _ := flatOf[T](lhsBuf)
+	rhs, _ := flatOf[T](rhsBuf)
+	out := getBufferForShape(backend, nodeShape(node))
+	c, _ := flatOf[T](out)
+	bs, m, n, k := p.batchSize, p.lhsCrossSize, p.rhsCrossSize, p.contractingSize
+
+	// lhs as [B, M, K] (no transpose) or [B, K, M] (transposed).
+	lhsCross := crossAxes(lhsShape.Rank(), p.lhsContractingAxes, p.lhsBatchAxes)
+	transA := false
+	var tmpA *simplego.Buffer
+	switch {
+	case isIdentity(slices.Concat(p.lhsBatchAxes, lhsCross, p.lhsContractingAxes)):
+	case isIdentity(slices.Concat(p.lhsBatchAxes, p.lhsContractingAxes, lhsCross)):
+		transA = true
+	default:
+		tmpA = getBufferForShape(backend, shapes.Make(lhsShape.DType, bs, m, k))
+		dst, _ := flatOf[T](tmpA)
+		transposeInto(dst, lhs, lhsShape.Dimensions, slices.Concat(p.lhsBatchAxes, lhsCross, p.lhsContractingAxes))
+		lhs = dst
+	}
+	// rhs as [B, K, N] (no transpose) or [B, N, K] (transposed).
+	rhsCross := crossAxes(rhsShape.Rank(), p.rhsContractingAxes, p.rhsBatchAxes)
+	transB := true
+	var tmpB *simplego.Buffer
+	switch {
+	case isIdentity(slices.Concat(p.rhsBatchAxes, rhsCross, p.rhsContractingAxes)):
+	case isIdentity(slices.Concat(p.rhsBatchAxes, p.rhsContractingAxes, rhsCross)):
+		transB = false
+	default:
+		tmpB = getBufferForShape(backend, shapes.Make(rhsShape.DType, bs, k, n))
+		dst, _ := flatOf[T](tmpB)
+		transposeInto(dst, rhs, rhsShape.Dimensions, slices.Concat(p.rhsBatchAxes, p.rhsContractingAxes, rhsCross))
+		rhs = dst
+		transB = false
+	}
+
+	g := gemm{Batch: bs, M: m, N: n, K: k, TransA: transA, TransB: transB,
+		LdA: k, LdB: n, LdC: n, StrideA: m * k, StrideB: k * n, StrideC: m * n}
+	if transA {
+		g.LdA = m
+	}
+	if transB {
+		g.LdB = k
+	}
+	runGemm(g, lhs, rhs, c)
+	if tmpA != nil {
+		putBuffer(backend, tmpA)
+	}
+	if tmpB != nil {
+		putBuffer(backend, tmpB)
+	}
+	return out
+}
+
+// crossAxes returns, in increasing order, the axes of a rank-r operand that are neither contracted
+// nor batch axes.
+func crossAxes(rank int, contracting, batch []int) []int {
+	cross := make([]int, 0, rank)
+	for a := range rank {
+		if !slices.Contains(contracting, a) && !slices.Contains(batch, a) {
+			cross = append(cross, a)
+		}
+	}
+	return cross
+}
+
+// isIdentity reports whether perm is 0, 1, ..., len(perm)-1.
+func isIdentity(perm []int) bool {
+	for i, a := range perm {
+		if a != i {
+			return false
+		}
+	}
+	return true
+}
+
+// transposeInto writes src (row-major with dimensions dims) into dst with its axes in the order
+// perm: dst's axis i is src's axis perm[i].
+func transposeInto[T any](dst, src []T, dims, perm []int) {
+	rank := len(dims)
+	if rank == 0 {
+		copy(dst, src)
+		return
+	}
+	srcStrides := make([]int, rank)
+	s := 1
+	for a := rank - 1; a >= 0; a-- {
+		srcStrides[a] = s
+		s *= dims[a]
+	}
+	outDims := make([]int, rank)
+	strides := make([]int, rank) // src stride of each dst axis
+	for i, a := range perm {
+		outDims[i] = dims[a]
+		strides[i] = srcStrides[a]
+	}
+	if len(dst) == 0 {
+		return
+	}
+	// Iterate dst in row-major order; the innermost dst axis is a strided run of src.
+	inner := outDims[rank-1]
+	innerStride := strides[rank-1]
+	idx := make([]int, rank-1)
+	srcPos := 0
+	for out := 0; out < len(dst); out += inner {
+		pos := srcPos
+		for j := range inner {
+			dst[out+j] = src[pos]
+			pos += innerStride
+		}
+		// Advance the outer index.
+		for a := rank - 2; a >= 0; a-- {
+			idx[a]++
+			srcPos += strides[a]
+			if idx[a] < outDims[a] {
+				break
+			}
+			srcPos -= strides[a] * outDims[a]
+			idx[a] = 0
+		}
+	}
+}

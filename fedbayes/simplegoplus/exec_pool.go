@@ -1,0 +1,217 @@
+package simplegoplus
+
+import (
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// tiledPool is a pooling whose windows tile the operand: window == stride on every axis, no
+// padding, no dilation (every pooling layer of the fedbayes models). Elements past the last whole
+// window are in no window.
+type tiledPool struct {
+	window []int
+	isMax  bool
+}
+
+// poolNode is the data of the nodes this package adds for tiled pooling: the forward reduction
+// (opTiledPool) and its gradient, SelectAndScatter (opSelectScatter).
+type poolNode struct {
+	tiledPool
+}
+
+// The op types of the pooling nodes this package creates; their executors are ours alone
+// (SimpleGo has none for SelectAndScatter, and ReduceWindow nodes made by SimpleGo's builder carry
+// SimpleGo's own data type and go to its executor).
+const (
+	opTiledPool     = backends.OpTypeReduceWindow
+	opSelectScatter = backends.OpTypeSelectAndScatterMax
+)
+
+// tiledPoolNode adds a node that max- or min-pools x over tiled windows.
+func (b *Builder) tiledPoolNode(x backends.Op, window []int, isMax bool) backends.Op {
+	in := x.(*simplego.Node)
+	s := nodeShape(in)
+	dims := make([]int, s.Rank())
+	for a := range dims {
+		dims[a] = s.Dimensions[a] / window[a]
+	}
+	n := newNode(b.Builder, opTiledPool, shapes.Make(s.DType, dims...), in)
+	mirrorNode(n).data = &poolNode{tiledPool{window: window, isMax: isMax}}
+	return n
+}
+
+// selectScatterNode adds a node computing SelectAndScatterMax/Min over tiled windows.
+func (b *Builder) selectScatterNode(operand, source backends.Op, window []int, isMax bool) backends.Op {
+	op, src := operand.(*simplego.Node), source.(*simplego.Node)
+	n := newNode(b.Builder, opSelectScatter, nodeShape(op), op, src)
+	mirrorNode(n).data = &poolNode{tiledPool{window: window, isMax: isMax}}
+	return n
+}
+
+// execTiledPool runs opTiledPool nodes, and SimpleGo's ReduceWindow for every other.
+func execTiledPool(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, owned []bool) (*simplego.Buffer, error) {
+	p, ok := nodeData(node).(*poolNode)
+	if !ok {
+		return stock.reduceWindow(backend, node, inputs, owned)
+	}
+	out := getBufferForShape(backend, nodeShape(node))
+	switch bufferShape(inputs[0]).DType {
+	case dtypes.Float32:
+		poolForward[float32](p.tiledPool, inputs[0], out)
+	case dtypes.Float64:
+		poolForward[float64](p.tiledPool, inputs[0], out)
+	default:
+		putBuffer(backend, out)
+		return nil, errDType("tiled pooling", bufferShape(inputs[0]).DType)
+	}
+	return out, nil
+}
+
+// execSelectScatter runs opSelectScatter nodes.
+func execSelectScatter(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, _ []bool) (*simplego.Buffer, error) {
+	p, ok := nodeData(node).(*poolNode)
+	if !ok {
+		return nil, errDType("SelectAndScatter (node not made by simplegoplus)", bufferShape(inputs[0]).DType)
+	}
+	out := getBufferForShape(backend, nodeShape(node))
+	switch bufferShape(inputs[0]).DType {
+	case dtypes.Float32:
+		poolBackward[float32](p.tiledPool, inputs[0], inputs[1], out)
+	case dtypes.Float64:
+		poolBackward[float64](p.tiledPool, inputs[0], inputs[1], out)
+	default:
+		putBuffer(backend, out)
+		return nil, errDType("SelectAndScatter", bufferShape(inputs[0]).DType)
+	}
+	return out, nil
+}
+
+// poolLayout splits a tiled pooling into loops: the trailing axes with window 1 form a contiguous
+// run of run elements; the other axes are walked per output position and window tap.
+type poolLayout struct {
+	run        int   // elements in the contiguous trailing run
+	outer      []int // output dims of the leading axes (up to the run)
+	window     []int // window of the leading axes
+	inStrides  []int // operand strides (in elements) of the leading axes
+	outStrides []int // output strides of the leading axes
+}
+
+func newPoolLayout(in shapes.Shape, window []int) poolLayout {
+	rank := in.Rank()
+	lead := rank
+	run := 1
+	for lead > 0 && window[lead-1] == 1 {
+		lead--
+		run *= in.Dimensions[lead]
+	}
+	l := poolLayout{run: run, outer: make([]int, lead), window: window[:lead],
+		inStrides: make([]int, lead), outStrides: make([]int, lead)}
+	is, os := run, run
+	for a := lead - 1; a >= 0; a-- {
+		l.outer[a] = in.Dimensions[a] / window[a]
+		l.inStrides[a], l.outStrides[a] = is, os
+		is *= in.Dimensions[a]
+		os *= l.outer[a]
+	}
+	return l
+}
+
+// forEachWindow calls fn(outOffset, tapOffsets) for every output position (in row-major order),
+// where tapOffsets are the operand offsets of the window's taps in row-major window order.
+func (l poolLayout) forEachWindow(fn func(outOff int, taps []int)) {
+	lead := len(l.outer)
+	nTaps := sizeOf(l.window)
+	// Offsets of the taps relative to the window's first element.
+	rel := make([]int, 0, nTaps)
+	t := make([]int, lead)
+	for range nTaps {
+		off := 0
+		for a := range lead {
+			off += t[a] * l.inStrides[a]
+		}
+		rel = append(rel, off)
+		for a := lead - 1; a >= 0; a-- {
+			if t[a]++; t[a] < l.window[a] {
+				break
+			}
+			t[a] = 0
+		}
+	}
+	taps := make([]int, nTaps)
+	o := make([]int, lead)
+	for range sizeOf(l.outer) {
+		base, outOff := 0, 0
+		for a := range lead {
+			base += o[a] * l.window[a] * l.inStrides[a]
+			outOff += o[a] * l.outStrides[a]
+		}
+		for i, r := range rel {
+			taps[i] = base + r
+		}
+		fn(outOff, taps)
+		for a := lead - 1; a >= 0; a-- {
+			if o[a]++; o[a] < l.outer[a] {
+				break
+			}
+			o[a] = 0
+		}
+	}
+}
+
+// poolForward writes the max (or min) of every window of x into out.
+func poolForward[T float32 | float64](p tiledPool, xBuf, outBuf *simplego.Buffer) {
+	x, _ := flatOf[T](xBuf)
+	out, _ := flatOf[T](outBuf)
+	l := newPoolLayout(bufferShape(xBuf), p.window)
+	l.forEachWindow(func(o int, taps []int) {
+		dst := out[o : o+l.run]
+		copy(dst, x[taps[0]:taps[0]+l.run])
+		for _, t := range taps[1:] {
+			src := x[t : t+l.run]
+			if p.isMax {
+				for i, v := range src {
+					if v > dst[i] {
+						dst[i] = v
+					}
+				}
+			} else {
+				for i, v := range src {
+					if v < dst[i] {
+						dst[i] = v
+					}
+				}
+			}
+		}
+	})
+}
+
+// poolBackward is SelectAndScatter over tiled windows: out is zero but at the first maximum (or
+// minimum) of each window of x, in row-major window order, which gets the window's value of src.
+// Elements in no window get zero.
+func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simplego.Buffer) {
+	x, _ := flatOf[T](xBuf)
+	src, _ := flatOf[T](srcBuf)
+	out, _ := flatOf[T](outBuf)
+	clear(out)
+	l := newPoolLayout(bufferShape(xBuf), p.window)
+	best := make([]T, l.run)
+	arg := make([]int, l.run)
+	l.forEachWindow(func(o int, taps []int) {
+		copy(best, x[taps[0]:taps[0]+l.run])
+		for i := range arg {
+			arg[i] = taps[0] + i
+		}
+		for _, t := range taps[1:] {
+			for i, v := range x[t : t+l.run] {
+				if (p.isMax && v > best[i]) || (!p.isMax && v < best[i]) {
+					best[i], arg[i] = v, t+i
+				}
+			}
+		}
+		for i, a := range arg {
+			out[a] = src[o+i]
+		}
+	})
+}

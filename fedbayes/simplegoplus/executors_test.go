@@ -1,0 +1,278 @@
+package simplegoplus
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+)
+
+// TestInternalsLayout fails when a GoMLX upgrade changes SimpleGo's internals that internals.go
+// mirrors: the Node and Buffer layouts, the node data of DotGeneral and ConvGeneral, and the
+// executor table reached through go:linkname. When it fails, the fast executors are already off
+// (internalsOK, viewData): update the mirrors or follow the route to delete in internals.go.
+func TestInternalsLayout(t *testing.T) {
+	if !mirrorsMatch(reflect.TypeFor[nodeMirror](), reflect.TypeFor[simplego.Node]()) {
+		t.Errorf("nodeMirror no longer matches simplego.Node")
+	}
+	if !mirrorsMatch(reflect.TypeFor[bufferMirror](), reflect.TypeFor[simplego.Buffer]()) {
+		t.Errorf("bufferMirror no longer matches simplego.Buffer")
+	}
+	// Node data of real nodes, built by SimpleGo's own builder.
+	b := stockBackend().Builder("layout").(*simplego.Builder)
+	x, err := b.Parameter("x", shapes.Make(dtypes.Float32, 2, 3, 4), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dot, err := b.DotGeneral(x, []int{2}, []int{0}, x, []int{2}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SimpleGo returns a Reshape of the DotGeneral node.
+	dotNode := nodeInputs(dot.(*simplego.Node))[0]
+	if mirrorNode(dotNode).opType != backends.OpTypeDotGeneral {
+		t.Fatalf("the input of DotGeneral's Reshape is %s, not the DotGeneral node", mirrorNode(dotNode).opType)
+	}
+	if p, ok := viewData[dotGeneralData](nodeData(dotNode)); !ok {
+		t.Errorf("dotGeneralData no longer mirrors SimpleGo's DotGeneral node data (%T)", nodeData(dotNode))
+	} else if p.batchSize != 2 || p.lhsCrossSize != 3 || p.contractingSize != 4 || !slices.Equal(p.lhsBatchAxes, []int{0}) {
+		t.Errorf("dotGeneralData reads batch %d cross %d contracting %d batch axes %v; want 2, 3, 4, [0]",
+			p.batchSize, p.lhsCrossSize, p.contractingSize, p.lhsBatchAxes)
+	}
+	img, _ := b.Parameter("img", shapes.Make(dtypes.Float32, 1, 5, 5, 2), nil)
+	ker, _ := b.Parameter("ker", shapes.Make(dtypes.Float32, 3, 3, 2, 4), nil)
+	axes := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
+		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
+		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
+	conv, err := b.ConvGeneral(img, ker, axes, []int{2, 1}, [][2]int{{1, 0}, {0, 1}}, []int{1, 1}, []int{1, 1}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := viewData[convData](nodeData(conv.(*simplego.Node))); !ok {
+		t.Errorf("convData no longer mirrors SimpleGo's ConvGeneral node data (%T)", nodeData(conv.(*simplego.Node)))
+	} else if !slices.Equal(p.strides, []int{2, 1}) || p.paddings[1] != [2]int{0, 1} || p.axes.InputChannels != 3 {
+		t.Errorf("convData reads strides %v paddings %v axes %+v", p.strides, p.paddings, p.axes)
+	}
+	if !internalsOK {
+		t.Errorf("internalsOK is false: the fast executors are off")
+	}
+	// The linknamed executor table holds our executors.
+	if BLASInUse() && reflect.ValueOf(nodeExecutors[backends.OpTypeDotGeneral]).Pointer() != reflect.ValueOf(executor(execDotGeneral)).Pointer() {
+		t.Errorf("SimpleGo's DotGeneral executor is not ours after init: setNodeExecutor did not take effect")
+	}
+	t.Logf("kernels: %s", Kernels())
+}
+
+// TestBLASAvailable fails when OpenBLAS should be there (FEDBAYES_REQUIRE_BLAS=1, set by make test)
+// but is not: the suite would otherwise pass silently on the slow path.
+func TestBLASAvailable(t *testing.T) {
+	if !BLASInUse() {
+		if requireBLAS() {
+			t.Fatalf("FEDBAYES_REQUIRE_BLAS is set but %s", Kernels())
+		}
+		t.Skipf("OpenBLAS not in use: %s", Kernels())
+	}
+}
+
+// TestDotGeneralVsStock compares DotGeneral on this backend (BLAS gemm when in use) with stock
+// SimpleGo on random operands in the layouts gemm takes directly (with and without transposes),
+// layouts that need a transpose first, batch axes in the middle, and vectors.
+func TestDotGeneralVsStock(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		lDims, rDims   []int
+		lc, lb, rc, rb []int
+		tol32          float64
+	}{
+		{"matmul", []int{7, 5}, []int{5, 9}, []int{1}, nil, []int{0}, nil, 1e-5},
+		{"lhs transposed", []int{5, 7}, []int{5, 9}, []int{0}, nil, []int{0}, nil, 1e-5},
+		{"rhs transposed", []int{7, 5}, []int{9, 5}, []int{1}, nil, []int{1}, nil, 1e-5},
+		{"batched clients", []int{3, 64, 40}, []int{3, 40, 10}, []int{2}, []int{0}, []int{1}, []int{0}, 1e-5},
+		{"batched both transposed", []int{3, 40, 64}, []int{3, 10, 40}, []int{1}, []int{0}, []int{2}, []int{0}, 1e-5},
+		{"batch axis in the middle", []int{6, 4, 5}, []int{5, 4, 3}, []int{2}, []int{1}, []int{0}, []int{1}, 1e-5},
+		{"two contracting axes", []int{4, 3, 5, 2}, []int{3, 2, 6}, []int{1, 3}, nil, []int{0, 1}, nil, 1e-5},
+		{"contracting order swapped", []int{4, 3, 5}, []int{5, 3, 2}, []int{2, 1}, nil, []int{0, 1}, nil, 1e-5},
+		{"vector dot", []int{17}, []int{17}, []int{0}, nil, []int{0}, nil, 1e-5},
+		{"large split rows", []int{300, 200}, []int{200, 150}, []int{1}, nil, []int{0}, nil, 1e-4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, r := randFloats(11, sizeOf(tc.lDims)), randFloats(12, sizeOf(tc.rDims))
+			for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
+				run := func(be backends.Backend) []float64 {
+					out, _ := eval(t, be, func(a, b *Node) *Node {
+						a, b = ConvertDType(a, dt), ConvertDType(b, dt)
+						return ConvertDType(DotGeneral(a, tc.lc, tc.lb, b, tc.rc, tc.rb), dtypes.Float64)
+					}, tensors.FromFlatDataAndDimensions(l, tc.lDims...), tensors.FromFlatDataAndDimensions(r, tc.rDims...))
+					return out
+				}
+				tol := 1e-12
+				if dt == dtypes.Float32 {
+					tol = tc.tol32
+				}
+				closeSlices(t, tc.name+" "+dt.String(), run(plusBackend()), run(stockBackend()), tol)
+			}
+		})
+	}
+}
+
+// TestElementwiseVsStock compares every replaced unary and binary op with stock SimpleGo's, in
+// float32 and float64, on values that include zeros, infinities and NaN, with scalar operands on
+// either side, and on tensors large enough to be split over the cores. The ops must agree exactly,
+// but Exp in float32, which is within one unit in the last place (see TestExp32).
+func TestElementwiseVsStock(t *testing.T) {
+	special := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -2.5, 3e38, -3e38, 1e-40, math.Inf(1), math.Inf(-1), math.NaN(), 88, -100, 1e-3}
+	n := 3*elemChunk + 17
+	x := append(slices.Clone(special), randFloats(21, n-len(special))...)
+	for i := len(special); i < n; i++ {
+		x[i] *= 30
+	}
+	y := randFloats(22, n)
+	unary := map[string]func(*Node) *Node{"Exp": Exp, "Log": Log, "Neg": Neg, "Abs": Abs, "Sqrt": Sqrt, "Rsqrt": Rsqrt, "Sign": Sign}
+	binary := map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min}
+	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
+		xt, yt := tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n)
+		check := func(name string, f func(a, b *Node) *Node, ulps int) {
+			run := func(be backends.Backend) []float64 {
+				out, _ := eval(t, be, func(a, b *Node) *Node {
+					return ConvertDType(f(ConvertDType(a, dt), ConvertDType(b, dt)), dtypes.Float64)
+				}, xt, yt)
+				return out
+			}
+			got, want := run(plusBackend()), run(stockBackend())
+			for i := range got {
+				if !sameFloat(got[i], want[i], dt, ulps) {
+					t.Fatalf("%s %s: element %d (x=%g, y=%g): %g, stock %g", name, dt, i, x[i], y[i], got[i], want[i])
+				}
+			}
+		}
+		for name, f := range unary {
+			ulps := 0
+			if name == "Exp" && dt == dtypes.Float32 {
+				ulps = 1
+			}
+			check(name, func(a, _ *Node) *Node { return f(a) }, ulps)
+		}
+		for name, f := range binary {
+			check(name, f, 0)
+			check(name+" scalar rhs", func(a, b *Node) *Node { return f(a, Scalar(a.Graph(), dt, 0.75)) }, 0)
+			check(name+" scalar lhs", func(a, b *Node) *Node { return f(Scalar(a.Graph(), dt, -1.5), b) }, 0)
+			// The result of a previous op is owned by the executor, which may write into it.
+			check(name+" in place", func(a, b *Node) *Node { return f(Neg(a), Abs(b)) }, 0)
+		}
+	}
+}
+
+// sameFloat reports whether a and b (values of dtype dt) are equal, both NaN, or within ulps units
+// in the last place of dt.
+func sameFloat(a, b float64, dt dtypes.DType, ulps int) bool {
+	if a == b || (math.IsNaN(a) && math.IsNaN(b)) {
+		return a == b || math.Signbit(a) == math.Signbit(b) || math.IsNaN(a)
+	}
+	if ulps == 0 || math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) {
+		return false
+	}
+	if dt == dtypes.Float32 {
+		d := int64(math.Float32bits(float32(a))) - int64(math.Float32bits(float32(b)))
+		return d >= -int64(ulps) && d <= int64(ulps)
+	}
+	d := int64(math.Float64bits(a)) - int64(math.Float64bits(b))
+	return d >= -int64(ulps) && d <= int64(ulps)
+}
+
+// TestExp32 checks exp32 against float32(math.Exp) (correctly rounded but for double rounding) on
+// a million random float32 values over the whole range where the result is finite and non-zero,
+// and at the edges: at most one unit in the last place apart, and equal on 99.9% of values.
+func TestExp32(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	differ := 0
+	const n = 1_000_000
+	for i := range n {
+		x := float32(-104 + r.Float64()*193)
+		if i < 8 {
+			x = []float32{0, -0, 88.72, 88.73, -87.33, -103.97, -104.1, 89}[i]
+		}
+		got, want := exp32(x), float32(math.Exp(float64(x)))
+		if got != want {
+			differ++
+			if !sameFloat(float64(got), float64(want), dtypes.Float32, 1) {
+				t.Fatalf("exp32(%g) = %g, want %g", x, got, want)
+			}
+		}
+	}
+	if differ > n/1000 {
+		t.Errorf("exp32 differs from float32(math.Exp) on %d of %d values", differ, n)
+	}
+	if !math.IsNaN(float64(exp32(float32(math.NaN())))) || exp32(float32(math.Inf(1))) != float32(math.Inf(1)) || exp32(float32(math.Inf(-1))) != 0 {
+		t.Errorf("exp32 of NaN/±Inf wrong")
+	}
+}
+
+// TestBroadcastInDimVsStock compares broadcasts (copy runs, repeat runs, mixed, scalars, bools).
+func TestBroadcastInDimVsStock(t *testing.T) {
+	for _, tc := range []struct {
+		in, out []int
+		axes    []int
+	}{
+		{[]int{5}, []int{3, 4, 5}, []int{2}},
+		{[]int{3}, []int{3, 4, 5}, []int{0}},
+		{[]int{4}, []int{3, 4, 5}, []int{1}},
+		{[]int{3, 5}, []int{3, 4, 5}, []int{0, 2}},
+		{[]int{1}, []int{6, 7}, []int{1}},
+		{[]int{}, []int{2, 3}, []int{}},
+		{[]int{2, 1, 3}, []int{2, 4, 3}, []int{0, 1, 2}},
+	} {
+		x := randFloats(5, sizeOf(tc.in))
+		for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Bool} {
+			run := func(be backends.Backend) []float64 {
+				out, _ := eval(t, be, func(a *Node) *Node {
+					var v *Node
+					if dt == dtypes.Bool {
+						v = GreaterThan(a, ScalarZero(a.Graph(), a.DType()))
+					} else {
+						v = ConvertDType(a, dt)
+					}
+					var expanded []int
+					for a := range tc.out {
+						if !slices.Contains(tc.axes, a) {
+							expanded = append(expanded, a)
+						}
+					}
+					if len(expanded) == 0 {
+						v = BroadcastToDims(v, tc.out...)
+					} else {
+						v = ExpandAndBroadcast(v, tc.out, expanded)
+					}
+					return ConvertDType(v, dtypes.Float64)
+				}, tensors.FromFlatDataAndDimensions(x, tc.in...))
+				return out
+			}
+			closeSlices(t, "BroadcastInDim", run(plusBackend()), run(stockBackend()), 0)
+		}
+	}
+}
+
+// TestSameResultAnyCores checks that a LeNet training step gives bit-identical parameters with one
+// core and with two: the work is split by shape, never by the number of cores.
+func TestSameResultAnyCores(t *testing.T) {
+	losses := func(procs int) []float64 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		tr := newTrainer(plusBackend(), lenetModel(10, 0), optimizers.Adam().Done(), 3)
+		return trainSteps(t, tr, 4, func(step int) (*tensors.Tensor, *tensors.Tensor) {
+			return syntheticBatch(uint64(step), 64, 10, []int{28, 28, 1})
+		})
+	}
+	one, two := losses(1), losses(2)
+	if !slices.Equal(one, two) {
+		t.Fatalf("losses differ between GOMAXPROCS=1 (%v) and 2 (%v)", one, two)
+	}
+}
