@@ -17,14 +17,14 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data notebook test test-go test-fallback test-race test-notebooks bench bench-step bench-round bench-torch reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 setup: system tools kernel charts data ## install everything the notebooks and tests need (idempotent)
 
-system: ## Debian packages: Jupyter Notebook, nbconvert, Chromium
+system: ## Debian packages: Jupyter Notebook, nbconvert, Chromium, OpenBLAS
 	@kernels/install system
 
 tools: ## build gonb, goimports and the fedbayes command into .build/bin
@@ -46,10 +46,22 @@ notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
 	  --notebook-dir="$(REPO)/notebooks" --MultiKernelManager.default_kernel_name=fedbayes \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-test: setup test-go test-notebooks ## the tests: go vet, go test, and every notebook headless (fast mode)
+test: setup test-go test-fallback test-race test-notebooks ## the tests: go vet, go test (OpenBLAS, fallback, race), every notebook headless
 
 test-go: vet
-	FEDBAYES_REQUIRE_BROWSER=1 $(GO) test -timeout 40m ./...
+	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
+
+# The pure-Go path without OpenBLAS: SimpleGo's own kernels (as on a machine without the library),
+# and a build of the compute package without cgo.
+test-fallback:
+	FEDBAYES_BLAS=off $(GO) test -count=1 -timeout 20m ./fedbayes/simplegoplus ./fedbayes/models ./fedbayes/engine
+	CGO_ENABLED=0 $(GO) vet ./fedbayes/simplegoplus
+
+# The race detector over the compute package and a subset of the engine and model tests that trains
+# and resumes federated runs (the whole suite under -race takes too long for CI).
+test-race:
+	$(GO) test -race -count=1 -timeout 20m ./fedbayes/simplegoplus
+	$(GO) test -race -count=1 -timeout 20m -run 'TestVectorizedMatchesSequential|TestRunLearnsAndRecords|TestResumeAfterKill|TestClientsMatchSeparateModels|TestConvClientsForward|TestTrainerControls' ./fedbayes/engine ./fedbayes/models
 
 test-notebooks: setup
 	@FEDBAYES_FAST=1 kernels/run-notebooks $(NOTEBOOKS)
@@ -66,6 +78,26 @@ bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary li
 	  -timeout 90m $${PKGS:-./fedbayes/...} | tee $(BUILD)/bench.txt
 	@echo "== summary (median of $${COUNT:-5} runs) =="
 	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench.txt
+
+bench-step: ## one training step at batch 64 (MLP, LeNet, Bayesian, CNN3, ResNet-20), then PyTorch on the same models
+	@mkdir -p $(BUILD)
+	set -o pipefail; $(GO) test -run '^$$' -bench 'Step$$' -benchtime=$${BENCHTIME:-40x} -count=$${COUNT:-5} \
+	  -timeout 60m ./fedbayes/models | tee $(BUILD)/bench-step.txt
+	@$(MAKE) --no-print-directory bench-torch
+	@echo "== summary (median of $${COUNT:-5} runs; pytorch on one thread) =="
+	@cat $(BUILD)/bench-step.txt $(BUILD)/bench-torch.txt | $(GO) run ./fedbayes/internal/benchsummary
+
+bench-torch: ## the PyTorch yardstick (Debian python3-torch, one thread) on the models of bench-step
+	@mkdir -p $(BUILD)
+	@kernels/install torch
+	set -o pipefail; COUNT=$${COUNT:-5} /usr/bin/python3 kernels/bench-torch.py | tee $(BUILD)/bench-torch.txt
+
+bench-round: ## one federated round (Fashion-MNIST 60k, 10 clients, E=1, Bayesian LeNet) at GOMAXPROCS=1 and 2
+	@mkdir -p $(BUILD)
+	set -o pipefail; for p in 1 2; do GOMAXPROCS=$$p $(GO) test -run '^$$' -bench 'Round' -benchtime=1x -count=$${COUNT:-3} \
+	  -timeout 90m ./fedbayes/engine | sed "s|^BenchmarkRound/|BenchmarkRound/GOMAXPROCS=$$p/|"; done | tee $(BUILD)/bench-round.txt
+	@echo "== summary (median of $${COUNT:-3} runs) =="
+	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench-round.txt
 
 fmt:
 	gofmt -l -w fedbayes

@@ -112,7 +112,7 @@ def bench(name, model, steps):
 def main():
     count = int(os.environ.get("COUNT", "5"))
     steps = int(os.environ.get("STEPS", "100"))
-    print(f"goos: linux\ngoarch: amd64\npkg: pytorch {torch.__version__} (1 thread)")
+    print(f"# PyTorch {torch.__version__}, 1 thread\npkg: pytorch")
     for _ in range(count):
         for name, model in (("mlp", MLP(False)), ("bayes-mlp", MLP(True)),
                             ("lenet", LeNet(False)), ("bayes-lenet", LeNet(True))):

@@ -39,8 +39,31 @@
 //     (read-only, no unsafe) and validates them against the node's shapes, falling back to the stock
 //     gradient if anything does not match; a test fails loudly if GoMLX changes that layout.
 //
-// By default SimpleGo runs here with "parallelism=-1,ops_parallel" (see New): its bounded worker pool
-// deadlocks when several DotGenerals wait for sub-task slots at once.
+// # Fast executors (internals.go, executors.go, exec_*.go)
+//
+// SimpleGo keeps its op executors in a package-level table that it fills with setNodeExecutor, with a
+// priority level for user overrides. internals.go reaches that function, SimpleGo's buffer pool and
+// its node constructor with go:linkname, and reads the unexported fields of nodes and buffers through
+// mirror structs whose layout is checked with reflect at init and in TestInternalsLayout (a changed
+// layout turns the executors off instead of corrupting memory). The executors registered there:
+//
+//   - DotGeneral and ConvGeneral through OpenBLAS's sgemm/dgemm (exec_dot.go, exec_conv.go): a
+//     convolution is patches times kernel (im2col), or input times kernel scattered into the output
+//     (col2im) for the transposed convolutions of input gradients. OpenBLAS is opened at run time
+//     with dlopen (blas_cgo.go), so a machine without it, or a build without cgo, keeps SimpleGo's
+//     executors and the composed lowering above; Kernels says which path is in use and why.
+//   - Tiled max/min pooling and its gradient (SelectAndScatter) as direct loops (exec_pool.go).
+//   - Element-wise Add, Sub, Mul, Div, Max, Min, Exp, Log, Neg, Abs, Sqrt, Rsqrt, Sign and
+//     BroadcastInDim, split over both cores (exec_elementwise.go).
+//
+// Every split of work depends only on the shapes, never on the number of cores, so results are
+// bit-identical whatever GOMAXPROCS is. OpenBLAS runs on one thread per call (set at load); the
+// second core comes from this package's own splits, so the two never oversubscribe the machine.
+// The executors act only on graphs of this backend: stock SimpleGo ("go") shares the table and keeps
+// its own behaviour.
+//
+// By default SimpleGo runs here with "parallelism=-1,ops_sequential" (see New): its parallel op
+// scheduler has a data race, and its bounded worker pool can deadlock.
 //
 // Measured figures, profiles, what remains slow and why are in docs/pure-go-backend.md.
 //

@@ -16,7 +16,7 @@ import (
 // other dtypes, layouts it does not know.
 var stock struct {
 	dotGeneral, convGeneral, reduceWindow, broadcastInDim executor
-	elementwise                                           map[backends.OpType]executor
+	elementwise, reduce                                   map[backends.OpType]executor
 }
 
 // blasLibrary describes the OpenBLAS library in use; blasErr says why none is (then the BLAS
@@ -32,7 +32,16 @@ func init() {
 	for _, op := range elementwiseOps() {
 		stock.elementwise[op] = nodeExecutors[op]
 	}
+	stock.reduce = make(map[backends.OpType]executor)
+	for _, op := range reduceOps {
+		stock.reduce[op] = nodeExecutors[op]
+	}
 	if internalsOK && stock.broadcastInDim != nil {
+		for _, op := range reduceOps {
+			if stock.reduce[op] != nil {
+				setNodeExecutor(op, priorityUser, execReduce)
+			}
+		}
 		setNodeExecutor(backends.OpTypeBroadcastInDim, priorityUser, execBroadcastInDim)
 		for _, op := range unaryOps {
 			if stock.elementwise[op] != nil {

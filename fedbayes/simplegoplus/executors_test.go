@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -274,5 +275,25 @@ func TestSameResultAnyCores(t *testing.T) {
 	one, two := losses(1), losses(2)
 	if !slices.Equal(one, two) {
 		t.Fatalf("losses differ between GOMAXPROCS=1 (%v) and 2 (%v)", one, two)
+	}
+}
+
+// TestReduceVsStock compares ReduceSum/Max/Min over leading, middle, trailing and all axes (and a
+// non-contiguous pair, which stays SimpleGo's) with stock SimpleGo: the results must be identical.
+func TestReduceVsStock(t *testing.T) {
+	dims := []int{3, 70, 5, 130}
+	x := randFloats(8, sizeOf(dims))
+	for _, axes := range [][]int{{0}, {1}, {3}, {1, 2}, {2, 3}, {0, 1, 2, 3}, {0, 2}} {
+		for name, f := range map[string]func(*Node, ...int) *Node{"Sum": ReduceSum, "Max": ReduceMax, "Min": ReduceMin} {
+			for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
+				run := func(be backends.Backend) []float64 {
+					out, _ := eval(t, be, func(a *Node) *Node {
+						return ConvertDType(f(ConvertDType(a, dt), axes...), dtypes.Float64)
+					}, tensors.FromFlatDataAndDimensions(x, dims...))
+					return out
+				}
+				closeSlices(t, fmt.Sprintf("Reduce%s%v %s", name, axes, dt), run(plusBackend()), run(stockBackend()), 0)
+			}
+		}
 	}
 }

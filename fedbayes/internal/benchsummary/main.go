@@ -4,7 +4,8 @@
 //
 //	go test -run '^$' -bench . -count 5 ./fedbayes/simplegoplus | tee bench.txt | go run ./fedbayes/internal/benchsummary
 //
-// Benchmarks without a samples/s metric show "-" there. A skipped benchmark prints no result line
+// Every other metric a benchmark reports with b.ReportMetric (s/round, eval-s/1k, ...) follows, as
+// its median. Benchmarks without a samples/s metric show "-" there. A skipped benchmark prints no result line
 // and so does not appear. The exit status is 1 if stdin holds no benchmark result.
 package main
 
@@ -37,6 +38,13 @@ type summary struct {
 	samplesPerSec float64 // median, meaningful when hasSamples (some run reported samples/s)
 	hasSamples    bool
 	nsPerOp       float64
+	extra         []metric // other reported metrics, medians, in order of first appearance
+}
+
+// metric is one reported value and its unit.
+type metric struct {
+	unit  string
+	value float64
 }
 
 // String formats a summary line.
@@ -45,7 +53,11 @@ func (s summary) String() string {
 	if s.hasSamples {
 		sps = strconv.FormatFloat(s.samplesPerSec, 'f', 0, 64)
 	}
-	return fmt.Sprintf("%-40s runs=%d  samples/s=%s  ns/op=%.0f", s.name, s.runs, sps, s.nsPerOp)
+	line := fmt.Sprintf("%-40s runs=%d  samples/s=%s  ns/op=%.0f", s.name, s.runs, sps, s.nsPerOp)
+	for _, m := range s.extra {
+		line += fmt.Sprintf("  %s=%.4g", m.unit, m.value)
+	}
+	return line
 }
 
 // resultLine matches a benchmark result: name (with the -GOMAXPROCS suffix), iterations, then
@@ -57,6 +69,8 @@ var resultLine = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 func summarize(r io.Reader) ([]summary, error) {
 	type acc struct {
 		ns, sps []float64
+		units   []string             // extra units in order of first appearance
+		extra   map[string][]float64 // extra unit -> values
 	}
 	var order []string
 	runs := map[string]*acc{}
@@ -80,16 +94,20 @@ func summarize(r io.Reader) ([]summary, error) {
 		fields := strings.Fields(m[4])
 		var ns, sps float64
 		var hasNs, hasSps bool
+		var extra []metric
 		for i := 0; i+1 < len(fields); i += 2 {
 			v, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
 				continue
 			}
-			switch fields[i+1] {
+			switch unit := fields[i+1]; unit {
 			case "ns/op":
 				ns, hasNs = v, true
 			case "samples/s":
 				sps, hasSps = v, true
+			case "B/op", "allocs/op", "MB/s":
+			default:
+				extra = append(extra, metric{unit, v})
 			}
 		}
 		if !hasNs {
@@ -97,13 +115,19 @@ func summarize(r io.Reader) ([]summary, error) {
 		}
 		a := runs[name]
 		if a == nil {
-			a = &acc{}
+			a = &acc{extra: map[string][]float64{}}
 			runs[name] = a
 			order = append(order, name)
 		}
 		a.ns = append(a.ns, ns)
 		if hasSps {
 			a.sps = append(a.sps, sps)
+		}
+		for _, m := range extra {
+			if _, seen := a.extra[m.unit]; !seen {
+				a.units = append(a.units, m.unit)
+			}
+			a.extra[m.unit] = append(a.extra[m.unit], m.value)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -118,6 +142,9 @@ func summarize(r io.Reader) ([]summary, error) {
 		s := summary{name: name, runs: len(a.ns), nsPerOp: median(a.ns)}
 		if len(a.sps) > 0 {
 			s.samplesPerSec, s.hasSamples = median(a.sps), true
+		}
+		for _, u := range a.units {
+			s.extra = append(s.extra, metric{u, median(a.extra[u])})
 		}
 		out = append(out, s)
 	}
