@@ -111,6 +111,9 @@ func Choose() (Choice, error) {
 	return Choice{Config: PureGo, Reason: "no XLA plugin found: pure-Go backend", XLAPlugins: paths}, nil
 }
 
+// ConfigFor is the GoMLX configuration ($GOMLX_BACKEND value) that loads plugin p by its absolute path.
+func ConfigFor(p Plugin) string { return xlaConfig(p, "") }
+
 // xlaConfig is the GoMLX configuration that loads plugin p by its absolute path. GoMLX lets the CPU
 // plugin share buffers with Go only when it is named "cpu"; loaded by path, fedbayes asks for it.
 func xlaConfig(p Plugin, opts string) string {
@@ -211,4 +214,14 @@ func newWithConfig(cfg string) (b backends.Backend, err error) {
 		}
 	}()
 	return backends.NewWithConfig(cfg)
+}
+
+// New creates a backend of its own for config (for example to compare backends), with the settings
+// of env.go applied for an XLA plugin given by path. The caller finalizes it. Most code wants Default.
+func New(config string) (backends.Backend, error) {
+	name, rest, _ := strings.Cut(config, ":")
+	if path, _, _ := strings.Cut(rest, ","); isXLA(name) && filepath.IsAbs(path) {
+		prepareXLA(Plugin{Name: pluginName(path), Path: path})
+	}
+	return newWithConfig(config)
 }

@@ -115,10 +115,6 @@ func Install(ctx context.Context, opts InstallOptions) (Plugin, error) {
 		return Plugin{}, fmt.Errorf("no NVIDIA GPU found on this machine (no /dev/nvidia*, no working nvidia-smi): " +
 			"the CUDA plugin would not be used here; add -force to install it anyway")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Plugin{}, fmt.Errorf("cannot create the plugin folder: %w (choose another with -dir or $%s)", err, DirEnv)
-	}
-
 	transport := opts.Transport
 	if transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -132,6 +128,10 @@ func Install(ctx context.Context, opts InstallOptions) (Plugin, error) {
 	fmt.Fprintf(log, "Checking that %s can be reached (at most %s)...\n", probeURL(opts.Kind), opts.Timeout)
 	if err := reach(ctx, transport, probeURL(opts.Kind), opts.Timeout); err != nil {
 		return Plugin{}, &InstallError{Kind: opts.Kind, Dir: dir, Err: err}
+	}
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Plugin{}, fmt.Errorf("cannot create the plugin folder: %w (choose another with -dir or $%s)", err, DirEnv)
 	}
 
 	// go-xla's installer uses http.DefaultClient (and http.Get): give it the bounded transport.

@@ -38,7 +38,7 @@ func TestInstallWithoutNetwork(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "xla")
 			start := time.Now()
 			_, err := Install(context.Background(), InstallOptions{Kind: "cpu", Dir: dir, Transport: tc.transport, Timeout: 200 * time.Millisecond})
 			if elapsed := time.Since(start); elapsed > 10*time.Second {
@@ -55,8 +55,8 @@ func TestInstallWithoutNetwork(t *testing.T) {
 					t.Errorf("message lacks %q:\n%s", want, msg)
 				}
 			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("a failed install left %d file(s) in %s", len(entries), dir)
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("a failed install created %s (%v)", dir, err)
 			}
 		})
 	}

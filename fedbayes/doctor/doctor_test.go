@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/backend"
 )
 
 func TestRepoDirFromSubfolder(t *testing.T) {
@@ -59,30 +61,84 @@ func TestMissingDataSaysWhatToRun(t *testing.T) {
 	}
 }
 
-func TestBackendCheckComputes(t *testing.T) {
-	t.Setenv("GOMLX_BACKEND", "go")
+// TestBackendCheckWithoutPlugin: on the pure-Go backend with no plugin installed, the backend
+// computes, the speed check trains LeNet, and the missing plugin is optional with the install command.
+func TestBackendCheckWithoutPlugin(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "")
+	t.Setenv(backend.DirEnv, t.TempDir())
+	if len(backend.Plugins()) > 0 {
+		t.Skipf("an XLA plugin is installed on this machine: %v", backend.Plugins())
+	}
+	byName := map[string]Check{}
 	for _, c := range checkBackend("") {
-		if c.Name == "backend" && !c.OK {
-			t.Fatalf("backend check failed on the pure-Go backend: %+v", c)
-		}
+		byName[c.Name] = c
+	}
+	if c := byName["backend"]; !c.OK {
+		t.Errorf("backend check failed on the pure-Go backend: %+v", c)
+	}
+	if c := byName["xla plugin"]; c.OK || !c.Optional || !strings.Contains(c.Fix, "fedbayes backend install cpu") {
+		t.Errorf("xla plugin check = %+v, want optional, fixed by `fedbayes backend install cpu`", c)
+	}
+	if c := byName["speed: pure Go"]; !c.OK || c.Optional || !strings.Contains(c.Detail, "examples/s") {
+		t.Errorf("speed check = %+v, want a required, passing LeNet step", c)
+	}
+}
+
+func TestSpeedCheckTrains(t *testing.T) {
+	be, err := backend.New(backend.PureGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	s, err := SpeedCheck(be, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Step <= 0 || s.Setup <= 0 || s.Steps != 2 || s.ExamplesPerSecond() <= 0 {
+		t.Errorf("SpeedCheck = %+v", s)
+	}
+	if !strings.HasPrefix(s.String(), "LeNet step (Bayesian, batch 32): ") {
+		t.Errorf("String() = %q", s.String())
 	}
 }
 
 func TestWriteAndFailed(t *testing.T) {
-	cs := []Check{
-		{Name: "a", OK: true, Detail: "fine"},
-		{Name: "b", Detail: "gone", Fix: "make b"},
-		{Name: "c", Optional: true, Detail: "absent", Fix: "maybe c"},
-	}
-	if f := Failed(cs); len(f) != 1 || f[0].Name != "b" {
+	required := Check{Name: "b", Detail: "gone", Fix: "make b"}
+	optional := Check{Name: "c", Optional: true, Detail: "absent", Fix: "maybe c"}
+	fine := Check{Name: "a", OK: true, Detail: "fine"}
+	if f := Failed([]Check{fine, required, optional}); len(f) != 1 || f[0].Name != "b" {
 		t.Errorf("Failed = %+v, want only b", f)
 	}
-	var buf bytes.Buffer
-	Write(&buf, cs)
-	out := buf.String()
-	for _, want := range []string{"MISSING", "optional", "To fix:", "b: make b", "c (optional): maybe c"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("Write output lacks %q:\n%s", want, out)
-		}
+	tests := []struct {
+		name         string
+		checks       []Check
+		want, reject []string
+	}{
+		{"required and optional", []Check{fine, required, optional},
+			[]string{"MISSING", "optional", "To fix:\n  b: make b\n", "Optional:\n  c: maybe c\n"},
+			[]string{"Everything fedbayes needs", "To fix:\n  c"}},
+		{"only optional", []Check{fine, optional},
+			[]string{"Optional:\n  c: maybe c\n", "Everything fedbayes needs is in place; the items under \"Optional\""},
+			[]string{"To fix", "MISSING"}},
+		{"all fine", []Check{fine},
+			[]string{"Everything fedbayes needs is in place.\n"},
+			[]string{"To fix", "Optional:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			Write(&buf, tc.checks)
+			out := buf.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("Write output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, bad := range tc.reject {
+				if strings.Contains(out, bad) {
+					t.Errorf("Write output has %q:\n%s", bad, out)
+				}
+			}
+		})
 	}
 }
