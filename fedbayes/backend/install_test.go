@@ -138,6 +138,29 @@ func TestInstallFromLinksAndIsChosen(t *testing.T) {
 	}
 }
 
+// TestPluginsOnePerPlatform: go-xla's CPU layout (a versioned file and a link to it) is one plugin.
+func TestPluginsOnePerPlatform(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(DirEnv, dir)
+	so := fakePlugin(t, t.TempDir(), "libfake", ExpectedAPI.Major, ExpectedAPI.Minor)
+	versioned := filepath.Join(dir, "pjrt_c_api_fake_v1.2.3_plugin.so")
+	if err := os.Rename(so, versioned); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(versioned), filepath.Join(dir, "pjrt_c_api_fake_plugin.so")); err != nil {
+		t.Fatal(err)
+	}
+	var fakes []Plugin
+	for _, p := range Plugins() {
+		if p.Name == "fake" {
+			fakes = append(fakes, p)
+		}
+	}
+	if len(fakes) != 1 || fakes[0].Path != versioned {
+		t.Errorf("Plugins() fake entries = %+v, want one, at %s", fakes, versioned)
+	}
+}
+
 func TestInstallFromNeedsAName(t *testing.T) {
 	so := fakePlugin(t, t.TempDir(), "libmystery", ExpectedAPI.Major, ExpectedAPI.Minor)
 	_, _, err := InstallFrom(so, FromOptions{Dir: t.TempDir()})

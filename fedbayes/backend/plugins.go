@@ -97,16 +97,16 @@ func Plugins() []Plugin {
 	var out []Plugin
 	seen := map[string]bool{}
 	add := func(p Plugin) {
-		if seen[p.Name] {
-			return
-		}
-		if p.IsCUDA() && !hasNvidiaGPU() {
-			return
+		if n := pluginName(p.Path); n != "" {
+			p.Name = n // "cpu" for pjrt_c_api_cpu_v0.83.3_plugin.so too
 		}
 		if real, err := filepath.EvalSymlinks(p.Path); err == nil {
 			p.Path = real
 		}
-		seen[p.Name] = true
+		if seen[p.Name] || seen[p.Path] || (p.IsCUDA() && !hasNvidiaGPU()) {
+			return
+		}
+		seen[p.Name], seen[p.Path] = true, true
 		out = append(out, p)
 	}
 	var own []Plugin
