@@ -55,7 +55,8 @@ func ManualInstructions(kind, dir string) string {
   1. python3 -m venv jaxenv && jaxenv/bin/pip install "jax[cuda13]"
      (this is what go-xla %s installs: the newest jax-cuda13-pjrt wheel, whose xla_cuda_plugin.so is
      the plugin, and the nvidia-* wheels jax-cuda13-plugin depends on, for the NVIDIA libraries)
-  2. copy jaxenv to this machine if needed, then:
+  2. on this machine (if the environment was made elsewhere, copy its site-packages/jax_plugins and
+     site-packages/nvidia folders here, side by side):
      fedbayes backend install --from jaxenv/lib/python3.*/site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so
   fedbayes links the plugin into %s and finds the NVIDIA libraries next to it (site-packages/nvidia).`,
 			GoXLAVersion, dir)
