@@ -161,6 +161,35 @@ func TestPluginsOnePerPlatform(t *testing.T) {
 	}
 }
 
+// TestPluginsSkipsBrokenFiles: a file in the fedbayes folder named like a plugin that is not one is
+// not chosen, and PluginProblems says why.
+func TestPluginsSkipsBrokenFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(DirEnv, dir)
+	t.Setenv(backends.ConfigEnvVar, "")
+	if err := os.WriteFile(filepath.Join(dir, "pjrt_c_api_cpu_plugin.so"), []byte("half a download"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	future := fakePlugin(t, t.TempDir(), "libfuture", ExpectedAPI.Major+1, 0)
+	if err := os.Symlink(future, filepath.Join(dir, "pjrt_c_api_future_plugin.so")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Plugins() {
+		if strings.HasPrefix(p.Path, dir) || p.Path == future {
+			t.Errorf("Plugins() lists the unusable %+v", p)
+		}
+	}
+	problems := strings.Join(PluginProblems(), "\n")
+	for _, want := range []string{"pjrt_c_api_cpu_plugin.so is not a loadable shared library", "needs major version"} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("PluginProblems() lacks %q:\n%s", want, problems)
+		}
+	}
+	if c, err := Choose(); err != nil || c.Plugin != nil && (strings.HasPrefix(c.Plugin.Path, dir) || c.Plugin.Path == future) {
+		t.Errorf("Choose() = %+v, %v: chose a broken plugin", c, err)
+	}
+}
+
 func TestInstallFromNeedsAName(t *testing.T) {
 	so := fakePlugin(t, t.TempDir(), "libmystery", ExpectedAPI.Major, ExpectedAPI.Minor)
 	_, _, err := InstallFrom(so, FromOptions{Dir: t.TempDir()})

@@ -88,22 +88,42 @@ func Dir() (string, error) {
 
 var pluginFile = regexp.MustCompile(`^pjrt_c_api_(.+)_plugin\.(so|dylib)$`)
 
-// Plugins lists the PJRT plugins found, in the order fedbayes prefers them: the fedbayes folder (Dir
-// and Dir/nvidia) first, then go-xla's search path ($PJRT_PLUGIN_LIBRARY_PATH, or ~/.local/lib/go-xla,
-// /usr/local/lib/go-xla and the system library folders); within each, CUDA before CPU. A CUDA plugin
-// counts only on a machine with an NVIDIA GPU (go-xla's rule). One plugin per name: the first found.
-// Files are listed by name; Probe checks that they load.
+// Plugins lists the usable PJRT plugins found, in the order fedbayes prefers them: the fedbayes
+// folder (Dir and Dir/nvidia) first, then go-xla's search path ($PJRT_PLUGIN_LIBRARY_PATH, or
+// ~/.local/lib/go-xla, /usr/local/lib/go-xla and the system library folders); within each, CUDA
+// before CPU. A CUDA plugin counts only on a machine with an NVIDIA GPU (go-xla's rule). One plugin
+// per platform name: the first found. Files that do not load as PJRT plugins of a major API version
+// go-xla can use are skipped; PluginProblems says which and why.
 func Plugins() []Plugin {
-	var out []Plugin
+	p, _ := scanPlugins()
+	return p
+}
+
+// PluginProblems lists, in words, the plugin files found that fedbayes cannot use (not loadable, not a
+// PJRT plugin, another major PJRT API version), and a failure of go-xla's own search.
+func PluginProblems() []string {
+	_, problems := scanPlugins()
+	return problems
+}
+
+func scanPlugins() (out []Plugin, problems []string) {
 	seen := map[string]bool{}
 	add := func(p Plugin) {
-		if n := pluginName(p.Path); n != "" {
-			p.Name = n // "cpu" for pjrt_c_api_cpu_v0.83.3_plugin.so too
-		}
 		if real, err := filepath.EvalSymlinks(p.Path); err == nil {
 			p.Path = real
 		}
 		if seen[p.Name] || seen[p.Path] || (p.IsCUDA() && !hasNvidiaGPU()) {
+			return
+		}
+		v, err := Probe(p.Path)
+		if err == nil {
+			if ok, why := v.Compatible(); !ok {
+				err = fmt.Errorf("%s: %s", p.Path, why)
+			}
+		}
+		if err != nil {
+			seen[p.Path] = true
+			problems = append(problems, err.Error())
 			return
 		}
 		seen[p.Name], seen[p.Path] = true, true
@@ -114,8 +134,9 @@ func Plugins() []Plugin {
 		for _, d := range []string{dir, filepath.Join(dir, "nvidia")} {
 			entries, _ := os.ReadDir(d)
 			for _, e := range entries {
-				if m := pluginFile.FindStringSubmatch(e.Name()); m != nil {
-					own = append(own, Plugin{Name: m[1], Path: filepath.Join(d, e.Name()), Where: "fedbayes folder " + dir})
+				if pluginFile.MatchString(e.Name()) {
+					path := filepath.Join(d, e.Name())
+					own = append(own, Plugin{Name: pluginName(path), Path: path, Where: "fedbayes folder " + dir})
 				}
 			}
 		}
@@ -125,8 +146,12 @@ func Plugins() []Plugin {
 		add(p)
 	}
 	var found []Plugin
-	for name, path := range goXLAPlugins() {
-		found = append(found, Plugin{Name: name, Path: path, Where: "go-xla search path"})
+	m, err := goXLAPlugins()
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	for _, path := range m {
+		found = append(found, Plugin{Name: cmp.Or(pluginName(path), filepath.Base(path)), Path: path, Where: "go-xla search path"})
 	}
 	slices.SortStableFunc(found, func(a, b Plugin) int {
 		return cmp.Or(byPreference(a, b), strings.Compare(a.Name, b.Name))
@@ -134,7 +159,7 @@ func Plugins() []Plugin {
 	for _, p := range found {
 		add(p)
 	}
-	return out
+	return out, problems
 }
 
 // byPreference orders CUDA plugins before CPU ones before the rest (go-xla's DefaultPlugins order).
@@ -151,15 +176,18 @@ func byPreference(a, b Plugin) int {
 	return cmp.Compare(rank(a), rank(b))
 }
 
-// goXLAPlugins is pjrt.AvailablePlugins (name -> path), which dlopens every candidate; a broken file in
-// the search path makes it panic in go-xla v0.1.4, reported here as no plugins rather than a crash.
-func goXLAPlugins() (m map[string]string) {
+// goXLAPlugins is pjrt.AvailablePlugins (name -> path), which dlopens every candidate. In go-xla
+// v0.1.4 a file named like a plugin that dlopen refuses makes it panic (checkPlugin closes a nil
+// handle); that is returned as an error, with no plugins from go-xla's search path.
+func goXLAPlugins() (m map[string]string, err error) {
 	defer func() {
-		if recover() != nil {
-			m = nil
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("go-xla's plugin search stopped on a file named like a plugin that does not load "+
+				"(in $PJRT_PLUGIN_LIBRARY_PATH, ~/.local/lib/go-xla, /usr/local/lib/go-xla or a system library folder): "+
+				"remove or replace it (%v)", r)
 		}
 	}()
-	return pjrt.AvailablePlugins()
+	return pjrt.AvailablePlugins(), nil
 }
 
 // hasNvidiaGPU is go-xla's first test for an NVIDIA GPU: /dev/nvidia* device files.

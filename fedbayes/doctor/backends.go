@@ -119,8 +119,8 @@ func exercise(config string, chosen, speed bool) (devices []string, s Speed, err
 const InstallHint = "`fedbayes backend install cpu` (or `make xla`; `install cuda` on an NVIDIA GPU machine, " +
 	"`install --from FILE` for a plugin you have); see docs/backends.md"
 
-// WriteBackends prints the reports, one block per backend, and the install command when no XLA plugin
-// is present.
+// WriteBackends prints the reports, one block per backend, the plugin files found that cannot be used
+// (backend.PluginProblems), and the install command when no XLA plugin is present.
 func WriteBackends(w io.Writer, reports []BackendReport) {
 	hasXLA := false
 	for _, r := range reports {
@@ -144,6 +144,9 @@ func WriteBackends(w io.Writer, reports []BackendReport) {
 		} else if r.Speed.Steps > 0 {
 			fmt.Fprintf(w, "    speed: %s\n", r.Speed)
 		}
+	}
+	for _, p := range backend.PluginProblems() {
+		fmt.Fprintf(w, "  not usable: %s\n", p)
 	}
 	if !hasXLA {
 		fmt.Fprintf(w, "No XLA plugin found. To install one: %s.\n", InstallHint)

@@ -107,6 +107,10 @@ func checkBackend(string) []Check {
 		}
 		cs = append(cs, pc)
 	}
+	if problems := backend.PluginProblems(); len(problems) > 0 {
+		cs = append(cs, Check{Name: "xla plugin files", Optional: true, Detail: "not usable: " + strings.Join(problems, "; "),
+			Fix: "remove or replace them: " + InstallHint})
+	}
 	if plugins == 0 {
 		cs = append(cs, Check{Name: "xla plugin", Optional: true, Detail: "none found (XLA is the fast path, on CPU or GPU)",
 			Fix: "install one: " + InstallHint})

@@ -84,6 +84,32 @@ func TestBackendCheckWithoutPlugin(t *testing.T) {
 	}
 }
 
+// TestBackendCheckReportsBrokenPluginFiles: a file named like a plugin that is not one is an optional
+// problem with a fix, and the pure-Go backend is still chosen.
+func TestBackendCheckReportsBrokenPluginFiles(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "")
+	dir := t.TempDir()
+	t.Setenv(backend.DirEnv, dir)
+	if err := os.WriteFile(filepath.Join(dir, "pjrt_c_api_cpu_plugin.so"), []byte("truncated"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range checkBackend("") {
+		if c.Name == "xla plugin files" {
+			found = true
+			if c.OK || !c.Optional || !strings.Contains(c.Detail, "not a loadable shared library") || !strings.Contains(c.Fix, "backend install") {
+				t.Errorf("xla plugin files check = %+v", c)
+			}
+		}
+		if c.Name == "backend" && !c.OK {
+			t.Errorf("backend check failed: %+v", c)
+		}
+	}
+	if !found {
+		t.Error("no check reports the broken plugin file")
+	}
+}
+
 func TestSpeedCheckTrains(t *testing.T) {
 	be, err := backend.New(backend.PureGo)
 	if err != nil {
