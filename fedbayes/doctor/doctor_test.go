@@ -2,10 +2,12 @@ package doctor
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fedbayes.dev/fedbayes/backend"
 )
@@ -163,6 +165,43 @@ func TestWriteAndFailed(t *testing.T) {
 			for _, bad := range tc.reject {
 				if strings.Contains(out, bad) {
 					t.Errorf("Write output has %q:\n%s", bad, out)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteBackends(t *testing.T) {
+	t.Setenv(backend.DirEnv, t.TempDir())
+	pure := BackendReport{Name: "pure Go", Config: backend.PureGo, Chosen: true, Devices: []string{"device#0"},
+		Speed: Speed{Step: 40 * time.Millisecond, Steps: 5, Batch: 32}}
+	cpu := BackendReport{Name: "XLA cpu", Config: "xla:/p/pjrt_c_api_cpu_plugin.so,shared_buffers",
+		Plugin:  &backend.Plugin{Name: "cpu", Path: "/p/pjrt_c_api_cpu_plugin.so", Where: "fedbayes folder /p"},
+		APINote: "PJRT API 0.83, as go-xla v0.1.4 expects", Err: errors.New("boom")}
+	tests := []struct {
+		name         string
+		reports      []BackendReport
+		want, reject []string
+	}{
+		{"pure Go only", []BackendReport{pure},
+			[]string{"* pure Go: simplegoplus", "devices: device#0", "speed: LeNet step (Bayesian, batch 32): 40.0 ms, 800 examples/s",
+				"No XLA plugin found. To install one: `fedbayes backend install cpu`"}, nil},
+		{"with a plugin", []BackendReport{pure, cpu},
+			[]string{"  XLA cpu: xla:/p/", "plugin: /p/pjrt_c_api_cpu_plugin.so (fedbayes folder /p)", "PJRT API 0.83, as go-xla", "FAILED: boom"},
+			[]string{"No XLA plugin found"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			WriteBackends(&buf, tc.reports)
+			for _, want := range tc.want {
+				if !strings.Contains(buf.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, buf.String())
+				}
+			}
+			for _, bad := range tc.reject {
+				if strings.Contains(buf.String(), bad) {
+					t.Errorf("output has %q:\n%s", bad, buf.String())
 				}
 			}
 		})
