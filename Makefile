@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook test test-go test-fallback test-race test-notebooks bench bench-step bench-round bench-torch reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook test test-go test-fallback test-race test-notebooks bench bench-step bench-round bench-torch reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -38,6 +38,10 @@ charts: ## ECharts from npm into the cache, for offline charts and figures
 
 data: tools ## install the datasets from Debian packages into the data cache ($$FEDBAYES_DATA)
 	@$(BIN)/fedbayes data install
+
+xla: tools ## install an XLA plugin with go-xla's installer (XLA=cpu|cuda, default cpu; FROM=FILE installs a plugin you have)
+	@if [ -n "$${FROM:-}" ]; then $(BIN)/fedbayes backend install -from "$$FROM"; \
+	else $(BIN)/fedbayes backend install "$${XLA:-cpu}"; fi
 
 notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
 	@$(BIN)/fedbayes doctor || true

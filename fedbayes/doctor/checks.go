@@ -67,29 +67,68 @@ func checkKernel(repo string) []Check {
 	return []Check{c}
 }
 
-// checkBackend creates the chosen backend and runs a one-op computation on it.
+// checkBackend creates the chosen backend and runs a one-op computation on it, then reports every
+// backend present (Backends): each XLA plugin with its PJRT API version and devices, and a LeNet speed
+// check on each. A missing XLA plugin is optional, with the command that installs one.
 func checkBackend(string) []Check {
 	choice, err := backend.Choose()
 	if err != nil {
 		return []Check{{Name: "backend", Detail: err.Error(), Fix: "unset GOMLX_BACKEND, or fix it as the message says"}}
 	}
-	cs := []Check{{Name: "xla plugin", Optional: true, OK: len(choice.XLAPlugins) > 0,
-		Detail: fmt.Sprintf("plugins found: %v", choice.XLAPlugins),
-		Fix:    "for speed, install a PJRT plugin and set PJRT_PLUGIN_LIBRARY_PATH (docs/user-guide.md#backends)"}}
 	c := Check{Name: "backend", Detail: choice.Config + " (" + choice.Reason + ")"}
 	b, err := backend.Default()
 	if err != nil {
 		c.Detail, c.Fix = err.Error(), "unset GOMLX_BACKEND to use the pure-Go backend"
-		return append(cs, c)
+		return []Check{c}
 	}
 	sum, err := tryAdd(b)
 	if err != nil || sum != 3 {
 		c.Detail = fmt.Sprintf("%s: 1+2 computed %v (error %v)", choice.Config, sum, err)
 		c.Fix = "report this as a bug, with `fedbayes version`"
-		return append(cs, c)
+		return []Check{c}
 	}
 	c.OK = true
-	return append(cs, c)
+	cs := []Check{c}
+	reports := Backends(true)
+	plugins := 0
+	for _, r := range reports {
+		if r.Plugin == nil {
+			continue
+		}
+		plugins++
+		pc := Check{Name: "xla plugin " + r.Plugin.Name, Optional: !r.Chosen, OK: r.Err == nil,
+			Detail: r.Plugin.Path + ": " + r.APINote}
+		if len(r.Devices) > 0 {
+			pc.Detail += "; devices: " + strings.Join(r.Devices, "; ")
+		}
+		if r.Err != nil {
+			pc.Detail = r.Plugin.Path + ": " + r.Err.Error()
+			pc.Fix = "replace it: `fedbayes backend install " + r.Plugin.Name + "` or `install --from FILE` (docs/backends.md)"
+		}
+		cs = append(cs, pc)
+	}
+	if problems := backend.PluginProblems(); len(problems) > 0 {
+		cs = append(cs, Check{Name: "xla plugin files", Optional: true, Detail: "not usable: " + strings.Join(problems, "; "),
+			Fix: "remove or replace them: " + InstallHint})
+	}
+	if plugins == 0 {
+		cs = append(cs, Check{Name: "xla plugin", Optional: true, Detail: "none found (XLA is the fast path, on CPU or GPU)",
+			Fix: "install one: " + InstallHint})
+	}
+	for _, r := range reports {
+		if r.Plugin != nil && r.Speed.Steps == 0 && r.Err != nil {
+			continue // reported above
+		}
+		sc := Check{Name: "speed: " + r.Name, Optional: !r.Chosen, OK: r.Err == nil, Detail: r.Speed.String()}
+		if r.Err != nil {
+			sc.Detail, sc.Fix = "LeNet training step failed: "+r.Err.Error(), "report this as a bug, with `fedbayes version`"
+			if r.Config == "go" {
+				sc.Fix = "stock SimpleGo lacks the convolution gradients LeNet needs: unset GOMLX_BACKEND (fedbayes's pure-Go backend has them)"
+			}
+		}
+		cs = append(cs, sc)
+	}
+	return cs
 }
 
 // tryAdd computes 1+2 on the backend.

@@ -61,7 +61,8 @@ func Failed(cs []Check) []Check {
 	return out
 }
 
-// Write prints the checks as an aligned table, then one line per fix.
+// Write prints the checks as an aligned table, then the fixes: under "To fix:" those of required
+// checks that failed, under "Optional:" those of optional ones (fedbayes works without them).
 func Write(w io.Writer, cs []Check) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range cs {
@@ -75,23 +76,30 @@ func Write(w io.Writer, cs []Check) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, c.Detail)
 	}
 	_ = tw.Flush()
-	var fixes []string
+	var required, optional []string
 	for _, c := range cs {
-		if !c.OK && c.Fix != "" {
-			opt := ""
-			if c.Optional {
-				opt = " (optional)"
-			}
-			fixes = append(fixes, fmt.Sprintf("  %s%s: %s", c.Name, opt, c.Fix))
+		if c.OK || c.Fix == "" {
+			continue
+		}
+		line := fmt.Sprintf("  %s: %s", c.Name, c.Fix)
+		if c.Optional {
+			optional = append(optional, line)
+		} else {
+			required = append(required, line)
 		}
 	}
-	if len(fixes) > 0 {
-		fmt.Fprintf(w, "\nTo fix:\n%s\n", strings.Join(fixes, "\n"))
-	} else {
-		fmt.Fprintln(w, "\nEverything fedbayes needs is in place.")
+	if len(required) > 0 {
+		fmt.Fprintf(w, "\nTo fix:\n%s\n", strings.Join(required, "\n"))
 	}
-	if len(Failed(cs)) == 0 && len(fixes) > 0 {
-		fmt.Fprintln(w, "Everything fedbayes needs is in place; the items above are optional.")
+	if len(optional) > 0 {
+		fmt.Fprintf(w, "\nOptional:\n%s\n", strings.Join(optional, "\n"))
+	}
+	if len(Failed(cs)) == 0 {
+		if len(optional) > 0 {
+			fmt.Fprintln(w, "\nEverything fedbayes needs is in place; the items under \"Optional\" add to it.")
+		} else {
+			fmt.Fprintln(w, "\nEverything fedbayes needs is in place.")
+		}
 	}
 }
 

@@ -2,10 +2,14 @@ package doctor
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"fedbayes.dev/fedbayes/backend"
 )
 
 func TestRepoDirFromSubfolder(t *testing.T) {
@@ -59,30 +63,147 @@ func TestMissingDataSaysWhatToRun(t *testing.T) {
 	}
 }
 
-func TestBackendCheckComputes(t *testing.T) {
-	t.Setenv("GOMLX_BACKEND", "go")
+// TestBackendCheckWithoutPlugin: on the pure-Go backend with no plugin installed, the backend
+// computes, the speed check trains LeNet, and the missing plugin is optional with the install command.
+func TestBackendCheckWithoutPlugin(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "")
+	t.Setenv(backend.DirEnv, t.TempDir())
+	if len(backend.Plugins()) > 0 {
+		t.Skipf("an XLA plugin is installed on this machine: %v", backend.Plugins())
+	}
+	byName := map[string]Check{}
 	for _, c := range checkBackend("") {
-		if c.Name == "backend" && !c.OK {
-			t.Fatalf("backend check failed on the pure-Go backend: %+v", c)
+		byName[c.Name] = c
+	}
+	if c := byName["backend"]; !c.OK {
+		t.Errorf("backend check failed on the pure-Go backend: %+v", c)
+	}
+	if c := byName["xla plugin"]; c.OK || !c.Optional || !strings.Contains(c.Fix, "fedbayes backend install cpu") {
+		t.Errorf("xla plugin check = %+v, want optional, fixed by `fedbayes backend install cpu`", c)
+	}
+	if c := byName["speed: pure Go"]; !c.OK || c.Optional || !strings.Contains(c.Detail, "examples/s") {
+		t.Errorf("speed check = %+v, want a required, passing LeNet step", c)
+	}
+}
+
+// TestBackendCheckReportsBrokenPluginFiles: a file named like a plugin that is not one is an optional
+// problem with a fix, and the pure-Go backend is still chosen.
+func TestBackendCheckReportsBrokenPluginFiles(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "")
+	dir := t.TempDir()
+	t.Setenv(backend.DirEnv, dir)
+	if err := os.WriteFile(filepath.Join(dir, "pjrt_c_api_cpu_plugin.so"), []byte("truncated"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range checkBackend("") {
+		if c.Name == "xla plugin files" {
+			found = true
+			if c.OK || !c.Optional || !strings.Contains(c.Detail, "not a loadable shared library") || !strings.Contains(c.Fix, "backend install") {
+				t.Errorf("xla plugin files check = %+v", c)
+			}
 		}
+		if c.Name == "backend" && !c.OK {
+			t.Errorf("backend check failed: %+v", c)
+		}
+	}
+	if !found {
+		t.Error("no check reports the broken plugin file")
+	}
+}
+
+func TestSpeedCheckTrains(t *testing.T) {
+	be, err := backend.New(backend.PureGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	s, err := SpeedCheck(be, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Step <= 0 || s.Setup <= 0 || s.Steps != 2 || s.ExamplesPerSecond() <= 0 {
+		t.Errorf("SpeedCheck = %+v", s)
+	}
+	if !strings.HasPrefix(s.String(), "LeNet step (Bayesian, batch 32): ") {
+		t.Errorf("String() = %q", s.String())
 	}
 }
 
 func TestWriteAndFailed(t *testing.T) {
-	cs := []Check{
-		{Name: "a", OK: true, Detail: "fine"},
-		{Name: "b", Detail: "gone", Fix: "make b"},
-		{Name: "c", Optional: true, Detail: "absent", Fix: "maybe c"},
-	}
-	if f := Failed(cs); len(f) != 1 || f[0].Name != "b" {
+	required := Check{Name: "b", Detail: "gone", Fix: "make b"}
+	optional := Check{Name: "c", Optional: true, Detail: "absent", Fix: "maybe c"}
+	fine := Check{Name: "a", OK: true, Detail: "fine"}
+	if f := Failed([]Check{fine, required, optional}); len(f) != 1 || f[0].Name != "b" {
 		t.Errorf("Failed = %+v, want only b", f)
 	}
-	var buf bytes.Buffer
-	Write(&buf, cs)
-	out := buf.String()
-	for _, want := range []string{"MISSING", "optional", "To fix:", "b: make b", "c (optional): maybe c"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("Write output lacks %q:\n%s", want, out)
-		}
+	tests := []struct {
+		name         string
+		checks       []Check
+		want, reject []string
+	}{
+		{"required and optional", []Check{fine, required, optional},
+			[]string{"MISSING", "optional", "To fix:\n  b: make b\n", "Optional:\n  c: maybe c\n"},
+			[]string{"Everything fedbayes needs", "To fix:\n  c"}},
+		{"only optional", []Check{fine, optional},
+			[]string{"Optional:\n  c: maybe c\n", "Everything fedbayes needs is in place; the items under \"Optional\""},
+			[]string{"To fix", "MISSING"}},
+		{"all fine", []Check{fine},
+			[]string{"Everything fedbayes needs is in place.\n"},
+			[]string{"To fix", "Optional:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			Write(&buf, tc.checks)
+			out := buf.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("Write output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, bad := range tc.reject {
+				if strings.Contains(out, bad) {
+					t.Errorf("Write output has %q:\n%s", bad, out)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteBackends(t *testing.T) {
+	t.Setenv(backend.DirEnv, t.TempDir())
+	pure := BackendReport{Name: "pure Go", Config: backend.PureGo, Chosen: true, Devices: []string{"device#0"},
+		Speed: Speed{Step: 40 * time.Millisecond, Steps: 5, Batch: 32}}
+	cpu := BackendReport{Name: "XLA cpu", Config: "xla:/p/pjrt_c_api_cpu_plugin.so,shared_buffers",
+		Plugin:  &backend.Plugin{Name: "cpu", Path: "/p/pjrt_c_api_cpu_plugin.so", Where: "fedbayes folder /p"},
+		APINote: "PJRT API 0.83, as go-xla v0.1.4 expects", Err: errors.New("boom")}
+	tests := []struct {
+		name         string
+		reports      []BackendReport
+		want, reject []string
+	}{
+		{"pure Go only", []BackendReport{pure},
+			[]string{"* pure Go: simplegoplus", "devices: device#0", "speed: LeNet step (Bayesian, batch 32): 40.0 ms, 800 examples/s",
+				"No XLA plugin found. To install one: `fedbayes backend install cpu`"}, nil},
+		{"with a plugin", []BackendReport{pure, cpu},
+			[]string{"  XLA cpu: xla:/p/", "plugin: /p/pjrt_c_api_cpu_plugin.so (fedbayes folder /p)", "PJRT API 0.83, as go-xla", "FAILED: boom"},
+			[]string{"No XLA plugin found"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			WriteBackends(&buf, tc.reports)
+			for _, want := range tc.want {
+				if !strings.Contains(buf.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, buf.String())
+				}
+			}
+			for _, bad := range tc.reject {
+				if strings.Contains(buf.String(), bad) {
+					t.Errorf("output has %q:\n%s", bad, buf.String())
+				}
+			}
+		})
 	}
 }

@@ -9,14 +9,30 @@ import (
 )
 
 func init() {
-	register(&command{name: "doctor", summary: "check this machine: Go, kernel, Jupyter, backend, data, charts", run: runDoctor})
+	register(&command{name: "doctor", summary: "check this machine: Go, kernel, Jupyter, backends, data, charts", run: runDoctor})
 }
+
+const doctorHelp = `Checks that this machine can run fedbayes, and prints the command that fixes anything missing:
+the Go toolchain, gonb and goimports, Jupyter and the "Go (fedbayes)" kernel, the compute backend
+(a first computation, each XLA plugin with its PJRT API version and devices, and a LeNet training
+step timed on each backend), the datasets and the offline chart library.
+
+Fixes for required items are listed under "To fix:"; items fedbayes works without (an XLA plugin,
+your own datasets) under "Optional:". Exits with status 1 when a required check fails.
+The same checks run in notebooks/00-start-here.ipynb.
+
+`
 
 // runDoctor prints every check and fails when a required one fails.
 func runDoctor(args []string, stdout io.Writer) error {
 	fs := newFlagSet("doctor", "", stdout)
+	usage := fs.Usage
+	fs.Usage = func() { fmt.Fprint(fs.Output(), doctorHelp); usage() }
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: doctor takes no arguments (got %q)", errUsage, fs.Arg(0))
 	}
 	cs := doctor.Run()
 	doctor.Write(stdout, cs)
