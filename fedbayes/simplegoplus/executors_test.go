@@ -297,3 +297,24 @@ func TestReduceVsStock(t *testing.T) {
 		}
 	}
 }
+
+// TestBroadcastingBinaryVsStock compares binary ops whose operands broadcast along some axes (a bias
+// over a batch, a per-client scale) with stock SimpleGo, which walks them with an index iterator.
+func TestBroadcastingBinaryVsStock(t *testing.T) {
+	for _, tc := range []struct{ a, b []int }{
+		{[]int{4, 3, 5}, []int{4, 1, 5}},
+		{[]int{1, 3, 1}, []int{4, 3, 5}},
+		{[]int{2, 70, 130}, []int{2, 70, 1}},
+	} {
+		a, b := randFloats(3, sizeOf(tc.a)), randFloats(4, sizeOf(tc.b))
+		for name, f := range map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min} {
+			run := func(be backends.Backend) []float64 {
+				out, _ := eval(t, be, func(x, y *Node) *Node {
+					return ConvertDType(f(ConvertDType(x, dtypes.Float32), ConvertDType(y, dtypes.Float32)), dtypes.Float64)
+				}, tensors.FromFlatDataAndDimensions(a, tc.a...), tensors.FromFlatDataAndDimensions(b, tc.b...))
+				return out
+			}
+			closeSlices(t, fmt.Sprintf("%s %v %v", name, tc.a, tc.b), run(plusBackend()), run(stockBackend()), 0)
+		}
+	}
+}
