@@ -26,13 +26,14 @@ var curveMetrics = []struct{ metric, label string }{
 }
 
 // writeFigures writes dir/figures.json with one learning-curve figure per metric over every completed
-// run in dir: a series per setting, a line per seed (plots draws mean and standard error). Runs whose
-// evaluated rounds differ from the first run of their setting are left out. It returns the file's
-// path, or "" when there is no completed run.
-func writeFigures(dir, title string) (string, error) {
-	runs, _, err := results.Load(dir)
+// run in dir whose rows match its status and spec (results.Run.Check with ExpectedRounds): a series
+// per setting, a line per seed (plots draws mean and standard error). Runs whose evaluated rounds
+// differ from the first run of their setting are left out. It returns the file's path, or "" when
+// there is no completed run, and the runs the figures leave out with the reason.
+func writeFigures(dir, title string) (string, []results.Skipped, error) {
+	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: ExpectedRounds}, dir)
 	if err != nil {
-		return "", nil // no completed run (or no run at all): nothing to draw
+		return "", nil, nil // no run at all: nothing to draw
 	}
 	bySetting := map[string][]results.Run{}
 	for _, r := range runs {
@@ -74,22 +75,22 @@ func writeFigures(dir, title string) (string, error) {
 		f, err := plots.NewFigureSpec(cm.metric, "learning_curves", "column",
 			plots.Curves{Title: title, XLabel: "round", YLabel: cm.label, Series: series})
 		if err != nil {
-			return "", fmt.Errorf("engine: figure %q: %w", cm.metric, err)
+			return "", skipped, fmt.Errorf("engine: figure %q: %w", cm.metric, err)
 		}
 		figs = append(figs, f)
 	}
 	if len(figs) == 0 {
-		return "", nil
+		return "", skipped, nil
 	}
 	raw, err := json.MarshalIndent(plots.SpecFile{Version: plots.SpecVersion, Figures: figs}, "", "  ")
 	if err != nil {
-		return "", fmt.Errorf("engine: figures: %w", err)
+		return "", skipped, fmt.Errorf("engine: figures: %w", err)
 	}
 	path := filepath.Join(dir, FiguresFile)
 	if err := results.WriteFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("engine: figures: %w", err)
+		return "", skipped, fmt.Errorf("engine: figures: %w", err)
 	}
-	return path, nil
+	return path, skipped, nil
 }
 
 // figureTitle is the title of a spec's learning curves: its name, and the kind of budget when the

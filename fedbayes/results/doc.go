@@ -12,9 +12,11 @@
 //
 // Every file except rounds.jsonl is written atomically (temporary file in the same directory,
 // fsync, rename, fsync of the directory), so a reader never sees a half-written file. Rows are
-// appended as whole lines and synced; a line without its terminating newline (a process killed
-// mid-write) is reported and dropped when the file is read, while a malformed line followed by
-// further rows is an error rather than a silent misreading.
+// appended as whole lines and synced; a last line without its terminating newline that is not a
+// complete row (a process killed mid-write) is reported and dropped when the file is read, one that
+// is a complete row is kept, and a malformed line followed by further rows is an error rather than
+// a silent misreading. Readers trust a finished run only when its rows match its status and spec
+// and hold possible values (Run.Check); LoadWith reports every run it leaves out, with the reason.
 //
 // A run without status.json is incomplete: Resume continues it from its latest checkpoint and
 // truncates the rows after that round, so that a resumed run ends with the same rows as one that

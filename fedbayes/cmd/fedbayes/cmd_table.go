@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -46,7 +47,7 @@ func runTable(args []string, stdout io.Writer) error {
 	if *format != "markdown" && *format != "latex" {
 		return fmt.Errorf("%w: -format %q is not markdown or latex", errUsage, *format)
 	}
-	runs, skipped, err := results.Load(fs.Args()...)
+	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, fs.Args()...)
 	if err != nil {
 		return err
 	}
