@@ -178,7 +178,7 @@ func TestResumeRefuses(t *testing.T) {
 	wantErr(t, err, "different experiment", "specs differ")
 	other = meta
 	_, _, err = Resume(inc, &other)
-	wantErr(t, err, "seed 2 != 1")
+	wantErr(t, err, "seed: 2 in the recorded run, 1 now")
 
 	// Rows the checkpoint recorded went missing: refuse rather than produce a short record.
 	lost := filepath.Join(root, "lost")
