@@ -25,5 +25,6 @@
 // Summaries over seeds are the mean and the standard error of the mean (sample standard
 // deviation with the n-1 denominator, divided by sqrt(n)), the statistic of the tables of Ozer et
 // al. (2022, Tables 1 and 3) and Hasan (2023, Tables 3.1-4.2). Tables render as Markdown or as a
-// LaTeX booktabs tabular, bolding the best cells of each column.
+// LaTeX booktabs tabular, baselines first and then the rules in the papers' order, bolding the
+// cells of a column only where a difference to its best is significant (BoldSignificant).
 package results
