@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-
-	"fedbayes.dev/fedbayes/aggregate"
 )
 
 // RowOrder is the order of a table's rows.
@@ -13,9 +11,9 @@ type RowOrder int
 
 const (
 	// OrderPaper puts baselines first (FedAvg, FED, deterministic models; see baselineNames), then
-	// the aggregation rules in the order aggregate.Rules lists them (EAA, GAA, AALV, PPA, LP,
-	// Conflation, CF, RKLB, WB, DWC; their aliases NWA, WS, WC and LLP rank as the rule), then every
-	// other row; ties sort by key as OrderSorted does.
+	// the aggregation rules in the order aggregate.Rules lists them (RuleOrder: EAA, GAA, AALV, PPA,
+	// LP, Conflation, CF, RKLB, WB, DWC; their aliases NWA, WS, WC and LLP rank as the rule), then
+	// every other row; ties sort by key as OrderSorted does.
 	OrderPaper RowOrder = iota
 	// OrderSorted sorts rows by key, numbers numerically.
 	OrderSorted
@@ -37,18 +35,22 @@ func ParseRowOrder(s string) (RowOrder, error) {
 // (Fischer et al. (2024)'s DET-NWA).
 var baselineNames = []string{"FEDAVG", "FED", "DETERMINISTIC", "DET"}
 
+// RuleOrder is the order of the aggregation rules in tables: the order of aggregate.Rules without
+// FedAvg (a baseline here). It is a copy, so that reading results does not pull in the GoMLX
+// graph code of package aggregate; a test of the fedbayes command checks that the two agree.
+var RuleOrder = []string{"EAA", "GAA", "AALV", "PPA", "LP", "Conflation", "CF", "RKLB", "WB", "DWC"}
+
 // ruleAliases map the other names of rules to the rule (see aggregate.ParseRule).
-var ruleAliases = map[string]aggregate.Rule{"NWA": aggregate.EAA, "WS": aggregate.GAA, "WC": aggregate.CF, "LLP": aggregate.RKLB}
+var ruleAliases = map[string]string{"NWA": "EAA", "WS": "GAA", "WC": "CF", "LLP": "RKLB"}
 
 // paperRank returns the rank of a row label value under OrderPaper: 0..len(baselines)-1 for a
 // baseline, then the rules' ranks, then one rank for everything else. A value matches by its first
 // word (split at anything but letters and digits, case ignored) that names a baseline or a rule,
 // so "FedAvg", "ozer-fmnist-FED", "DET-NWA" and "gaa_w" all rank.
 func paperRank(value string) int {
-	rules := aggregate.Rules()
-	ruleRank := func(r aggregate.Rule) int {
-		for i, x := range rules {
-			if x == r {
+	ruleRank := func(name string) int {
+		for i, r := range RuleOrder {
+			if strings.EqualFold(r, name) {
 				return len(baselineNames) + i
 			}
 		}
@@ -65,13 +67,11 @@ func paperRank(value string) int {
 		if r, ok := ruleAliases[up]; ok {
 			return ruleRank(r)
 		}
-		for _, r := range rules {
-			if r != aggregate.FedAvg && up == strings.ToUpper(string(r)) {
-				return ruleRank(r)
-			}
+		if k := ruleRank(up); k >= 0 {
+			return k
 		}
 	}
-	return len(baselineNames) + len(rules)
+	return len(baselineNames) + len(RuleOrder)
 }
 
 // lessRow orders row keys under order: label by label, by paperRank under OrderPaper and then as

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
@@ -226,5 +227,19 @@ func TestTableCommandPaperTables(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "**") {
 		t.Errorf("one-seed table has bold cells:\n%s", stdout.String())
+	}
+}
+
+// TestTableRuleOrderIsTheAggregatePackages: tables order rules as aggregate.Rules lists them (FedAvg
+// is a baseline there); results keeps a copy so that it does not depend on package aggregate.
+func TestTableRuleOrderIsTheAggregatePackages(t *testing.T) {
+	var want []string
+	for _, r := range aggregate.Rules() {
+		if r != aggregate.FedAvg {
+			want = append(want, string(r))
+		}
+	}
+	if strings.Join(results.RuleOrder, ",") != strings.Join(want, ",") {
+		t.Errorf("results.RuleOrder %v, aggregate.Rules %v", results.RuleOrder, want)
 	}
 }
