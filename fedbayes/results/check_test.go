@@ -88,6 +88,12 @@ func TestLoadRefusesRowsThatDoNotMatchTheStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tc.reason != "" { // the damaged run given on its own is reported too
+				_, alone, err := Load(dir)
+				if err != nil || len(alone) != 1 || !strings.Contains(alone[0].Reason, tc.reason) {
+					t.Errorf("Load(%s) alone: skipped %v, %v", dir, alone, err)
+				}
+			}
 			want := []float64{0.5, 0.55, 0.6}
 			if tc.reason == "" {
 				if len(skipped) != 0 {

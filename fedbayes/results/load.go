@@ -128,11 +128,14 @@ func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, e
 }
 
 // runDirsUnder returns root itself if it is a run directory, else its sub-directories that are;
-// orphans are the sub-directories that hold a run's files (rows, status or checkpoints) but no
-// run.json.
+// orphans are the directories (root itself, or its sub-directories) that hold a run's files (rows,
+// status or checkpoints) but no run.json.
 func runDirsUnder(root string) (dirs, orphans []string, err error) {
 	if isRunDir(root) {
 		return []string{root}, nil, nil
+	}
+	if hasRunFiles(root) {
+		return nil, []string{root}, nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
