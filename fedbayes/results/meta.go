@@ -126,7 +126,7 @@ func (m Meta) Differs(o Meta) string { return sameRun(m, o) }
 func sameRun(a, b Meta) string {
 	var diffs []string
 	if a.Setting != b.Setting {
-		diffs = append(diffs, fmt.Sprintf("setting: %q in the recorded run, %q now", a.Setting, b.Setting))
+		diffs = append(diffs, fmt.Sprintf("setting: %q in the recorded run, %q now", clip(a.Setting), clip(b.Setting)))
 	}
 	if a.Seed != b.Seed {
 		diffs = append(diffs, fmt.Sprintf("seed: %d in the recorded run, %d now", a.Seed, b.Seed))

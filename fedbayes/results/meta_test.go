@@ -23,6 +23,7 @@ func TestMetaDiffers(t *testing.T) {
 		{"labels", func(m *Meta) { m.Labels = map[string]string{"rule": "EAA"} }, `label rule: "GAA" in the recorded run, "EAA" now`},
 		{"label removed", func(m *Meta) { m.Labels = nil }, `label rule: "GAA" in the recorded run, absent now`},
 		{"setting", func(m *Meta) { m.Setting = "t" }, `setting: "s" in the recorded run, "t" now`},
+		{"huge setting is cut", func(m *Meta) { m.Setting = strings.Repeat("é", 1<<20) }, `setting: "s" in the recorded run, "` + strings.Repeat("é", 40) + `…" now`},
 	} {
 		o := base
 		tc.edit(&o)

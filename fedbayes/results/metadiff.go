@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxDiffs is how many differing fields a difference message lists before "and N more".
 const maxDiffs = 5
 
-// maxShown is the longest value a difference message shows, in bytes.
+// maxShown is the longest value a difference message shows, in bytes (a setting name of megabytes
+// is not echoed whole).
 const maxShown = 80
 
 // decodeSpec decodes a spec keeping numbers exact (json.Number), so that seeds above 2^53 and
@@ -118,10 +120,19 @@ func shown(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	if len(b) > maxShown {
-		return string(b[:maxShown]) + "…"
+	return clip(string(b))
+}
+
+// clip cuts s to at most maxShown bytes, at a character boundary, marking the cut with "…".
+func clip(s string) string {
+	if len(s) <= maxShown {
+		return s
 	}
-	return string(b)
+	n := maxShown
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // joinDiffs joins at most maxDiffs differences with "; ".
@@ -153,11 +164,11 @@ func labelDiffs(a, b map[string]string) []string {
 		switch {
 		case inA && inB && va == vb:
 		case !inA:
-			out = append(out, fmt.Sprintf("label %s: absent in the recorded run, %q now", k, vb))
+			out = append(out, fmt.Sprintf("label %s: absent in the recorded run, %q now", clip(k), clip(vb)))
 		case !inB:
-			out = append(out, fmt.Sprintf("label %s: %q in the recorded run, absent now", k, va))
+			out = append(out, fmt.Sprintf("label %s: %q in the recorded run, absent now", clip(k), clip(va)))
 		default:
-			out = append(out, fmt.Sprintf("label %s: %q in the recorded run, %q now", k, va, vb))
+			out = append(out, fmt.Sprintf("label %s: %q in the recorded run, %q now", clip(k), clip(va), clip(vb)))
 		}
 	}
 	return out
