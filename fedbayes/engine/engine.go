@@ -44,6 +44,9 @@ type Summary struct {
 	Runs []RunSummary
 	// Figures is the path of the figures.json written ("" if none).
 	Figures string
+	// FiguresSkipped lists the runs in Dir that the figures leave out, with the reason, other than
+	// this call's runs that did not complete (Runs says what became of those).
+	FiguresSkipped []results.Skipped
 	// Budget is the spec's budget sentence (Spec.Budget; "" when unstated).
 	Budget string
 }
@@ -112,11 +115,22 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		}
 	}
 	if !opts.NoFigures {
-		path, err := writeFigures(opts.Dir, figureTitle(spec.WithDefaults().Name, spec.Budget))
+		path, skipped, err := writeFigures(opts.Dir, figureTitle(spec.WithDefaults().Name, spec.Budget))
 		if err != nil {
 			runErr = errors.Join(runErr, err)
 		}
 		sum.Figures = path
+		unfinished := map[string]bool{}
+		for _, r := range sum.Runs {
+			if r.State != results.Completed {
+				unfinished[r.Dir] = true
+			}
+		}
+		for _, s := range skipped {
+			if !unfinished[s.Dir] {
+				sum.FiguresSkipped = append(sum.FiguresSkipped, s)
+			}
+		}
 	}
 	return sum, runErr
 }

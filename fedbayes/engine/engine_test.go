@@ -211,7 +211,7 @@ func TestRunLearnsAndRecords(t *testing.T) {
 	// A finished run of another spec is refused, not kept silently.
 	changed := *s
 	changed.Training.Rounds++
-	if _, err := Run(context.Background(), &changed, Options{Dir: dir, Resume: true, Progress: progress.Discard}); err == nil || !strings.Contains(err.Error(), "another experiment (the specs differ)") {
+	if _, err := Run(context.Background(), &changed, Options{Dir: dir, Resume: true, Progress: progress.Discard}); err == nil || !strings.Contains(err.Error(), "another experiment (the specs differ: training.rounds: 4 in the recorded run, 5 now)") {
 		t.Errorf("resume with a changed spec: %v", err)
 	}
 }

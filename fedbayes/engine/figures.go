@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
@@ -15,6 +16,9 @@ import (
 // FiguresFile is the figure-spec file Run writes into the results directory (read by
 // `fedbayes figures RESULTS_DIR`).
 const FiguresFile = "figures.json"
+
+// staleTemp is the age after which a temporary figures.json is taken as left by a killed process.
+const staleTemp = time.Minute
 
 // curveMetrics are the learning curves drawn, with their axis labels.
 var curveMetrics = []struct{ metric, label string }{
@@ -26,13 +30,20 @@ var curveMetrics = []struct{ metric, label string }{
 }
 
 // writeFigures writes dir/figures.json with one learning-curve figure per metric over every completed
-// run in dir: a series per setting, a line per seed (plots draws mean and standard error). Runs whose
-// evaluated rounds differ from the first run of their setting are left out. It returns the file's
-// path, or "" when there is no completed run.
-func writeFigures(dir, title string) (string, error) {
-	runs, _, err := results.Load(dir)
+// run in dir whose rows match its status and spec (results.Run.Check with ExpectedRounds): a series
+// per setting, a line per seed (plots draws mean and standard error). Runs whose evaluated rounds
+// differ from the first run of their setting are left out. It returns the file's path, or "" when
+// there is no completed run, and the runs the figures leave out with the reason. A temporary file
+// of an earlier figures.json whose writer was killed before renaming it is removed first.
+func writeFigures(dir, title string) (string, []results.Skipped, error) {
+	// A process killed between writing figures.json's temporary file and renaming it left the file
+	// behind; any writer still running would have renamed its own long before staleTemp.
+	if _, err := results.RemoveAbandonedTemps(filepath.Join(dir, FiguresFile), staleTemp); err != nil {
+		return "", nil, fmt.Errorf("engine: figures: %w", err)
+	}
+	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: ExpectedRounds}, dir)
 	if err != nil {
-		return "", nil // no completed run (or no run at all): nothing to draw
+		return "", nil, nil // no run at all: nothing to draw
 	}
 	bySetting := map[string][]results.Run{}
 	for _, r := range runs {
@@ -74,22 +85,22 @@ func writeFigures(dir, title string) (string, error) {
 		f, err := plots.NewFigureSpec(cm.metric, "learning_curves", "column",
 			plots.Curves{Title: title, XLabel: "round", YLabel: cm.label, Series: series})
 		if err != nil {
-			return "", fmt.Errorf("engine: figure %q: %w", cm.metric, err)
+			return "", skipped, fmt.Errorf("engine: figure %q: %w", cm.metric, err)
 		}
 		figs = append(figs, f)
 	}
 	if len(figs) == 0 {
-		return "", nil
+		return "", skipped, nil
 	}
 	raw, err := json.MarshalIndent(plots.SpecFile{Version: plots.SpecVersion, Figures: figs}, "", "  ")
 	if err != nil {
-		return "", fmt.Errorf("engine: figures: %w", err)
+		return "", skipped, fmt.Errorf("engine: figures: %w", err)
 	}
 	path := filepath.Join(dir, FiguresFile)
 	if err := results.WriteFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("engine: figures: %w", err)
+		return "", skipped, fmt.Errorf("engine: figures: %w", err)
 	}
-	return path, nil
+	return path, skipped, nil
 }
 
 // figureTitle is the title of a spec's learning curves: its name, and the kind of budget when the

@@ -93,3 +93,80 @@ func TestResumeAfterKill(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeAfterTheLastCheckpoint is a run killed after its final checkpoint, before its status, and
+// between that checkpoint's rename and the pruning of the previous one: the resume reports the real
+// last round and its metrics (not round 0 without metrics), completes the run, and removes the older
+// checkpoint left behind. A finished run whose rows were then damaged is refused, not reported done.
+func TestResumeAfterTheLastCheckpoint(t *testing.T) {
+	requireDigits(t)
+	dir := t.TempDir()
+	first := runQuiet(t, digitsSpec(), dir, false)
+	runDir := first.Runs[0].Dir
+	ckpts := filepath.Join(runDir, results.CheckpointsDir)
+	last := filepath.Join(ckpts, "round-000000002.ckpt")
+	raw, err := os.ReadFile(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An older checkpoint (a copy is enough: Resume never reads it) and no status.
+	if err := os.WriteFile(filepath.Join(ckpts, "round-000000001.ckpt"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(runDir, results.StatusFile)); err != nil {
+		t.Fatal(err)
+	}
+	sum := runQuiet(t, digitsSpec(), dir, true)
+	r := sum.Runs[0]
+	if r.State != results.Completed || r.Round != 2 || !r.Resumed {
+		t.Fatalf("resumed run: state %q round %d resumed %v; want completed at round 2, resumed", r.State, r.Round, r.Resumed)
+	}
+	if !reflect.DeepEqual(r.Metrics, first.Runs[0].Metrics) || len(r.Metrics) == 0 {
+		t.Errorf("resumed run reports metrics %v, want the last row's %v", r.Metrics, first.Runs[0].Metrics)
+	}
+	entries, err := os.ReadDir(ckpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != filepath.Base(last) {
+		t.Errorf("checkpoints after resume: %v, want only %s", entries, filepath.Base(last))
+	}
+
+	// Drop the final row of the finished run: resuming refuses it instead of calling it done.
+	rowsPath := filepath.Join(runDir, results.RowsFile)
+	rows, err := os.ReadFile(rowsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.IndexByte(rows, '\n') + 1
+	if err := os.WriteFile(rowsPath, rows[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), digitsSpec(), Options{Dir: dir, Resume: true, Progress: progress.Discard, NoFigures: true})
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("rows cannot be trusted")) {
+		t.Errorf("resume of a damaged finished run: %v, want a refusal naming the rows", err)
+	}
+}
+
+func TestExpectedRounds(t *testing.T) {
+	meta := func(spec string) results.Meta { return results.Meta{Spec: []byte(spec)} }
+	tests := []struct {
+		spec   string
+		rounds []int
+		ok     bool
+	}{
+		{`{"training":{"rounds":5},"evaluation":{"every":2}}`, []int{2, 4, 5}, true},
+		{`{"training":{"rounds":4},"evaluation":{"every":2}}`, []int{2, 4}, true},
+		{`{"training":{"rounds":3}}`, []int{1, 2, 3}, true},
+		{`{"training":{"rounds":1},"evaluation":{"every":10}}`, []int{1}, true},
+		{`{"spec":{"rounds":3}}`, nil, false},
+		{`{"training":{}}`, nil, false},
+		{`[1]`, nil, false},
+	}
+	for _, tc := range tests {
+		got, ok := ExpectedRounds(meta(tc.spec))
+		if ok != tc.ok || !reflect.DeepEqual(got, tc.rounds) {
+			t.Errorf("ExpectedRounds(%s) = %v, %v; want %v, %v", tc.spec, got, ok, tc.rounds, tc.ok)
+		}
+	}
+}

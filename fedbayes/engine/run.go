@@ -73,6 +73,9 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 			if why := run.Meta.Differs(meta); why != "" {
 				return sum, fmt.Errorf("engine: %s holds a finished run of another experiment (%s); remove it or choose another results directory", dir, why)
 			}
+			if err := run.Check(ExpectedRounds); err != nil {
+				return sum, fmt.Errorf("engine: %s holds a finished run whose rows cannot be trusted: %v; remove it to run it again", dir, err)
+			}
 			sum.State, sum.Round, sum.Reason, sum.AlreadyDone = run.Status.State, run.Status.Round, run.Status.Reason, true
 			if n := len(run.Rows); n > 0 {
 				sum.Metrics = run.Rows[n-1].Metrics
@@ -85,6 +88,10 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 		}
 		if rp.HasCheckpoint {
 			start, ckpt, sum.Resumed = rp.Checkpoint.Round+1, rp.Checkpoint.Blob, true
+			sum.Round = rp.Checkpoint.Round
+			if rp.LastRow != nil {
+				sum.Metrics = rp.LastRow.Metrics
+			}
 		}
 	} else if w, err = results.Create(dir, meta); err != nil {
 		return sum, err

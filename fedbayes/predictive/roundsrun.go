@@ -97,6 +97,9 @@ func roundsRunDone(spec RoundsSpec, method string, seed int64, rd string) (bool,
 	if err != nil || r.Status.State != results.Completed {
 		return false, os.RemoveAll(rd)
 	}
+	if err := r.Check(nil); err != nil {
+		return false, fmt.Errorf("predictive: %s holds a completed run whose rows cannot be trusted (%v); remove it to rerun", rd, err)
+	}
 	want, err := roundsMeta(spec, method, seed, runinfo.Info{}) // Differs does not compare provenance
 	if err != nil {
 		return false, err

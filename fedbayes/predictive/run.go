@@ -109,6 +109,9 @@ func trialDone(spec Spec, outDir string, h float64, seed int64) (bool, error) {
 		if err != nil || r.Status.State != results.Completed {
 			return false, fmt.Errorf("predictive: %s exists but is not a completed run; remove it to rerun", d)
 		}
+		if err := r.Check(nil); err != nil {
+			return false, fmt.Errorf("predictive: %s holds a completed run whose rows cannot be trusted (%v); remove it to rerun", d, err)
+		}
 		want, err := trialMeta(spec, h, m, seed, runinfo.Info{}) // Differs does not compare provenance
 		if err != nil {
 			return false, err

@@ -217,7 +217,7 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []strin
 	if _, err := os.Stat(pdir); errors.Is(err, fs.ErrNotExist) {
 		return out, nil, nil // nothing run yet
 	}
-	runs, skipped, err := results.Load(pdir)
+	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, pdir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // tempMarker is part of the name of every temporary file this package writes; stale ones (left by
@@ -82,4 +83,37 @@ func removeStaleTemps(dir string) error {
 		}
 	}
 	return nil
+}
+
+// RemoveAbandonedTemps removes the temporary files that WriteFileAtomic(path, ...) left behind when its
+// process was killed before the rename, if they were last modified more than age ago: a younger one
+// may belong to a writer that is still running in another process. It returns the files removed.
+// Run directories need no such call (Resume cleans them); it is for files written into a shared
+// directory, such as the engine's figures.json in the results root.
+func RemoveAbandonedTemps(path string, age time.Duration) ([]string, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	prefix := "." + base + tempMarker
+	var removed []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) <= age {
+			continue // gone meanwhile, or maybe still being written
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return removed, fmt.Errorf("results: removing stale temporary file: %w", err)
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
 }

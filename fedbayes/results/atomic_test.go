@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestWriteFileAtomic(t *testing.T) {
@@ -57,5 +58,39 @@ func TestRemoveStaleTemps(t *testing.T) {
 	}
 	if len(names) != 2 || names[0] != ".hidden" || names[1] != "keep.json" {
 		t.Errorf("left %v, want [.hidden keep.json]", names)
+	}
+}
+
+func TestRemoveAbandonedTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "figures.json")
+	old := filepath.Join(dir, ".figures.json"+tempMarker+"123")
+	fresh := filepath.Join(dir, ".figures.json"+tempMarker+"456")
+	other := filepath.Join(dir, ".table.md"+tempMarker+"789")
+	for _, p := range []string{old, fresh, other, path} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{old, other} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := RemoveAbandonedTemps(path, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0] != old {
+		t.Errorf("removed %v, want only %s", removed, old)
+	}
+	for p, want := range map[string]bool{old: false, fresh: true, other: true, path: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+	if _, err := RemoveAbandonedTemps(filepath.Join(dir, "missing", "f.json"), time.Minute); err == nil {
+		t.Error("no error for a missing directory")
 	}
 }

@@ -12,9 +12,11 @@
 //
 // Every file except rounds.jsonl is written atomically (temporary file in the same directory,
 // fsync, rename, fsync of the directory), so a reader never sees a half-written file. Rows are
-// appended as whole lines and synced; a line without its terminating newline (a process killed
-// mid-write) is reported and dropped when the file is read, while a malformed line followed by
-// further rows is an error rather than a silent misreading.
+// appended as whole lines and synced; a last line without its terminating newline that is not a
+// complete row (a process killed mid-write) is reported and dropped when the file is read, one that
+// is a complete row is kept, and a malformed line followed by further rows is an error rather than
+// a silent misreading. Readers trust a finished run only when its rows match its status and spec
+// and hold possible values (Run.Check); LoadWith reports every run it leaves out, with the reason.
 //
 // A run without status.json is incomplete: Resume continues it from its latest checkpoint and
 // truncates the rows after that round, so that a resumed run ends with the same rows as one that
@@ -23,5 +25,6 @@
 // Summaries over seeds are the mean and the standard error of the mean (sample standard
 // deviation with the n-1 denominator, divided by sqrt(n)), the statistic of the tables of Ozer et
 // al. (2022, Tables 1 and 3) and Hasan (2023, Tables 3.1-4.2). Tables render as Markdown or as a
-// LaTeX booktabs tabular, bolding the best cells of each column.
+// LaTeX booktabs tabular, baselines first and then the rules in the papers' order, bolding the
+// cells of a column only where a difference to its best is significant (BoldSignificant).
 package results

@@ -20,6 +20,9 @@ type Run struct {
 	Rows []Row
 	// TornBytes is the length of an incomplete last line that was ignored (0 if none).
 	TornBytes int
+	// Unterminated is true when the last row is complete but its newline is missing; the row is
+	// kept (see Check for what makes a finished run's rows untrustworthy).
+	Unterminated bool
 }
 
 // Final returns the value of metric in the run's last row. It is an error if the run has no rows
@@ -46,11 +49,11 @@ func ReadRun(dir string) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	rows, torn, err := readRows(dir)
+	rf, err := readRows(dir)
 	if err != nil {
 		return Run{}, err
 	}
-	return Run{Dir: dir, Meta: meta, Status: st, Rows: rows, TornBytes: torn}, nil
+	return Run{Dir: dir, Meta: meta, Status: st, Rows: rf.rows, TornBytes: rf.torn, Unterminated: rf.unterminated}, nil
 }
 
 // Skipped is a run that Load left out, with the reason.
@@ -64,12 +67,26 @@ type Skipped struct {
 // String formats the skip as "DIR: REASON".
 func (s Skipped) String() string { return s.Dir + ": " + s.Reason }
 
-// Load reads the completed runs under one or more results directories. Each directory is either a
-// run directory itself or holds run directories as its immediate sub-directories. Runs that are
-// incomplete, failed or diverged, or that cannot be read, are listed in skipped rather than
-// failing the load. It is an error if a directory is missing or holds no runs at all. Runs are
-// returned in the order of the arguments, then by directory name.
+// LoadOptions configure LoadWith.
+type LoadOptions struct {
+	// Expect gives the rounds a run's spec evaluates, to check its rows against (see Run.Check);
+	// nil checks the rows against the status only.
+	Expect Expect
+}
+
+// Load is LoadWith without an Expect: rows are checked against the status, not the spec.
 func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
+	return LoadWith(LoadOptions{}, dirs...)
+}
+
+// LoadWith reads the completed runs under one or more results directories. Each directory is
+// either a run directory itself or holds run directories as its immediate sub-directories. Runs
+// that are incomplete, failed or diverged, that cannot be read, or whose rows do not match their
+// status and spec (Run.Check), are listed in skipped with the reason rather than failing the load,
+// and so is a sub-directory that holds a run's files but no run.json: nothing is dropped silently.
+// It is an error if a directory is missing or holds no runs at all. Runs are returned in the order
+// of the arguments, then by directory name.
+func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, err error) {
 	if len(dirs) == 0 {
 		return nil, nil, fmt.Errorf("results: no results directory given")
 	}
@@ -81,12 +98,15 @@ func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 		if !fi.IsDir() {
 			return nil, nil, fmt.Errorf("results: %s is not a directory", root)
 		}
-		runDirs, err := runDirsUnder(root)
+		runDirs, orphans, err := runDirsUnder(root)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(runDirs) == 0 {
+		if len(runDirs) == 0 && len(orphans) == 0 {
 			return nil, nil, fmt.Errorf("results: %s holds no runs (no %s in it or its sub-directories)", root, MetaFile)
+		}
+		for _, d := range orphans {
+			skipped = append(skipped, Skipped{Dir: d, Reason: "no " + MetaFile + " (a run's files without its description; a run killed while starting, or a damaged copy)"})
 		}
 		for _, d := range runDirs {
 			r, err := ReadRun(d)
@@ -95,9 +115,11 @@ func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 				skipped = append(skipped, Skipped{Dir: d, Reason: err.Error()})
 			case r.Status.State != Completed:
 				skipped = append(skipped, Skipped{Dir: d, Reason: r.Status.String()})
-			case len(r.Rows) == 0:
-				skipped = append(skipped, Skipped{Dir: d, Reason: "completed without any rows"})
 			default:
+				if err := r.Check(opt.Expect); err != nil {
+					skipped = append(skipped, Skipped{Dir: d, Reason: err.Error()})
+					continue
+				}
 				runs = append(runs, r)
 			}
 		}
@@ -105,27 +127,47 @@ func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 	return runs, skipped, nil
 }
 
-// runDirsUnder returns root itself if it is a run directory, else its sub-directories that are.
-func runDirsUnder(root string) ([]string, error) {
+// runDirsUnder returns root itself if it is a run directory, else its sub-directories that are;
+// orphans are the directories (root itself, or its sub-directories) that hold a run's files (rows,
+// status or checkpoints) but no run.json.
+func runDirsUnder(root string) (dirs, orphans []string, err error) {
 	if isRunDir(root) {
-		return []string{root}, nil
+		return []string{root}, nil, nil
+	}
+	if hasRunFiles(root) {
+		return nil, []string{root}, nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	var dirs []string
 	for _, e := range entries {
 		d := filepath.Join(root, e.Name())
-		if e.IsDir() && isRunDir(d) {
+		switch {
+		case !e.IsDir():
+		case isRunDir(d):
 			dirs = append(dirs, d)
+		case hasRunFiles(d):
+			orphans = append(orphans, d)
 		}
 	}
 	sort.Strings(dirs)
-	return dirs, nil
+	sort.Strings(orphans)
+	return dirs, orphans, nil
 }
 
+// isRunDir reports whether dir has a run.json (or one that cannot be checked: ReadRun then says why).
 func isRunDir(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, MetaFile))
-	return !errors.Is(err, os.ErrNotExist) && err == nil
+	return !errors.Is(err, os.ErrNotExist)
+}
+
+// hasRunFiles reports whether dir holds a file only a run directory has.
+func hasRunFiles(dir string) bool {
+	for _, name := range []string{RowsFile, StatusFile, CheckpointsDir} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }

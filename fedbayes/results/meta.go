@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -114,26 +113,38 @@ func (m Meta) LabelNames() []string {
 	return append([]string{SettingLabel}, names...)
 }
 
-// sameRun reports why two metas do not describe the same run (setting, seed, labels and spec
-// compared as JSON values), or "" if they do.
-// Differs says how m and o describe different experiments (setting, seed, labels or spec, the specs
-// compared as JSON values), or "" when they describe the same one. Provenance (Info) and the budget
-// sentence (see Budget), which describe a run without changing what it computes, are not compared.
-// Runners use it to refuse a finished run recorded for another spec instead of keeping it silently.
+// Differs says how m (the recorded run) and o (the run asked for now) describe different
+// experiments, or "" when they describe the same one. It names every field that differs with both
+// values: the setting, the seed, each label, and each spec field by its JSON path (e.g. "the specs
+// differ: training.rounds: 5 in the recorded run, 6 now"; the specs are compared as JSON values with
+// exact numbers, at most five fields listed). Provenance (Info) and the budget sentence (see
+// Budget), which describe a run without changing what it computes, are not compared. Runners use it
+// to refuse a finished run recorded for another spec instead of keeping it silently.
 func (m Meta) Differs(o Meta) string { return sameRun(m, o) }
 
+// sameRun is Differs: a is the recorded meta, b the given one.
 func sameRun(a, b Meta) string {
-	switch {
-	case a.Setting != b.Setting:
-		return fmt.Sprintf("setting %q != %q", a.Setting, b.Setting)
-	case a.Seed != b.Seed:
-		return fmt.Sprintf("seed %d != %d", a.Seed, b.Seed)
-	case !reflect.DeepEqual(nonNil(a.Labels), nonNil(b.Labels)):
-		return fmt.Sprintf("labels %v != %v", a.Labels, b.Labels)
+	var diffs []string
+	if a.Setting != b.Setting {
+		diffs = append(diffs, fmt.Sprintf("setting: %q in the recorded run, %q now", clip(a.Setting), clip(b.Setting)))
 	}
-	var va, vb any
-	if json.Unmarshal(a.Spec, &va) != nil || json.Unmarshal(b.Spec, &vb) != nil || !reflect.DeepEqual(withoutBudget(va), withoutBudget(vb)) {
-		return "the specs differ"
+	if a.Seed != b.Seed {
+		diffs = append(diffs, fmt.Sprintf("seed: %d in the recorded run, %d now", a.Seed, b.Seed))
+	}
+	diffs = append(diffs, labelDiffs(nonNil(a.Labels), nonNil(b.Labels))...)
+	if len(diffs) > 0 {
+		return joinDiffs(diffs)
+	}
+	va, errA := decodeSpec(a.Spec)
+	vb, errB := decodeSpec(b.Spec)
+	switch {
+	case errA != nil:
+		return fmt.Sprintf("the specs differ: the recorded spec cannot be read (%v)", errA)
+	case errB != nil:
+		return fmt.Sprintf("the specs differ: the given spec cannot be read (%v)", errB)
+	}
+	if d := specDiffs(withoutBudget(va), withoutBudget(vb)); len(d) > 0 {
+		return "the specs differ: " + joinDiffs(d)
 	}
 	return ""
 }

@@ -33,10 +33,15 @@ func headerName(col TableColumn) string {
 	return strings.Join(append(append([]string{}, col.Key...), col.Metric), " ")
 }
 
+// nbsp is the no-break space that joins "mean ± SE" in Markdown cells, so that a narrow column
+// never breaks a cell into "0.904 ±" and "0.004".
+const nbsp = "\u00a0"
+
 var markdownEscaper = strings.NewReplacer(`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`)
 
 // Markdown renders the table as a GitHub-flavoured Markdown table followed by Note in italics.
-// Best cells are in **bold**; a cell with no runs shows "—".
+// Best cells are in **bold**; a cell with no runs shows "—". A cell's "mean ± SE" is joined by
+// no-break spaces (U+00A0), so it never wraps.
 func (t *Table) Markdown() string {
 	var b strings.Builder
 	arrows := map[Direction]string{HigherIsBetter: " ↑", LowerIsBetter: " ↓"}
@@ -69,7 +74,7 @@ func (t *Table) Markdown() string {
 			mean, se := cellText(c, t.Spec.Digits)
 			s := mean
 			if se != "" {
-				s += " ± " + se
+				s += nbsp + "±" + nbsp + se
 			}
 			if c.Bold {
 				s = "**" + s + "**"
@@ -87,7 +92,8 @@ var latexEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, 
 
 // LaTeX renders the table as a booktabs tabular (needs \usepackage{booktabs}), preceded by Note as
 // a comment. Column labels become header rows with \multicolumn spans and \cmidrule; best cells
-// are \textbf; a cell with no runs shows "--".
+// are \textbf; a cell with no runs shows "--". A cell's "mean $\pm$ SE" is joined by ties (~), so
+// it never breaks even in a paragraph column.
 func (t *Table) LaTeX() string {
 	var b strings.Builder
 	nr := len(t.Spec.Rows)
@@ -141,7 +147,7 @@ func (t *Table) LaTeX() string {
 			}
 			s := mean
 			if se != "" {
-				s += " $\\pm$ " + se
+				s += "~$\\pm$~" + se
 			}
 			cells = append(cells, s)
 		}

@@ -19,7 +19,10 @@ type ResumePoint struct {
 	DroppedRows int
 	// TornBytes is the length of the incomplete last line that was removed (0 if none).
 	TornBytes int
-	// Notes lists what was repaired: skipped invalid checkpoints, a removed failed status.
+	// LastRow is the last row kept (nil when none): the latest evaluation before the resumed rounds.
+	LastRow *Row
+	// Notes lists what was repaired: skipped invalid checkpoints, a removed failed status, older
+	// checkpoints left by a kill between saving a checkpoint and pruning the previous one.
 	Notes []string
 }
 
@@ -83,11 +86,12 @@ func Resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
 			return nil, rp, err
 		}
 	}
-	rows, torn, err := readRows(dir)
+	rf, err := readRows(dir)
 	if err != nil {
 		return nil, rp, err
 	}
-	rp.TornBytes = torn
+	rows := rf.rows
+	rp.TornBytes = rf.torn
 	ckpt, has, skipped, err := LatestCheckpoint(dir)
 	if err != nil {
 		return nil, rp, err
@@ -114,7 +118,13 @@ func Resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
 	}
 	rp.DroppedRows = len(rows) - keep
 	rows = rows[:keep]
-	if rp.DroppedRows > 0 || rp.TornBytes > 0 {
+	for i, r := range rows {
+		if err := r.CheckValues(); err != nil {
+			return nil, rp, fmt.Errorf("results: run %s: %s line %d: %w; the rows file is corrupt", dir, RowsFile, i+1, err)
+		}
+	}
+	// An unterminated last row that is kept gets its newline back before rows are appended.
+	if rp.DroppedRows > 0 || rp.TornBytes > 0 || rf.unterminated {
 		data, err := encodeRows(rows)
 		if err != nil {
 			return nil, rp, err
@@ -123,9 +133,20 @@ func Resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
 			return nil, rp, err
 		}
 	}
+	if keep > 0 {
+		rp.LastRow = &rows[keep-1]
+	}
 	w, err := openWriter(dir, meta, rows, lastCkpt)
 	if err != nil {
 		return nil, rp, err
+	}
+	pruned, err := w.prune()
+	if err != nil {
+		_ = w.Close()
+		return nil, rp, err
+	}
+	if pruned > 0 {
+		rp.Notes = append(rp.Notes, fmt.Sprintf("removed %d older checkpoint(s) that a kill before pruning left behind", pruned))
 	}
 	return w, rp, nil
 }

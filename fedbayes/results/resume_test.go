@@ -178,7 +178,7 @@ func TestResumeRefuses(t *testing.T) {
 	wantErr(t, err, "different experiment", "specs differ")
 	other = meta
 	_, _, err = Resume(inc, &other)
-	wantErr(t, err, "seed 2 != 1")
+	wantErr(t, err, "seed: 2 in the recorded run, 1 now")
 
 	// Rows the checkpoint recorded went missing: refuse rather than produce a short record.
 	lost := filepath.Join(root, "lost")
@@ -249,5 +249,65 @@ func TestResumeFailedRunAndBadCheckpoint(t *testing.T) {
 	}
 	if err := w.Append(accRow(4, 0.6, 1)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestResumeRepairsLeftovers: a last row that lost only its newline is kept (and gets its newline
+// back before new rows), and an older checkpoint that a kill before pruning left behind is removed.
+func TestResumeRepairsLeftovers(t *testing.T) {
+	meta := testMeta(t, "toy", nil, 7)
+	ref := filepath.Join(t.TempDir(), "reference")
+	w, err := Create(ref, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	(&toyEngine{state: 7}).run(t, w, 1, 0, "")
+	want, err := os.ReadFile(filepath.Join(ref, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "run")
+	if w, err = Create(dir, meta); err != nil {
+		t.Fatal(err)
+	}
+	(&toyEngine{state: 7}).run(t, w, 1, 4, "checkpoint") // rows 1, 3, 4; checkpoint 4
+	kill(w)
+	rowsPath := filepath.Join(dir, RowsFile)
+	data, err := os.ReadFile(rowsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rowsPath, bytes.TrimSuffix(data, []byte("\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, CheckpointsDir, checkpointName(2))
+	if err := os.WriteFile(old, []byte("an older checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, rp, err := Resume(dir, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rp.HasCheckpoint || rp.Checkpoint.Round != 4 || rp.DroppedRows != 0 || rp.TornBytes != 0 {
+		t.Fatalf("resume point %+v, want checkpoint 4, nothing dropped", rp)
+	}
+	if rp.LastRow == nil || rp.LastRow.Round != 4 {
+		t.Errorf("last row %+v, want round 4", rp.LastRow)
+	}
+	if !strings.Contains(strings.Join(rp.Notes, "; "), "removed 1 older checkpoint") {
+		t.Errorf("notes %q do not mention the pruned checkpoint", rp.Notes)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("older checkpoint not removed: %v", err)
+	}
+	e := &toyEngine{state: binary.LittleEndian.Uint64(rp.Checkpoint.Blob)}
+	e.run(t, w, 5, 0, "")
+	got, err := os.ReadFile(rowsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("resumed rows differ from the uninterrupted run:\n got %s\nwant %s", got, want)
 	}
 }

@@ -201,38 +201,73 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parseRows reads the content of a rounds.jsonl file. A final segment without its newline is a
-// torn write: it is dropped and its length returned in torn. A malformed complete line, or
-// rounds that do not increase, are errors naming the line.
-func parseRows(path string, data []byte) (rows []Row, torn int, err error) {
+// rowsFile is the content of a rounds.jsonl file as read.
+type rowsFile struct {
+	// rows are the complete rows, in increasing round.
+	rows []Row
+	// torn is the length of a final segment without its newline that is not a complete row (a
+	// write cut short by a kill): it is not part of rows.
+	torn int
+	// unterminated is true when the final row is complete but lacks its newline. Such a row is
+	// kept: a JSON object cannot be a proper prefix of another one, so only the newline is missing.
+	unterminated bool
+}
+
+// parseRows reads the content of a rounds.jsonl file. A final segment without its newline is kept
+// when it parses as a complete row (only the newline is missing; see rowsFile.unterminated) and is
+// otherwise a torn write, dropped with its length in torn. A malformed complete line, a row that
+// fails Row.Validate, or rounds that do not increase, are errors naming the line.
+func parseRows(path string, data []byte) (rowsFile, error) {
+	var rf rowsFile
+	var tail []byte
 	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
-		torn = len(data) - (i + 1)
+		tail = data[i+1:]
 		data = data[:i+1]
 	}
 	line := 0
-	for len(data) > 0 {
+	add := func(text []byte) error {
 		line++
+		var r Row
+		if err := json.Unmarshal(text, &r); err != nil {
+			return fmt.Errorf("results: %s line %d: malformed row (%v); the file is corrupt", path, line, err)
+		}
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("results: %s line %d: %w", path, line, err)
+		}
+		if n := len(rf.rows); n > 0 && r.Round <= rf.rows[n-1].Round {
+			return fmt.Errorf("results: %s line %d: round %d does not follow round %d", path, line, r.Round, rf.rows[n-1].Round)
+		}
+		rf.rows = append(rf.rows, r)
+		return nil
+	}
+	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		text := data[:i]
 		data = data[i+1:]
-		var r Row
-		if err := json.Unmarshal(text, &r); err != nil {
-			return nil, 0, fmt.Errorf("results: %s line %d: malformed row (%v); the file is corrupt", path, line, err)
+		if err := add(text); err != nil {
+			return rowsFile{}, err
 		}
-		if n := len(rows); n > 0 && r.Round <= rows[n-1].Round {
-			return nil, 0, fmt.Errorf("results: %s line %d: round %d does not follow round %d", path, line, r.Round, rows[n-1].Round)
-		}
-		rows = append(rows, r)
 	}
-	return rows, torn, nil
+	if len(tail) > 0 {
+		var r Row
+		if json.Unmarshal(tail, &r) == nil {
+			if err := add(tail); err != nil {
+				return rowsFile{}, err
+			}
+			rf.unterminated = true
+		} else {
+			rf.torn = len(tail)
+		}
+	}
+	return rf, nil
 }
 
 // readRows reads dir/rounds.jsonl (see parseRows); a missing file is an error.
-func readRows(dir string) (rows []Row, torn int, err error) {
+func readRows(dir string) (rowsFile, error) {
 	path := filepath.Join(dir, RowsFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("results: %w", err)
+		return rowsFile{}, fmt.Errorf("results: %w", err)
 	}
 	return parseRows(path, data)
 }

@@ -101,21 +101,24 @@ func TestParseRows(t *testing.T) {
 		data      string
 		rounds    []int
 		torn      int
+		unterm    bool
 		errSubstr string
 	}{
-		{"empty", "", nil, 0, ""},
-		{"three rows", good(1, 2, 3), []int{1, 2, 3}, 0, ""},
-		{"torn tail", good(1, 2) + `{"round":3,"metr`, []int{1, 2}, 16, ""},
-		{"complete row without newline is torn", good(1) + strings.TrimSuffix(good(2), "\n"), []int{1}, len(good(2)) - 1, ""},
-		{"zeros after power loss", good(1) + "\x00\x00\x00", []int{1}, 3, ""},
-		{"malformed middle line", good(1) + "{garbage}\n" + good(3), nil, 0, "line 2: malformed row"},
-		{"malformed last complete line", good(1) + "{\"round\":2,\n", nil, 0, "line 2: malformed row"},
-		{"rounds go back", good(2, 1), nil, 0, "line 2: round 1 does not follow round 2"},
-		{"repeated round", good(2, 2), nil, 0, "line 2: round 2 does not follow round 2"},
+		{"empty", "", nil, 0, false, ""},
+		{"three rows", good(1, 2, 3), []int{1, 2, 3}, 0, false, ""},
+		{"torn tail", good(1, 2) + `{"round":3,"metr`, []int{1, 2}, 16, false, ""},
+		{"complete row without newline is kept", good(1) + strings.TrimSuffix(good(2), "\n"), []int{1, 2}, 0, true, ""},
+		{"complete row without newline must still follow", good(2) + strings.TrimSuffix(good(1), "\n"), nil, 0, false, "line 2: round 1 does not follow round 2"},
+		{"zeros after power loss", good(1) + "\x00\x00\x00", []int{1}, 3, false, ""},
+		{"malformed middle line", good(1) + "{garbage}\n" + good(3), nil, 0, false, "line 2: malformed row"},
+		{"malformed last complete line", good(1) + "{\"round\":2,\n", nil, 0, false, "line 2: malformed row"},
+		{"rounds go back", good(2, 1), nil, 0, false, "line 2: round 1 does not follow round 2"},
+		{"repeated round", good(2, 2), nil, 0, false, "line 2: round 2 does not follow round 2"},
+		{"negative time", good(1) + `{"round":2,"metrics":{},"time":{"local_s":-1,"aggregate_s":0,"eval_s":0},"bytes_sent":0}` + "\n", nil, 0, false, "line 2: results: row of round 2: local time -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, torn, err := parseRows("rounds.jsonl", []byte(tc.data))
+			rf, err := parseRows("rounds.jsonl", []byte(tc.data))
 			if tc.errSubstr != "" {
 				wantErr(t, err, tc.errSubstr, "rounds.jsonl")
 				return
@@ -124,11 +127,11 @@ func TestParseRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			var rounds []int
-			for _, r := range rows {
+			for _, r := range rf.rows {
 				rounds = append(rounds, r.Round)
 			}
-			if !reflect.DeepEqual(rounds, tc.rounds) || torn != tc.torn {
-				t.Errorf("rounds %v torn %d, want %v torn %d", rounds, torn, tc.rounds, tc.torn)
+			if !reflect.DeepEqual(rounds, tc.rounds) || rf.torn != tc.torn || rf.unterminated != tc.unterm {
+				t.Errorf("rounds %v torn %d unterminated %v, want %v torn %d unterminated %v", rounds, rf.torn, rf.unterminated, tc.rounds, tc.torn, tc.unterm)
 			}
 		})
 	}

@@ -224,3 +224,57 @@ func Curves(runs []Run, by []string, metric string) ([]Curve, error) {
 	}
 	return curves, nil
 }
+
+// MixedLabels returns the labels (Meta.Labels names, not "setting") whose values differ between
+// runs that the labels in by put into one group, so that a table grouped by by alone would average
+// them together (IID and non-IID runs in one cell, for example). Labels are tried in sorted order
+// and each one kept is added to the grouping before the next is tried, so labels that vary
+// together (a partition and its alpha) add only the first. A run without a label counts as a value
+// of its own.
+func MixedLabels(runs []Run, by []string) []string {
+	cur := append([]string{}, by...)
+	names := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.Meta.Labels {
+			names[k] = true
+		}
+	}
+	for _, b := range by {
+		delete(names, b)
+	}
+	sorted := make([]string, 0, len(names))
+	for k := range names {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var mixed []string
+	for _, label := range sorted {
+		values := map[string]string{} // group key -> the label's value in it
+		isMixed := false
+		for _, r := range runs {
+			parts := make([]string, len(cur))
+			for i, b := range cur {
+				v, ok := r.Meta.Label(b)
+				if !ok {
+					v = "\x01absent"
+				}
+				parts[i] = v
+			}
+			key := strings.Join(parts, "\x00")
+			v, ok := r.Meta.Label(label)
+			if !ok {
+				v = "\x01absent"
+			}
+			if prev, seen := values[key]; seen && prev != v {
+				isMixed = true
+				break
+			}
+			values[key] = v
+		}
+		if isMixed {
+			mixed = append(mixed, label)
+			cur = append(cur, label)
+		}
+	}
+	return mixed
+}

@@ -11,10 +11,17 @@ import (
 type BoldRule int
 
 const (
+	// BoldSignificant bolds the cells of a column that are not significantly worse than its best
+	// mean, and only when at least one cell is significantly worse: a bold cell always marks a
+	// significant difference. Two cells differ significantly when their means are more than two
+	// combined standard errors apart, |m_a - m_b| > 2 sqrt(SE_a^2 + SE_b^2) (about a two-sided
+	// test at the 5% level; the rule of docs/reproduction.md). A cell of one seed has no standard
+	// error and differs significantly from nothing. This is the default.
+	BoldSignificant BoldRule = iota
 	// BoldOverlap bolds the cells whose interval mean ± SE overlaps the interval of the best mean:
 	// the "best performing models that overlap within a standard error" of Ozer et al. (2022),
 	// Tables 1 and 3. For higher-is-better, mean + SE >= best - SE_best; mirrored for lower.
-	BoldOverlap BoldRule = iota
+	BoldOverlap
 	// BoldWithinBestSE bolds the cells whose mean lies within one standard error of the best
 	// mean (the best cell's SE): mean >= best - SE_best for higher-is-better; mirrored for lower.
 	BoldWithinBestSE
@@ -22,9 +29,11 @@ const (
 	BoldNothing
 )
 
-// ParseBoldRule reads "overlap", "best-se" or "none".
+// ParseBoldRule reads "significant", "overlap", "best-se" or "none".
 func ParseBoldRule(s string) (BoldRule, error) {
 	switch s {
+	case "significant":
+		return BoldSignificant, nil
 	case "overlap":
 		return BoldOverlap, nil
 	case "best-se":
@@ -32,7 +41,7 @@ func ParseBoldRule(s string) (BoldRule, error) {
 	case "none":
 		return BoldNothing, nil
 	}
-	return 0, fmt.Errorf("results: bold rule %q is not one of overlap, best-se, none", s)
+	return 0, fmt.Errorf("results: bold rule %q is not one of significant, overlap, best-se, none", s)
 }
 
 // DefaultDigits is the number of decimals of table cells when TableSpec.Digits is 0.
@@ -51,6 +60,9 @@ type TableSpec struct {
 	Metrics []Column
 	// Bold is the bolding rule, applied per column among cells with a finite mean.
 	Bold BoldRule
+	// Order is the order of the rows (default OrderPaper: baselines, then rules in the papers'
+	// order).
+	Order RowOrder
 	// Digits is the number of decimals (0 means DefaultDigits).
 	Digits int
 }
@@ -59,7 +71,8 @@ type TableSpec struct {
 type Cell struct {
 	// Summary is the metric over the seeds of the cell's runs.
 	Summary
-	// Present is false when no run has the cell's row and column labels (shown as a dash).
+	// Present is false when no run has the cell's row and column labels, or when none of them
+	// records the metric (e.g. the learned spread of a deterministic FedAvg row); shown as a dash.
 	Present bool
 	// Bold marks a best cell of its column.
 	Bold bool
@@ -93,7 +106,8 @@ type Table struct {
 }
 
 // NewTable summarises runs into a table. It is an error if there are no runs or metrics, if a
-// run lacks a grouping label or the final value of a metric, or if a cell holds a seed twice.
+// run lacks a grouping label, if some but not all runs of a cell record a metric in their final
+// row, or if a cell holds a seed twice. A cell whose runs all lack the metric shows a dash.
 func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 	if len(spec.Rows) == 0 {
 		spec.Rows = []string{SettingLabel}
@@ -142,6 +156,10 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		}
 	}
 	nm := len(spec.Metrics)
+	sort.SliceStable(rowKeys, func(a, b int) bool { return lessRow(spec.Order, rowKeys[a], rowKeys[b]) })
+	for i, rk := range rowKeys {
+		rowIndex[strings.Join(rk, "\x00")] = i
+	}
 	for _, rk := range rowKeys {
 		t.Rows = append(t.Rows, TableRow{Key: rk, Cells: make([]Cell, len(t.Columns))})
 	}
@@ -149,17 +167,84 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		r := rowIndex[strings.Join(g.Key[:nr], "\x00")]
 		c := colIndex[strings.Join(g.Key[nr:], "\x00")]
 		for j, m := range spec.Metrics {
-			s, err := g.Summarize(m.Metric)
+			s, present, err := cellSummary(g, m.Metric)
 			if err != nil {
 				return nil, err
 			}
-			t.Rows[r].Cells[c*nm+j] = Cell{Summary: s, Present: true}
+			t.Rows[r].Cells[c*nm+j] = Cell{Summary: s, Present: present}
+		}
+	}
+	for _, m := range spec.Metrics {
+		if !t.records(m.Metric) {
+			return nil, fmt.Errorf("results: no run records metric %q in its final row (they record %s)", m.Metric, strings.Join(finalMetrics(runs), ", "))
 		}
 	}
 	for j, col := range t.Columns {
 		t.markBest(j, col.Direction)
 	}
 	return t, nil
+}
+
+// cellSummary summarises the final value of metric over the group's runs; present is false when
+// none of them records it. Some recording it and some not is an error naming a run without it.
+func cellSummary(g Group, metric string) (s Summary, present bool, err error) {
+	var lacking []Run
+	for _, r := range g.Runs {
+		if len(r.Rows) == 0 {
+			_, err := r.Final(metric)
+			return Summary{}, false, err
+		}
+		if !hasMetric(r.Rows[len(r.Rows)-1], metric) {
+			lacking = append(lacking, r)
+		}
+	}
+	switch len(lacking) {
+	case len(g.Runs):
+		return Summary{}, false, nil
+	case 0:
+		s, err = g.Summarize(metric)
+		return s, err == nil, err
+	}
+	_, err = lacking[0].Final(metric)
+	return Summary{}, false, fmt.Errorf("results: group %s: %d of %d runs record metric %q, not all: %w", g.Name(), len(g.Runs)-len(lacking), len(g.Runs), metric, err)
+}
+
+// records reports whether some cell of a column of metric is present.
+func (t *Table) records(metric string) bool {
+	for j, col := range t.Columns {
+		if col.Metric != metric {
+			continue
+		}
+		for _, r := range t.Rows {
+			if r.Cells[j].Present {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finalMetrics lists the metric names of the runs' final rows, sorted.
+func finalMetrics(runs []Run) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range runs {
+		if n := len(r.Rows); n > 0 {
+			for _, k := range r.Rows[n-1].MetricNames() {
+				if !seen[k] {
+					seen[k] = true
+					names = append(names, k)
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func hasMetric(r Row, metric string) bool {
+	_, ok := r.Metrics[metric]
+	return ok
 }
 
 // sortKeys sorts keys with lessKey (insertion sort: tables are small).
@@ -191,16 +276,21 @@ func (t *Table) markBest(j int, d Direction) {
 	if d == LowerIsBetter {
 		sign = -1
 	}
-	best, bestSE, found := 0.0, 0.0, false
-	for _, row := range t.Rows {
-		c := row.Cells[j]
-		if c.Present && finite(c.Mean) && (!found || sign*c.Mean > best) {
-			best, bestSE, found = sign*c.Mean, seOrZero(c.SE), true
+	var best *Cell
+	for i := range t.Rows {
+		c := &t.Rows[i].Cells[j]
+		if c.Present && finite(c.Mean) && (best == nil || sign*c.Mean > sign*best.Mean) {
+			best = c
 		}
 	}
-	if !found {
+	if best == nil {
 		return
 	}
+	if t.Spec.Bold == BoldSignificant {
+		t.markSignificant(j, sign, *best)
+		return
+	}
+	bestMean, bestSE := sign*best.Mean, seOrZero(best.SE)
 	for i := range t.Rows {
 		c := &t.Rows[i].Cells[j]
 		if !c.Present || !finite(c.Mean) {
@@ -210,7 +300,34 @@ func (t *Table) markBest(j int, d Direction) {
 		if t.Spec.Bold == BoldOverlap {
 			reach = seOrZero(c.SE)
 		}
-		c.Bold = sign*c.Mean+reach >= best-bestSE
+		c.Bold = sign*c.Mean+reach >= bestMean-bestSE
+	}
+}
+
+// significantlyWorse reports whether c's mean is below best's (on sign*mean) by more than two
+// combined standard errors; false when either SE is undefined (one seed).
+func significantlyWorse(c, best Cell, sign float64) bool {
+	if !finite(c.SE) || !finite(best.SE) {
+		return false
+	}
+	return sign*(best.Mean-c.Mean) > 2*math.Sqrt(c.SE*c.SE+best.SE*best.SE)
+}
+
+// markSignificant applies BoldSignificant to column j, whose best cell is best.
+func (t *Table) markSignificant(j int, sign float64, best Cell) {
+	someWorse := false
+	for _, row := range t.Rows {
+		if c := row.Cells[j]; c.Present && finite(c.Mean) && significantlyWorse(c, best, sign) {
+			someWorse = true
+			break
+		}
+	}
+	if !someWorse {
+		return
+	}
+	for i := range t.Rows {
+		c := &t.Rows[i].Cells[j]
+		c.Bold = c.Present && finite(c.Mean) && !significantlyWorse(*c, best, sign)
 	}
 }
 
@@ -244,7 +361,13 @@ func (t *Table) Note() string {
 		}
 	}
 	note := "Final-round mean ± standard error (sample sd / sqrt(n)) over " + seeds + " per cell."
+	if t.hasDash() {
+		note += " —: no run, or the runs do not record the metric."
+	}
 	switch t.Spec.Bold {
+	case BoldSignificant:
+		note += " Bold: cells not significantly worse than their column's best, only where some cell is significantly worse" +
+			" (a gap above 2 combined SE, 2 sqrt(SE_a² + SE_b²); a one-seed cell differs from none)."
 	case BoldOverlap:
 		note += " Bold: the best mean of each column and the cells whose mean ± SE overlaps it."
 	case BoldWithinBestSE:
@@ -258,6 +381,18 @@ func (t *Table) Note() string {
 		note += " Budgets: " + strings.Join(t.Budgets, "; ") + "."
 	}
 	return note
+}
+
+// hasDash reports whether some cell is not present.
+func (t *Table) hasDash() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if !c.Present {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // budgets lists the distinct budgets stated by the runs' specs, sorted.

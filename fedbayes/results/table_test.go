@@ -40,6 +40,10 @@ func TestBoldRules(t *testing.T) {
 		// Overlap: acc upper ends A .8125, B .75, C .625, D .765625 vs best lower end .75: A, B, D.
 		// NLL lower ends A .5, B .375, C .625, D .46875 vs best upper end .5: A, B, D.
 		{BoldOverlap, [3]string{"ABD", "ABD", ""}},
+		// Significant (gap > 2 sqrt(SE_a^2 + SE_b^2)): acc A-C .21875 > .1398 (C significantly
+		// worse); A-B .0625 < .0884; D has one seed. NLL C-B .25 > .1768; A-B .0625 < .125. Bold:
+		// the cells not significantly worse than the best, A, B, D in both.
+		{BoldSignificant, [3]string{"ABD", "ABD", ""}},
 		// Within the best's SE: acc mean >= .75: A, D; NLL mean <= .5: A, B, D.
 		{BoldWithinBestSE, [3]string{"AD", "ABD", ""}},
 		{BoldNothing, [3]string{"", "", ""}},
@@ -69,7 +73,7 @@ func TestBoldIgnoresNonFinite(t *testing.T) {
 		finalRun("B", nil, 1, map[string]float64{NLL: 0.9}),
 		finalRun("C", nil, 1, map[string]float64{NLL: math.NaN()}),
 	}
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{NLL, LowerIsBetter}}})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{NLL, LowerIsBetter}}, Bold: BoldOverlap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +90,9 @@ func TestBoldIgnoresNonFinite(t *testing.T) {
 	}
 }
 
+// noBreak writes "{±}" as the cells' " ± " joined by no-break spaces.
+func noBreak(s string) string { return strings.ReplaceAll(s, "{±}", nbsp+"±"+nbsp) }
+
 func TestMarkdownGolden(t *testing.T) {
 	tab, err := NewTable(boldRuns()[:4], TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}}, Digits: 5})
 	if err != nil {
@@ -93,11 +100,12 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	want := `| setting | accuracy ↑ | nll ↓ |
 | --- | ---: | ---: |
-| A | **0.78125 ± 0.03125** | **0.50000 ± 0.00000** |
-| B | **0.71875 ± 0.03125** | **0.43750 ± 0.06250** |
+| A | 0.78125{±}0.03125 | 0.50000{±}0.00000 |
+| B | 0.71875{±}0.03125 | 0.43750{±}0.06250 |
 
-_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: the best mean of each column and the cells whose mean ± SE overlaps it._
+_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: cells not significantly worse than their column's best, only where some cell is significantly worse (a gap above 2 combined SE, 2 sqrt(SE\_a² + SE\_b²); a one-seed cell differs from none)._
 `
+	want = noBreak(want)
 	if got := tab.Markdown(); got != want {
 		t.Errorf("markdown:\n%s\nwant:\n%s", got, want)
 	}
@@ -116,15 +124,15 @@ func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: the best mean of each column and the cells whose mean ± SE overlaps it.
+	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. —: no run, or the runs do not record the metric. Bold: cells not significantly worse than their column's best, only where some cell is significantly worse (a gap above 2 combined SE, 2 sqrt(SE_a² + SE_b²); a one-seed cell differs from none).
 \begin{tabular}{lcccc}
 \toprule
  & \multicolumn{2}{c}{fmnist} & \multicolumn{2}{c}{svhn\&50\%} \\
 \cmidrule(lr){2-3} \cmidrule(lr){4-5}
 rule & accuracy $\uparrow$ & ece $\downarrow$ & accuracy $\uparrow$ & ece $\downarrow$ \\
 \midrule
-eaa & 0.5000 $\pm$ 0.0000 & 0.5000 $\pm$ 0.0000 & \textbf{0.3750} $\pm$ \textbf{0.1250} & \textbf{0.6250} $\pm$ \textbf{0.1250} \\
-fed\_avg & \textbf{0.8125} $\pm$ \textbf{0.0625} & \textbf{0.1875} $\pm$ \textbf{0.0625} & -- & -- \\
+fed\_avg & \textbf{0.8125}~$\pm$~\textbf{0.0625} & \textbf{0.1875}~$\pm$~\textbf{0.0625} & -- & -- \\
+eaa & 0.5000~$\pm$~0.0000 & 0.5000~$\pm$~0.0000 & 0.3750~$\pm$~0.1250 & 0.6250~$\pm$~0.1250 \\
 \bottomrule
 \end{tabular}
 `
@@ -132,8 +140,8 @@ fed\_avg & \textbf{0.8125} $\pm$ \textbf{0.0625} & \textbf{0.1875} $\pm$ \textbf
 		t.Errorf("latex:\n%s\nwant:\n%s", got, want)
 	}
 	md := tab.Markdown()
-	for _, s := range []string{"| rule | fmnist accuracy ↑ | fmnist ece ↓ | svhn&50% accuracy ↑ |", "| fed\\_avg | **0.8125 ± 0.0625** | **0.1875 ± 0.0625** | — | — |"} {
-		if !strings.Contains(md, s) {
+	for _, s := range []string{"| rule | fmnist accuracy ↑ | fmnist ece ↓ | svhn&50% accuracy ↑ |", "| fed\\_avg | **0.8125{±}0.0625** | **0.1875{±}0.0625** | — | — |"} {
+		if s = noBreak(s); !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
 	}
@@ -160,7 +168,9 @@ func TestTableErrors(t *testing.T) {
 		{"no runs", nil, TableSpec{Metrics: acc}, "no runs"},
 		{"no metrics", runs, TableSpec{}, "without metrics"},
 		{"metric twice", runs, TableSpec{Metrics: append(acc, acc...)}, "given twice"},
-		{"missing metric", runs, TableSpec{Metrics: []Column{{Brier, LowerIsBetter}}}, `no metric "brier"`},
+		{"missing metric", runs, TableSpec{Metrics: []Column{{Brier, LowerIsBetter}}}, `no run records metric "brier" in its final row (they record accuracy, nll, spread)`},
+		{"metric in some runs of a cell", []Run{finalRun("A", nil, 1, map[string]float64{Spread: 1}), finalRun("A", nil, 2, map[string]float64{Accuracy: 0.5})},
+			TableSpec{Metrics: []Column{{Spread, NoDirection}}}, `group setting=A: 1 of 2 runs record metric "spread", not all`},
 		{"missing label", runs, TableSpec{Rows: []string{"rule"}, Metrics: acc}, `no label "rule"`},
 		{"label in rows and cols", runs, TableSpec{Rows: []string{"setting"}, Cols: []string{"setting"}, Metrics: acc}, "given twice"},
 		{"seed as label", runs, TableSpec{Cols: []string{"seed"}, Metrics: acc}, "seeds are what a group summarises"},
@@ -221,7 +231,7 @@ func TestTableNoteBudget(t *testing.T) {
 	}{
 		{[]string{`{"budget":"reduced: T=5"}`, `{"budget":"reduced: T=5"}`}, " Budget: reduced: T=5."},
 		{[]string{`{"spec":{"budget":"full"},"h":0.3}`, `{"budget":"reduced: T=5"}`}, " Budgets: full; reduced: T=5."},
-		{[]string{`{"name":"x"}`, `{}`}, "overlaps it."},
+		{[]string{`{"name":"x"}`, `{}`}, "differs from none)."},
 	} {
 		runs := []Run{withSpec(finalRun("A", nil, 1, m), tc.specs[0]), withSpec(finalRun("A", nil, 2, m), tc.specs[1])}
 		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})

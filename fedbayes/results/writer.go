@@ -185,21 +185,24 @@ func (w *Writer) SaveCheckpoint(round int, blob []byte) error {
 		return err
 	}
 	w.lastCkpt = round
-	return w.prune()
+	_, err = w.prune()
+	return err
 }
 
-// prune deletes all checkpoints but the newest w.keep.
-func (w *Writer) prune() error {
+// prune deletes all checkpoints but the newest w.keep and returns how many it deleted.
+func (w *Writer) prune() (int, error) {
 	rounds, err := listCheckpoints(w.dir)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	n := 0
 	for i := 0; i < len(rounds)-w.keep; i++ {
 		if err := os.Remove(filepath.Join(w.dir, CheckpointsDir, checkpointName(rounds[i]))); err != nil {
-			return fmt.Errorf("results: run %s: pruning checkpoints: %w", w.dir, err)
+			return n, fmt.Errorf("results: run %s: pruning checkpoints: %w", w.dir, err)
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }
 
 // Finish writes status.json (atomically, after syncing the rows) and closes the writer. The

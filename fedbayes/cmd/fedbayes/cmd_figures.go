@@ -43,7 +43,7 @@ func runFigures(args []string, stdout io.Writer) error {
 		}
 		spec, err := plots.ReadSpecFile(specPath)
 		if err != nil {
-			return err
+			return withJSONPosition(specPath, err)
 		}
 		dir := *out
 		if dir == "" {

@@ -15,6 +15,16 @@ const figuresSpec = `{"version": 1, "figures": [
   {"name": "part", "kind": "partition_heatmap", "size": "wide", "data": {"counts": [[1, 2], [3, 4]]}}
 ]}`
 
+// writeSpec writes a figure-spec file for a test and returns its path.
+func writeSpec(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestFiguresUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
@@ -32,6 +42,10 @@ func TestFiguresUsageErrors(t *testing.T) {
 		{"missing file", []string{"figures", filepath.Join(dir, "none.json")}, 1, "none.json"},
 		{"results dir without spec", []string{"figures", dir}, 1, "figures.json"},
 		{"unknown kind", []string{"figures", "-no-png", bad}, 1, `unknown kind "pie"`},
+		{"syntax error", []string{"figures", "-no-png", writeSpec(t, dir, "syntax.json", "{\"version\": 1,\n  \"figures\": [}\n")}, 1, "line 2, column 15, byte offset 29"},
+		{"wrong type", []string{"figures", "-no-png", writeSpec(t, dir, "type.json", "{\"version\": \"one\"}")}, 1, "line 1, column 17, byte offset 16"},
+		{"truncated", []string{"figures", "-no-png", writeSpec(t, dir, "cut.json", "{\"version\": 1,\n")}, 1, "line 2, column 1, byte offset 15"},
+		{"unknown field", []string{"figures", "-no-png", writeSpec(t, dir, "field.json", "{\"version\": 1,\n \"figurez\": []}")}, 1, "line 2, column 2, byte offset 16"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,9 +90,14 @@ func presetOrFile[T any](preset string, args []string, fromPreset, fromFile func
 // specTable summarises the completed runs in dir of one spec (settings starting with prefix, label
 // dataset) as a table with a row per method and columns split by cols.
 func specTable(dir, prefix, dataset, metrics string, cols []string) (*results.Table, error) {
-	runs, _, err := results.Load(dir)
+	runs, skipped, err := results.Load(dir)
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range skipped {
+		if strings.HasPrefix(filepath.Base(s.Dir), prefix) {
+			fmt.Fprintf(tableWarnings, "fedbayes: the table leaves out %s\n", s)
+		}
 	}
 	var mine []results.Run
 	for _, r := range runs {

@@ -133,6 +133,9 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 		fmt.Fprintf(w, "; figures: fedbayes figures %s", sum.Dir)
 	}
 	fmt.Fprintln(w)
+	for _, s := range sum.FiguresSkipped {
+		fmt.Fprintf(w, "figures leave out %s\n", s)
+	}
 }
 
 func metricText(m map[string]float64, name string) string {

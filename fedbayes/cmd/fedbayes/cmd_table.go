@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -21,11 +22,12 @@ func runTable(args []string, stdout io.Writer) error {
 	fs := newFlagSet("table", "RESULTS_DIR...", stdout)
 	metrics := fs.String("metrics", "accuracy,nll,ece", "comma-separated metric columns; METRIC:higher|lower|none sets the direction of a metric fedbayes does not know")
 	rows := fs.String("rows", results.SettingLabel, "comma-separated labels that identify a row (e.g. rule,weighting)")
-	cols := fs.String("cols", "", "comma-separated labels that split the columns (e.g. dataset,partition)")
+	cols := fs.String("cols", "", "comma-separated labels that split the columns (e.g. dataset,partition); labels whose values differ within a cell are added")
 	format := fs.String("format", "markdown", "output format: markdown or latex")
 	out := fs.String("o", "", "write the table to this file (atomically) instead of standard output")
 	digits := fs.Int("digits", results.DefaultDigits, "decimals in each cell")
-	bold := fs.String("bold", "overlap", "bold rule: overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
+	bold := fs.String("bold", "significant", "bold rule: significant (not significantly worse than the best, where some cell is: gap > 2 combined SE), overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
+	order := fs.String("order", "paper", "row order: paper (baselines such as FedAvg first, then rules in the papers' order EAA, GAA, AALV, PPA, ...) or sorted")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,13 +42,17 @@ func runTable(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: -bold: %v", errUsage, err)
 	}
+	rowOrder, err := results.ParseRowOrder(*order)
+	if err != nil {
+		return fmt.Errorf("%w: -order: %v", errUsage, err)
+	}
 	if *digits < 1 || *digits > 12 {
 		return fmt.Errorf("%w: -digits %d not in 1..12", errUsage, *digits)
 	}
 	if *format != "markdown" && *format != "latex" {
 		return fmt.Errorf("%w: -format %q is not markdown or latex", errUsage, *format)
 	}
-	runs, skipped, err := results.Load(fs.Args()...)
+	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, fs.Args()...)
 	if err != nil {
 		return err
 	}
@@ -56,8 +62,16 @@ func runTable(args []string, stdout io.Writer) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no completed runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
 	}
-	tab, err := results.NewTable(runs, results.TableSpec{Rows: splitList(*rows), Cols: splitList(*cols),
-		Metrics: columns, Bold: rule, Digits: *digits})
+	rowLabels, colLabels := splitList(*rows), splitList(*cols)
+	if len(rowLabels) == 0 {
+		rowLabels = []string{results.SettingLabel}
+	}
+	if mixed := results.MixedLabels(runs, append(append([]string{}, rowLabels...), colLabels...)); len(mixed) > 0 {
+		fmt.Fprintf(tableWarnings, "fedbayes table: columns also split by %s: its values differ between runs of one cell (give -cols to choose the split)\n", strings.Join(mixed, ", "))
+		colLabels = append(colLabels, mixed...)
+	}
+	tab, err := results.NewTable(runs, results.TableSpec{Rows: rowLabels, Cols: colLabels,
+		Metrics: columns, Bold: rule, Order: rowOrder, Digits: *digits})
 	if err != nil {
 		return err
 	}

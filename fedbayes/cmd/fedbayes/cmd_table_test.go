@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
@@ -63,9 +64,12 @@ func TestTableCommandMarkdown(t *testing.T) {
 	if got := runMain([]string{"table", "-rows", "rule", root}, &stdout, &stderr); got != 0 {
 		t.Fatalf("status %d: %s", got, stderr.String())
 	}
+	// Bold where significant: accuracy gap .3125 > 2 x .0625, NLL gap .625 > 2 x .125; the ECE gap
+	// .25 is exactly 2 combined SE (2 x .125), not more: not significant, nothing bold.
+	pm := "\u00a0±\u00a0"
 	want := "| rule | accuracy ↑ | nll ↓ | ece ↓ |\n| --- | ---: | ---: | ---: |\n" +
-		"| eaa | **0.812 ± 0.062** | **0.375 ± 0.125** | **0.125 ± 0.000** |\n" +
-		"| gaa\\_w | 0.500 ± 0.000 | 1.000 ± 0.000 | 0.375 ± 0.125 |\n"
+		"| eaa | **0.812" + pm + "0.062** | **0.375" + pm + "0.125** | 0.125" + pm + "0.000 |\n" +
+		"| gaa\\_w | 0.500" + pm + "0.000 | 1.000" + pm + "0.000 | 0.375" + pm + "0.125 |\n"
 	if !strings.HasPrefix(stdout.String(), want) {
 		t.Errorf("table:\n%s\nwant it to start with:\n%s", stdout.String(), want)
 	}
@@ -94,7 +98,7 @@ func TestTableCommandLaTeXToFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{`\multicolumn{2}{c}{fmnist}`, `rule & accuracy $\uparrow$ & tpr $\uparrow$ \\`,
-		`eaa & \textbf{0.81} $\pm$ \textbf{0.06}`, `gaa\_w & 0.50 $\pm$ 0.00`, `\bottomrule`} {
+		`eaa & \textbf{0.81}~$\pm$~\textbf{0.06}`, `gaa\_w & 0.50~$\pm$~0.00`, `\bottomrule`} {
 		if !strings.Contains(string(data), s) {
 			t.Errorf("latex lacks %q:\n%s", s, data)
 		}
@@ -123,12 +127,12 @@ func TestTableCommandErrors(t *testing.T) {
 		{"empty directory", []string{"table", empty}, 1, "holds no runs"},
 		{"only incomplete runs", []string{"table", incomplete}, 1, "no completed runs"},
 		{"unknown metric direction", []string{"table", "-metrics", "tpr", root}, 2, `"tpr" has no known direction`},
-		{"missing metric", []string{"table", "-metrics", "brier", root}, 1, `no metric "brier"`},
+		{"missing metric", []string{"table", "-metrics", "brier", root}, 1, `no run records metric "brier"`},
 		{"missing label", []string{"table", "-rows", "weighting", root}, 1, `no label "weighting"`},
-		{"seeds not told apart", []string{"table", "-rows", "dataset", root}, 1, "holds seed 1 twice"},
 		{"bad format", []string{"table", "-format", "html", root}, 2, `-format "html"`},
 		{"bad bold", []string{"table", "-bold", "max", root}, 2, `bold rule "max"`},
 		{"bad digits", []string{"table", "-digits", "0", root}, 2, "-digits 0"},
+		{"bad order", []string{"table", "-order", "alpha", root}, 2, `row order "alpha"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -139,5 +143,103 @@ func TestTableCommandErrors(t *testing.T) {
 				t.Errorf("stderr %q does not mention %q", stderr.String(), tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestTableCommandPaperTables: baselines first and rules in the papers' order, a dash for a metric
+// FedAvg does not record, columns split by a label that differs within a row (IID and non-IID), a
+// damaged run reported on stderr and left out, and bold only where a difference is significant.
+func TestTableCommandPaperTables(t *testing.T) {
+	root := t.TempDir()
+	write := func(rule, partition string, seed int64, acc float64, spread bool) {
+		t.Helper()
+		labels := map[string]string{"rule": rule, "partition": partition}
+		meta, err := results.NewMeta(rule+"-"+partition, labels, seed, map[string]any{"rule": rule, "partition": partition}, runinfo.Info{Backend: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := results.Create(filepath.Join(root, results.RunName(meta.Setting, seed)), meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]float64{"accuracy": acc}
+		if spread {
+			m["spread"] = 2 * acc
+		}
+		for r := 1; r <= 3; r++ {
+			if err := w.Append(results.Row{Round: r, Metrics: m}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Complete(3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"iid", "dirichlet"} {
+		for seed, d := range []float64{0, 0.0625} {
+			write("PPA", p, int64(seed+1), 0.5+d, true)
+			write("GAA", p, int64(seed+1), 0.5+d, true)
+			write("FedAvg", p, int64(seed+1), 0.25+d, false)
+			write("EAA", p, int64(seed+1), 0.5+d, true)
+		}
+	}
+	// GAA's third seed is short: completed at round 3, but its file ends at round 2.
+	write("GAA", "iid", 3, 0.125, true)
+	short := filepath.Join(root, results.RunName("GAA-iid", 3), results.RowsFile)
+	data, err := os.ReadFile(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(short, []byte(lines[0]+lines[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	tableWarnings = &warn
+	defer func() { tableWarnings = os.Stderr }()
+	var stdout, stderr bytes.Buffer
+	if got := runMain([]string{"table", "-rows", "rule", "-metrics", "accuracy,spread", root}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	pm := "\u00a0±\u00a0"
+	// Rules 0.53125 ± 0.03125 against FedAvg 0.28125 ± 0.03125: a gap of .25 > 2 sqrt(2) x .03125.
+	cells := "| **0.531" + pm + "0.031** | 1.062" + pm + "0.062 |"
+	want := "| rule | dirichlet accuracy ↑ | dirichlet spread | iid accuracy ↑ | iid spread |\n| --- | ---: | ---: | ---: | ---: |\n" +
+		"| FedAvg | 0.281" + pm + "0.031 | — | 0.281" + pm + "0.031 | — |\n" +
+		"| EAA " + cells + " " + strings.TrimPrefix(cells, "| ") + "\n" +
+		"| GAA " + cells + " " + strings.TrimPrefix(cells, "| ") + "\n" +
+		"| PPA " + cells + " " + strings.TrimPrefix(cells, "| ") + "\n"
+	if !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("table:\n%s\nwant it to start with:\n%s", stdout.String(), want)
+	}
+	for _, s := range []string{
+		"GAA-iid-seed3: rounds.jsonl ends at round 2, but the run completed after round 3",
+		"columns also split by partition",
+	} {
+		if !strings.Contains(warn.String(), s) {
+			t.Errorf("warnings lack %q:\n%s", s, warn.String())
+		}
+	}
+	// With one seed per cell nothing is significant, so nothing is bold.
+	stdout.Reset()
+	if got := runMain([]string{"table", "-rows", "rule", "-cols", "partition", "-metrics", "accuracy", filepath.Join(root, "EAA-iid-seed1"), filepath.Join(root, "FedAvg-iid-seed1")}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	if strings.Contains(stdout.String(), "**") {
+		t.Errorf("one-seed table has bold cells:\n%s", stdout.String())
+	}
+}
+
+// TestTableRuleOrderIsTheAggregatePackages: tables order rules as aggregate.Rules lists them (FedAvg
+// is a baseline there); results keeps a copy so that it does not depend on package aggregate.
+func TestTableRuleOrderIsTheAggregatePackages(t *testing.T) {
+	var want []string
+	for _, r := range aggregate.Rules() {
+		if r != aggregate.FedAvg {
+			want = append(want, string(r))
+		}
+	}
+	if strings.Join(results.RuleOrder, ",") != strings.Join(want, ",") {
+		t.Errorf("results.RuleOrder %v, aggregate.Rules %v", results.RuleOrder, want)
 	}
 }

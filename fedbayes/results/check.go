@@ -1,0 +1,134 @@
+package results
+
+import (
+	"fmt"
+	"math"
+)
+
+// Expect returns the rounds at which a completed run of meta's spec evaluated, in increasing order;
+// ok is false when the spec does not say (the run's rows are then checked against its status only).
+// The engine provides one for its specs (engine.ExpectedRounds); the results package does not know
+// any spec format.
+type Expect func(m Meta) (rounds []int, ok bool)
+
+// metricRange is the interval of values a standard metric can take.
+type metricRange struct {
+	lo, hi float64
+	// posInf allows +Inf (a model that gives a test label probability zero has an infinite NLL).
+	posInf bool
+}
+
+// metricRanges are the possible values of the standard metrics. Fractions lie in [0, 1], the
+// multi-class Brier score in [0, 2]; NLL and the training loss have no lower bound (a Gaussian
+// likelihood's density can exceed one); MSE and the spread are non-negative. Metrics not listed
+// here are not checked.
+var metricRanges = map[string]metricRange{
+	Accuracy:            {0, 1, false},
+	WeightedAccuracy:    {0, 1, false},
+	WorstAccuracy:       {0, 1, false},
+	ECE:                 {0, 1, false},
+	"calibration_error": {0, 1, false},
+	Brier:               {0, 2, false},
+	NLL:                 {math.Inf(-1), math.Inf(1), true},
+	Loss:                {math.Inf(-1), math.Inf(1), true},
+	MSE:                 {0, math.Inf(1), true},
+	"rmse":              {0, math.Inf(1), true},
+	"mae":               {0, math.Inf(1), true},
+	Spread:              {0, math.Inf(1), false},
+}
+
+// checkValue reports why v is not a possible value of metric, or nil.
+func checkValue(metric string, v float64) error {
+	rg, ok := metricRanges[metric]
+	switch {
+	case !ok:
+		return nil
+	case math.IsNaN(v):
+		return fmt.Errorf("%s is NaN", metric)
+	case math.IsInf(v, 1) && rg.posInf:
+		return nil
+	case math.IsInf(v, 0):
+		return fmt.Errorf("%s is %v", metric, v)
+	case v < rg.lo || v > rg.hi:
+		return fmt.Errorf("%s %v is outside [%v, %v]", metric, v, rg.lo, rg.hi)
+	}
+	return nil
+}
+
+// CheckValues reports the first metric of the row whose value is impossible (accuracy outside
+// [0, 1], a NaN, ... see the ranges in check.go), and a per-client accuracy outside [0, 1]. A
+// row that passes may still be wrong, but one that fails is certainly corrupt.
+func (r Row) CheckValues() error {
+	for _, name := range r.MetricNames() {
+		if err := checkValue(name, r.Metrics[name]); err != nil {
+			return fmt.Errorf("results: row of round %d: %w", r.Round, err)
+		}
+	}
+	for i, a := range r.ClientAccuracy {
+		if err := checkValue(Accuracy, a); err != nil {
+			return fmt.Errorf("results: row of round %d: client %d: %w", r.Round, i, err)
+		}
+	}
+	return nil
+}
+
+// Check reports why a finished run's rows cannot be trusted, or nil. It compares the rows with
+// the status (a completed run's last row is the status round; no row lies beyond it; no torn last
+// line), with the rounds expect derives from the spec (when expect is not nil and knows the spec),
+// and checks every value (Row.CheckValues). An incomplete run (no status) is not checked: Resume
+// repairs it.
+func (r Run) Check(expect Expect) error {
+	st := r.Status
+	if st.State == "" {
+		return nil
+	}
+	if r.TornBytes > 0 {
+		return fmt.Errorf("%s ends in a torn line (%d bytes that are not a complete row), but the run is %s: rows are missing", RowsFile, r.TornBytes, st)
+	}
+	for i, row := range r.Rows {
+		if row.Round > st.Round {
+			return fmt.Errorf("%s line %d holds round %d, after the run's last round %d (%s)", RowsFile, i+1, row.Round, st.Round, st)
+		}
+		if err := row.CheckValues(); err != nil {
+			return fmt.Errorf("%s line %d: %w", RowsFile, i+1, err)
+		}
+	}
+	if st.State == Completed {
+		if len(r.Rows) == 0 {
+			return fmt.Errorf("completed at round %d without any rows", st.Round)
+		}
+		if last := r.Rows[len(r.Rows)-1].Round; last != st.Round {
+			return fmt.Errorf("%s ends at round %d, but the run %s: rows are missing", RowsFile, last, st)
+		}
+	}
+	if expect == nil {
+		return nil
+	}
+	want, ok := expect(r.Meta)
+	if !ok {
+		return nil
+	}
+	if st.State == Completed && (len(want) == 0 || want[len(want)-1] != st.Round) {
+		last := -1
+		if len(want) > 0 {
+			last = want[len(want)-1]
+		}
+		return fmt.Errorf("%s, but its spec ends at round %d", st, last)
+	}
+	n := len(want)
+	if st.State != Completed && len(r.Rows) < n {
+		n = len(r.Rows) // a run stopped early holds a prefix of the spec's rounds
+	}
+	want = want[:n]
+	for i := 0; i < len(want) || i < len(r.Rows); i++ {
+		switch {
+		case i >= len(r.Rows):
+			return fmt.Errorf("%s has %d rows; the spec evaluates round %d as row %d", RowsFile, len(r.Rows), want[i], i+1)
+		case i >= len(want):
+			return fmt.Errorf("%s line %d holds round %d, which the spec does not evaluate", RowsFile, i+1, r.Rows[i].Round)
+		case r.Rows[i].Round != want[i]:
+			return fmt.Errorf("%s line %d holds round %d; the spec evaluates round %d there", RowsFile, i+1, r.Rows[i].Round, want[i])
+		}
+	}
+	return nil
+}
