@@ -123,7 +123,6 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		temps = append(temps, tmp)
 		return dst
 	}
-	x := canonical(xBuf, slices.Concat([]int{ax.InputBatch}, ax.InputSpatial, []int{ax.InputChannels}))
 	outPerm := slices.Concat([]int{ax.OutputBatch}, ax.OutputSpatial, []int{ax.OutputChannels})
 	out := getBufferForShape(backend, os)
 	y, _ := flatOf[T](out)
@@ -134,8 +133,13 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		temps = append(temps, tmp)
 	}
 
-	if g.useScatter() {
+	channelsLast := func() []T {
+		return canonical(xBuf, slices.Concat([]int{ax.InputBatch}, ax.InputSpatial, []int{ax.InputChannels}))
+	}
+	switch {
+	case g.useScatter():
 		// Kernel as [Cin, K..., Cout]; R = X [B*S, Cin] . W [Cin, K*Cout]; then col2im into Y.
+		x := channelsLast()
 		w := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
 		rows, cols := g.batch*sizeOf(g.in), sizeOf(g.kernel)*g.cout
 		rBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
@@ -143,8 +147,20 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		runGemm(gemm{Batch: 1, M: rows, N: cols, K: g.cin, LdA: g.cin, LdB: cols, LdC: cols}, x, w, r)
 		col2im(g, r, yc)
 		putBuffer(backend, rBuf)
-	} else {
+	case g.patchesByColumn():
+		// Kernel as [Cin, K..., Cout]; PT = the patches transposed [Cin*K, B*O], filled in runs along
+		// the last output axis from X as [B, Cin, S...]; Y = PT^T . W.
+		x := canonical(xBuf, slices.Concat([]int{ax.InputBatch, ax.InputChannels}, ax.InputSpatial))
+		w := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		rows, cols := g.cin*sizeOf(g.kernel), g.batch*sizeOf(g.out)
+		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
+		pt, _ := flatOf[T](pBuf)
+		im2colT(g, x, pt)
+		runGemm(gemm{Batch: 1, M: cols, N: g.cout, K: rows, TransA: true, LdA: cols, LdB: g.cout, LdC: g.cout}, pt, w, yc)
+		putBuffer(backend, pBuf)
+	default:
 		// Kernel as [K..., Cin, Cout]; P = im2col(X) [B*O, K*Cin]; Y = P . W.
+		x := channelsLast()
 		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
 		rows, cols := g.batch*sizeOf(g.out), sizeOf(g.kernel)*g.cin
 		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
@@ -170,6 +186,23 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		putBuffer(backend, t)
 	}
 	return out
+}
+
+// patchesByColumn reports whether the patches are cheaper to fill transposed ([Cin*K, B*O], in
+// runs along the last output axis) than by rows ([B*O, K*Cin], in runs of Cin channels): a run
+// costs about runOverhead element copies besides its length, and few input channels make the row
+// runs short (a LeNet's first convolution has one).
+func (g *convGeometry) patchesByColumn() bool {
+	const runOverhead = 8
+	n := len(g.out)
+	oLast := g.out[n-1]
+	k, o := sizeOf(g.kernel), sizeOf(g.out)
+	byRow := g.batch * o * k * (runOverhead + g.cin)
+	byCol := g.cin * k * g.batch * (o / oLast) * (runOverhead + oLast)
+	if g.cin > 1 {
+		byCol += g.batch * sizeOf(g.in) * g.cin // the transpose to channels-first
+	}
+	return byCol < byRow
 }
 
 // coordTables returns, per spatial axis i, the input coordinate read by output o and tap t at
@@ -256,6 +289,78 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 						break
 					}
 					t[i] = 0
+				}
+			}
+		}
+	})
+}
+
+// im2colT fills pt [Cin*K, B*O] from x [B, Cin, S...]: row (c, t), column (b, o) is the input value
+// at the coordinates output o and tap t read, channel c, or 0 for padding. Each row is filled in
+// runs along the last output axis; with unit stride and no input dilation there, a run is one copy
+// between zeroed edges.
+func im2colT[T float32 | float64](g convGeometry, x, pt []T) {
+	n := len(g.in)
+	last := n - 1
+	tables := g.coordTables()
+	inStrides := spatialStrides(g.in, 1)
+	kSize, oSize, sSize := sizeOf(g.kernel), sizeOf(g.out), sizeOf(g.in)
+	oLast, kLast := g.out[last], g.kernel[last]
+	outerO := oSize / oLast
+	cols := g.batch * oSize
+	contiguous := g.stride[last] == 1 && g.inDil[last] == 1
+	parallelDo(g.cin*kSize, func(row int) {
+		c, tap := row/kSize, row%kSize
+		t := make([]int, n)
+		for i, rest := n-1, tap; i >= 0; i-- {
+			t[i], rest = rest%g.kernel[i], rest/g.kernel[i]
+		}
+		tl := tables[last]
+		// The run of valid o_last: coordinates o*stride + t*kDil - padLow inside [0, S_last).
+		lo, hi := 0, 0
+		if contiguous {
+			first := t[last]*g.kDil[last] - g.padLow[last] // coordinate read by o_last = 0
+			lo = min(oLast, max(0, -first))
+			hi = max(lo, min(oLast, g.in[last]-first))
+		}
+		o := make([]int, n)
+		dstRow := pt[row*cols : (row+1)*cols]
+		for b := range g.batch {
+			xb := x[(b*g.cin+c)*sSize : (b*g.cin+c+1)*sSize]
+			clear(o)
+			for oo := range outerO {
+				dst := dstRow[(b*outerO+oo)*oLast : (b*outerO+oo+1)*oLast]
+				base, valid := 0, true
+				for i := range last {
+					ci := tables[i][o[i]*g.kernel[i]+t[i]]
+					if ci < 0 {
+						valid = false
+						break
+					}
+					base += ci * inStrides[i]
+				}
+				switch {
+				case !valid:
+					clear(dst)
+				case contiguous:
+					first := t[last]*g.kDil[last] - g.padLow[last]
+					clear(dst[:lo])
+					copy(dst[lo:hi], xb[base+lo+first:base+hi+first])
+					clear(dst[hi:])
+				default:
+					for j := range dst {
+						if ci := tl[j*kLast+t[last]]; ci < 0 {
+							dst[j] = 0
+						} else {
+							dst[j] = xb[base+ci]
+						}
+					}
+				}
+				for i := last - 1; i >= 0; i-- {
+					if o[i]++; o[i] < g.out[i] {
+						break
+					}
+					o[i] = 0
 				}
 			}
 		}
