@@ -159,6 +159,11 @@ type Options struct {
 	DWCPolicy DWCPolicy
 	// Backend runs the tensor form; nil means backend.Default().
 	Backend backends.Backend
+	// BFLP makes the tensor form behave like the public code of Ozer et al. (2022), BFL-P, where it
+	// differs from the paper's equations: clamped client log-variances (all rules but AALV), clamped
+	// partial sums in EAA and GAA, floor(w_k N) samples and the unbiased variance in PPA (bflp.go has
+	// the details). The scalar form ignores it.
+	BFLP bool
 }
 
 func (o Options) populationSize() (int, error) {

@@ -123,6 +123,9 @@ type ModelSpec struct {
 	KLWeight float64 `json:"kl_weight,omitempty"`
 	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
 	DropoutRate float64 `json:"dropout_rate,omitempty"`
+	// Compat is "bfl-p" to follow Ozer et al. (2022)'s public code instead of the paper's text, in the
+	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP); empty follows the text.
+	Compat string `json:"compat,omitempty"`
 }
 
 // AggregationSpec is how the server combines the clients (fedbayes/aggregate).
