@@ -203,8 +203,11 @@ type EvaluationSpec struct {
 	// Samples is M, the Monte Carlo samples of the predictive (default 10 for Bayesian and MC-dropout
 	// models; deterministic models use 1).
 	Samples int `json:"samples,omitempty"`
-	// Bins is the number of ECE bins (default 15).
+	// Bins is the number of ECE bins (default 15; BFL-P's scores.py uses 100).
 	Bins int `json:"bins,omitempty"`
+	// NLLEpsilon, when positive, makes the NLL -log(p + NLLEpsilon) (BFL-P's scores.py: 1e-8) instead of
+	// -log(max(p, 1e-12)) (metrics.Classification.SetNLLEpsilon).
+	NLLEpsilon float64 `json:"nll_epsilon,omitempty"`
 	// Fairness is local (default: each client's accuracy on its own training data), test-share (on a
 	// share of the test set with the client's class proportions) or off (Jamoussi et al. (BA-BFL)).
 	Fairness string `json:"fairness,omitempty"`

@@ -403,6 +403,9 @@ func validateEvaluation(c *Spec) error {
 	if e.Samples < 1 {
 		return specErr("evaluation.samples", "%d; must be at least 1", e.Samples)
 	}
+	if !(e.NLLEpsilon >= 0 && e.NLLEpsilon < 1) {
+		return specErr("evaluation.nll_epsilon", "%v; must be in [0, 1) (0: floor probabilities at 1e-12 instead)", e.NLLEpsilon)
+	}
 	if e.Bins < 1 {
 		return specErr("evaluation.bins", "%d; must be at least 1", e.Bins)
 	}
