@@ -1,0 +1,58 @@
+package reproduce
+
+import (
+	"math"
+	"testing"
+)
+
+// TestDecayFactor checks the momentum recurrence by hand for two steps: buf1 = wd, theta1 = 1 - lr wd;
+// buf2 = rho wd + wd theta1, theta2 = theta1 - lr buf2.
+func TestDecayFactor(t *testing.T) {
+	lr, rho, wd := 0.1, 0.5, 0.2
+	t1 := 1 - lr*wd
+	t2 := t1 - lr*(rho*wd+wd*t1)
+	if got := decayFactor(2, lr, rho, wd); math.Abs(got-t2) > 1e-15 {
+		t.Errorf("decayFactor(2) = %v, want %v", got, t2)
+	}
+	if got := decayFactor(0, lr, rho, wd); got != 1 {
+		t.Errorf("decayFactor(0) = %v, want 1", got)
+	}
+}
+
+// TestFrozenSpreadHand checks the predictions on a case small enough to work out by hand: 4 weights,
+// two equal clients of 10 examples, batch 10, one epoch, one round, lr 0.5, no momentum, wd 0.1:
+// theta = -9 (1 - 0.05) = -8.55; AALV spread sqrt(4 e^-8.55); c = (1 - 1/2)(1/2) = 1/4, so GAA gives
+// sqrt(4 e^-8 1.25) at the floor and sqrt(4 e^-8 / 0.75) held.
+func TestFrozenSpreadHand(t *testing.T) {
+	f := FrozenSpread{Weights: 4, ClientSizes: []int{10, 10}, Rounds: 1, Epochs: 1, BatchSize: 10,
+		LearningRate: 0.5, WeightDecay: 0.1, InitLogVar: -9}
+	p, err := f.Predict()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name      string
+		got, want float64
+	}{
+		{"AALV", p.AALV, math.Sqrt(4 * math.Exp(-8.55))},
+		{"c", p.C, 0.25},
+		{"GAA floor", p.GAAFloor, math.Sqrt(4 * math.Exp(-8) * 1.25)},
+		{"GAA held", p.GAAHeld, math.Sqrt(4 * math.Exp(-8) / 0.75)},
+	}
+	for _, w := range want {
+		if math.Abs(w.got-w.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", w.name, w.got, w.want)
+		}
+	}
+	// Size weights with sizes 10 and 30: E[n^2]/E[n]^2 = 500/400, c = (1/2)(1.25/2) = 0.3125.
+	f.ClientSizes, f.SizeWeights = []int{10, 30}, true
+	if p, err = f.Predict(); err != nil || math.Abs(p.C-0.3125) > 1e-12 {
+		t.Errorf("size-weighted c = %v (%v), want 0.3125", p.C, err)
+	}
+	for _, bad := range []FrozenSpread{{}, {Weights: 1}, {Weights: 1, ClientSizes: []int{0}, Rounds: 1, Epochs: 1, BatchSize: 1},
+		{Weights: 1, ClientSizes: []int{1}, Rounds: 1, Epochs: 1, BatchSize: 1, Active: 2}} {
+		if _, err := bad.Predict(); err == nil {
+			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}
