@@ -108,3 +108,32 @@ func TestBFLPPPA(t *testing.T) {
 		t.Errorf("BFL-P PPA with a short population: %v", err)
 	}
 }
+
+// TestMaxDiscrepancyReadings checks both readings of Fischer et al. (2024), Eq. 20 on three unit-variance
+// clients at 0, 1 and 3: KL(N(a, 1) || N(b, 1)) = (a - b)^2 / 2, so the rows of the KL matrix are
+// (0, 0.5, 4.5), (0.5, 0, 2), (4.5, 2, 0). 1 / max: (1/4.5, 1/2, 1/4.5), normalised (4, 9, 4) / 17;
+// max 1 / KL = 1 / min_{j != k}: (2, 2, 0.5), normalised (4, 4, 1) / 9.
+func TestMaxDiscrepancyReadings(t *testing.T) {
+	var clients []*posterior.Posterior
+	for _, m := range []float32{0, 1, 3} {
+		clients = append(clients, oneParam([]float32{m}, []float32{0}, 0))
+	}
+	for _, c := range []struct {
+		reading MaxDiscrepancyReading
+		want    []float64
+	}{
+		{InverseOfMax, []float64{4.0 / 17, 9.0 / 17, 4.0 / 17}},
+		{MaxOfInverse, []float64{4.0 / 9, 4.0 / 9, 1.0 / 9}},
+	} {
+		w, err := MaxDiscrepancyWeights(clients, Options{MaxDiscrepancy: c.reading})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range w {
+			if math.Abs(w[k]-c.want[k]) > 1e-6 {
+				t.Errorf("reading %d: weights %v, want %v", c.reading, w, c.want)
+				break
+			}
+		}
+	}
+}

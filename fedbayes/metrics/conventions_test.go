@@ -58,3 +58,24 @@ func TestNLLEpsilonAndBins(t *testing.T) {
 		t.Error("SetNLLEpsilon after Add: want an error")
 	}
 }
+
+// TestWorstReadings checks the two readings of "worst 10%" on 12 clients by hand: the mean of the
+// lowest ceil(1.2) = 2 clients, (0.3 + 0.5) / 2 = 0.4, and the 10th percentile at position
+// 0.1 x 11 = 1.1 of the sorted accuracies, 0.5 + 0.1 (0.55 - 0.5) = 0.505.
+func TestWorstReadings(t *testing.T) {
+	acc := []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.55, 0.65, 0.75, 0.85, 0.95, 0.3}
+	r, err := FairnessFromAccuracies(acc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.WorstClients != 2 || math.Abs(r.Worst-0.4) > 1e-12 {
+		t.Errorf("worst clients %d, mean %v; want 2 and 0.4", r.WorstClients, r.Worst)
+	}
+	if math.Abs(r.WorstPercentile-0.505) > 1e-12 {
+		t.Errorf("10th percentile %v, want 0.505", r.WorstPercentile)
+	}
+	one, err := FairnessFromAccuracies([]float64{0.7}, nil)
+	if err != nil || one.WorstPercentile != 0.7 || one.Worst != 0.7 {
+		t.Errorf("one client: %+v, %v", one, err)
+	}
+}
