@@ -39,6 +39,10 @@ type FrozenPrediction struct {
 	// GAAHeld: the clients return the global they received (variances barely move in a round): the
 	// fixed point v / (1 - c) of s = v + c s.
 	GAAHeld float64
+	// EAAHeld: EAA when the clients return the global they received: BFL-P's clamped partial sums
+	// give s <- v + q s each round (q = 1 - E[beta_first] = 1 - 1/a), from s = v, so after T rounds
+	// v (1 - q^(T+1)) / (1 - q), at most v a. Table 4's EAA is far above it: EAA's variances are learned.
+	EAAHeld float64
 	// C is c above, the expected sum of the squared weights of every client but the first of the
 	// partial sums (BFL-P's order is its random selection order, so the first is any client).
 	C float64
@@ -106,5 +110,7 @@ func (f FrozenSpread) Predict() (FrozenPrediction, error) {
 	v := math.Exp(-8)
 	p.GAAFloor = math.Sqrt(nw * v * (1 + p.C))
 	p.GAAHeld = math.Sqrt(nw * v / (1 - p.C))
+	q := 1 - 1/float64(a)
+	p.EAAHeld = math.Sqrt(nw * v * (1 - math.Pow(q, float64(f.Rounds+1))) / (1 - q))
 	return p, nil
 }

@@ -39,6 +39,8 @@ func TestFrozenSpreadHand(t *testing.T) {
 		{"c", p.C, 0.25},
 		{"GAA floor", p.GAAFloor, math.Sqrt(4 * math.Exp(-8) * 1.25)},
 		{"GAA held", p.GAAHeld, math.Sqrt(4 * math.Exp(-8) / 0.75)},
+		// q = 1/2, one round: v (1 - 1/4) / (1/2) = 1.5 v, the two-client EAA case of package aggregate.
+		{"EAA held", p.EAAHeld, math.Sqrt(4 * math.Exp(-8) * 1.5)},
 	}
 	for _, w := range want {
 		if math.Abs(w.got-w.want) > 1e-12 {
