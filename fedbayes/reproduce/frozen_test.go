@@ -78,3 +78,28 @@ func TestTable4Prediction(t *testing.T) {
 		t.Errorf("AALV FMNIST 10 clients: %v, closed-form approximation %v", p.AALV, approx)
 	}
 }
+
+// TestBFLPSpreadFinding checks the measured-against-predicted finding on fake runs of the reduced
+// 10-client non-IID BFL-P preset (4,000 examples: 400 a client, 7 steps a round, 5 rounds): frozen
+// spreads near sqrt(41,640) e^-4.5 = 2.267 (AALV) and 3.90-3.92 (GAA) hold; the default mode's
+// learned spreads do not.
+func TestBFLPSpreadFinding(t *testing.T) {
+	for _, c := range []struct {
+		aalv, gaa float64
+		want      Verdict
+	}{
+		{2.27, 3.91, Holds},
+		{1.38, 0.005, Fails},
+		{2.27, 0.005, Partly},
+	} {
+		runs := ozerRuns(map[string]float64{"FED": 0.5, "FEDAVG": 0.5, "EAA": 0.5, "PPA": 0.5, "GAA": 0.5, "AALV": 0.5, "CF": 0.5},
+			map[string]float64{"AALV": c.aalv, "GAA": c.gaa})
+		f, ok := ozerBFLPSpread(Reduced, "c10-dirichlet", runSet(runs))
+		if !ok || f.Verdict != c.want {
+			t.Errorf("AALV %v GAA %v: %v %s (%s), want %s", c.aalv, c.gaa, ok, f.Verdict, f.Evidence, c.want)
+		}
+	}
+	if _, ok := ozerBFLPSpread(Reduced, "c10-dirichlet", nil); ok {
+		t.Error("no runs: want no finding")
+	}
+}
