@@ -347,6 +347,15 @@ func init() {
 				return s
 			},
 			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })
+		// BA-BFL's code is a fork of BFL-P: its layers and its AALV, EAA and GAA are assumed to behave as
+		// BFL-P's (docs/models.md); RKLB and WB read the clamped client variances.
+		addPaperPreset(name+BFLPSuffix, name+" in BFL-P mode (model.compat \"bfl-p\"; BA-BFL's code is assumed to behave as BFL-P's)",
+			func() *Spec {
+				s := bflp(jamoussi(d.name))
+				s.Budget = "full (rounds, epochs and seeds are not stated by the paper: Ozer et al.'s 10-client budget)"
+				return s
+			},
+			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -28,9 +29,13 @@ var jamoussiFMNIST = map[string]map[string]ref{
 
 var jamoussiPreset = Preset{Full: "jamoussi-fmnist"}
 
+// jamoussiBFLP is the same preset in BFL-P mode (BA-BFL's code is a fork of BFL-P; that it behaves
+// the same way is an assumption).
+var jamoussiBFLP = Preset{Full: "jamoussi-fmnist" + engine.BFLPSuffix}
+
 func jamoussiPaper() *Paper {
 	return &Paper{ID: "002", Title: "Jamoussi, Serra, Stavrou, Kountouris, BA-BFL: Barycentric Aggregation for Bayesian Federated Learning",
-		Presets: []Preset{jamoussiPreset}, section: jamoussiSection}
+		Presets: []Preset{jamoussiPreset, jamoussiBFLP}, section: jamoussiSection}
 }
 
 func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) {
@@ -39,7 +44,11 @@ func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) 
 		"active with Dirichlet(0.5) label skew, size weights; the rules AALV, EAA, GAA, RKLB (Eq. 8) and WB (Eq. 9). " +
 		"Fairness: the global model's accuracy on a share of the test set with each client's class proportions, " +
 		"size-weighted over clients, and the worst 10% of clients. The paper states neither rounds, epochs, optimiser, " +
-		"Dirichlet concentration nor seeds; our full budget borrows Ozer et al.'s 10-client setting.\n\n" + budgetLine(jamoussiPreset, b, runs)
+		"Dirichlet concentration nor seeds; our full budget borrows Ozer et al.'s 10-client setting. Metrics as BFL-P's " +
+		"scores.py (ECE over 100 bins, NLL −log(p + 10⁻⁸)), assumed for BA-BFL's fork of it. The `-bflp` preset runs the " +
+		"same setting with the behaviour of BFL-P's code (model.compat \"bfl-p\"): known for AALV, EAA, GAA and the layers, " +
+		"assumed for the fork; RKLB and WB then read the clamped client variances.\n\n" +
+		budgetLine(jamoussiPreset, b, runs) + "\n" + budgetLine(jamoussiBFLP, b, runs)
 	rs := runSet(runs[jamoussiPreset.Name(b)])
 	rows := []string{"n0-FedAvg"}
 	for n := 1; n <= 3; n++ {
@@ -51,6 +60,10 @@ func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) 
 		compareTable(rs, "variant", rows, []metricCol{colAcc, colECE, colNLL}, jamoussiFMNIST),
 		"Fairness (the paper gives these only as Fig. 5, without numbers):\n\n"+
 			compareTable(rs, "variant", rows, []metricCol{colWAcc, colWorst}, nil))
+	if rb := runSet(runs[jamoussiBFLP.Name(b)]); len(rb) > 0 {
+		s.Blocks = append(s.Blocks, "BFL-P mode, final round, ours beside Table 1 (FMNIST):\n\n"+
+			compareTable(rb, "variant", rows, []metricCol{colAcc, colECE, colNLL, colWorst}, jamoussiFMNIST))
+	}
 	// Figures: ECE and NLL against n, one line per rule (n = 0 is FedAvg for every rule).
 	for _, m := range []metricCol{colECE, colNLL, colWorst} {
 		var series []plots.SeedSeries
