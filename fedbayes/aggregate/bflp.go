@@ -100,3 +100,19 @@ func unbiasedShift(counts []int) float64 {
 	}
 	return math.Log(float64(n) / float64(n-1))
 }
+
+// babflGAANodes is GAA under Options.BABFL: BA-BFL's gaa() averages the variances with numpy's
+// average and weights w_k^2, which divides by their sum: variance sum w^2 s2 / sum w^2 (Eq. 5 without
+// the division). With equal weights it equals EAA's variance.
+func babflGAANodes(w []float64, mu, lv []*G.Node) (mean, logVar *G.Node) {
+	w2 := make([]float64, len(w))
+	var sum float64
+	for k := range w {
+		w2[k] = w[k] * w[k]
+		sum += w2[k]
+	}
+	for k := range w2 {
+		w2[k] /= sum
+	}
+	return weightedSum(mu, w), logSumExpWeighted(lv, w2, 1)
+}

@@ -137,3 +137,36 @@ func TestMaxDiscrepancyReadings(t *testing.T) {
 		}
 	}
 }
+
+// TestBABFL checks BA-BFL's aggregation by hand: GAA = sum w^2 s2 / sum w^2 on raw (unclamped)
+// variances, EAA and AALV as in the paper, and that BFLP and BABFL cannot both be set.
+func TestBABFL(t *testing.T) {
+	c1 := oneParam([]float32{1, 0}, []float32{-9, -6}, 2)
+	c2 := oneParam([]float32{3, 0}, []float32{-9, -7}, 4)
+	w := []float64{0.9, 0.1}
+	cases := []struct {
+		rule Rule
+		want [2]float64
+	}{
+		// Below the floor nothing is clamped: both at -9 give -9.
+		{GAA, [2]float64{-9, math.Log((0.81*math.Exp(-6) + 0.01*math.Exp(-7)) / 0.82)}},
+		{EAA, [2]float64{-9, math.Log(0.9*math.Exp(-6) + 0.1*math.Exp(-7))}},
+		{AALV, [2]float64{-9, -6.1}},
+	}
+	for _, c := range cases {
+		got, err := Posteriors(c.rule, []*posterior.Posterior{c1, c2}, w, Options{BABFL: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lv := flat(t, got.Params[1].LogVar)
+		for i, want := range c.want {
+			if math.Abs(float64(lv[i])-want) > 2e-5 {
+				t.Errorf("%s: element %d: %v, want %v", c.rule, i, lv[i], want)
+			}
+		}
+	}
+	if _, err := Posteriors(GAA, []*posterior.Posterior{c1, c2}, w, Options{BABFL: true, BFLP: true}); err == nil ||
+		!strings.Contains(err.Error(), "both set") {
+		t.Errorf("BFLP and BABFL together: %v", err)
+	}
+}

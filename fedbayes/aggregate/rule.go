@@ -176,6 +176,11 @@ type Options struct {
 	// InverseOfMax (the default, gamma_k = 1 / max_j KL(q_k || q_j)) or MaxOfInverse
 	// (gamma_k = max_{j != k} 1 / KL(q_k || q_j) = 1 / min_{j != k} KL).
 	MaxDiscrepancy MaxDiscrepancyReading
+	// BABFL makes the tensor form behave like the public code of Jamoussi et al. (BA-BFL, a fork of
+	// BFL-P with its own aggregation): GAA's variance is sum w_k^2 s2_k / sum w_k^2 (numpy's average
+	// with weights w_k^2), and no clamp anywhere; the other rules are the papers' equations. The scalar
+	// form ignores it.
+	BABFL bool
 	// BFLP makes the tensor form behave like the public code of Ozer et al. (2022), BFL-P, where it
 	// differs from the paper's equations: clamped client log-variances (all rules but AALV), clamped
 	// partial sums in EAA and GAA, floor(w_k N) samples and the unbiased variance in PPA (bflp.go has

@@ -93,6 +93,9 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 	if stacked {
 		K = ref.Params[0].Mean.Shape().Dimensions[0]
 	}
+	if opt.BFLP && opt.BABFL {
+		return nil, Report{}, fmt.Errorf("aggregate: Options.BFLP and Options.BABFL are both set; choose one code base to follow")
+	}
 	w, err := checkWeights(weights, K, opt.Normalize)
 	if err != nil {
 		return nil, Report{}, err
@@ -193,9 +196,12 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 				outs = append(outs, m, l)
 			case EAA, GAA:
 				var m, l *G.Node
-				if opt.BFLP {
+				switch {
+				case opt.BFLP:
 					m, l = bflpGaussianNodes(rule, w, mu, lv)
-				} else {
+				case opt.BABFL && rule == GAA:
+					m, l = babflGAANodes(w, mu, lv)
+				default:
 					m, l = gaussianNodes(rule, w, mu, lv)
 				}
 				outs = append(outs, m, l)

@@ -31,9 +31,18 @@ func TestCompatSpec(t *testing.T) {
 	if s.Model.Compat != "bfl-p" || s.Evaluation.Bins != 100 || s.Evaluation.NLLEpsilon != 1e-8 {
 		t.Errorf("BFL-P preset: compat %q, bins %d, nll epsilon %v", s.Model.Compat, s.Evaluation.Bins, s.Evaluation.NLLEpsilon)
 	}
-	for _, v := range s.Variants {
+	j, err := Preset("jamoussi-fmnist" + BABFLSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Model.Compat != "ba-bfl" || j.Training.LocalEpochs != 50 || len(j.Seeds) != 3 {
+		t.Errorf("BA-BFL preset: compat %q, E %d, %d seeds; want ba-bfl, 50, 3", j.Model.Compat, j.Training.LocalEpochs, len(j.Seeds))
+	}
+	for _, v := range append(s.Variants, j.Variants...) {
 		if m, ok := v.Set["model"]; ok && !strings.Contains(string(m), `"compat":"bfl-p"`) {
-			t.Errorf("variant %s replaces the model without compat: %s", v.Label, m)
+			if !strings.Contains(string(m), `"compat":"ba-bfl"`) {
+				t.Errorf("variant %s replaces the model without compat: %s", v.Label, m)
+			}
 		}
 	}
 }

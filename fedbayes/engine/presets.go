@@ -23,6 +23,10 @@ const ReducedSuffix = "-reduced"
 // BFLPSuffix ends the name of an Ozer et al. (2022) preset run in BFL-P mode (model.compat "bfl-p").
 const BFLPSuffix = "-bflp"
 
+// BABFLSuffix ends the name of a Jamoussi et al. (BA-BFL) preset run in BA-BFL mode (model.compat
+// "ba-bfl").
+const BABFLSuffix = "-babfl"
+
 // raw marshals a constant value for a sweep or variant.
 func raw(v any) json.RawMessage {
 	b, err := json.Marshal(v)
@@ -85,15 +89,18 @@ func reduce(s *Spec, train, test, rounds, epochs int, seeds []int64, every int) 
 // bflp switches an Ozer et al. (2022) spec to the behaviour of their public code, BFL-P
 // (model.compat "bfl-p": models.CompatBFLP and aggregate.Options.BFLP), deterministic variants included
 // (PyTorch's initialisation).
-func bflp(s *Spec) *Spec {
-	s.Model.Compat = string(models.CompatBFLP)
+func bflp(s *Spec) *Spec { return withCompat(s, models.CompatBFLP) }
+
+// withCompat sets model.compat on a spec and on every variant that replaces the model.
+func withCompat(s *Spec, compat models.Compat) *Spec {
+	s.Model.Compat = string(compat)
 	for i, v := range s.Variants {
 		if m, ok := v.Set["model"]; ok {
 			var mm map[string]any
 			if err := json.Unmarshal(m, &mm); err != nil {
 				panic(err) // constants only
 			}
-			mm["compat"] = string(models.CompatBFLP)
+			mm["compat"] = string(compat)
 			s.Variants[i].Set["model"] = raw(mm)
 		}
 	}
@@ -347,12 +354,14 @@ func init() {
 				return s
 			},
 			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })
-		// BA-BFL's code is a fork of BFL-P: its layers and its AALV, EAA and GAA are assumed to behave as
-		// BFL-P's (docs/models.md); RKLB and WB read the clamped client variances.
-		addPaperPreset(name+BFLPSuffix, name+" in BFL-P mode (model.compat \"bfl-p\"; BA-BFL's code is assumed to behave as BFL-P's)",
+		// BA-BFL's code: BFL-P's layers, its own aggregation (models.CompatBABFL), and the budget of its
+		// scripts (BFL/scripts/hbdl_*_commands.sh with arg_parser.py's defaults): E = 50 local epochs, T = 50,
+		// seeds 0-2.
+		addPaperPreset(name+BABFLSuffix, name+" in BA-BFL mode (the authors' code: model.compat \"ba-bfl\", E = 50, seeds 0-2 as their scripts)",
 			func() *Spec {
-				s := bflp(jamoussi(d.name))
-				s.Budget = "full (rounds, epochs and seeds are not stated by the paper: Ozer et al.'s 10-client budget)"
+				s := withCompat(jamoussi(d.name), models.CompatBABFL)
+				s.Training.LocalEpochs, s.Seeds = 50, []int64{0, 1, 2}
+				s.Budget = "full (the paper states no budget; BA-BFL's scripts: T = 50, E = 50, seeds 0-2)"
 				return s
 			},
 			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })

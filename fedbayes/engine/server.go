@@ -34,6 +34,7 @@ func aggregateRound(s *Spec, out localOutcome, sizes []int, prev *posterior.Post
 		Seed:           deriveInt63(seed, tagAggregate, round),
 		DWCPolicy:      dwcPolicy(s.Aggregation.DWCPolicy),
 		BFLP:           compatOf(s.Model) == models.CompatBFLP,
+		BABFL:          compatOf(s.Model) == models.CompatBABFL,
 	}
 	if rule == aggregate.DWC {
 		opt.PreviousGlobal = prev

@@ -124,7 +124,8 @@ type ModelSpec struct {
 	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
 	DropoutRate float64 `json:"dropout_rate,omitempty"`
 	// Compat is "bfl-p" to follow Ozer et al. (2022)'s public code instead of the paper's text, in the
-	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP); empty follows the text.
+	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP), or "ba-bfl" for Jamoussi et
+	// al.'s (models.CompatBABFL, aggregate.Options.BABFL); empty follows the text.
 	Compat string `json:"compat,omitempty"`
 }
 

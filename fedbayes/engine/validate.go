@@ -289,9 +289,9 @@ func validateModel(c *Spec) error {
 		return specErr("model.init_logvar", "%v; must be in [%v, %v]", m.InitLogVar, models.LogVarMin, models.LogVarMax)
 	}
 	if compat, err := models.ParseCompat(m.Compat); err != nil {
-		return specErr("model.compat", "unknown mode %q; want \"bfl-p\" or leave it empty (the paper's text)", m.Compat)
-	} else if compat == models.CompatBFLP && m.VarParam != "" && m.VarParam != string(models.LogVarParam) {
-		return specErr("model.compat", "\"bfl-p\" needs model.var_param \"logvar\", got %q", m.VarParam)
+		return specErr("model.compat", "unknown mode %q; want \"bfl-p\", \"ba-bfl\" or leave it empty (the paper's text)", m.Compat)
+	} else if compat != models.CompatNone && m.VarParam != "" && m.VarParam != string(models.LogVarParam) {
+		return specErr("model.compat", "%q needs model.var_param \"logvar\", got %q", m.Compat, m.VarParam)
 	}
 	return nil
 }

@@ -121,11 +121,11 @@ var (
 func heInit(fanIn int) initSpec { return initSpec{kind: initHe, fanIn: fanIn} }
 
 // weightInit is the initialisation of a weight layer's weights (or of their means) and biases for fan-in
-// fanIn: He-normal weights and zero biases, or under CompatBFLP N(0, 1/fanIn) means and zero biases for
+// fanIn: He-normal weights and zero biases, or under CompatBFLP and CompatBABFL N(0, 1/fanIn) means and zero biases for
 // a Bayesian layer (BFL-P's VBLinear.reset_parameters) and PyTorch's default U(-1/sqrt(fanIn),
 // 1/sqrt(fanIn)) weights and biases for a deterministic layer (nn.Linear and nn.Conv2d).
 func (b *builder) weightInit(fanIn int, bayes bool) (weights, biases initSpec) {
-	if b.m.cfg.Compat != CompatBFLP {
+	if !b.m.cfg.vblinear() {
 		return heInit(fanIn), zeroInit
 	}
 	bound := 1 / math.Sqrt(math.Max(1, float64(fanIn)))

@@ -25,10 +25,18 @@ const (
 	//   - deterministic weight layers (BFL-P's nn.Conv2d and nn.Linear) start with PyTorch's default
 	//     initialisation, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases.
 	//
-	// It needs VarParam LogVarParam. BA-BFL (Jamoussi et al.) published a fork of BFL-P; that its
-	// layers behave the same way is an assumption (docs/models.md).
+	// It needs VarParam LogVarParam.
 	CompatBFLP Compat = "bfl-p"
+	// CompatBABFL follows the public code of Jamoussi et al. (BA-BFL,
+	// github.com/NourJamoussi/Information-Geometry-for-Bayesian-Federated-Learning, BFL/): a fork of
+	// BFL-P whose VBLinear layers are BFL-P's unchanged (every CompatBFLP point above holds for the
+	// model), but whose aggregation is rewritten (utils/FL/update.py and aggregation_functions.py): raw,
+	// unclamped variances in every rule, and GAA normalised by sum w_k^2 (aggregate.Options.BABFL).
+	CompatBABFL Compat = "ba-bfl"
 )
+
+// vblinear reports whether the model's layers follow BFL-P's VBLinear (CompatBFLP and CompatBABFL).
+func (c Config) vblinear() bool { return c.Compat == CompatBFLP || c.Compat == CompatBABFL }
 
 // Constants of CompatBFLP, read from BFL-P's VBLinear.
 const (
@@ -40,7 +48,7 @@ const (
 )
 
 // Compats returns every compatibility mode, the default first.
-func Compats() []Compat { return []Compat{CompatNone, CompatBFLP} }
+func Compats() []Compat { return []Compat{CompatNone, CompatBFLP, CompatBABFL} }
 
 // ParseCompat returns the mode with the given name ("" or "paper" for the default).
 func ParseCompat(name string) (Compat, error) {
@@ -49,13 +57,15 @@ func ParseCompat(name string) (Compat, error) {
 		return CompatNone, nil
 	case string(CompatBFLP):
 		return CompatBFLP, nil
+	case string(CompatBABFL):
+		return CompatBABFL, nil
 	}
-	return "", fmt.Errorf("models: unknown compatibility mode %q; want %q (the paper's text, default) or %q", name, "paper", CompatBFLP)
+	return "", fmt.Errorf("models: unknown compatibility mode %q; want %q (the paper's text, default), %q or %q", name, "paper", CompatBFLP, CompatBABFL)
 }
 
 // logVarRange is the clamp range of log sigma^2 where it is used (forward pass, KL).
 func (c Config) logVarRange() (lo, hi float64) {
-	if c.Compat == CompatBFLP {
+	if c.vblinear() {
 		return BFLPLogVarMin, BFLPLogVarMax
 	}
 	return LogVarMin, LogVarMax

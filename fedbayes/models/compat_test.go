@@ -159,8 +159,26 @@ func TestBFLPConfigErrors(t *testing.T) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
 	}
-	if _, err := ParseCompat("bfl-p"); err != nil {
-		t.Error(err)
+	for _, name := range []string{"bfl-p", "ba-bfl", ""} {
+		if _, err := ParseCompat(name); err != nil {
+			t.Error(err)
+		}
+	}
+	// BA-BFL's layers are BFL-P's: deterministic biases, log-variances near -9.
+	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian, Compat: CompatBABFL})
+	post, err := m.Posterior()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range post.Params {
+		if strings.HasSuffix(p.Name, "biases") == p.IsGaussian() {
+			t.Errorf("ba-bfl: %s Gaussian = %v; want deterministic biases and Gaussian weights", p.Name, p.IsGaussian())
+		}
+		if p.IsGaussian() {
+			if mu, _ := meanStd(flat32(t, p.LogVar)); math.Abs(mu+9) > 0.01 {
+				t.Errorf("ba-bfl: %s log-variances average %v, want about -9", p.Name, mu)
+			}
+		}
 	}
 	if _, err := ParseCompat("BFL"); err == nil {
 		t.Error("ParseCompat(BFL): want an error")

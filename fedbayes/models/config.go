@@ -165,7 +165,7 @@ type Config struct {
 	DType dtypes.DType
 
 	// Compat follows a reference implementation instead of the paper's text: CompatNone (default) or
-	// CompatBFLP (see CompatBFLP for every behaviour it changes).
+	// CompatBFLP or CompatBABFL (see them for every behaviour they change).
 	Compat Compat
 }
 
@@ -188,7 +188,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InitLogVar == 0 {
 		c.InitLogVar = DefaultInitLogVar
-		if c.Compat == CompatBFLP {
+		if c.vblinear() {
 			c.InitLogVar = BFLPInitLogVar
 		}
 	}
@@ -368,12 +368,12 @@ func (c Config) validate() error {
 	}
 	switch c.Compat {
 	case CompatNone:
-	case CompatBFLP:
+	case CompatBFLP, CompatBABFL:
 		if c.VarParam != LogVarParam {
 			return bad("Compat", "%q needs VarParam %q (BFL-P trains log sigma^2), got %q", c.Compat, LogVarParam, c.VarParam)
 		}
 	default:
-		return bad("Compat", "unknown compatibility mode %q; want %q (default) or %q", c.Compat, CompatNone, CompatBFLP)
+		return bad("Compat", "unknown compatibility mode %q; want %q (default), %q or %q", c.Compat, CompatNone, CompatBFLP, CompatBABFL)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func (b *builder) dense(x *Node, out int) *Node {
 	scope, bayes := b.nextWeightLayer("dense")
 	wInit, bInit := b.weightInit(in, bayes)
 	w := b.param(scope, "weights", []int{in, out}, wInit, bayes)
-	bias := b.param(scope, "biases", []int{out}, bInit, bayes && b.m.cfg.Compat != CompatBFLP)
+	bias := b.param(scope, "biases", []int{out}, bInit, bayes && !b.m.cfg.vblinear())
 	if !bayes {
 		return addBias(matmul(x, w.mean), bias.mean)
 	}
@@ -66,7 +66,7 @@ func (b *builder) outputVariance(weightsPart *Node, bias weight) *Node {
 	if bias.variance != nil {
 		v = addBias(v, bias.variance)
 	}
-	if b.m.cfg.Compat == CompatBFLP {
+	if b.m.cfg.vblinear() {
 		v = AddScalar(v, BFLPVarianceFloor)
 	}
 	return v
@@ -104,7 +104,7 @@ func (b *builder) conv(x *Node, out, size, stride int, same bool) *Node {
 	fanIn := size * size * in
 	wInit, bInit := b.weightInit(fanIn, bayes)
 	w := b.param(scope, "weights", []int{size, size, in, out}, wInit, bayes)
-	bias := b.param(scope, "biases", []int{out}, bInit, bayes && b.m.cfg.Compat != CompatBFLP)
+	bias := b.param(scope, "biases", []int{out}, bInit, bayes && !b.m.cfg.vblinear())
 	if !bayes {
 		return addBias(convPerClient(x, w.mean, stride, same), bias.mean)
 	}

@@ -185,7 +185,7 @@ func (m *Model) spec(scope, name string, dims []int, init initSpec, gaussian, tr
 			spreadName, v = name+"_rho", rhoFromLogVar(v)
 		}
 		spreadInit := initSpec{kind: initConst, value: v}
-		if m.cfg.Compat == CompatBFLP { // BFL-P's VBLinear: log sigma^2 ~ N(-9, 0.001^2).
+		if m.cfg.vblinear() { // BFL-P's VBLinear: log sigma^2 ~ N(-9, 0.001^2).
 			spreadInit = initSpec{kind: initNormal, value: v, std: BFLPInitLogVarStd}
 		}
 		s.spread = ctx.WithInitializer(m.initializer(full+"_logvar", spreadInit)).
