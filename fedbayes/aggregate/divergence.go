@@ -28,6 +28,9 @@ func MaxDiscrepancyWeights(clients []*posterior.Posterior, opt Options) ([]float
 	if err != nil {
 		return nil, err
 	}
+	if opt.MaxDiscrepancy == MaxOfInverse {
+		return weightsFromDivergences(minDiscrepancyFromMatrix(kl), "smallest KL divergence to the other clients")
+	}
 	return weightsFromDivergences(maxDiscrepancyFromMatrix(kl), "maximum KL divergence to the other clients")
 }
 

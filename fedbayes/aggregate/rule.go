@@ -137,6 +137,19 @@ func (p DWCPolicy) String() string {
 	return fmt.Sprintf("DWCPolicy(%d)", int(p))
 }
 
+// MaxDiscrepancyReading is how Fischer et al. (2024), Eq. 20 turns the KL divergences of client k to
+// the others into its weight: the printed equation can be read as the inverse of the largest divergence
+// or as the largest inverse divergence (the inverse of the smallest). docs/aggregation.md discusses it.
+type MaxDiscrepancyReading int
+
+const (
+	// InverseOfMax is gamma_k = 1 / max_j KL(q_k || q_j): a client far from any other gets little weight.
+	InverseOfMax MaxDiscrepancyReading = iota
+	// MaxOfInverse is gamma_k = max_{j != k} 1 / KL(q_k || q_j): a client close to some other gets much
+	// weight.
+	MaxOfInverse
+)
+
 // DefaultPopulationSize is PPA's population size N when Options.PopulationSize is 0.
 const DefaultPopulationSize = 1000
 
@@ -159,6 +172,20 @@ type Options struct {
 	DWCPolicy DWCPolicy
 	// Backend runs the tensor form; nil means backend.Default().
 	Backend backends.Backend
+	// MaxDiscrepancy chooses the reading of Fischer et al. (2024), Eq. 20 for MaxDiscrepancyWeights:
+	// InverseOfMax (the default, gamma_k = 1 / max_j KL(q_k || q_j)) or MaxOfInverse
+	// (gamma_k = max_{j != k} 1 / KL(q_k || q_j) = 1 / min_{j != k} KL).
+	MaxDiscrepancy MaxDiscrepancyReading
+	// BABFL makes the tensor form behave like the public code of Jamoussi et al. (BA-BFL, a fork of
+	// BFL-P with its own aggregation): GAA's variance is sum w_k^2 s2_k / sum w_k^2 (numpy's average
+	// with weights w_k^2), and no clamp anywhere; the other rules are the papers' equations. The scalar
+	// form ignores it.
+	BABFL bool
+	// BFLP makes the tensor form behave like the public code of Ozer et al. (2022), BFL-P, where it
+	// differs from the paper's equations: clamped client log-variances (all rules but AALV), clamped
+	// partial sums in EAA and GAA, floor(w_k N) samples and the unbiased variance in PPA (bflp.go has
+	// the details). The scalar form ignores it.
+	BFLP bool
 }
 
 func (o Options) populationSize() (int, error) {

@@ -93,6 +93,9 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 	if stacked {
 		K = ref.Params[0].Mean.Shape().Dimensions[0]
 	}
+	if opt.BFLP && opt.BABFL {
+		return nil, Report{}, fmt.Errorf("aggregate: Options.BFLP and Options.BABFL are both set; choose one code base to follow")
+	}
 	w, err := checkWeights(weights, K, opt.Normalize)
 	if err != nil {
 		return nil, Report{}, err
@@ -108,6 +111,11 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 			return nil, report, fmt.Errorf("aggregate: PPA population size %d: need at least 2 samples", N)
 		}
 		counts = populationCounts(w, N)
+		if opt.BFLP {
+			if counts, err = floorCounts(w, N); err != nil {
+				return nil, report, err
+			}
+		}
 	}
 	prev := opt.PreviousGlobal
 	if rule == DWC {
@@ -170,6 +178,9 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 				continue
 			}
 			lv := take()
+			if opt.BFLP && rule != AALV {
+				lv = clampLogVars(lv)
+			}
 			switch rule {
 			case DWC:
 				pm, plv := in[pos], in[pos+1]
@@ -179,6 +190,20 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 			case PPA:
 				var m, l *G.Node
 				m, l, rng = ppaNodes(rng, counts, mu, lv, mu[0].Shape())
+				if opt.BFLP {
+					l = G.AddScalar(l, unbiasedShift(counts))
+				}
+				outs = append(outs, m, l)
+			case EAA, GAA:
+				var m, l *G.Node
+				switch {
+				case opt.BFLP:
+					m, l = bflpGaussianNodes(rule, w, mu, lv)
+				case opt.BABFL && rule == GAA:
+					m, l = babflGAANodes(w, mu, lv)
+				default:
+					m, l = gaussianNodes(rule, w, mu, lv)
+				}
 				outs = append(outs, m, l)
 			default:
 				m, l := gaussianNodes(rule, w, mu, lv)

@@ -123,6 +123,21 @@ func maxDiscrepancyFromMatrix(kl [][]float64) []float64 {
 	return d
 }
 
+// minDiscrepancyFromMatrix returns min_{j != k} kl[k][j] for each client k (kl[k][k] for a single
+// client): 1 / min_j KL = max_j 1 / KL, the MaxOfInverse reading of Eq. 20.
+func minDiscrepancyFromMatrix(kl [][]float64) []float64 {
+	d := make([]float64, len(kl))
+	for k, row := range kl {
+		d[k] = math.Inf(1)
+		for j, v := range row {
+			if j != k || len(row) == 1 {
+				d[k] = math.Min(d[k], v)
+			}
+		}
+	}
+	return d
+}
+
 // KL returns the Kullback-Leibler divergence KL(p || q) between two univariate Gaussians:
 // (log(s2_q/s2_p) + (s2_p + (mu_p - mu_q)^2)/s2_q - 1) / 2, clamped at 0 against rounding.
 func KL(p, q Gaussian) float64 {

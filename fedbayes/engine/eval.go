@@ -57,7 +57,7 @@ func (e *evaluator) evaluate(global *posterior.Posterior, seed int64, round int)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
 	}
-	res, err := metrics.EvaluateClassification(pred.ClientMean(0), e.prob.test.Labels, c, e.spec.Evaluation.Bins)
+	res, err := classification(pred.ClientMean(0), e.prob.test.Labels, c, e.spec.Evaluation)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
 	}
@@ -120,4 +120,19 @@ func (e *evaluator) evaluate(global *posterior.Posterior, seed int64, round int)
 	out[MetricClientAccuracyMin] = f.Min
 	out[MetricClientAccuracyMax] = f.Max
 	return out, acc, nil
+}
+
+// classification is metrics.EvaluateClassification with the spec's conventions (ECE bins, NLL epsilon).
+func classification(probs []float32, labels []int32, classes int, ev EvaluationSpec) (metrics.ClassificationResult, error) {
+	a, err := metrics.NewClassification(classes, ev.Bins)
+	if err != nil {
+		return metrics.ClassificationResult{}, err
+	}
+	if err := a.SetNLLEpsilon(ev.NLLEpsilon); err != nil {
+		return metrics.ClassificationResult{}, err
+	}
+	if err := a.Add(probs, labels); err != nil {
+		return metrics.ClassificationResult{}, err
+	}
+	return a.Result()
 }

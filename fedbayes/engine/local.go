@@ -28,9 +28,16 @@ func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
 		InitLogVar:     m.InitLogVar,
 		KLWeight:       m.KLWeight,
 		DropoutRate:    m.DropoutRate,
+		Compat:         compatOf(m),
 		Clients:        k,
 		Seed:           seed,
 	}
+}
+
+// compatOf is the model's compatibility mode (validated with the spec).
+func compatOf(m ModelSpec) models.Compat {
+	c, _ := models.ParseCompat(m.Compat)
+	return c
 }
 
 // optimizerConfig is the models.OptimizerConfig of a spec.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"fedbayes.dev/fedbayes/models"
 )
 
 // preset is a named spec at the paper's budget, what it reproduces, and how it is cut to the reduced
@@ -17,6 +19,13 @@ type preset struct {
 
 // ReducedSuffix ends the name of a preset's reduced-budget form.
 const ReducedSuffix = "-reduced"
+
+// BFLPSuffix ends the name of an Ozer et al. (2022) preset run in BFL-P mode (model.compat "bfl-p").
+const BFLPSuffix = "-bflp"
+
+// BABFLSuffix ends the name of a Jamoussi et al. (BA-BFL) preset run in BA-BFL mode (model.compat
+// "ba-bfl").
+const BABFLSuffix = "-babfl"
 
 // raw marshals a constant value for a sweep or variant.
 func raw(v any) json.RawMessage {
@@ -77,6 +86,27 @@ func reduce(s *Spec, train, test, rounds, epochs int, seeds []int64, every int) 
 	return c
 }
 
+// bflp switches an Ozer et al. (2022) spec to the behaviour of their public code, BFL-P
+// (model.compat "bfl-p": models.CompatBFLP and aggregate.Options.BFLP), deterministic variants included
+// (PyTorch's initialisation).
+func bflp(s *Spec) *Spec { return withCompat(s, models.CompatBFLP) }
+
+// withCompat sets model.compat on a spec and on every variant that replaces the model.
+func withCompat(s *Spec, compat models.Compat) *Spec {
+	s.Model.Compat = string(compat)
+	for i, v := range s.Variants {
+		if m, ok := v.Set["model"]; ok {
+			var mm map[string]any
+			if err := json.Unmarshal(m, &mm); err != nil {
+				panic(err) // constants only
+			}
+			mm["compat"] = string(compat)
+			s.Variants[i].Set["model"] = raw(mm)
+		}
+	}
+	return s
+}
+
 // ozerDatasets are the datasets of Ozer et al. (2022), Table 2, by preset name.
 var ozerDatasets = []struct{ short, name string }{{"fmnist", "fashion-mnist"}, {"cifar10", "cifar10"}, {"svhn", "svhn"}}
 
@@ -97,7 +127,8 @@ func ozer(dataset string, clients int, part string) *Spec {
 		Aggregation: AggregationSpec{Rule: "GAA", Weighting: "equal"},
 		Training: TrainingSpec{Rounds: 50, LocalEpochs: 10, BatchSize: 64, Optimizer: "sgd", LearningRate: 0.01,
 			Momentum: 0.9, WeightDecay: 1e-5, Prior: "fixed"},
-		Evaluation: EvaluationSpec{Every: 1, Samples: 10, Bins: 15, Fairness: "off"},
+		// BFL-P's scores.py, which computed Tables 1 and 3: ECE over 100 bins, NLL -log(p + 1e-8).
+		Evaluation: EvaluationSpec{Every: 1, Samples: 10, Bins: 100, NLLEpsilon: 1e-8, Fairness: "off"},
 		Seeds:      []int64{0, 1, 2, 3, 4},
 	}
 	if clients == 100 {
@@ -282,6 +313,10 @@ func init() {
 						}
 						return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0)
 					})
+				reduced := presets[name].reduced
+				addPaperPreset(name+BFLPSuffix, fmt.Sprintf("%s in BFL-P mode (the authors' code: model.compat \"bfl-p\")", name),
+					func() *Spec { return bflp(ozer(d.name, clients, part)) },
+					func(s *Spec) *Spec { return reduced(s) })
 			}
 		}
 	}
@@ -316,6 +351,17 @@ func init() {
 			func() *Spec {
 				s := jamoussi(d.name)
 				s.Budget = "full (rounds, epochs and seeds are not stated by the paper: Ozer et al.'s 10-client budget)"
+				return s
+			},
+			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })
+		// BA-BFL's code: BFL-P's layers, its own aggregation (models.CompatBABFL), and the budget of its
+		// scripts (BFL/scripts/hbdl_*_commands.sh with arg_parser.py's defaults): E = 50 local epochs, T = 50,
+		// seeds 0-2.
+		addPaperPreset(name+BABFLSuffix, name+" in BA-BFL mode (the authors' code: model.compat \"ba-bfl\", E = 50, seeds 0-2 as their scripts)",
+			func() *Spec {
+				s := withCompat(jamoussi(d.name), models.CompatBABFL)
+				s.Training.LocalEpochs, s.Seeds = 50, []int64{0, 1, 2}
+				s.Budget = "full (the paper states no budget; BA-BFL's scripts: T = 50, E = 50, seeds 0-2)"
 				return s
 			},
 			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -32,6 +33,8 @@ func aggregateRound(s *Spec, out localOutcome, sizes []int, prev *posterior.Post
 		PopulationSize: s.Aggregation.Population,
 		Seed:           deriveInt63(seed, tagAggregate, round),
 		DWCPolicy:      dwcPolicy(s.Aggregation.DWCPolicy),
+		BFLP:           compatOf(s.Model) == models.CompatBFLP,
+		BABFL:          compatOf(s.Model) == models.CompatBABFL,
 	}
 	if rule == aggregate.DWC {
 		opt.PreviousGlobal = prev

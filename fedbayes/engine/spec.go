@@ -123,6 +123,10 @@ type ModelSpec struct {
 	KLWeight float64 `json:"kl_weight,omitempty"`
 	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
 	DropoutRate float64 `json:"dropout_rate,omitempty"`
+	// Compat is "bfl-p" to follow Ozer et al. (2022)'s public code instead of the paper's text, in the
+	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP), or "ba-bfl" for Jamoussi et
+	// al.'s (models.CompatBABFL, aggregate.Options.BABFL); empty follows the text.
+	Compat string `json:"compat,omitempty"`
 }
 
 // AggregationSpec is how the server combines the clients (fedbayes/aggregate).
@@ -200,8 +204,11 @@ type EvaluationSpec struct {
 	// Samples is M, the Monte Carlo samples of the predictive (default 10 for Bayesian and MC-dropout
 	// models; deterministic models use 1).
 	Samples int `json:"samples,omitempty"`
-	// Bins is the number of ECE bins (default 15).
+	// Bins is the number of ECE bins (default 15; BFL-P's scores.py uses 100).
 	Bins int `json:"bins,omitempty"`
+	// NLLEpsilon, when positive, makes the NLL -log(p + NLLEpsilon) (BFL-P's scores.py: 1e-8) instead of
+	// -log(max(p, 1e-12)) (metrics.Classification.SetNLLEpsilon).
+	NLLEpsilon float64 `json:"nll_epsilon,omitempty"`
 	// Fairness is local (default: each client's accuracy on its own training data), test-share (on a
 	// share of the test set with the client's class proportions) or off (Jamoussi et al. (BA-BFL)).
 	Fairness string `json:"fairness,omitempty"`

@@ -288,6 +288,11 @@ func validateModel(c *Spec) error {
 	if m.InitLogVar != 0 && !(m.InitLogVar >= models.LogVarMin && m.InitLogVar <= models.LogVarMax) {
 		return specErr("model.init_logvar", "%v; must be in [%v, %v]", m.InitLogVar, models.LogVarMin, models.LogVarMax)
 	}
+	if compat, err := models.ParseCompat(m.Compat); err != nil {
+		return specErr("model.compat", "unknown mode %q; want \"bfl-p\", \"ba-bfl\" or leave it empty (the paper's text)", m.Compat)
+	} else if compat != models.CompatNone && m.VarParam != "" && m.VarParam != string(models.LogVarParam) {
+		return specErr("model.compat", "%q needs model.var_param \"logvar\", got %q", m.Compat, m.VarParam)
+	}
 	return nil
 }
 
@@ -397,6 +402,9 @@ func validateEvaluation(c *Spec) error {
 	}
 	if e.Samples < 1 {
 		return specErr("evaluation.samples", "%d; must be at least 1", e.Samples)
+	}
+	if !(e.NLLEpsilon >= 0 && e.NLLEpsilon < 1) {
+		return specErr("evaluation.nll_epsilon", "%v; must be in [0, 1) (0: floor probabilities at 1e-12 instead)", e.NLLEpsilon)
 	}
 	if e.Bins < 1 {
 		return specErr("evaluation.bins", "%d; must be at least 1", e.Bins)

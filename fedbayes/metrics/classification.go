@@ -26,7 +26,8 @@ type ClassificationResult struct {
 	// lowest class index).
 	Accuracy float64
 	// NLL is the mean negative log-likelihood -log p(y|x) in nats (Hasan (2023), Eq. 2.16, divided
-	// by N); probabilities below ProbFloor are raised to it.
+	// by N); probabilities below ProbFloor are raised to it, or, after SetNLLEpsilon(eps), eps is added
+	// to every probability.
 	NLL float64
 	// Brier is the mean multi-class Brier score sum_c (p_c - 1[y=c])^2, in [0, 2].
 	Brier float64
@@ -49,6 +50,7 @@ type Classification struct {
 	numClasses int
 	bins       int
 	tol        float64
+	nllEpsilon float64 // 0: log(max(p, ProbFloor)); > 0: log(p + nllEpsilon)
 	batches    int
 
 	n        int
@@ -86,6 +88,20 @@ func (a *Classification) SetTolerance(tol float64) error {
 		return err
 	}
 	a.tol = tol
+	return nil
+}
+
+// SetNLLEpsilon changes how the NLL guards the logarithm: eps = 0 (the default) uses
+// -log(max(p, ProbFloor)); eps > 0 uses -log(p + eps), the convention of BFL-P's scores.py (eps = 1e-8,
+// Ozer et al. (2022), Tables 1 and 3). Call it before Add; eps must be finite and in [0, 1).
+func (a *Classification) SetNLLEpsilon(eps float64) error {
+	if !(eps >= 0 && eps < 1) {
+		return fmt.Errorf("metrics: classification: NLL epsilon %v; must be in [0, 1)", eps)
+	}
+	if a.n > 0 {
+		return fmt.Errorf("metrics: classification: NLL epsilon set after %d examples were added", a.n)
+	}
+	a.nllEpsilon = eps
 	return nil
 }
 
@@ -128,7 +144,11 @@ func (a *Classification) addRow(p []float64, y int) {
 	if hit {
 		a.correct++
 	}
-	a.nllSum -= logFloor(p[y])
+	if a.nllEpsilon > 0 {
+		a.nllSum -= math.Log(p[y] + a.nllEpsilon)
+	} else {
+		a.nllSum -= logFloor(p[y])
+	}
 	var brier float64
 	for k, v := range p {
 		d := v

@@ -23,6 +23,10 @@ type FairnessResult struct {
 	Worst float64
 	// WorstClients is the number of clients averaged in Worst.
 	WorstClients int
+	// WorstPercentile is the other reading of "worst 10%": the WorstFraction quantile of the client
+	// accuracies, interpolated linearly between order statistics (position WorstFraction x (K - 1) in
+	// the sorted accuracies, numpy's default).
+	WorstPercentile float64
 	// Min and Max are the lowest and highest client accuracy; Spread is Max - Min.
 	Min, Max, Spread float64
 	// Std is the (population, unweighted) standard deviation of the client accuracies.
@@ -82,6 +86,12 @@ func FairnessFromAccuracies(accuracies, weights []float64) (FairnessResult, erro
 		worst += a
 	}
 	r.Worst = worst / float64(r.WorstClients)
+	pos := WorstFraction * float64(k-1)
+	lo := int(math.Floor(pos))
+	r.WorstPercentile = sorted[lo]
+	if lo+1 < k {
+		r.WorstPercentile += (pos - float64(lo)) * (sorted[lo+1] - sorted[lo])
+	}
 	return r, nil
 }
 

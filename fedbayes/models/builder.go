@@ -99,15 +99,18 @@ type initKind int
 const (
 	initZero initKind = iota
 	initOne
-	initHe    // N(0, 2 / fanIn), He et al. (2015), as GoMLX's initializers.HeFn
-	initConst // a constant
+	initHe      // N(0, 2 / fanIn), He et al. (2015), as GoMLX's initializers.HeFn
+	initConst   // a constant
+	initNormal  // N(value, std^2)
+	initUniform // U(-std, std)
 )
 
 // initSpec is the initialisation of a parameter's mean (or value).
 type initSpec struct {
 	kind  initKind
 	fanIn int     // initHe
-	value float64 // initConst
+	value float64 // initConst, initNormal's mean
+	std   float64 // initNormal's standard deviation, initUniform's bound
 }
 
 var (
@@ -116,6 +119,22 @@ var (
 )
 
 func heInit(fanIn int) initSpec { return initSpec{kind: initHe, fanIn: fanIn} }
+
+// weightInit is the initialisation of a weight layer's weights (or of their means) and biases for fan-in
+// fanIn: He-normal weights and zero biases, or under CompatBFLP and CompatBABFL N(0, 1/fanIn) means and zero biases for
+// a Bayesian layer (BFL-P's VBLinear.reset_parameters) and PyTorch's default U(-1/sqrt(fanIn),
+// 1/sqrt(fanIn)) weights and biases for a deterministic layer (nn.Linear and nn.Conv2d).
+func (b *builder) weightInit(fanIn int, bayes bool) (weights, biases initSpec) {
+	if !b.m.cfg.vblinear() {
+		return heInit(fanIn), zeroInit
+	}
+	bound := 1 / math.Sqrt(math.Max(1, float64(fanIn)))
+	if bayes {
+		return initSpec{kind: initNormal, std: bound}, zeroInit
+	}
+	u := initSpec{kind: initUniform, std: bound}
+	return u, u
+}
 
 // weight holds the graph values of one parameter: mean (or the deterministic value), and for a Gaussian
 // parameter its standard deviation, variance and log-variance, all [K, dims...].
@@ -136,7 +155,8 @@ func (b *builder) param(scope, name string, dims []int, init initSpec, gaussian 
 	spread := spec.spread.ValueGraph(b.g)
 	switch m.cfg.VarParam {
 	case LogVarParam:
-		w.logVar = ClipScalar(spread, LogVarMin, LogVarMax)
+		lo, hi := m.cfg.logVarRange()
+		w.logVar = ClipScalar(spread, lo, hi)
 		w.sigma = Exp(MulScalar(w.logVar, 0.5))
 		w.variance = Exp(w.logVar)
 	case SoftplusParam:
@@ -182,12 +202,22 @@ func (m *Model) initializer(name string, init initSpec) context.VariableInitiali
 			return BroadcastToShape(Scalar(g, shape.DType, init.value), shape)
 		}
 		perClient := shapes.Make(shape.DType, shape.Dimensions[1:]...)
-		stddev := math.Sqrt(2 / math.Max(1, float64(init.fanIn)))
 		parts := make([]*Node, m.k)
 		for k := range parts {
 			state := Const(g, mustRNGState(seedFor(m.cfg.Seed+int64(k), name)))
-			_, v := RandomNormal(state, perClient)
-			parts[k] = ExpandAxes(MulScalar(v, stddev), 0)
+			var v *Node
+			switch init.kind {
+			case initNormal:
+				_, v = RandomNormal(state, perClient)
+				v = AddScalar(MulScalar(v, init.std), init.value)
+			case initUniform:
+				_, v = RandomUniform(state, perClient)
+				v = MulScalar(AddScalar(MulScalar(v, 2), -1), init.std)
+			default: // initHe
+				_, v = RandomNormal(state, perClient)
+				v = MulScalar(v, math.Sqrt(2/math.Max(1, float64(init.fanIn))))
+			}
+			parts[k] = ExpandAxes(v, 0)
 		}
 		if len(parts) == 1 {
 			return parts[0]

@@ -163,6 +163,10 @@ type Config struct {
 	// DType is the computation and variable type: float32 (default) or float64 (for numerical checks;
 	// posteriors are still exchanged in float32).
 	DType dtypes.DType
+
+	// Compat follows a reference implementation instead of the paper's text: CompatNone (default) or
+	// CompatBFLP or CompatBABFL (see them for every behaviour they change).
+	Compat Compat
 }
 
 // withDefaults returns a copy of c with the documented defaults filled in.
@@ -184,6 +188,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InitLogVar == 0 {
 		c.InitLogVar = DefaultInitLogVar
+		if c.vblinear() {
+			c.InitLogVar = BFLPInitLogVar
+		}
 	}
 	if c.KLWeight == 0 {
 		c.KLWeight = 1
@@ -358,6 +365,15 @@ func (c Config) validate() error {
 	}
 	if c.DType != dtypes.Float32 && c.DType != dtypes.Float64 {
 		return bad("DType", "%s; want float32 or float64", c.DType)
+	}
+	switch c.Compat {
+	case CompatNone:
+	case CompatBFLP, CompatBABFL:
+		if c.VarParam != LogVarParam {
+			return bad("Compat", "%q needs VarParam %q (BFL-P trains log sigma^2), got %q", c.Compat, LogVarParam, c.VarParam)
+		}
+	default:
+		return bad("Compat", "unknown compatibility mode %q; want %q (default), %q or %q", c.Compat, CompatNone, CompatBFLP, CompatBABFL)
 	}
 	return nil
 }

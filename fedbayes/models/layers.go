@@ -23,31 +23,53 @@ func addBias(y, bias *Node) *Node {
 }
 
 // dense applies the next weight layer as a dense layer to x [K, B, in], returning [K, B, out]. A
-// Bayesian layer uses the model's estimator (see Estimator); its weights and biases are both Gaussian.
+// Bayesian layer uses the model's estimator (see Estimator); its weights are Gaussian, and so are its
+// biases unless the model follows CompatBFLP (deterministic biases).
 func (b *builder) dense(x *Node, out int) *Node {
 	in := x.Shape().Dimensions[2]
 	batch := x.Shape().Dimensions[1]
 	scope, bayes := b.nextWeightLayer("dense")
-	w := b.param(scope, "weights", []int{in, out}, heInit(in), bayes)
-	bias := b.param(scope, "biases", []int{out}, zeroInit, bayes)
+	wInit, bInit := b.weightInit(in, bayes)
+	w := b.param(scope, "weights", []int{in, out}, wInit, bayes)
+	bias := b.param(scope, "biases", []int{out}, bInit, bayes && !b.m.cfg.vblinear())
 	if !bayes {
 		return addBias(matmul(x, w.mean), bias.mean)
 	}
 	switch b.m.cfg.Estimator {
 	case Reparam:
 		wSample := Add(w.mean, Mul(w.sigma, b.normal(in, out)))
-		bSample := Add(bias.mean, Mul(bias.sigma, b.normal(out)))
-		return addBias(matmul(x, wSample), bSample)
+		return addBias(matmul(x, wSample), b.biasSample(bias, out))
 	case LocalReparam:
 		mean := addBias(matmul(x, w.mean), bias.mean)
-		variance := addBias(matmul(Square(x), w.variance), bias.variance)
+		variance := b.outputVariance(matmul(Square(x), w.variance), bias)
 		return Add(mean, Mul(Sqrt(variance), b.normal(batch, out)))
 	default: // Flipout
-		bSample := Add(bias.mean, Mul(bias.sigma, b.normal(out)))
+		bSample := b.biasSample(bias, out)
 		delta := Mul(w.sigma, b.normal(in, out))
 		perturbation := Mul(matmul(Mul(x, b.sign(batch, in)), delta), b.sign(batch, out))
 		return Add(addBias(matmul(x, w.mean), bSample), perturbation)
 	}
+}
+
+// biasSample is one reparameterised sample of a Gaussian bias [K, out], or a deterministic bias's value.
+func (b *builder) biasSample(bias weight, out int) *Node {
+	if bias.sigma == nil {
+		return bias.mean
+	}
+	return Add(bias.mean, Mul(bias.sigma, b.normal(out)))
+}
+
+// outputVariance is the local-reparameterisation variance of a layer's output: the weights' part plus
+// a Gaussian bias's variance, plus BFLPVarianceFloor under CompatBFLP (BFL-P's VBLinear.forward).
+func (b *builder) outputVariance(weightsPart *Node, bias weight) *Node {
+	v := weightsPart
+	if bias.variance != nil {
+		v = addBias(v, bias.variance)
+	}
+	if b.m.cfg.vblinear() {
+		v = AddScalar(v, BFLPVarianceFloor)
+	}
+	return v
 }
 
 // convPerClient convolves x [K, B, H, W, C] with kernel [K, kh, kw, C, out], each client with its own
@@ -75,28 +97,27 @@ func convPerClient(x, kernel *Node, stride int, same bool) *Node {
 
 // conv applies the next weight layer as a 2D convolution (size x size kernel, channels last) to
 // x [K, B, H, W, C]. A Bayesian layer uses the model's estimator; see Estimator for LocalReparam on
-// convolutions.
+// convolutions, and dense for the biases.
 func (b *builder) conv(x *Node, out, size, stride int, same bool) *Node {
 	in := x.Shape().Dimensions[4]
 	scope, bayes := b.nextWeightLayer("conv")
 	fanIn := size * size * in
-	w := b.param(scope, "weights", []int{size, size, in, out}, heInit(fanIn), bayes)
-	bias := b.param(scope, "biases", []int{out}, zeroInit, bayes)
+	wInit, bInit := b.weightInit(fanIn, bayes)
+	w := b.param(scope, "weights", []int{size, size, in, out}, wInit, bayes)
+	bias := b.param(scope, "biases", []int{out}, bInit, bayes && !b.m.cfg.vblinear())
 	if !bayes {
 		return addBias(convPerClient(x, w.mean, stride, same), bias.mean)
 	}
 	switch b.m.cfg.Estimator {
 	case Reparam:
 		wSample := Add(w.mean, Mul(w.sigma, b.normal(size, size, in, out)))
-		bSample := Add(bias.mean, Mul(bias.sigma, b.normal(out)))
-		return addBias(convPerClient(x, wSample, stride, same), bSample)
+		return addBias(convPerClient(x, wSample, stride, same), b.biasSample(bias, out))
 	case LocalReparam:
 		mean := addBias(convPerClient(x, w.mean, stride, same), bias.mean)
-		variance := addBias(convPerClient(Square(x), w.variance, stride, same), bias.variance)
+		variance := b.outputVariance(convPerClient(Square(x), w.variance, stride, same), bias)
 		return Add(mean, Mul(Sqrt(variance), b.normal(mean.Shape().Dimensions[1:]...)))
 	default: // Flipout
-		bSample := Add(bias.mean, Mul(bias.sigma, b.normal(out)))
-		mean := addBias(convPerClient(x, w.mean, stride, same), bSample)
+		mean := addBias(convPerClient(x, w.mean, stride, same), b.biasSample(bias, out))
 		delta := Mul(w.sigma, b.normal(size, size, in, out))
 		flipped := Mul(x, b.sign(x.Shape().Dimensions[1:]...))
 		perturbation := convPerClient(flipped, delta, stride, same)

@@ -184,7 +184,11 @@ func (m *Model) spec(scope, name string, dims []int, init initSpec, gaussian, tr
 		if m.cfg.VarParam == SoftplusParam {
 			spreadName, v = name+"_rho", rhoFromLogVar(v)
 		}
-		s.spread = ctx.WithInitializer(m.initializer(full, initSpec{kind: initConst, value: v})).
+		spreadInit := initSpec{kind: initConst, value: v}
+		if m.cfg.vblinear() { // BFL-P's VBLinear: log sigma^2 ~ N(-9, 0.001^2).
+			spreadInit = initSpec{kind: initNormal, value: v, std: BFLPInitLogVarStd}
+		}
+		s.spread = ctx.WithInitializer(m.initializer(full+"_logvar", spreadInit)).
 			VariableWithShape(spreadName, shape).SetTrainable(true)
 		if m.cfg.PriorVariables {
 			s.priorMean = ctx.WithInitializer(initializers.Zero).VariableWithShape(name+"_prior_mean", shape).SetTrainable(false)

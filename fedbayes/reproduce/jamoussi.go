@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -28,9 +29,13 @@ var jamoussiFMNIST = map[string]map[string]ref{
 
 var jamoussiPreset = Preset{Full: "jamoussi-fmnist"}
 
+// jamoussiBFLP is the same setting as the authors' code runs it (engine.BABFLSuffix: model.compat
+// "ba-bfl", E = 50, seeds 0-2).
+var jamoussiBFLP = Preset{Full: "jamoussi-fmnist" + engine.BABFLSuffix}
+
 func jamoussiPaper() *Paper {
 	return &Paper{ID: "002", Title: "Jamoussi, Serra, Stavrou, Kountouris, BA-BFL: Barycentric Aggregation for Bayesian Federated Learning",
-		Presets: []Preset{jamoussiPreset}, section: jamoussiSection}
+		Presets: []Preset{jamoussiPreset, jamoussiBFLP}, section: jamoussiSection}
 }
 
 func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) {
@@ -39,7 +44,12 @@ func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) 
 		"active with Dirichlet(0.5) label skew, size weights; the rules AALV, EAA, GAA, RKLB (Eq. 8) and WB (Eq. 9). " +
 		"Fairness: the global model's accuracy on a share of the test set with each client's class proportions, " +
 		"size-weighted over clients, and the worst 10% of clients. The paper states neither rounds, epochs, optimiser, " +
-		"Dirichlet concentration nor seeds; our full budget borrows Ozer et al.'s 10-client setting.\n\n" + budgetLine(jamoussiPreset, b, runs)
+		"Dirichlet concentration nor seeds; our full budget borrows Ozer et al.'s 10-client setting. Metrics as the " +
+		"authors' scores.py (ECE over 100 bins, NLL −log(p + 10⁻⁸); their Table 1 prints ECE in percent). The `-babfl` " +
+		"preset runs the setting as their public code does (model.compat \"ba-bfl\"): BFL-P's layers (log σ² from −9, " +
+		"clamped to [−8, 8] in the forward pass and the KL, deterministic biases), their own aggregation (raw variances, " +
+		"GAA as Σw²σ²/Σw², which equals EAA with equal weights), and their scripts' budget (E = 50, seeds 0-2).\n\n" +
+		budgetLine(jamoussiPreset, b, runs) + "\n" + budgetLine(jamoussiBFLP, b, runs)
 	rs := runSet(runs[jamoussiPreset.Name(b)])
 	rows := []string{"n0-FedAvg"}
 	for n := 1; n <= 3; n++ {
@@ -51,6 +61,10 @@ func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) 
 		compareTable(rs, "variant", rows, []metricCol{colAcc, colECE, colNLL}, jamoussiFMNIST),
 		"Fairness (the paper gives these only as Fig. 5, without numbers):\n\n"+
 			compareTable(rs, "variant", rows, []metricCol{colWAcc, colWorst}, nil))
+	if rb := runSet(runs[jamoussiBFLP.Name(b)]); len(rb) > 0 {
+		s.Blocks = append(s.Blocks, "BA-BFL mode (the authors' code), final round, ours beside Table 1 (FMNIST):\n\n"+
+			compareTable(rb, "variant", rows, []metricCol{colAcc, colECE, colNLL, colWorst}, jamoussiFMNIST))
+	}
 	// Figures: ECE and NLL against n, one line per rule (n = 0 is FedAvg for every rule).
 	for _, m := range []metricCol{colECE, colNLL, colWorst} {
 		var series []plots.SeedSeries

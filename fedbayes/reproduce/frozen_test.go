@@ -1,0 +1,105 @@
+package reproduce
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestDecayFactor checks the momentum recurrence by hand for two steps: buf1 = wd, theta1 = 1 - lr wd;
+// buf2 = rho wd + wd theta1, theta2 = theta1 - lr buf2.
+func TestDecayFactor(t *testing.T) {
+	lr, rho, wd := 0.1, 0.5, 0.2
+	t1 := 1 - lr*wd
+	t2 := t1 - lr*(rho*wd+wd*t1)
+	if got := decayFactor(2, lr, rho, wd); math.Abs(got-t2) > 1e-15 {
+		t.Errorf("decayFactor(2) = %v, want %v", got, t2)
+	}
+	if got := decayFactor(0, lr, rho, wd); got != 1 {
+		t.Errorf("decayFactor(0) = %v, want 1", got)
+	}
+}
+
+// TestFrozenSpreadHand checks the predictions on a case small enough to work out by hand: 4 weights,
+// two equal clients of 10 examples, batch 10, one epoch, one round, lr 0.5, no momentum, wd 0.1:
+// theta = -9 (1 - 0.05) = -8.55; AALV spread sqrt(4 e^-8.55); c = (1 - 1/2)(1/2) = 1/4, so GAA gives
+// sqrt(4 e^-8 1.25) at the floor and sqrt(4 e^-8 / 0.75) held.
+func TestFrozenSpreadHand(t *testing.T) {
+	f := FrozenSpread{Weights: 4, ClientSizes: []int{10, 10}, Rounds: 1, Epochs: 1, BatchSize: 10,
+		LearningRate: 0.5, WeightDecay: 0.1, InitLogVar: -9}
+	p, err := f.Predict()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name      string
+		got, want float64
+	}{
+		{"AALV", p.AALV, math.Sqrt(4 * math.Exp(-8.55))},
+		{"c", p.C, 0.25},
+		{"GAA floor", p.GAAFloor, math.Sqrt(4 * math.Exp(-8) * 1.25)},
+		{"GAA held", p.GAAHeld, math.Sqrt(4 * math.Exp(-8) / 0.75)},
+		// q = 1/2, one round: v (1 - 1/4) / (1/2) = 1.5 v, the two-client EAA case of package aggregate.
+		{"EAA held", p.EAAHeld, math.Sqrt(4 * math.Exp(-8) * 1.5)},
+	}
+	for _, w := range want {
+		if math.Abs(w.got-w.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", w.name, w.got, w.want)
+		}
+	}
+	// Size weights with sizes 10 and 30: E[n^2]/E[n]^2 = 500/400, c = (1/2)(1.25/2) = 0.3125.
+	f.ClientSizes, f.SizeWeights = []int{10, 30}, true
+	if p, err = f.Predict(); err != nil || math.Abs(p.C-0.3125) > 1e-12 {
+		t.Errorf("size-weighted c = %v (%v), want 0.3125", p.C, err)
+	}
+	for _, bad := range []FrozenSpread{{}, {Weights: 1}, {Weights: 1, ClientSizes: []int{0}, Rounds: 1, Epochs: 1, BatchSize: 1},
+		{Weights: 1, ClientSizes: []int{1}, Rounds: 1, Epochs: 1, BatchSize: 1, Active: 2}} {
+		if _, err := bad.Predict(); err == nil {
+			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}
+
+// TestTable4Prediction checks the finding built from the frozen-variance prediction at the paper's
+// budget: every AALV and GAA cell of Table 4 within 10 %, and the FMNIST 10-client AALV value against a
+// closed form: 94 steps an epoch (6,000 / 64), 940 a round, theta_50 = -9 g^50 with g ~ exp(-940 lr wd
+// / (1 - rho)) up to the momentum's start-up, so the spread is about sqrt(41,640 e^{-9 e^{-0.047}}) = 2.79.
+func TestTable4Prediction(t *testing.T) {
+	_, f := ozerTable4Block()
+	if f.Verdict != Holds || !strings.HasPrefix(f.Evidence, "12 of 12") {
+		t.Errorf("Table 4 prediction: %s, %s", f.Verdict, f.Evidence)
+	}
+	p, err := ozerFrozen("c10", 60000, 41640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approx := math.Sqrt(41640 * math.Exp(-9*math.Exp(-0.047)))
+	if math.Abs(p.AALV/approx-1) > 0.01 {
+		t.Errorf("AALV FMNIST 10 clients: %v, closed-form approximation %v", p.AALV, approx)
+	}
+}
+
+// TestBFLPSpreadFinding checks the measured-against-predicted finding on fake runs of the reduced
+// 10-client non-IID BFL-P preset (4,000 examples: 400 a client, 7 steps a round, 5 rounds): frozen
+// spreads near sqrt(41,640) e^-4.5 = 2.267 (AALV) and 3.90-3.92 (GAA) hold; the default mode's
+// learned spreads do not.
+func TestBFLPSpreadFinding(t *testing.T) {
+	for _, c := range []struct {
+		aalv, gaa float64
+		want      Verdict
+	}{
+		{2.27, 3.91, Holds},
+		{1.38, 0.005, Fails},
+		{2.27, 0.005, Partly},
+	} {
+		runs := ozerRuns(map[string]float64{"FED": 0.5, "FEDAVG": 0.5, "EAA": 0.5, "PPA": 0.5, "GAA": 0.5, "AALV": 0.5, "CF": 0.5},
+			map[string]float64{"AALV": c.aalv, "GAA": c.gaa})
+		f, ok := ozerBFLPSpread(Reduced, "c10-dirichlet", runSet(runs))
+		if !ok || f.Verdict != c.want {
+			t.Errorf("AALV %v GAA %v: %v %s (%s), want %s", c.aalv, c.gaa, ok, f.Verdict, f.Evidence, c.want)
+		}
+	}
+	if _, ok := ozerBFLPSpread(Reduced, "c10-dirichlet", nil); ok {
+		t.Error("no runs: want no finding")
+	}
+}
