@@ -139,6 +139,9 @@ func WriteBackends(w io.Writer, reports []BackendReport) {
 		if len(r.Devices) > 0 {
 			fmt.Fprintf(w, "    devices: %s\n", strings.Join(r.Devices, "; "))
 		}
+		if r.Plugin == nil {
+			fmt.Fprintf(w, "    kernels: %s\n", backend.Kernels(r.Config))
+		}
 		if r.Err != nil {
 			fmt.Fprintf(w, "    FAILED: %v\n", r.Err)
 		} else if r.Speed.Steps > 0 {

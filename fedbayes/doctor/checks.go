@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus"
 	"fmt"
 	"os"
 	"os/exec"
@@ -89,6 +90,13 @@ func checkBackend(string) []Check {
 	}
 	c.OK = true
 	cs := []Check{c}
+	// Which CPU kernels the pure-Go backend uses: OpenBLAS is optional (training works without it,
+	// several times slower).
+	kc := Check{Name: "cpu kernels", Optional: true, OK: simplegoplus.BLASInUse(), Detail: simplegoplus.Kernels()}
+	if !kc.OK {
+		kc.Fix = "apt-get install libopenblas-dev (or `make setup`), then restart the program or kernel"
+	}
+	cs = append(cs, kc)
 	reports := Backends(true)
 	plugins := 0
 	for _, r := range reports {

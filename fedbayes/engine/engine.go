@@ -12,6 +12,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fedbayes.dev/fedbayes/backend"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,6 +104,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	info := runinfo.Collect(backendConfig())
+	info.Kernels = backend.Kernels(info.Backend)
 	cache := &datasetCache{}
 	sum := &Summary{Dir: opts.Dir, Budget: spec.Budget}
 	var runErr error

@@ -59,6 +59,7 @@ func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Write
 		dir = data.Dir()
 	}
 	info := runinfo.Collect(backend.Current().Config) // once: it may ask git
+	info.Kernels = backend.Kernels(info.Backend)
 	for _, seed := range spec.Seeds {
 		var f *federation
 		for _, method := range spec.Methods {

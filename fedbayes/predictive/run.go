@@ -60,6 +60,7 @@ func Run(spec Spec, outDir string, log io.Writer) ([]Outcome, error) {
 		dir = data.Dir()
 	}
 	info := runinfo.Collect(backend.Current().Config) // once: it may ask git
+	info.Kernels = backend.Kernels(info.Backend)
 	var out []Outcome
 	for _, seed := range spec.Seeds {
 		train, test, err := loadData(spec, dir, seed)

@@ -22,11 +22,14 @@ type Info struct {
 	Go        string            `json:"go"`
 	Modules   map[string]string `json:"modules"`
 	Backend   string            `json:"backend"`
-	OS        string            `json:"os"`
-	Arch      string            `json:"arch"`
-	CPUs      int               `json:"cpus"`
-	Host      string            `json:"host"`
-	Time      string            `json:"time"`
+	// Kernels says which CPU kernels the backend used (OpenBLAS or SimpleGo's own; see
+	// backend.Kernels): the same spec runs several times faster, to other rounding, on one or the other.
+	Kernels string `json:"kernels,omitempty"`
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+	CPUs    int    `json:"cpus"`
+	Host    string `json:"host"`
+	Time    string `json:"time"`
 }
 
 // Collect gathers the provenance of this process. backend is the backend configuration in use
