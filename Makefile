@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks test-slurm bench reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -53,6 +53,9 @@ test-go: vet
 
 test-notebooks: setup
 	@FEDBAYES_FAST=1 kernels/run-notebooks $(NOTEBOOKS)
+
+test-slurm: ## a sweep through a real one-node Slurm cluster on localhost (SKIPPED when Slurm cannot start)
+	@kernels/slurm-test
 
 vet:
 	$(GO) vet ./...
