@@ -72,6 +72,7 @@ func TestScriptRender(t *testing.T) {
 		Output:    "/shared/res/.slurm/logs/%A_%a.out",
 		Resources: Resources{Partition: "gpu", Time: "2:00:00", CPUs: 4, Mem: "8G", MaxConcurrent: 2, Extra: []string{"#SBATCH --gres=gpu:1"}, Setup: []string{"module load cuda"}},
 		Command:   []string{"/opt/fed bayes/fedbayes", "run", "/shared/res/.slurm/spec.json", "-o", "/shared/res", "--resume", "-task-index"},
+		TaskArg:   true,
 		Comment:   []string{"a comment"},
 	}
 	got, err := s.Render()
@@ -243,19 +244,19 @@ func TestSubmitAndResubmit(t *testing.T) {
 		t.Errorf("sbatch got %q, want %q", got, sub.Script)
 	}
 	script, _ := os.ReadFile(sub.Script)
-	for _, want := range []string{"--array=0-3%3", "--cpus-per-task=2", "--resume -task-index \"$SLURM_ARRAY_TASK_ID\"", filepath.Join(dir, SlurmDir, "spec.json")} {
+	for _, want := range []string{"--array=0-3%3", "--cpus-per-task=2", "--resume -task-index \"$SLURM_ARRAY_TASK_ID\"", filepath.Join(dir, SlurmDir, "spec-quick-digits.json")} {
 		if !strings.Contains(string(script), want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
 		}
 	}
-	back, err := ReadSubmittedSpec(dir)
-	if err != nil {
-		t.Fatal(err)
+	back, err := ReadSubmittedSpecs(dir)
+	if err != nil || len(back) != 1 {
+		t.Fatalf("%d submitted specs: %v", len(back), err)
 	}
-	if refs, err := engine.RunList(back); err != nil || len(refs) != 4 {
+	if refs, err := engine.RunList(back[0]); err != nil || len(refs) != 4 {
 		t.Fatalf("submitted spec: %d runs, %v", len(refs), err)
 	}
-	if jobs, err := readJobs(dir); err != nil || len(jobs) != 1 || jobs[0] != "4242" {
+	if jobs, err := readJobs(dir, "quick-digits"); err != nil || len(jobs) != 1 || jobs[0] != "4242" {
 		t.Errorf("jobs %v %v", jobs, err)
 	}
 
@@ -277,6 +278,30 @@ func TestSubmitAndResubmit(t *testing.T) {
 	o.Spec = other
 	if _, err := Submit(ctx, o); err == nil || !strings.Contains(err.Error(), "another spec") {
 		t.Errorf("another spec: %v", err)
+	}
+
+	// Another sweep (another name) may share the directory; status then reports both.
+	named := sweep(t, 2)
+	named.Name = "second"
+	o.Spec = named
+	if sub, err := Submit(ctx, o); err != nil || ArrayRange(sub.Tasks) != "0-1" {
+		t.Fatalf("a second sweep: %v %v", sub, err)
+	}
+	reps, err := Status(ctx, dir)
+	if err != nil || len(reps) != 2 || reps[0].Sweep != "quick-digits" || reps[1].Sweep != "second" {
+		t.Fatalf("status of two sweeps: %v %v", reps, err)
+	}
+	if reps[0].Count(Done) != 1 || reps[0].Count(Failed) != 1 || reps[1].Count(Missing) != 2 {
+		t.Errorf("counts: %s; %s", reps[0].Summary(), reps[1].Summary())
+	}
+
+	// A single command as one task (fedbayes reproduce -slurm for the predictive presets).
+	one, err := SubmitCommand(ctx, CommandOptions{Name: "reproduce 002", Dir: dir, Args: []string{"reproduce", "-run-only"}, Binary: executable(t)})
+	if err != nil || one.JobID != "4242" {
+		t.Fatalf("SubmitCommand: %+v %v", one, err)
+	}
+	if b, _ := os.ReadFile(one.Script); !strings.Contains(string(b), "reproduce -run-only\n") || !strings.Contains(string(b), "--array=0\n") {
+		t.Errorf("command script:\n%s", b)
 	}
 
 	// A dry run needs no Slurm.
@@ -361,7 +386,7 @@ func TestCheckCounts(t *testing.T) {
 	if _, err := Check(filepath.Join(dir, "nope"), refs, nil); err == nil {
 		t.Error("a missing results directory accepted")
 	}
-	if _, err := ReadSubmittedSpec(dir); err == nil || !strings.Contains(err.Error(), "no submitted sweep") {
+	if _, err := ReadSubmittedSpecs(dir); err == nil || !strings.Contains(err.Error(), "no submitted sweep") {
 		t.Errorf("no spec.json: %v", err)
 	}
 }

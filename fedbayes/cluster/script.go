@@ -18,9 +18,10 @@ type Script struct {
 	Output string
 	// Resources are the sbatch options.
 	Resources Resources
-	// Command is the command each task runs, one argument per element; the task's index is
-	// appended as the last argument ($SLURM_ARRAY_TASK_ID).
+	// Command is the command each task runs, one argument per element; with TaskArg the task's
+	// index ($SLURM_ARRAY_TASK_ID) is appended as the last argument.
 	Command []string
+	TaskArg bool
 	// Comment lines are written at the top (what was submitted, when, by whom).
 	Comment []string
 }
@@ -101,7 +102,10 @@ func (s Script) Render() (string, error) {
 	for _, a := range s.Command {
 		args = append(args, ShellQuote(a))
 	}
-	fmt.Fprintf(&b, "exec %s \"$SLURM_ARRAY_TASK_ID\"\n", strings.Join(args, " "))
+	if s.TaskArg {
+		args = append(args, `"$SLURM_ARRAY_TASK_ID"`)
+	}
+	fmt.Fprintf(&b, "exec %s\n", strings.Join(args, " "))
 	return b.String(), nil
 }
 

@@ -51,8 +51,8 @@ type RunStatus struct {
 
 // Report is the state of every run of a sweep in a results directory.
 type Report struct {
-	// Dir is the results directory.
-	Dir string
+	// Dir is the results directory; Sweep the spec's name.
+	Dir, Sweep string
 	// Runs are the spec's runs in order.
 	Runs []RunStatus
 }
@@ -143,24 +143,34 @@ func runState(rd string) (State, string) {
 	return Interrupted, detail
 }
 
-// Status reads the sweep submitted into dir (its spec in DIR/.slurm/spec.json) and asks Slurm
-// which of its tasks are still queued.
-func Status(ctx context.Context, dir string) (*Report, error) {
-	spec, err := ReadSubmittedSpec(dir)
+// Status reads each sweep submitted into dir (its spec in DIR/.slurm/spec-NAME.json) and asks
+// Slurm which of its tasks are still queued.
+func Status(ctx context.Context, dir string) ([]*Report, error) {
+	specs, err := ReadSubmittedSpecs(dir)
 	if err != nil {
 		return nil, err
 	}
-	refs, err := engine.RunList(spec)
-	if err != nil {
-		return nil, err
+	var reps []*Report
+	for _, spec := range specs {
+		refs, err := engine.RunList(spec)
+		if err != nil {
+			return nil, err
+		}
+		name := spec.WithDefaults().Name
+		jobs, err := readJobs(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		queued, err := queuedTasks(ctx, jobs)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := Check(dir, refs, queued)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sweep = name
+		reps = append(reps, rep)
 	}
-	jobs, err := readJobs(dir)
-	if err != nil {
-		return nil, err
-	}
-	queued, err := queuedTasks(ctx, jobs)
-	if err != nil {
-		return nil, err
-	}
-	return Check(dir, refs, queued)
+	return reps, nil
 }

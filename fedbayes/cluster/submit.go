@@ -20,12 +20,17 @@ import (
 // SlurmDir is the sub-directory of a results directory that holds the submission's files.
 const SlurmDir = ".slurm"
 
-// Files in SlurmDir.
+// Files in SlurmDir: spec-NAME.json is the spec every task of the sweep NAME runs (several
+// sweeps, such as a paper's presets, may share a results directory).
 const (
-	specFile = "spec.json" // the spec every task runs
-	jobsFile = "jobs"      // one line per submitted job: id, tasks, time
-	logsDir  = "logs"      // the tasks' output, %A_%a.out
+	jobsFile = "jobs" // one line per submitted job: id, sweep name, tasks, time
+	logsDir  = "logs" // the tasks' output, %A_%a.out
 )
+
+// specPath is the path of the submitted spec of the sweep named name.
+func specPath(dir, name string) string {
+	return filepath.Join(dir, SlurmDir, "spec-"+jobNameSafe(name)+".json")
+}
 
 // Options configure Submit.
 type Options struct {
@@ -43,6 +48,9 @@ type Options struct {
 	Binary string
 	// DryRun writes the script and submits nothing (no Slurm needed).
 	DryRun bool
+	// NoFigures makes the tasks write no figures.json (fedbayes run -no-figures), for a directory
+	// shared by several sweeps.
+	NoFigures bool
 }
 
 // Submission is what Submit did.
@@ -102,13 +110,14 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 		return nil, fmt.Errorf("cluster: spec: %w", err)
 	}
 	specData = append(specData, '\n')
-	specPath := filepath.Join(dir, SlurmDir, specFile)
+	sweepName := o.Spec.WithDefaults().Name
+	specPath := specPath(dir, sweepName)
 	if old, err := os.ReadFile(specPath); err == nil && !bytes.Equal(old, specData) {
-		return nil, fmt.Errorf("cluster: %s was submitted with another spec (%s); submit this one to another results directory", dir, specPath)
+		return nil, fmt.Errorf("cluster: %s was submitted with another spec named %q (%s); submit this one to another results directory or give it another name", dir, sweepName, specPath)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	jobs, err := readJobs(dir)
+	jobs, err := readJobs(dir, sweepName)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +131,7 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 	if err != nil {
 		return nil, err
 	}
+	before.Sweep = sweepName
 	sub := &Submission{Before: before, Tasks: before.ToSubmit(), Logs: filepath.Join(dir, SlurmDir, logsDir)}
 	if len(sub.Tasks) == 0 {
 		return sub, nil
@@ -148,7 +158,8 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 		Tasks:     sub.Tasks,
 		Output:    filepath.Join(sub.Logs, "%A_%a.out"),
 		Resources: o.Resources,
-		Command:   []string{bin, "run", specPath, "-o", dir, "--resume", "-task-index"},
+		Command:   runCommand(bin, specPath, dir, o.NoFigures),
+		TaskArg:   true,
 		Comment: []string{
 			fmt.Sprintf("fedbayes submit %s: %d of its %d runs, written %s", o.SpecName, len(sub.Tasks), len(refs), stamp),
 			"Each task runs (or resumes) the run whose index is its array index; fedbayes status " + dir + " shows them all.",
@@ -158,7 +169,7 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub.Script = filepath.Join(dir, SlurmDir, "job-"+stamp+".sbatch")
+	sub.Script = filepath.Join(dir, SlurmDir, "job-"+jobNameSafe(sweepName)+"-"+stamp+".sbatch")
 	if err := results.WriteFileAtomic(sub.Script, []byte(text), 0o755); err != nil {
 		return nil, err
 	}
@@ -168,10 +179,19 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 	if sub.JobID, err = sbatch(ctx, sub.Script); err != nil {
 		return nil, err
 	}
-	if err := appendJob(dir, sub.JobID, sub.Tasks, stamp); err != nil {
+	if err := appendJob(dir, sub.JobID, sweepName, sub.Tasks, stamp); err != nil {
 		return sub, fmt.Errorf("cluster: job %s was submitted, but recording it failed (fedbayes status will not see its queued tasks): %w", sub.JobID, err)
 	}
 	return sub, nil
+}
+
+// runCommand is the command of each task, before its index.
+func runCommand(bin, spec, dir string, noFigures bool) []string {
+	c := []string{bin, "run", spec, "-o", dir, "--resume"}
+	if noFigures {
+		c = append(c, "-no-figures")
+	}
+	return append(c, "-task-index")
 }
 
 // binary returns the absolute path of the fedbayes executable the tasks run.
@@ -227,17 +247,28 @@ func jobNameSafe(s string) string {
 	return s
 }
 
-// ReadSubmittedSpec reads the spec submitted into dir.
-func ReadSubmittedSpec(dir string) (*engine.Spec, error) {
-	path := filepath.Join(dir, SlurmDir, specFile)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("cluster: %s holds no submitted sweep (no %s); give the spec too: fedbayes status %s SPEC", dir, filepath.Join(SlurmDir, specFile), dir)
+// ReadSubmittedSpecs reads the specs of the sweeps submitted into dir, in name order.
+func ReadSubmittedSpecs(dir string) ([]*engine.Spec, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, SlurmDir, "spec-*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return engine.ReadSpec(path)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("cluster: %s holds no submitted sweep (no %s); give the spec too: fedbayes status %s SPEC", dir, filepath.Join(SlurmDir, "spec-*.json"), dir)
+	}
+	var specs []*engine.Spec
+	for _, p := range paths {
+		s, err := engine.ReadSpec(p)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, s)
+	}
+	return specs, nil
 }
 
-// readJobs returns the ids of the jobs submitted into dir.
-func readJobs(dir string) ([]string, error) {
+// readJobs returns the ids of the jobs submitted into dir for the sweep named name.
+func readJobs(dir, name string) ([]string, error) {
 	f, err := os.Open(filepath.Join(dir, SlurmDir, jobsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -253,21 +284,23 @@ func readJobs(dir string) ([]string, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		if strings.Trim(fields[0], "0123456789") != "" {
-			return nil, fmt.Errorf("cluster: %s line %d: %q is not a job id", filepath.Join(dir, SlurmDir, jobsFile), n, fields[0])
+		if len(fields) < 2 || strings.Trim(fields[0], "0123456789") != "" {
+			return nil, fmt.Errorf("cluster: %s line %d: %q is not \"JOBID SWEEP TASKS TIME\"", filepath.Join(dir, SlurmDir, jobsFile), n, sc.Text())
 		}
-		ids = append(ids, fields[0])
+		if fields[1] == jobNameSafe(name) {
+			ids = append(ids, fields[0])
+		}
 	}
 	return ids, sc.Err()
 }
 
 // appendJob records a submitted job (one line, appended and synced).
-func appendJob(dir, id string, tasks []int, stamp string) error {
+func appendJob(dir, id, name string, tasks []int, stamp string) error {
 	f, err := os.OpenFile(filepath.Join(dir, SlurmDir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(f, "%s %s %s\n", id, ArrayRange(tasks), stamp); err != nil {
+	if _, err := fmt.Fprintf(f, "%s %s %s %s\n", id, jobNameSafe(name), ArrayRange(tasks), stamp); err != nil {
 		f.Close()
 		return err
 	}
@@ -276,4 +309,70 @@ func appendJob(dir, id string, tasks []int, stamp string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// CommandOptions configure SubmitCommand.
+type CommandOptions struct {
+	// Name names the job and its script; Dir is the results directory whose .slurm holds them.
+	Name, Dir string
+	// Args are the fedbayes arguments the task runs (after the executable).
+	Args []string
+	// Resources, Binary and DryRun are as in Options.
+	Resources Resources
+	Binary    string
+	DryRun    bool
+}
+
+// SubmitCommand submits one fedbayes command as a single Slurm task (for the runners that have no
+// per-run index, such as the predictive presets of fedbayes reproduce -slurm). Its checks are those
+// of Submit that apply: options, sbatch on PATH, a writable directory.
+func SubmitCommand(ctx context.Context, o CommandOptions) (*Submission, error) {
+	if err := o.Resources.Validate(); err != nil {
+		return nil, err
+	}
+	name := "fedbayes-" + jobNameSafe(o.Name)
+	if !o.DryRun {
+		if _, err := lookSlurm("sbatch"); err != nil {
+			return nil, err
+		}
+	}
+	bin, err := binary(o.Binary)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: results directory %q: %w", o.Dir, err)
+	}
+	if err := checkWritable(dir); err != nil {
+		return nil, err
+	}
+	sub := &Submission{Tasks: []int{0}, Logs: filepath.Join(dir, SlurmDir, logsDir)}
+	if err := os.MkdirAll(sub.Logs, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	stamp := time.Now().UTC().Format("20060102T150405.000Z")
+	s := Script{
+		JobName:   name,
+		Tasks:     sub.Tasks,
+		Output:    filepath.Join(sub.Logs, "%A_%a.out"),
+		Resources: o.Resources,
+		Command:   append([]string{bin}, o.Args...),
+		Comment:   []string{fmt.Sprintf("fedbayes: %s, written %s", o.Name, stamp)},
+	}
+	text, err := s.Render()
+	if err != nil {
+		return nil, err
+	}
+	sub.Script = filepath.Join(dir, SlurmDir, "job-"+jobNameSafe(o.Name)+"-"+stamp+".sbatch")
+	if err := results.WriteFileAtomic(sub.Script, []byte(text), 0o755); err != nil {
+		return nil, err
+	}
+	if o.DryRun {
+		return sub, nil
+	}
+	if sub.JobID, err = sbatch(ctx, sub.Script); err != nil {
+		return nil, err
+	}
+	return sub, nil
 }

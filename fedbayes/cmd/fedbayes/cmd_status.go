@@ -31,7 +31,7 @@ func runStatus(args []string, stdout io.Writer) error {
 	dir := positional[0]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var rep *cluster.Report
+	var reps []*cluster.Report
 	if len(positional) == 2 {
 		spec, err := loadSpec(positional[1])
 		if err != nil {
@@ -44,24 +44,28 @@ func runStatus(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		rep, err = cluster.Check(dir, refs, nil)
+		rep, err := cluster.Check(dir, refs, nil)
 		if err != nil {
 			return err
 		}
-	} else if rep, err = cluster.Status(ctx, dir); err != nil {
+		rep.Sweep = spec.WithDefaults().Name
+		reps = append(reps, rep)
+	} else if reps, err = cluster.Status(ctx, dir); err != nil {
 		return err
 	}
-	if *verbose {
-		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "task\trun\tstate\tdetail")
-		for _, r := range rep.Runs {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Run.Index, r.Run.Name, r.State, r.Detail)
+	for _, rep := range reps {
+		if *verbose {
+			tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "task\trun\tstate\tdetail")
+			for _, r := range rep.Runs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Run.Index, r.Run.Name, r.State, r.Detail)
+			}
+			_ = tw.Flush()
 		}
-		_ = tw.Flush()
-	}
-	fmt.Fprintf(stdout, "%s: %s\n", dir, rep.Summary())
-	if n := len(rep.ToSubmit()); n > 0 {
-		fmt.Fprintf(stdout, "%d runs to submit again (missing, failed or interrupted): fedbayes submit with the same spec and -o %s\n", n, dir)
+		fmt.Fprintf(stdout, "%s, sweep %s: %s\n", dir, rep.Sweep, rep.Summary())
+		if n := len(rep.ToSubmit()); n > 0 {
+			fmt.Fprintf(stdout, "%d runs to submit again (missing, failed or interrupted): fedbayes submit SPEC -o %s with the same spec\n", n, dir)
+		}
 	}
 	return nil
 }
