@@ -148,7 +148,12 @@ func (w *Writer) usable() error {
 	case w.finished:
 		return fmt.Errorf("results: run %s is finished", w.dir)
 	}
-	return w.claim.Err()
+	if w.claim != nil {
+		// Read the claim file before every write (once or twice a round), not only at heartbeats,
+		// so a writer whose claim was taken over stops at its next write.
+		return w.claim.check()
+	}
+	return nil
 }
 
 // Append adds the row of an evaluated round to rounds.jsonl and syncs it to disk. Rounds must
