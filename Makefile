@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook test test-go test-fallback test-race test-notebooks bench bench-step bench-round bench-torch reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook test test-go test-fallback test-race test-notebooks test-slurm bench bench-step bench-round bench-torch reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -69,6 +69,9 @@ test-race:
 
 test-notebooks: setup
 	@FEDBAYES_FAST=1 kernels/run-notebooks $(NOTEBOOKS)
+
+test-slurm: ## a sweep through a real one-node Slurm cluster on localhost (SKIPPED when Slurm cannot start)
+	@kernels/slurm-test
 
 vet:
 	$(GO) vet ./...

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -35,6 +36,39 @@ type Options struct {
 	Progress progress.Reporter
 	// NoFigures skips writing figures.json.
 	NoFigures bool
+	// Runs, if not nil, selects runs by their index in RunList (settings, then seeds, from 0); the
+	// others are left alone. A Slurm array task runs one (fedbayes run -task-index).
+	Runs []int
+}
+
+// RunRef is one run of a spec: a setting with a seed, and its directory name.
+type RunRef struct {
+	// Index is the run's position in RunList.
+	Index int
+	// Setting is the setting's name, Seed the seed, Name the run directory's name
+	// (results.RunName).
+	Setting string
+	Seed    int64
+	Name    string
+}
+
+// RunList lists the runs of spec in the order Run runs them: each setting of the sweep with each
+// of its seeds. The spec is validated.
+func RunList(spec *Spec) ([]RunRef, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("engine: nil spec")
+	}
+	settings, err := spec.Expand()
+	if err != nil {
+		return nil, err
+	}
+	var refs []RunRef
+	for _, st := range settings {
+		for _, seed := range st.Spec.Seeds {
+			refs = append(refs, RunRef{Index: len(refs), Setting: st.Name, Seed: seed, Name: results.RunName(st.Name, seed)})
+		}
+	}
+	return refs, nil
 }
 
 // Summary is the outcome of Run.
@@ -93,6 +127,16 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 			jobs = append(jobs, job{st, seed, filepath.Join(opts.Dir, results.RunName(st.Name, seed))})
 		}
 	}
+	if opts.Runs != nil {
+		var sel []job
+		for _, i := range opts.Runs {
+			if i < 0 || i >= len(jobs) {
+				return nil, fmt.Errorf("engine: run index %d is out of range: the spec has %d runs (0 to %d)", i, len(jobs), len(jobs)-1)
+			}
+			sel = append(sel, jobs[i])
+		}
+		jobs = sel
+	}
 	if !opts.Resume {
 		for _, j := range jobs {
 			if _, err := os.Stat(filepath.Join(j.dir, results.MetaFile)); err == nil {
@@ -108,13 +152,27 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	cache := &datasetCache{}
 	sum := &Summary{Dir: opts.Dir, Budget: spec.Budget}
 	var runErr error
+	var busy []string
 	for _, j := range jobs {
 		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, info)
 		sum.Runs = append(sum.Runs, rs)
+		if rs.TookOver != "" {
+			fmt.Fprintln(os.Stderr, "fedbayes: "+rs.TookOver)
+		}
+		if rs.Busy != "" {
+			// Another process writes this run: skip it, say so, and go on with the others.
+			fmt.Fprintf(os.Stderr, "fedbayes: skipping run %s: %s\n", filepath.Base(j.dir), rs.Busy)
+			busy = append(busy, filepath.Base(j.dir)+" ("+rs.Busy+")")
+			continue
+		}
 		if err != nil {
 			runErr = fmt.Errorf("engine: run %s: %w", filepath.Base(j.dir), err)
 			break
 		}
+	}
+	if len(busy) > 0 {
+		runErr = errors.Join(runErr, fmt.Errorf("engine: %d run(s) skipped because another process is writing them: %s",
+			len(busy), strings.Join(busy, "; ")))
 	}
 	if !opts.NoFigures {
 		path, skipped, err := writeFigures(opts.Dir, figureTitle(spec.WithDefaults().Name, spec.Budget))

@@ -35,6 +35,9 @@ type RunSummary struct {
 	// Resumed says the run continued from a checkpoint; AlreadyDone that it was finished before this
 	// call (Options.Resume) and was not run again.
 	Resumed, AlreadyDone bool
+	// Busy, when not empty, says the run was skipped because another live process is writing it
+	// (results.ClaimedError); TookOver that this run took over a stale claim.
+	Busy, TookOver string
 }
 
 // runState is one run in progress.
@@ -59,6 +62,16 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 	if err != nil {
 		return sum, err
 	}
+	// The claim first: nothing in dir is read for resuming or changed while another process writes it.
+	claim, err := results.ClaimRun(dir)
+	if err != nil {
+		if ce := (*results.ClaimedError)(nil); errors.As(err, &ce) {
+			sum.Busy = fmt.Sprintf("being written by %s", ce.Owner)
+		}
+		return sum, err
+	}
+	defer claim.Release()
+	sum.TookOver = claim.TookOver
 	var (
 		w     *results.Writer
 		start = 1

@@ -54,7 +54,24 @@ func ReadMeta(dir string) (Meta, error) {
 // truncates rounds.jsonl to the rows up to the newest valid checkpoint, after checking that none
 // of the rows the checkpoint recorded are missing. The engine then restores the checkpoint's blob
 // and continues: appending the same rows as an uninterrupted run.
+//
+// All of this happens under the claim on dir (see Create): a run that another live process is
+// writing is a *ClaimedError, and its temporary files and rows are left alone.
 func Resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err != nil {
+		return nil, ResumePoint{}, fmt.Errorf("results: %w", err)
+	}
+	claim, owned, err := claimFor(dir)
+	if err != nil {
+		return nil, ResumePoint{}, err
+	}
+	w, rp, err := resume(dir, expect)
+	w, err = withClaim(w, err, claim, owned)
+	return w, rp, err
+}
+
+// resume is Resume under the claim.
+func resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
 	var rp ResumePoint
 	meta, err := ReadMeta(dir)
 	if err != nil {

@@ -3,9 +3,11 @@ package results
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,7 +62,37 @@ func (e *toyEngine) run(t *testing.T, w *Writer, from, killAt int, phase string)
 }
 
 // kill abandons a writer the way a killed process does: the file is closed, nothing else.
-func kill(w *Writer) { _ = w.f.Close() }
+// kill leaves the run as a killed process would: the rows file closed where it was, and the claim
+// file left behind, naming a dead process.
+func kill(w *Writer) {
+	_ = w.f.Close()
+	if w.claim != nil {
+		dieHolding(w.claim)
+	}
+}
+
+// dieHolding stops the claim's heartbeat and rewrites its file as the claim of a dead process on this
+// host, as a kill -9 of its holder leaves it.
+func dieHolding(c *Claim) {
+	c.mu.Lock()
+	c.released = true
+	c.mu.Unlock()
+	close(c.stop)
+	<-c.done
+	held.Lock()
+	for k, v := range held.m {
+		if v == c {
+			delete(held.m, k)
+		}
+	}
+	held.Unlock()
+	cmd := exec.Command("true")
+	_ = cmd.Run()
+	o := c.owner
+	o.PID, o.Start = cmd.Process.Pid, 0
+	data, _ := json.Marshal(o)
+	_ = os.WriteFile(filepath.Join(c.dir, ClaimFile), data, 0o644)
+}
 
 func TestResumeEndsWithTheSameRows(t *testing.T) {
 	root := t.TempDir()

@@ -27,11 +27,15 @@ type Writer struct {
 	keep      int
 	broken    error // set when an append failed half-way: the writer refuses further work
 	finished  bool
+	claim     *Claim // the claim on dir; every write checks it is still ours
+	ownsClaim bool   // the writer took the claim and releases it when it finishes or closes
 }
 
 // Create starts the record of a new run in dir (created if missing; it must not already hold
-// files other than stale temporary ones) and writes run.json.
-func Create(dir string, meta Meta) (*Writer, error) {
+// files other than stale temporary ones) and writes run.json. It writes under the claim on dir:
+// the one this process holds (ClaimRun), or one it takes and the Writer releases when it
+// finishes or closes; a run another live process is writing is a *ClaimedError.
+func Create(dir string, meta Meta) (w *Writer, err error) {
 	if meta.Schema == 0 {
 		meta.Schema = SchemaVersion
 	}
@@ -41,12 +45,23 @@ func Create(dir string, meta Meta) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: create run: %w", err)
 	}
+	claim, owned, err := claimFor(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { w, err = withClaim(w, err, claim, owned) }()
 	if err := removeStaleTemps(dir); err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(dir)
+	all, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("results: create run: %w", err)
+	}
+	var entries []os.DirEntry
+	for _, e := range all {
+		if !isClaimFile(e.Name()) {
+			entries = append(entries, e)
+		}
 	}
 	if len(entries) == 1 && entries[0].Name() == RowsFile {
 		// A Create killed before writing run.json leaves only the empty rows file: start over.
@@ -87,6 +102,27 @@ func openWriter(dir string, meta Meta, rows []Row, lastCkpt int) (*Writer, error
 	return w, nil
 }
 
+// withClaim attaches the claim to a new writer, or releases an owned claim when there is none.
+func withClaim(w *Writer, err error, c *Claim, owned bool) (*Writer, error) {
+	if err != nil || w == nil {
+		if owned {
+			err = errors.Join(err, c.Release())
+		}
+		return nil, err
+	}
+	w.claim, w.ownsClaim = c, owned
+	return w, nil
+}
+
+// releaseClaim releases the writer's claim if it took it.
+func (w *Writer) releaseClaim() error {
+	if w.ownsClaim {
+		w.ownsClaim = false
+		return w.claim.Release()
+	}
+	return nil
+}
+
 // Dir returns the run directory.
 func (w *Writer) Dir() string { return w.dir }
 
@@ -111,6 +147,11 @@ func (w *Writer) usable() error {
 		return fmt.Errorf("results: run %s: writer unusable after an earlier error: %w", w.dir, w.broken)
 	case w.finished:
 		return fmt.Errorf("results: run %s is finished", w.dir)
+	}
+	if w.claim != nil {
+		// Read the claim file before every write (once or twice a round), not only at heartbeats,
+		// so a writer whose claim was taken over stops at its next write.
+		return w.claim.check()
 	}
 	return nil
 }
@@ -230,7 +271,7 @@ func (w *Writer) Finish(s Status) error {
 		return err
 	}
 	w.finished = true
-	return w.f.Close()
+	return errors.Join(w.f.Close(), w.releaseClaim())
 }
 
 // Complete finishes a run that ran all its rounds; round is the final round.
@@ -256,8 +297,8 @@ func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.finished {
-		return nil
+		return w.releaseClaim()
 	}
 	w.finished = true
-	return w.f.Close()
+	return errors.Join(w.f.Close(), w.releaseClaim())
 }

@@ -27,6 +27,10 @@ func runReproduce(args []string, stdout io.Writer) error {
 	out := fs.String("o", "docs/reproduction.md", "the report; figures go to the same path without .md")
 	reportOnly := fs.Bool("report-only", false, "write the report from the runs already in -results without running anything")
 	noFigures := fs.Bool("no-figures", false, "write no SVG figures (no Node.js needed)")
+	runOnly := fs.Bool("run-only", false, "run the presets and write no report (what a task of -slurm runs)")
+	slurm := fs.Bool("slurm", false, "submit the presets to Slurm instead of running them (engine presets as job arrays, one task per run; the others as one task each); afterwards: -report-only")
+	dryRun := fs.Bool("dry-run", false, "with -slurm: write the sbatch scripts and submit nothing")
+	resources := resourceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,6 +44,9 @@ func runReproduce(args []string, stdout io.Writer) error {
 	sel, err := reproduce.SelectPapers(splitList(*papers))
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *slurm {
+		return submitReproduce(sel, *budget, b, *dir, splitList(*presets), resources(), *dryRun, stdout)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -62,6 +69,9 @@ func runReproduce(args []string, stdout io.Writer) error {
 		}
 		if err != nil {
 			return err
+		}
+		if *runOnly {
+			return nil
 		}
 	}
 	findings, err := reproduce.Write(ctx, sel, reproduce.ReportOptions{Dir: *dir, Budget: b, Output: *out, NoFigures: *noFigures,

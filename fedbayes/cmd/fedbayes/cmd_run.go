@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/engine"
@@ -36,6 +37,8 @@ func runRun(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "list the presets and exit")
 	show := fs.Bool("print", false, "print the spec (defaults applied, sweep expanded) as JSON and exit without running")
 	noFigures := fs.Bool("no-figures", false, "do not write figures.json")
+	// -task-index is how a Slurm array task (fedbayes submit) runs the N-th run of the spec.
+	taskIndex := fs.Int("task-index", -1, "run only the run with this index (settings, then seeds, from 0), as a Slurm array task does")
 	// Flags may follow the spec argument: parse, take one positional argument, parse the rest.
 	var positional []string
 	for {
@@ -79,9 +82,15 @@ func runRun(args []string, stdout io.Writer) error {
 	if spec.Budget != "" {
 		fmt.Fprintf(stdout, "budget: %s\n", spec.Budget)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: Slurm sends it to a cancelled or timed-out task, which then stops resumable and
+	// releases its claim.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures})
+	opts := engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures}
+	if *taskIndex >= 0 {
+		opts.Runs = []int{*taskIndex}
+	}
+	sum, err := engine.Run(ctx, spec, opts)
 	if sum != nil {
 		printRunSummary(stdout, sum)
 	}
@@ -116,7 +125,9 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 			state = "incomplete"
 		}
 		note := r.Reason
-		if r.AlreadyDone {
+		if r.Busy != "" {
+			state, note = "skipped", r.Busy
+		} else if r.AlreadyDone {
 			note = strings.TrimSpace("finished before " + note)
 		} else if r.Resumed {
 			note = strings.TrimSpace("resumed " + note)
