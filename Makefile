@@ -50,7 +50,7 @@ notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
 	  --notebook-dir="$(REPO)/notebooks" --MultiKernelManager.default_kernel_name=fedbayes \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-test: setup test-go test-fallback test-race test-notebooks ## the tests: go vet, go test (OpenBLAS, fallback, race), every notebook headless
+test: setup test-go test-fallback test-race test-slurm test-notebooks ## the tests: go vet, go test (OpenBLAS, fallback, race), a Slurm sweep, every notebook headless
 
 test-go: vet
 	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
