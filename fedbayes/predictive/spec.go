@@ -1,13 +1,13 @@
 package predictive
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"sort"
 	"strings"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // The methods of the one-round comparison (Hasan (2023), Tables 3.1, 3.2 and 4.2).
@@ -101,9 +101,9 @@ func LoadSpec(path string) (Spec, error) { return loadStrict[Spec](path, "spec")
 // decodeStrict decodes JSON into a T, refusing unknown fields; what names the document in errors.
 func decodeStrict[T any](b []byte, what string) (T, error) {
 	var v T
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	// Duplicate keys, NaN/Infinity/1e999 and type errors are refused with path, line and column; a
+	// byte-order mark is skipped (the engine's specs share this decoder).
+	if err := strictjson.Decode(b, &v); err != nil {
 		var zero T
 		return zero, fmt.Errorf("predictive: %s: %w", what, err)
 	}
