@@ -90,3 +90,26 @@ func TestDataInstallAlreadyDone(t *testing.T) {
 		t.Fatalf("output:\n%s", out.String())
 	}
 }
+
+func TestDataListCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	iris := filepath.Join(dir, "sklearn", "iris.csv")
+	if err := os.MkdirAll(filepath.Dir(iris), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(iris, []byte("150,4,a,b,c\n"), 0o644); err != nil { // truncated
+		t.Fatal(err)
+	}
+	m := data.Manifest{Folders: map[string]data.ManifestEntry{"sklearn": {Package: "python3-sklearn",
+		Files: []data.ManifestFileEntry{{Name: "iris.csv", Size: 4000, SHA256: strings.Repeat("ab", 32)}}}}}
+	raw, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, data.ManifestFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	status := runMain([]string{"data", "list", "-dir", dir}, &out, &errOut)
+	if status == 0 || !strings.Contains(out.String(), "CORRUPT") || !strings.Contains(out.String(), iris+": corrupt (truncated)") ||
+		!strings.Contains(errOut.String(), "corrupt: iris") {
+		t.Fatalf("status %d\nstdout: %s\nstderr: %s", status, out.String(), errOut.String())
+	}
+}
