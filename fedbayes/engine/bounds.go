@@ -36,6 +36,7 @@ const (
 	maxExamples      = 1 << 31 // subsample, test_subsample, fairness_examples, min_size
 	maxEvery         = maxRounds
 	maxSettingNameIn = 400 // longest setting name quoted in an error message
+	maxNameBytes     = 200 // longest spec name and setting name (results folders are NAME-seedN)
 )
 
 // boundInt checks that v <= max, naming the field.
@@ -93,6 +94,9 @@ func validateBounds(c *Spec) error {
 				return err
 			}
 		}
+	}
+	if len(c.Name) > maxNameBytes {
+		return specErr("name", "%d bytes; at most %d (the name is part of every results folder's name)", len(c.Name), maxNameBytes)
 	}
 	if len(c.Seeds) > MaxSeeds {
 		return specErr("seeds", "%d seeds; at most %d", len(c.Seeds), MaxSeeds)

@@ -37,6 +37,7 @@ func TestParseSpecStrict(t *testing.T) {
 		{"hidden 100000x100000", `{` + base + `, "model": {"hidden": [100000, 100000]}}`, []string{"needs about", "GiB of memory", "this machine has"}},
 		{"clients 2^62", `{` + base + `, "partition": {"clients": 4611686018427387904}}`, []string{"partition.clients", "too large"}},
 		{"population 1e9", `{` + base + `, "aggregation": {"rule": "PPA", "population": 1000000000}}`, []string{"aggregation.population", "too large"}},
+		{"long name", `{"name": "` + strings.Repeat("n", 10<<20) + `", ` + base + `}`, []string{"spec: name: 10485760 bytes; at most 200"}},
 		{"trailing data", `{` + base + `} {}`, []string{"trailing data"}},
 		{"sweep 1000x1000", sweepJSON(1000, 1000), []string{"expands to 1000000 settings", "at most 10000"}},
 	}

@@ -93,6 +93,10 @@ func (s *Spec) Expand() ([]Setting, error) {
 				swept[labelNames[i]] = text
 				name += "-" + text
 			}
+			if len(name) > maxNameBytes {
+				return nil, &SpecError{Path: "sweep", Setting: shortName(name), Problem: fmt.Sprintf(
+					"the setting name is %d bytes, at most %d (it names the results folders): shorten the swept values or the name", len(name), maxNameBytes)}
+			}
 			if err := checkExplicitZeros(m); err != nil {
 				err.(*SpecError).Setting = shortName(name)
 				return nil, err
