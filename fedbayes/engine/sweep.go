@@ -46,6 +46,9 @@ func (s *Spec) Expand() ([]Setting, error) {
 	if err := checkVariants(s.Variants, s.Sweep); err != nil {
 		return nil, err
 	}
+	if len(s.Name) > maxNameBytes {
+		return nil, specErr("name", "%d bytes; at most %d (the name is part of every results folder's name)", len(s.Name), maxNameBytes)
+	}
 	if err := checkSweepSize(s, paths); err != nil {
 		return nil, err
 	}

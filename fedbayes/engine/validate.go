@@ -23,10 +23,10 @@ type SpecError struct {
 }
 
 // Error implements error.
-// Long setting names and problems (a 10 MB swept value) are cut.
+// Long problems (quoting a 10 MB swept value) are cut; Expand cuts long setting names.
 func (e *SpecError) Error() string {
 	if e.Setting != "" {
-		return fmt.Sprintf("spec: setting %q: %s: %s", shortName(e.Setting), e.Path, shortName(e.Problem))
+		return fmt.Sprintf("spec: setting %q: %s: %s", e.Setting, e.Path, shortName(e.Problem))
 	}
 	return fmt.Sprintf("spec: %s: %s", e.Path, shortName(e.Problem))
 }
