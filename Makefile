@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks test-fuzz bench reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -53,6 +53,16 @@ test-go: vet
 
 test-notebooks: setup
 	@FEDBAYES_FAST=1 kernels/run-notebooks $(NOTEBOOKS)
+
+FUZZTIME ?= 10s
+FUZZ_TARGETS := ./fedbayes/engine:FuzzParseSpec ./fedbayes/data:FuzzReadIDX ./fedbayes/data:FuzzReadCIFARBinary \
+  ./fedbayes/data:FuzzReadMAT ./fedbayes/data:FuzzLoadCSV ./fedbayes/cmd/fedbayes:FuzzAggregateArgs
+
+test-fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s); crashers land in the package's testdata/fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "== $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s "$${t%%:*}"; \
+	done
 
 vet:
 	$(GO) vet ./...
