@@ -161,7 +161,11 @@ func checkMemory(c *Spec) error {
 	}
 	need := MemoryEstimate(c)
 	if need > total {
-		return specErr("model", "this setting needs about %s of memory (the dense layers' parameters for %d clients and "+
+		path := "model.dense_widths"
+		if c.Model.Arch == string(models.ArchMLP) || c.Model.Arch == "" {
+			path = "model.hidden"
+		}
+		return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients and "+
 			"one batch of activations), this machine has %s; reduce model.hidden / model.dense_widths, "+
 			"partition.clients or training.batch_size", gib(need), c.Partition.Clients, gib(total))
 	}
@@ -170,7 +174,11 @@ func checkMemory(c *Spec) error {
 
 // gib formats bytes in GiB.
 func gib(b float64) string {
-	return strconv.FormatFloat(b/(1<<30), 'g', 3, 64) + " GiB"
+	g := b / (1 << 30)
+	if g < 10 {
+		return strconv.FormatFloat(g, 'f', 1, 64) + " GiB"
+	}
+	return strconv.FormatFloat(math.Round(g), 'f', 0, 64) + " GiB"
 }
 
 var (
