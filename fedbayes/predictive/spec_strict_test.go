@@ -22,3 +22,27 @@ func TestParseSpecStrict(t *testing.T) {
 		t.Errorf("BOM and exact seed: %v, %v", s.Seeds, err)
 	}
 }
+
+func TestSpecSizeBounds(t *testing.T) {
+	tests := []struct {
+		set  func(*Spec)
+		want string
+	}{
+		{func(s *Spec) { s.Clients = 1 << 62 }, "clients = 4611686018427387904: too large"},
+		{func(s *Spec) { s.Hidden = []int{1 << 40} }, "hidden[0] = 1099511627776"},
+		{func(s *Spec) { s.Hidden = []int{0} }, "hidden[0] = 0"},
+		{func(s *Spec) { s.Sampler.BatchSize = 1 << 31 }, "sampler.batch_size"},
+		{func(s *Spec) { s.EPDraws = 1 << 62 }, "ep_draws"},
+		{func(s *Spec) { s.FedBE.Distill.Epochs = 1 << 62 }, "fedbe.distill.epochs"},
+	}
+	for _, tc := range tests {
+		s := Spec{Dataset: "digits"}.WithDefaults()
+		tc.set(&s)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate() = %v, want %q", err, tc.want)
+		}
+	}
+	if err := (Spec{Dataset: "digits"}).WithDefaults().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
