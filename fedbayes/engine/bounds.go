@@ -104,23 +104,32 @@ func validateBounds(c *Spec) error {
 	return checkMemory(c)
 }
 
-// dataDims are the example size and class count of the engine's datasets, for the memory estimate
-// (an unknown name is estimated as the largest).
-var dataDims = map[string][2]int{
-	"fashion-mnist": {784, 10}, "mnist": {784, 10}, "digits": {64, 10}, "iris": {4, 3}, "wine": {13, 3},
-	"breast-cancer": {30, 2}, "cifar10": {3072, 10}, "cifar100": {3072, 100}, "svhn": {3072, 10},
+// dataDims are the example size, class count and test-set size of the engine's datasets, for the
+// memory estimate (an unknown name is estimated as the largest).
+var dataDims = map[string][3]int{
+	"fashion-mnist": {784, 10, 10000}, "mnist": {784, 10, 10000}, "digits": {64, 10, 360}, "iris": {4, 3, 30},
+	"wine": {13, 3, 36}, "breast-cancer": {30, 2, 114}, "cifar10": {3072, 10, 10000}, "cifar100": {3072, 100, 10000},
+	"cifar100-coarse": {3072, 20, 10000}, "svhn": {3072, 10, 26032},
 }
 
 // MemoryEstimate returns a rough lower bound, in bytes, of the memory one run of c needs: the dense
 // layers' parameters (mean and variance for Bayesian models) held by the global model and every
-// client with its gradient and optimizer state, plus the activations of one batch per client and of
-// the predictive's samples on one batch. Convolutions are not counted (they are small).
+// client with its gradient and optimizer state, the activations of one batch per client and of the
+// predictive's samples on one batch, and the predictive's class probabilities of every sample on the
+// test set (or one client's fairness examples). Convolutions are not counted (they are small).
 func MemoryEstimate(c *Spec) float64 {
+	model, act, pred := memoryParts(c)
+	return model + act + pred
+}
+
+// memoryParts returns MemoryEstimate's parts in bytes: the models, the activations and the
+// predictive's probabilities.
+func memoryParts(c *Spec) (model, act, pred float64) {
 	dims, ok := dataDims[c.Dataset.Name]
 	if !ok {
-		dims = [2]int{3072, 100}
+		dims = [3]int{3072, 100, 26032}
 		if strings.HasPrefix(c.Dataset.Name, "emnist") {
-			dims = [2]int{784, 62}
+			dims = [3]int{784, 62, 116323}
 		}
 	}
 	var widths []int
@@ -148,9 +157,20 @@ func MemoryEstimate(c *Spec) float64 {
 	}
 	clients := float64(c.Partition.Clients)
 	copies := 4*clients + 2 // each client: parameters, gradient, two optimizer slots; global and previous
-	act := float64(c.Training.BatchSize) * widest * clients * 4
+	act = float64(c.Training.BatchSize) * widest * clients * 4
 	act += float64(c.Evaluation.Samples) * float64(c.Training.BatchSize) * widest
-	return 4 * (params*perWeight*copies + act) // float32
+	// The predictive keeps every sample's class probabilities: the test set, and each client's
+	// fairness examples.
+	test := float64(dims[2])
+	if c.Dataset.TestSubsample > 0 {
+		test = math.Min(test, float64(c.Dataset.TestSubsample))
+	}
+	evalRows := test
+	if c.Evaluation.Fairness != "off" {
+		evalRows = math.Max(evalRows, float64(c.Evaluation.FairnessExamples))
+	}
+	pred = float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
+	return 4 * params * perWeight * copies, 4 * act, 4 * pred // float32
 }
 
 // checkMemory refuses a spec whose MemoryEstimate exceeds the machine's memory.
@@ -159,15 +179,23 @@ func checkMemory(c *Spec) error {
 	if total <= 0 {
 		return nil
 	}
-	need := MemoryEstimate(c)
-	if need > total {
+	model, act, pred := memoryParts(c)
+	if need := model + act + pred; need > total {
+		// Name the field behind the largest part.
 		path := "model.dense_widths"
 		if c.Model.Arch == string(models.ArchMLP) || c.Model.Arch == "" {
 			path = "model.hidden"
 		}
-		return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients and "+
-			"one batch of activations), this machine has %s; reduce model.hidden / model.dense_widths, "+
-			"partition.clients or training.batch_size", gib(need), c.Partition.Clients, gib(total))
+		if act > model && act > pred {
+			path = "training.batch_size"
+		}
+		if pred > model && pred > act {
+			path = "evaluation.samples"
+		}
+		return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients, "+
+			"one batch of activations and the predictive's samples), this machine has %s; reduce model.hidden / "+
+			"model.dense_widths, partition.clients, training.batch_size or evaluation.samples", gib(model+act+pred),
+			c.Partition.Clients, gib(total))
 	}
 	return nil
 }

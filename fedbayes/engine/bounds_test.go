@@ -35,6 +35,7 @@ func TestParseSpecStrict(t *testing.T) {
 		{"bins 2^31", `{` + base + `, "evaluation": {"bins": 2147483648}}`, []string{"evaluation.bins", "too large"}},
 		{"hidden 2^40", `{` + base + `, "model": {"hidden": [1099511627776]}}`, []string{"model.hidden[0]", "too large"}},
 		{"hidden 100000x100000", `{` + base + `, "model": {"hidden": [100000, 100000]}}`, []string{"needs about", "GiB of memory", "this machine has"}},
+		{"samples x test set", `{"dataset": {"name": "cifar100"}, "evaluation": {"samples": 100000}}`, []string{"evaluation.samples", "needs about", "GiB of memory"}},
 		{"clients 2^62", `{` + base + `, "partition": {"clients": 4611686018427387904}}`, []string{"partition.clients", "too large"}},
 		{"population 1e9", `{` + base + `, "aggregation": {"rule": "PPA", "population": 1000000000}}`, []string{"aggregation.population", "too large"}},
 		{"long name", `{"name": "` + strings.Repeat("n", 10<<20) + `", ` + base + `}`, []string{"spec: name: 10485760 bytes; at most 200"}},
