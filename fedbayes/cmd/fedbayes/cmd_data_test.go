@@ -74,7 +74,9 @@ func TestDataInstallAlreadyDone(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, folder, n), []byte("abc"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			e.Files = append(e.Files, data.ManifestFileEntry{Name: n, Size: 3})
+			// SHA-256 of "abc": install checks the digests, not only the sizes.
+			e.Files = append(e.Files, data.ManifestFileEntry{Name: n, Size: 3,
+				SHA256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"})
 		}
 		m.Folders[folder] = e
 	}
