@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook test test-go test-fallback test-race test-notebooks test-slurm bench bench-step bench-round bench-torch reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook test test-go test-fallback test-race test-notebooks test-slurm test-fuzz bench bench-step bench-round bench-torch reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -50,7 +50,7 @@ notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
 	  --notebook-dir="$(REPO)/notebooks" --MultiKernelManager.default_kernel_name=fedbayes \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-test: setup test-go test-fallback test-race test-slurm test-notebooks ## the tests: go vet, go test (OpenBLAS, fallback, race), a Slurm sweep, every notebook headless
+test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless
 
 test-go: vet
 	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
@@ -72,6 +72,16 @@ test-notebooks: setup
 
 test-slurm: ## a sweep through a real one-node Slurm cluster on localhost (SKIPPED when Slurm cannot start)
 	@kernels/slurm-test
+
+FUZZTIME ?= 10s
+FUZZ_TARGETS := ./fedbayes/engine:FuzzParseSpec ./fedbayes/data:FuzzReadIDX ./fedbayes/data:FuzzReadCIFARBinary \
+  ./fedbayes/data:FuzzReadMAT ./fedbayes/data:FuzzLoadCSV ./fedbayes/cmd/fedbayes:FuzzAggregateArgs
+
+test-fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s); crashers land in the package's testdata/fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "== $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s "$${t%%:*}"; \
+	done
 
 vet:
 	$(GO) vet ./...

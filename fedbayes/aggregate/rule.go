@@ -194,6 +194,8 @@ func (o Options) populationSize() (int, error) {
 		return DefaultPopulationSize, nil
 	case o.PopulationSize < 0:
 		return 0, fmt.Errorf("aggregate: PPA population size %d is negative", o.PopulationSize)
+	case o.PopulationSize > MaxPopulationSize:
+		return 0, fmt.Errorf("aggregate: PPA population size %d is too large; at most %d", o.PopulationSize, MaxPopulationSize)
 	}
 	return o.PopulationSize, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 )
 
 // Gaussian is a univariate Gaussian N(Mean, Var), the scalar form of one parameter's posterior.
@@ -56,9 +57,25 @@ func Scalar(rule Rule, clients []Gaussian, weights []float64, opt Options) (Gaus
 	if err != nil {
 		return Gaussian{}, err
 	}
+	g, err := scalarRule(rule, clients, w, opt)
+	if err != nil {
+		return Gaussian{}, err
+	}
+	if math.IsNaN(g.Mean) || math.IsInf(g.Mean, 0) || math.IsNaN(g.Var) || math.IsInf(g.Var, 0) {
+		return Gaussian{}, fmt.Errorf("aggregate: %s: the result (mean %v, variance %v) is outside the range of float64; "+
+			"rescale the clients (for example divide every mean by 1e100 and every variance by 1e200)", rule, g.Mean, g.Var)
+	}
+	return g, nil
+}
+
+// scalarRule computes one rule on checked clients and normalised weights. Every sum is a convex
+// combination (bounded by its largest term) or is computed on values scaled by their largest
+// magnitude, so that a representable answer is never lost to an intermediate overflow; an answer
+// that is not representable comes out non-finite and Scalar refuses it.
+func scalarRule(rule Rule, clients []Gaussian, w []float64, opt Options) (Gaussian, error) {
 	mean := 0.0
 	for k, c := range clients {
-		mean += w[k] * c.Mean
+		mean += w[k] * c.Mean // convex: |partial sums| <= max |mu_k|
 	}
 	switch rule {
 	case FedAvg:
@@ -73,10 +90,12 @@ func Scalar(rule Rule, clients []Gaussian, weights []float64, opt Options) (Gaus
 			}
 		}
 		return Gaussian{Mean: mean, Var: v}, nil
-	case AALV:
+	case AALV: // Ozer et al. (2022), Eq. 6: the geometric mean, in log space (exact for subnormals).
 		lv := 0.0
 		for k, c := range clients {
-			lv += w[k] * math.Log(c.Var)
+			if w[k] != 0 {
+				lv += w[k] * logSubnormal(c.Var)
+			}
 		}
 		return Gaussian{Mean: mean, Var: math.Exp(lv)}, nil
 	case WB:
@@ -85,13 +104,22 @@ func Scalar(rule Rule, clients []Gaussian, weights []float64, opt Options) (Gaus
 			s += w[k] * math.Sqrt(c.Var)
 		}
 		return Gaussian{Mean: mean, Var: s * s}, nil
-	case LP:
+	case LP: // Fischer et al. (2024), Eq. 14, with deviations scaled by the largest magnitude.
+		scale := 0.0
+		for k, c := range clients {
+			if w[k] != 0 {
+				scale = math.Max(scale, math.Max(math.Abs(c.Mean-mean), math.Sqrt(c.Var)))
+			}
+		}
+		if scale == 0 || math.IsInf(scale, 0) {
+			scale = 1
+		}
 		v := 0.0
 		for k, c := range clients {
-			d := c.Mean - mean
-			v += w[k] * (c.Var + d*d)
+			d := (c.Mean - mean) / scale
+			v += w[k] * (c.Var/scale/scale + d*d)
 		}
-		return Gaussian{Mean: mean, Var: v}, nil
+		return Gaussian{Mean: mean, Var: v * scale * scale}, nil
 	case Conflation, CF, RKLB:
 		return precisionPool(rule, clients, w), nil
 	case DWC:
@@ -114,16 +142,28 @@ func precisionPool(rule Rule, clients []Gaussian, w []float64) Gaussian {
 			minVar = math.Min(minVar, c.Var)
 		}
 	}
-	var sumR, sumRMu float64
+	var sumR float64
 	for k, c := range clients {
-		if coef[k] == 0 {
-			continue
+		if coef[k] != 0 {
+			sumR += coef[k] * (minVar / c.Var)
 		}
-		r := coef[k] * (minVar / c.Var)
-		sumR += r
-		sumRMu += r * c.Mean
 	}
-	return Gaussian{Mean: sumRMu / sumR, Var: minVar / sumR}
+	// The mean as a convex combination with weights r_k / sum r: no overflow for any finite means.
+	mean := 0.0
+	for k, c := range clients {
+		if coef[k] != 0 {
+			mean += coef[k] * (minVar / c.Var) / sumR * c.Mean
+		}
+	}
+	return Gaussian{Mean: mean, Var: minVar / sumR}
+}
+
+// logSubnormal is math.Log, exact also for subnormal x (scaled into the normal range first).
+func logSubnormal(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p+64) - 64*math.Ln2
+	}
+	return math.Log(x)
 }
 
 // precisionCoefficients returns the per-client factor c_k of the precision-pooling rules:
@@ -163,22 +203,29 @@ func scalarDWC(clients []Gaussian, opt Options) (Gaussian, error) {
 	for _, c := range clients {
 		minVar = math.Min(minVar, c.Var)
 	}
-	var sumR, sumRMu float64
+	var sumR float64
 	for _, c := range clients {
-		r := minVar / c.Var
-		sumR += r
-		sumRMu += r * c.Mean
+		sumR += minVar / c.Var
 	}
 	rPrev := minVar / prev.Var
 	s := sumR - (K-1)*rPrev
 	if s > DWCRelativeFloor*sumR {
-		return Gaussian{Mean: (sumRMu - (K-1)*rPrev*prev.Mean) / s, Var: minVar / s}, nil
+		// Each term divided by s before summing: finite wherever the answer is.
+		mean := -(K - 1) * rPrev / s * prev.Mean
+		for _, c := range clients {
+			mean += (minVar / c.Var) / s * c.Mean
+		}
+		return Gaussian{Mean: mean, Var: minVar / s}, nil
 	}
 	switch opt.DWCPolicy {
 	case DWCKeepPrevious:
 		return prev, nil
 	case DWCUseConflation:
-		return Gaussian{Mean: sumRMu / sumR, Var: minVar / sumR}, nil
+		mean := 0.0
+		for _, c := range clients {
+			mean += (minVar / c.Var) / sumR * c.Mean
+		}
+		return Gaussian{Mean: mean, Var: minVar / sumR}, nil
 	case DWCFail:
 		return Gaussian{}, fmt.Errorf("aggregate: DWC: combined precision %g (sum of client precisions minus %d times "+
 			"the previous global's) is not positive: the clients are less certain than the previous global",
@@ -187,8 +234,13 @@ func scalarDWC(clients []Gaussian, opt Options) (Gaussian, error) {
 	return Gaussian{}, fmt.Errorf("aggregate: unknown DWC policy %v", opt.DWCPolicy)
 }
 
+// MaxPopulationSize is the largest PPA population size N: the scalar form draws N normals (about
+// 10 s at the maximum), and N w_k stays exact in float64.
+const MaxPopulationSize = 1_000_000_000
+
 // populationCounts splits a population of N samples among clients in proportion to their
-// weights (N w_k, rounded by largest remainder so that the counts sum to N).
+// weights (N w_k, rounded by largest remainder so that the counts sum to N). N must be at most
+// MaxPopulationSize (so that N w_k is exact enough and no count overflows).
 func populationCounts(w []float64, N int) []int {
 	counts := make([]int, len(w))
 	type rem struct {
@@ -199,19 +251,22 @@ func populationCounts(w []float64, N int) []int {
 	total := 0
 	for k, v := range w {
 		x := v * float64(N)
-		counts[k] = int(math.Floor(x))
+		fl := math.Floor(x)
+		counts[k] = int(fl)
 		total += counts[k]
-		rems[k] = rem{k, x - math.Floor(x)}
+		rems[k] = rem{k, x - fl}
 	}
 	// Stable order: larger remainder first, then lower client index.
-	for i := 1; i < len(rems); i++ {
-		for j := i; j > 0 && (rems[j].frac > rems[j-1].frac); j-- {
-			rems[j], rems[j-1] = rems[j-1], rems[j]
-		}
-	}
-	for i := 0; total < N; i++ {
+	sort.SliceStable(rems, func(i, j int) bool { return rems[i].frac > rems[j].frac })
+	for i := 0; total < N && i < 2*len(rems); i++ {
 		counts[rems[i%len(rems)].k]++
 		total++
+	}
+	for k := 0; total > N && k < len(counts); k++ { // rounding of N w_k upwards; never seen
+		if counts[k] > 0 {
+			counts[k]--
+			total--
+		}
 	}
 	return counts
 }
@@ -222,31 +277,65 @@ func newRand(seed int64) *rand.Rand {
 }
 
 // scalarPPA is PPA in float64: Ozer et al. (2022), Eq. 7, with a population of N samples,
-// round(N w_k) of them from client k.
+// round(N w_k) of them from client k. The population is streamed: per client, only the sums of its
+// standard-normal draws z are kept (S1 = sum z, S2 = sum z^2), so memory does not grow with N. The
+// client's sample mean is mu_k + s_k S1/n_k and its sum of squared deviations s2_k (S2 - S1^2/n_k);
+// the pooled sum of squares adds n_k (mean_k - mean)^2, computed on values scaled by the largest
+// magnitude so that it overflows only where the answer does.
 func scalarPPA(clients []Gaussian, w []float64, opt Options) (Gaussian, error) {
 	N, err := opt.populationSize()
 	if err != nil {
 		return Gaussian{}, err
 	}
+	if N < 1 {
+		return Gaussian{}, fmt.Errorf("aggregate: PPA population size %d: need at least 1 sample", N)
+	}
 	rng := newRand(opt.Seed)
 	counts := populationCounts(w, N)
-	xs := make([]float64, 0, N)
+	// Work on u = (x - center) / (2h): centred on the weighted mean of the means and scaled by the
+	// largest half-deviation h, so that no intermediate overflows or loses the variances.
+	center := 0.0
 	for k, c := range clients {
-		sd := math.Sqrt(c.Var)
-		for range counts[k] {
-			xs = append(xs, c.Mean+sd*rng.NormFloat64())
+		center += w[k] * c.Mean
+	}
+	h := 0.0
+	for k, c := range clients {
+		if counts[k] > 0 {
+			h = math.Max(h, math.Abs(c.Mean*0.5-center*0.5)+0.5*math.Sqrt(c.Var))
 		}
 	}
+	if h == 0 {
+		h = 0.5
+	}
+	means := make([]float64, len(clients)) // client sample means, in u
+	ss := 0.0                              // within-client sums of squares, in u
+	for k, c := range clients {
+		n := counts[k]
+		if n == 0 {
+			continue
+		}
+		var s1, s2 float64
+		for range n {
+			z := rng.NormFloat64()
+			s1 += z
+			s2 += z * z
+		}
+		sd := 0.5 * math.Sqrt(c.Var) / h
+		zbar := s1 / float64(n)
+		means[k] = (c.Mean*0.5-center*0.5)/h + sd*zbar
+		ss += sd * sd * math.Max(s2-s1*zbar, 0)
+	}
 	mean := 0.0
-	for _, x := range xs {
-		mean += x
+	for k := range clients {
+		mean += float64(counts[k]) / float64(N) * means[k]
 	}
-	mean /= float64(N)
-	v := 0.0
-	for _, x := range xs {
-		v += (x - mean) * (x - mean)
+	for k := range clients {
+		if counts[k] > 0 {
+			d := means[k] - mean
+			ss += float64(counts[k]) * d * d
+		}
 	}
-	return Gaussian{Mean: mean, Var: v / float64(N)}, nil
+	return Gaussian{Mean: center + 2*h*mean, Var: ss / float64(N) * (2 * h) * (2 * h)}, nil
 }
 
 // MixtureDensity returns the density of the linear pool sum_k w_k N(x; mu_k, s2_k) at x, the exact

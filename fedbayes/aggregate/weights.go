@@ -21,7 +21,7 @@ func checkWeights(weights []float64, K int, normalize bool) ([]float64, error) {
 	if len(weights) != K {
 		return nil, fmt.Errorf("aggregate: %d weights for %d clients", len(weights), K)
 	}
-	sum := 0.0
+	wMax := 0.0
 	for k, w := range weights {
 		switch {
 		case math.IsNaN(w) || math.IsInf(w, 0):
@@ -29,19 +29,44 @@ func checkWeights(weights []float64, K int, normalize bool) ([]float64, error) {
 		case w < 0:
 			return nil, fmt.Errorf("aggregate: client %d: weight %v is negative", k, w)
 		}
-		sum += w
+		wMax = math.Max(wMax, w)
 	}
-	if !(sum > 0) {
-		return nil, fmt.Errorf("aggregate: the weights sum to %v; at least one must be positive", sum)
+	if wMax == 0 {
+		return nil, fmt.Errorf("aggregate: the weights sum to 0; at least one must be positive")
 	}
-	if !normalize && math.Abs(sum-1) > weightSumTolerance {
-		return nil, fmt.Errorf("aggregate: the weights sum to %v, not 1 (set Options.Normalize to normalise them)", sum)
+	// Sum the weights scaled by the largest, so that weights near the float64 maximum (1e308, 1e308)
+	// still normalise: sum w_k/w_max lies in [1, K].
+	scaled := 0.0
+	for _, w := range weights {
+		scaled += w / wMax
+	}
+	if !normalize {
+		if sum := scaled * wMax; math.Abs(sum-1) > weightSumTolerance {
+			return nil, &WeightSumError{Sum: sum}
+		}
 	}
 	out := make([]float64, K)
 	for k, w := range weights {
-		out[k] = w / sum
+		out[k] = w / wMax / scaled
 	}
 	return out, nil
+}
+
+// WeightSumError is the error of weights that do not sum to one when they are not to be normalised.
+type WeightSumError struct {
+	// Sum is the weights' sum (+Inf when it overflows float64).
+	Sum float64
+}
+
+// Error implements error; it names the Go option (a command names its own flag).
+func (e *WeightSumError) Error() string {
+	return fmt.Sprintf("aggregate: the weights sum to %v, not 1 (set Options.Normalize to normalise them)", e.Sum)
+}
+
+// CheckWeights validates K client weights as Scalar and Posteriors do and returns them normalised
+// (nil: equal weights). Without normalize, weights that do not sum to one give a *WeightSumError.
+func CheckWeights(weights []float64, K int, normalize bool) ([]float64, error) {
+	return checkWeights(weights, K, normalize)
 }
 
 // NormalizeWeights checks raw non-negative client weights (for example unnormalised scores) and

@@ -31,14 +31,9 @@ type CSVOptions struct {
 // "NA" or malformed cell is an error naming the file, line and column. Values are not normalised;
 // Load standardises the features with the training split's statistics.
 func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
-	rc, err := openMaybeGzip(path)
+	all, err := readAllMaybeGzip(path)
 	if err != nil {
 		return nil, err
-	}
-	defer rc.Close()
-	all, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, fileErrorf(path, "reading: %v", zlibOrGzip(err))
 	}
 	text := string(all)
 	if opts.Target == "" {
@@ -194,12 +189,4 @@ func classesOf(values []string) []string {
 		sort.Strings(out)
 	}
 	return out
-}
-
-// zlibOrGzip names a truncated compressed stream.
-func zlibOrGzip(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("truncated gzip stream")
-	}
-	return err
 }

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -36,7 +35,9 @@ func fileErrorf(path, format string, args ...any) error {
 var gzipMagic = []byte{0x1f, 0x8b}
 
 // readAllMaybeGzip reads a whole file, decompressing it when it is gzip (recognised by its magic
-// bytes, whatever its name). A truncated or corrupt gzip stream is an error, never a shorter result.
+// bytes, whatever its name). Concatenated gzip members are read in turn. A truncated or corrupt gzip
+// stream is an error, never a shorter result; bytes after the last member that are not another
+// member are reported as trailing data (not as truncation).
 func readAllMaybeGzip(path string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -45,7 +46,8 @@ func readAllMaybeGzip(path string) ([]byte, error) {
 	if !bytes.HasPrefix(raw, gzipMagic) {
 		return raw, nil
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	src := bytes.NewReader(raw) // a ByteReader: gzip reads no further than each member's end
+	zr, err := gzip.NewReader(src)
 	if err != nil {
 		return nil, fileErrorf(path, "corrupt gzip header: %v", err)
 	}
@@ -58,39 +60,26 @@ func readAllMaybeGzip(path string) ([]byte, error) {
 		}
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, capHint))
-	if _, err := buf.ReadFrom(zr); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fileErrorf(path, "truncated gzip stream (%d compressed bytes read)", len(raw))
+	for member := 1; ; member++ {
+		zr.Multistream(false)
+		if _, err := buf.ReadFrom(zr); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fileErrorf(path, "truncated gzip stream (member %d ends early; %d compressed bytes)", member, len(raw))
+			}
+			return nil, fileErrorf(path, "corrupt gzip stream (member %d): %v", member, err)
 		}
-		return nil, fileErrorf(path, "corrupt gzip stream: %v", err)
+		rest := src.Len()
+		if rest == 0 {
+			return buf.Bytes(), nil
+		}
+		at := len(raw) - rest
+		if !bytes.HasPrefix(raw[at:], gzipMagic) {
+			return nil, fileErrorf(path, "%d bytes of trailing data after the gzip stream (at byte %d); the file is damaged", rest, at)
+		}
+		if err := zr.Reset(src); err != nil {
+			return nil, fileErrorf(path, "corrupt gzip header of member %d at byte %d: %v", member+1, at, err)
+		}
 	}
-	return buf.Bytes(), nil
-}
-
-// openMaybeGzip opens a file for streaming, decompressing it when it is gzip. Closing the returned
-// reader closes the file.
-func openMaybeGzip(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	br := bufio.NewReaderSize(f, 1<<16)
-	head, _ := br.Peek(2)
-	if !bytes.Equal(head, gzipMagic) {
-		return struct {
-			io.Reader
-			io.Closer
-		}{br, f}, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		f.Close()
-		return nil, fileErrorf(path, "corrupt gzip header: %v", err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{zr, f}, nil
 }
 
 // findFile returns the first of the candidate names that exists in one of the folders, trying each

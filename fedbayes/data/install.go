@@ -111,19 +111,18 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// complete reports whether every file of the entry is in folder with its recorded size.
+// complete reports whether every file of the entry is in folder with its recorded size and SHA-256.
 func (e ManifestEntry) complete(folder string, want []string) bool {
 	if len(e.Files) == 0 {
 		return false
 	}
-	sizes := map[string]int64{}
+	recorded := map[string]ManifestFileEntry{}
 	for _, f := range e.Files {
-		sizes[f.Name] = f.Size
+		recorded[f.Name] = f
 	}
 	for _, name := range want {
-		size, ok := sizes[name]
-		st, err := os.Stat(filepath.Join(folder, name))
-		if !ok || err != nil || st.Size() != size {
+		rec, ok := recorded[name]
+		if !ok || verifyFile(filepath.Join(folder, name), rec) != nil {
 			return false
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeDebs builds small .deb files, with dpkg-deb, that hold the data files of debSources at their
@@ -109,6 +110,23 @@ func TestInstall(t *testing.T) {
 	}
 	if _, _, err := Load("fashion-mnist", dir); err != nil {
 		t.Fatalf("after repair: %v", err)
+	}
+	// A file changed in place with the same size (caught by its SHA-256) is re-installed too.
+	iris := filepath.Join(dir, SklearnDir, "iris.csv")
+	raw, err := os.ReadFile(iris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)-2] ^= 1
+	if err := os.WriteFile(iris, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(iris, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := fakeInstaller(debs, &calls, "").install(dir, io.Discard); err != nil || calls != 4 {
+		t.Fatalf("same-size repair: %v, calls %d", err, calls)
 	}
 	// No temporary folders remain.
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {

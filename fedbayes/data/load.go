@@ -50,7 +50,8 @@ func Names() []string {
 }
 
 // Load loads a dataset by name from the data directory dir (usually Dir()) and returns its training
-// and test splits.
+// and test splits. Files that `fedbayes data install` put there are first checked against the
+// SHA-256 digests of its manifest (VerifyDataset).
 //
 // Images ("fashion-mnist", "mnist", "emnist-SPLIT", "cifar10", "cifar100", "cifar100-coarse",
 // "svhn", and scikit-learn's "digits") come with pixels scaled to [0, 1] (the papers do not state
@@ -67,6 +68,10 @@ func Load(name, dir string, opts ...Option) (train, test *Dataset, err error) {
 	cfg := loadConfig{testFraction: DefaultTestFraction}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	// Files installed by `fedbayes data install` are checked against their recorded SHA-256.
+	if err := VerifyDataset(name, dir); err != nil {
+		return nil, nil, err
 	}
 	switch {
 	case name == "fashion-mnist":

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,8 +91,11 @@ func readRows(path string, skip int, sep string, want int) ([][]float64, error) 
 		row := make([]float64, want)
 		for j, f := range fields {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil {
+			if err != nil && !math.IsInf(v, 0) {
 				return nil, fileErrorf(path, "line %d, field %d: cannot read %q as a number", skip+i+1, j+1, f)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
+				return nil, fileErrorf(path, "line %d, field %d: %q is not a finite number (NaN and infinities are refused)", skip+i+1, j+1, f)
 			}
 			row[j] = v
 		}

@@ -21,6 +21,8 @@ type Availability struct {
 	Install string
 	// Missing lists the files not found (empty when Present).
 	Missing []string
+	// Corrupt says which file does not match the SHA-256 recorded at install (Present is then false).
+	Corrupt string `json:",omitempty"`
 }
 
 // datasetFiles returns the folders searched for a dataset (the first is where it belongs) and
@@ -55,7 +57,8 @@ func datasetFiles(name string) (folders, files []string, source string) {
 }
 
 // Status reports, for every dataset name Load knows, whether its files are in dir and how to
-// install them. It only looks at file names, so it is quick.
+// install them. Installed files are checked against the manifest's SHA-256 digests (VerifyDataset,
+// hashed once per process); the others are only looked for by name.
 func Status(dir string) []Availability {
 	var out []Availability
 	installCmd := "fedbayes data install"
@@ -76,6 +79,9 @@ func Status(dir string) []Availability {
 			}
 			if len(missing) == 0 {
 				a.Present, a.Path, a.Missing = true, folder, nil
+				if err := VerifyDataset(name, dir); err != nil {
+					a.Present, a.Corrupt = false, err.Error()
+				}
 				break
 			}
 			if sub == subs[0] {

@@ -29,7 +29,9 @@ func checkData(repo string) []Check {
 			continue
 		}
 		c := Check{Name: "data: " + a.Name, OK: a.Present, Detail: a.Path}
-		if !a.Present {
+		if a.Corrupt != "" {
+			c.Detail, c.Fix = a.Corrupt, "cd "+repo+" && rm -r "+a.Path+" && make data"
+		} else if !a.Present {
 			c.Detail = "missing " + strings.Join(a.Missing, ", ") + " in " + a.Path + " (" + a.Source + ")"
 			c.Fix = "cd " + repo + " && make data"
 		}

@@ -1,10 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // Spec is one federated experiment: the data, how it is split among clients, the model, how the server
@@ -219,17 +221,25 @@ type EvaluationSpec struct {
 // ParseSpec reads a Spec from JSON. Unknown fields are errors naming their JSON path; the spec is
 // validated (including every setting of its sweep).
 func ParseSpec(raw []byte) (*Spec, error) {
+	// Duplicate keys, NaN, Infinity, 1e999 and syntax errors, with path, line and column; a
+	// byte-order mark is skipped.
+	if err := strictjson.Check(raw); err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	raw = strictjson.StripBOM(raw)
 	if err := checkUnknownFields(raw); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var s Spec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
+	if err := checkExplicitZerosJSON(raw); err != nil {
+		return nil, err
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("spec: trailing data after the JSON object")
+	var s Spec
+	if err := strictjson.Decode(raw, &s); err != nil {
+		var je *strictjson.Error
+		if errors.As(err, &je) && je.Path != "" {
+			return nil, &SpecError{Path: je.Path, Problem: fmt.Sprintf("%s (line %d, column %d)", je.Problem, je.Line, je.Column)}
+		}
+		return nil, fmt.Errorf("spec: %w", err)
 	}
 	if _, err := s.Expand(); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // Setting is one point of a spec's sweep: a spec without a sweep (defaults applied), its name and the
@@ -45,6 +46,12 @@ func (s *Spec) Expand() ([]Setting, error) {
 	if err := checkVariants(s.Variants, s.Sweep); err != nil {
 		return nil, err
 	}
+	if len(s.Name) > maxNameBytes {
+		return nil, specErr("name", "%d bytes; at most %d (the name is part of every results folder's name)", len(s.Name), maxNameBytes)
+	}
+	if err := checkSweepSize(s, paths); err != nil {
+		return nil, err
+	}
 	labelNames := sweepLabelNames(paths)
 	base := s.Clone()
 	base.Sweep, base.Variants = nil, nil
@@ -56,7 +63,7 @@ func (s *Spec) Expand() ([]Setting, error) {
 	if len(variants) == 0 {
 		variants = []Variant{{}}
 	}
-	var settings []Setting
+	settings := make([]Setting, 0, settingCount(s, paths))
 	for vi, variant := range variants {
 		vm := deepCopyMap(baseMap)
 		vname := s.Name
@@ -67,8 +74,8 @@ func (s *Spec) Expand() ([]Setting, error) {
 			vname += "-" + variant.Label
 		}
 		for _, p := range sortedKeys(variant.Set) {
-			var v any
-			if err := json.Unmarshal(variant.Set[p], &v); err != nil {
+			v, err := decodeValue(variant.Set[p])
+			if err != nil {
 				return nil, specErr(fmt.Sprintf("variants[%d].set.%s", vi, p), "not a JSON value: %v", err)
 			}
 			setPath(vm, strings.Split(p, "."), v)
@@ -80,8 +87,8 @@ func (s *Spec) Expand() ([]Setting, error) {
 			swept := map[string]string{}
 			for i, p := range paths {
 				raw := s.Sweep[p][idx[i]]
-				var v any
-				if err := json.Unmarshal(raw, &v); err != nil {
+				v, err := decodeValue(raw)
+				if err != nil {
 					return nil, specErr(fmt.Sprintf("sweep.%s[%d]", p, idx[i]), "not a JSON value: %v", err)
 				}
 				setPath(m, strings.Split(p, "."), v)
@@ -89,13 +96,25 @@ func (s *Spec) Expand() ([]Setting, error) {
 				swept[labelNames[i]] = text
 				name += "-" + text
 			}
+			if len(name) > maxNameBytes {
+				return nil, &SpecError{Path: "sweep", Setting: shortName(name), Problem: fmt.Sprintf(
+					"the setting name is %d bytes, at most %d (it names the results folders): shorten the swept values or the name", len(name), maxNameBytes)}
+			}
+			if err := checkExplicitZeros(m); err != nil {
+				err.(*SpecError).Setting = shortName(name)
+				return nil, err
+			}
 			one, err := fromMap(m)
 			if err != nil {
-				return nil, &SpecError{Path: "sweep", Problem: err.Error(), Setting: name}
+				if se, ok := err.(*SpecError); ok {
+					se.Setting = shortName(name)
+					return nil, se
+				}
+				return nil, &SpecError{Path: "sweep", Problem: err.Error(), Setting: shortName(name)}
 			}
 			if err := one.Validate(); err != nil {
 				if se, ok := err.(*SpecError); ok && (len(paths) > 0 || variant.Label != "") {
-					se.Setting = name
+					se.Setting = shortName(name)
 				}
 				return nil, err
 			}
@@ -373,8 +392,10 @@ func toMap(s *Spec) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // integers stay exact (a seed 2^53+1 is not rounded through float64)
 	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	return m, nil
@@ -389,13 +410,29 @@ func fromMap(m map[string]any) (*Spec, error) {
 	if err := checkUnknownFields(raw); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
+	if err := strictjson.Decode(raw, &s); err != nil {
+		var je *strictjson.Error
+		if errors.As(err, &je) && je.Path != "" {
+			return nil, &SpecError{Path: je.Path, Problem: je.Problem}
+		}
 		return nil, err
 	}
 	return &s, nil
+}
+
+// decodeValue decodes one JSON value with numbers kept as json.Number (exact integers).
+func decodeValue(raw []byte) (any, error) {
+	if err := strictjson.Check(raw); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // setPath sets m[p0][p1]...= v, creating objects on the way.

@@ -23,11 +23,12 @@ type SpecError struct {
 }
 
 // Error implements error.
+// Long problems (quoting a 10 MB swept value) are cut; Expand cuts long setting names.
 func (e *SpecError) Error() string {
 	if e.Setting != "" {
-		return fmt.Sprintf("spec: setting %q: %s: %s", e.Setting, e.Path, e.Problem)
+		return fmt.Sprintf("spec: setting %q: %s: %s", e.Setting, e.Path, shortName(e.Problem))
 	}
-	return fmt.Sprintf("spec: %s: %s", e.Path, e.Problem)
+	return fmt.Sprintf("spec: %s: %s", e.Path, shortName(e.Problem))
 }
 
 func specErr(path, format string, args ...any) error {
@@ -39,7 +40,7 @@ func oneOf(path, v string, allowed ...string) error {
 	if slices.Contains(allowed, v) {
 		return nil
 	}
-	return specErr(path, "%q is not one of %s", v, strings.Join(allowed, ", "))
+	return specErr(path, "%q is not one of %s", shortName(v), strings.Join(allowed, ", "))
 }
 
 // Allowed values of the spec's enumerations.
@@ -136,7 +137,7 @@ func (s *Spec) WithDefaults() *Spec {
 // path. It touches no data: dataset names are checked against data.Names.
 func (s *Spec) Validate() error {
 	c := s.WithDefaults()
-	for _, check := range []func(*Spec) error{validateData, validatePartition, validateModel, validateAggregation, validateTraining, validateEvaluation} {
+	for _, check := range []func(*Spec) error{validateData, validatePartition, validateModel, validateAggregation, validateTraining, validateEvaluation, validateBounds} {
 		if err := check(c); err != nil {
 			return err
 		}

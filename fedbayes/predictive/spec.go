@@ -1,13 +1,13 @@
 package predictive
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"sort"
 	"strings"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // The methods of the one-round comparison (Hasan (2023), Tables 3.1, 3.2 and 4.2).
@@ -101,9 +101,9 @@ func LoadSpec(path string) (Spec, error) { return loadStrict[Spec](path, "spec")
 // decodeStrict decodes JSON into a T, refusing unknown fields; what names the document in errors.
 func decodeStrict[T any](b []byte, what string) (T, error) {
 	var v T
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	// Duplicate keys, NaN/Infinity/1e999 and type errors are refused with path, line and column; a
+	// byte-order mark is skipped (the engine's specs share this decoder).
+	if err := strictjson.Decode(b, &v); err != nil {
 		var zero T
 		return zero, fmt.Errorf("predictive: %s: %w", what, err)
 	}
@@ -227,6 +227,9 @@ func (s Spec) Validate() error {
 		}
 		seen[m] = true
 	}
+	if err := s.validateSizes(); err != nil {
+		return err
+	}
 	if err := s.Sampler.Validate(); err != nil {
 		return fmt.Errorf("sampler: %w", err)
 	}
@@ -292,4 +295,55 @@ func Preset(name string) (Spec, error) {
 		return Spec{}, fmt.Errorf("predictive: unknown preset %q; presets: %s", name, strings.Join(PresetNames(), ", "))
 	}
 	return s, nil
+}
+
+// Bounds on the spec's size fields: far above the thesis's settings (Hasan (2023), Tables B.2-B.4),
+// far below what overflows an int or exhausts memory in one allocation.
+const (
+	maxSizeClients  = 10_000
+	maxSizeWidth    = 1 << 20
+	maxSizeLayers   = 1_000
+	maxSizeCount    = 1_000_000 // epochs, cycles, samples, draws, rounds
+	maxSizeBatch    = 1 << 20
+	maxSizeExamples = 1 << 31
+	maxSizeSeeds    = 10_000
+)
+
+// validateSizes checks every size field against its bound, naming the field.
+func (s Spec) validateSizes() error {
+	for _, b := range []struct {
+		field  string
+		v, max int
+	}{
+		{"clients", s.Clients, maxSizeClients},
+		{"subsample", s.Subsample, maxSizeExamples},
+		{"test_subsample", s.TestSubsample, maxSizeExamples},
+		{"ep_draws", s.EPDraws, maxSizeCount},
+		{"seeds", len(s.Seeds), maxSizeSeeds},
+		{"hidden (layers)", len(s.Hidden), maxSizeLayers},
+		{"sampler.epochs", s.Sampler.Epochs, maxSizeCount},
+		{"sampler.cycles", s.Sampler.Cycles, maxSizeCount},
+		{"sampler.samples_per_cycle", s.Sampler.SamplesPerCycle, maxSizeCount},
+		{"sampler.max_samples", s.Sampler.MaxSamples, maxSizeCount},
+		{"sampler.batch_size", s.Sampler.BatchSize, maxSizeBatch},
+		{"local.epochs", s.Local.Epochs, maxSizeCount},
+		{"local.batch_size", s.Local.BatchSize, maxSizeBatch},
+		{"distill.epochs", s.Distill.Epochs, maxSizeCount},
+		{"distill.batch_size", s.Distill.BatchSize, maxSizeBatch},
+		{"distill.swa_cycles", s.Distill.SWACycles, maxSizeCount},
+		{"fedbe.samples", s.FedBE.Samples, maxSizeCount},
+		{"fedbe.rounds", s.FedBE.Rounds, maxSizeCount},
+		{"fedbe.distill.epochs", s.FedBE.Distill.Epochs, maxSizeCount},
+		{"fedbe.distill.batch_size", s.FedBE.Distill.BatchSize, maxSizeBatch},
+	} {
+		if b.v > b.max {
+			return fmt.Errorf("predictive: spec field %s = %d: too large; at most %d", b.field, b.v, b.max)
+		}
+	}
+	for i, w := range s.Hidden {
+		if w < 1 || w > maxSizeWidth {
+			return fmt.Errorf("predictive: spec field hidden[%d] = %d: want a width in [1, %d]", i, w, maxSizeWidth)
+		}
+	}
+	return nil
 }

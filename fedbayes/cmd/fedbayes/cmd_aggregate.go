@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/explore"
 )
 
 func init() {
@@ -17,26 +21,70 @@ func init() {
 		run: runAggregate})
 }
 
-// clientArg matches a client given as "mean,variance" (so that a negative mean is not a flag).
-var clientArg = regexp.MustCompile(`^[-+]?[0-9.]+([eE][-+]?[0-9]+)?,[-+]?[0-9.]+([eE][-+]?[0-9]+)?$`)
+// clientArg matches a client given as "mean,variance" (so that a negative mean such as -1,2 or
+// -Inf,1 is read as a client, not as a flag).
+var clientArg = regexp.MustCompile(`^[-+]?([0-9.]+([eE][-+]?[0-9]+)?|(?i:inf|infinity|nan)),[-+]?([0-9.]+([eE][-+]?[0-9]+)?|(?i:inf|infinity|nan))$`)
 
 // aggregateRow is one line of `fedbayes aggregate` output.
 type aggregateRow struct {
-	Rule     string  `json:"rule"`
-	Mean     float64 `json:"mean"`
-	Variance float64 `json:"variance"`
-	Std      float64 `json:"std"`
-	Error    string  `json:"error,omitempty"`
+	Rule     string    `json:"rule"`
+	Mean     jsonFloat `json:"mean"`
+	Variance jsonFloat `json:"variance"`
+	Std      jsonFloat `json:"std"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// jsonFloat is a float64 that encodes NaN and infinities as the strings "NaN", "+Inf" and "-Inf"
+// (JSON has no such numbers), so that one such value never loses the whole output.
+type jsonFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return json.Marshal(strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return json.Marshal(v)
+}
+
+// populationFlag is PPA's -n: an integer, also written as 1e6, in [2, aggregate.MaxPopulationSize].
+type populationFlag int
+
+func (p *populationFlag) String() string { return strconv.Itoa(int(*p)) }
+
+func (p *populationFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v != math.Trunc(v) {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	if v < 2 || v > aggregate.MaxPopulationSize {
+		return fmt.Errorf("%s is out of range: PPA's population is 2 to %d samples", s, aggregate.MaxPopulationSize)
+	}
+	*p = populationFlag(v)
+	return nil
+}
+
+// maxArgEcho is the longest argument quoted back in an error message.
+const maxArgEcho = 80
+
+// echo quotes an argument for an error message, cut when long.
+func echo(s string) string {
+	if len(s) > maxArgEcho {
+		return strconv.Quote(s[:maxArgEcho]) + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
 }
 
 func runAggregate(args []string, stdout io.Writer) error {
-	fs := newFlagSet("aggregate", "MEAN,VARIANCE MEAN,VARIANCE ...", stdout)
+	fs := newFlagSet("aggregate", "MEAN,VARIANCE MEAN,VARIANCE ...  (clients are numbered from 1; put -- before a client\n"+
+		"whose mean is negative and not a plain number)", stdout)
 	rule := fs.String("rule", "all", "rule: "+ruleNames()+", or all")
 	weightsFlag := fs.String("w", "", "client weights, comma-separated (default equal)")
 	normalize := fs.Bool("normalize", false, "normalise weights that do not sum to one")
 	prevFlag := fs.String("prev", "", "previous global MEAN,VARIANCE (needed by DWC)")
 	policy := fs.String("dwc-policy", "keep-previous", "DWC where the combined precision is not positive: keep-previous, conflation or error")
-	n := fs.Int("n", aggregate.DefaultPopulationSize, "PPA population size")
+	n := populationFlag(explore.DefaultPopulationSize)
+	fs.Var(&n, "n", fmt.Sprintf("PPA population size, 2 to %d (the explorer's default)", aggregate.MaxPopulationSize))
 	seed := fs.Int64("seed", 1, "PPA seed")
 	asJSON := fs.Bool("json", false, "print a JSON list of {rule, mean, variance, std, error}")
 	var flags, positional []string
@@ -63,13 +111,29 @@ func runAggregate(args []string, stdout io.Writer) error {
 			}
 		}
 	}
+	// The flag package prints its own errors; they are returned instead, to be printed once.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(flags); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return nil
+		}
+		msg := err.Error()
+		if strings.HasPrefix(msg, "flag provided but not defined: ") {
+			bad := strings.TrimPrefix(msg, "flag provided but not defined: ")
+			msg = "unknown flag " + echo(bad)
+			if strings.Contains(bad, ",") {
+				msg += " (a client whose mean is negative goes after --, as in: fedbayes aggregate -- " + echo(bad)[1:len(echo(bad))-1] + " ...)"
+			}
+		}
+		return fmt.Errorf("%w: %s; see fedbayes aggregate -h", errUsage, msg)
 	}
 	if len(fs.Args()) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Args()[0])
+		return fmt.Errorf("%w: unexpected argument %s", errUsage, echo(fs.Args()[0]))
 	}
 	if len(positional) == 0 {
+		fs.SetOutput(stdout)
 		fs.Usage()
 		return fmt.Errorf("%w: give at least one client as MEAN,VARIANCE", errUsage)
 	}
@@ -77,19 +141,22 @@ func runAggregate(args []string, stdout io.Writer) error {
 	for k, a := range positional {
 		g, err := parsePair(a)
 		if err != nil {
-			return fmt.Errorf("%w: client %d: %v", errUsage, k, err)
+			return fmt.Errorf("%w: client %d: %v", errUsage, k+1, err)
 		}
 		clients[k] = g
 	}
-	opt := aggregate.Options{Normalize: *normalize, PopulationSize: *n, Seed: *seed}
+	opt := aggregate.Options{Normalize: *normalize, PopulationSize: int(n), Seed: *seed}
 	var err error
 	if opt.DWCPolicy, err = parsePolicy(*policy); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: -dwc-policy: %v", errUsage, err)
 	}
 	if *prevFlag != "" {
 		g, err := parsePair(*prevFlag)
 		if err != nil {
 			return fmt.Errorf("%w: -prev: %v", errUsage, err)
+		}
+		if err := checkClient(g, false); err != nil {
+			return fmt.Errorf("-prev: %v", err)
 		}
 		opt.Previous = &g
 	}
@@ -97,8 +164,8 @@ func runAggregate(args []string, stdout io.Writer) error {
 	if *weightsFlag != "" {
 		for i, s := range strings.Split(*weightsFlag, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				return fmt.Errorf("%w: -w: weight %d %q is not a number", errUsage, i, s)
+			if err != nil && !math.IsInf(v, 0) {
+				return fmt.Errorf("%w: -w: weight %d %s is not a number", errUsage, i+1, echo(s))
 			}
 			weights = append(weights, v)
 		}
@@ -107,46 +174,114 @@ func runAggregate(args []string, stdout io.Writer) error {
 	if !strings.EqualFold(*rule, "all") {
 		r, err := aggregate.ParseRule(*rule)
 		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return fmt.Errorf("%w: -rule: %v", errUsage, err)
 		}
 		rules = []aggregate.Rule{r}
 	}
+	// Errors in the input are reported once, before any rule runs, naming the flag or client.
+	pointMassOK := len(rules) == 1 && rules[0] == aggregate.FedAvg
+	for k, c := range clients {
+		if err := checkClient(c, pointMassOK); err != nil {
+			hint := ""
+			if c.Var == 0 {
+				hint = " (only -rule FedAvg takes a point mass)"
+			}
+			return fmt.Errorf("client %d: %v%s", k+1, err, hint)
+		}
+	}
+	if err := checkWeightsFlag(weights, len(clients), *normalize); err != nil {
+		return err
+	}
 	var rows []aggregateRow
+	failed := 0
 	for _, r := range rules {
 		g, err := aggregate.Scalar(r, clients, weights, opt)
 		if err != nil {
 			if len(rules) == 1 {
 				return err
 			}
+			// DWC without -prev is not applicable rather than failed.
+			if !(r == aggregate.DWC && opt.Previous == nil) {
+				failed++
+			}
 			rows = append(rows, aggregateRow{Rule: string(r), Error: err.Error()})
 			continue
 		}
-		rows = append(rows, aggregateRow{Rule: string(r), Mean: g.Mean, Variance: g.Var, Std: math.Sqrt(g.Var)})
+		rows = append(rows, aggregateRow{Rule: string(r), Mean: jsonFloat(g.Mean), Variance: jsonFloat(g.Var), Std: jsonFloat(math.Sqrt(g.Var))})
 	}
 	if *asJSON {
-		return writeJSON(stdout, rows)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tmean\tvariance\tstd\t")
-	for _, row := range rows {
-		if row.Error != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", row.Rule, strings.TrimPrefix(row.Error, "aggregate: "))
-			continue
+		if err := writeJSON(stdout, rows); err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%.6g\t%.6g\t%.6g\t\n", row.Rule, row.Mean, row.Variance, row.Std)
+	} else {
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "rule\tmean\tvariance\tstd\t")
+		for _, row := range rows {
+			if row.Error != "" {
+				fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", row.Rule, strings.TrimPrefix(row.Error, "aggregate: "))
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%.6g\t%.6g\t%.6g\t\n", row.Rule, float64(row.Mean), float64(row.Variance), float64(row.Std))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	return tw.Flush()
+	if failed > 0 {
+		return fmt.Errorf("%d of %d rules failed (see their rows)", failed, len(rules))
+	}
+	return nil
+}
+
+// checkClient checks one client's mean and variance (variance 0 only where pointMassOK).
+func checkClient(g aggregate.Gaussian, pointMassOK bool) error {
+	switch {
+	case math.IsNaN(g.Mean) || math.IsInf(g.Mean, 0):
+		return fmt.Errorf("mean is %v; it must be finite", g.Mean)
+	case math.IsNaN(g.Var) || math.IsInf(g.Var, 0):
+		return fmt.Errorf("variance is %v; it must be finite", g.Var)
+	case g.Var < 0 || (g.Var == 0 && !pointMassOK):
+		return fmt.Errorf("variance %v is not positive", g.Var)
+	}
+	return nil
+}
+
+// checkWeightsFlag checks the -w weights, numbering clients from 1 and naming the flags.
+func checkWeightsFlag(weights []float64, K int, normalize bool) error {
+	if weights == nil {
+		return nil
+	}
+	if len(weights) != K {
+		return fmt.Errorf("-w: %d weights for %d clients", len(weights), K)
+	}
+	for k, w := range weights {
+		switch {
+		case math.IsNaN(w) || math.IsInf(w, 0):
+			return fmt.Errorf("-w: client %d: weight is %v; weights must be finite", k+1, w)
+		case w < 0:
+			return fmt.Errorf("-w: client %d: weight %v is negative", k+1, w)
+		}
+	}
+	_, err := aggregate.CheckWeights(weights, K, normalize)
+	var we *aggregate.WeightSumError
+	if errors.As(err, &we) {
+		return fmt.Errorf("-w: the weights sum to %v, not 1; add -normalize to divide them by their sum", we.Sum)
+	}
+	if err != nil {
+		return fmt.Errorf("-w: %v", strings.TrimPrefix(err.Error(), "aggregate: "))
+	}
+	return nil
 }
 
 func parsePair(s string) (aggregate.Gaussian, error) {
 	a, b, ok := strings.Cut(s, ",")
 	if !ok {
-		return aggregate.Gaussian{}, fmt.Errorf("%q is not MEAN,VARIANCE", s)
+		return aggregate.Gaussian{}, fmt.Errorf("%s is not MEAN,VARIANCE", echo(s))
 	}
 	m, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	v, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-	if err1 != nil || err2 != nil {
-		return aggregate.Gaussian{}, fmt.Errorf("%q is not MEAN,VARIANCE (two numbers)", s)
+	if (err1 != nil && !math.IsInf(m, 0)) || (err2 != nil && !math.IsInf(v, 0)) {
+		return aggregate.Gaussian{}, fmt.Errorf("%s is not MEAN,VARIANCE (two numbers)", echo(s))
 	}
 	return aggregate.Gaussian{Mean: m, Var: v}, nil
 }

@@ -50,18 +50,27 @@ func runData(args []string, stdout io.Writer) error {
 	case "list":
 		status := data.Status(*dir)
 		if *asJSON {
-			return writeJSON(stdout, status)
+			if err := writeJSON(stdout, status); err != nil {
+				return err
+			}
+			return corruptError(status)
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "DATASET\tPRESENT\tPATH\tTO INSTALL")
 		for _, a := range status {
 			present, todo := "yes", ""
-			if !a.Present {
+			switch {
+			case a.Corrupt != "":
+				present, todo = "CORRUPT", a.Corrupt
+			case !a.Present:
 				present, todo = "no", a.Install
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Name, present, a.Path, todo)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		return corruptError(status)
 	default: // path
 		if fs.NArg() > 1 {
 			return fmt.Errorf("%w: path takes at most one dataset name; %s", errUsage, dataUsage)
@@ -79,4 +88,18 @@ func runData(args []string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("%w: unknown dataset %q; known: %s", errUsage, name, strings.Join(data.Names(), ", "))
 	}
+}
+
+// corruptError is an error naming the datasets whose files do not match the install manifest.
+func corruptError(status []data.Availability) error {
+	var bad []string
+	for _, a := range status {
+		if a.Corrupt != "" {
+			bad = append(bad, a.Name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("data list: corrupt: %s (files differ from the SHA-256 recorded at install; see above)", strings.Join(bad, ", "))
 }

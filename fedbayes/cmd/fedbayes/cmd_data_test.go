@@ -74,7 +74,9 @@ func TestDataInstallAlreadyDone(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, folder, n), []byte("abc"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			e.Files = append(e.Files, data.ManifestFileEntry{Name: n, Size: 3})
+			// SHA-256 of "abc": install checks the digests, not only the sizes.
+			e.Files = append(e.Files, data.ManifestFileEntry{Name: n, Size: 3,
+				SHA256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"})
 		}
 		m.Folders[folder] = e
 	}
@@ -88,5 +90,28 @@ func TestDataInstallAlreadyDone(t *testing.T) {
 	}
 	if strings.Count(out.String(), "already installed") != 2 {
 		t.Fatalf("output:\n%s", out.String())
+	}
+}
+
+func TestDataListCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	iris := filepath.Join(dir, "sklearn", "iris.csv")
+	if err := os.MkdirAll(filepath.Dir(iris), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(iris, []byte("150,4,a,b,c\n"), 0o644); err != nil { // truncated
+		t.Fatal(err)
+	}
+	m := data.Manifest{Folders: map[string]data.ManifestEntry{"sklearn": {Package: "python3-sklearn",
+		Files: []data.ManifestFileEntry{{Name: "iris.csv", Size: 4000, SHA256: strings.Repeat("ab", 32)}}}}}
+	raw, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, data.ManifestFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	status := runMain([]string{"data", "list", "-dir", dir}, &out, &errOut)
+	if status == 0 || !strings.Contains(out.String(), "CORRUPT") || !strings.Contains(out.String(), iris+": corrupt (truncated)") ||
+		!strings.Contains(errOut.String(), "corrupt: iris") {
+		t.Fatalf("status %d\nstdout: %s\nstderr: %s", status, out.String(), errOut.String())
 	}
 }

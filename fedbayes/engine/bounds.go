@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/models"
+)
+
+// Bounds on the size fields of a Spec, checked by Validate with the field's JSON path. They are far
+// above any setting of the papers (Fischer et al. (2024) train for 3,000 rounds at most, with up to
+// 100 clients) and far below what would overflow an int or exhaust memory in one allocation.
+const (
+	// MaxSettings is the largest number of settings a spec's sweep and variants may expand to.
+	MaxSettings = 10_000
+	// MaxSeeds is the largest number of seeds.
+	MaxSeeds         = 10_000
+	maxClients       = 100_000
+	maxRounds        = 10_000_000
+	maxEpochs        = 100_000
+	maxBatchSize     = 1 << 20
+	maxSamples       = 100_000
+	maxBins          = 100_000
+	maxWidth         = 1 << 20
+	maxLayers        = 1_000
+	maxPopulation    = 10_000_000
+	maxExamples      = 1 << 31 // subsample, test_subsample, fairness_examples, min_size
+	maxEvery         = maxRounds
+	maxSettingNameIn = 400 // longest setting name quoted in an error message
+	maxNameBytes     = 200 // longest spec name and setting name (results folders are NAME-seedN)
+)
+
+// boundInt checks that v <= max, naming the field.
+func boundInt(path string, v, max int) error {
+	if v > max {
+		return specErr(path, "%d is too large; at most %d", v, max)
+	}
+	return nil
+}
+
+// validateBounds checks every size field of c (after defaults) against its bound.
+func validateBounds(c *Spec) error {
+	type bound struct {
+		path   string
+		v, max int
+	}
+	checks := []bound{
+		{"dataset.subsample", c.Dataset.Subsample, maxExamples},
+		{"dataset.test_subsample", c.Dataset.TestSubsample, maxExamples},
+		{"partition.clients", c.Partition.Clients, maxClients},
+		{"partition.min_size", c.Partition.MinSize, maxExamples},
+		{"partition.shards_per_client", c.Partition.ShardsPerClient, maxExamples},
+		{"partition.classes_per_client", c.Partition.ClassesPerClient, maxWidth},
+		{"model.bayesian_layers", c.Model.BayesianLayers, maxLayers},
+		{"aggregation.population", c.Aggregation.Population, maxPopulation},
+		{"training.rounds", c.Training.Rounds, maxRounds},
+		{"training.local_epochs", c.Training.LocalEpochs, maxEpochs},
+		{"training.batch_size", c.Training.BatchSize, maxBatchSize},
+		{"evaluation.every", c.Evaluation.Every, maxEvery},
+		{"evaluation.samples", c.Evaluation.Samples, maxSamples},
+		{"evaluation.bins", c.Evaluation.Bins, maxBins},
+		{"evaluation.fairness_examples", c.Evaluation.FairnessExamples, maxExamples},
+	}
+	if p := c.Aggregation.Pretrain; p != nil {
+		checks = append(checks, bound{"aggregation.pretrain.epochs", p.Epochs, maxEpochs},
+			bound{"aggregation.pretrain.patience", p.Patience, maxEpochs})
+	}
+	if s := c.Training.Schedule; s != nil {
+		checks = append(checks, bound{"training.lr_schedule.silent_rounds", s.SilentRounds, maxRounds})
+	}
+	for _, b := range checks {
+		if err := boundInt(b.path, b.v, b.max); err != nil {
+			return err
+		}
+	}
+	for _, l := range []struct {
+		path string
+		list []int
+	}{{"model.hidden", c.Model.Hidden}, {"model.conv_channels", c.Model.ConvChannels}, {"model.dense_widths", c.Model.DenseWidths}} {
+		if len(l.list) > maxLayers {
+			return specErr(l.path, "%d layers; at most %d", len(l.list), maxLayers)
+		}
+		for i, v := range l.list {
+			if err := boundInt(fmt.Sprintf("%s[%d]", l.path, i), v, maxWidth); err != nil {
+				return err
+			}
+		}
+	}
+	if len(c.Name) > maxNameBytes {
+		return specErr("name", "%d bytes; at most %d (the name is part of every results folder's name)", len(c.Name), maxNameBytes)
+	}
+	if len(c.Seeds) > MaxSeeds {
+		return specErr("seeds", "%d seeds; at most %d", len(c.Seeds), MaxSeeds)
+	}
+	return checkMemory(c)
+}
+
+// dataDims are the example size, class count and test-set size of the engine's datasets, for the
+// memory estimate (an unknown name is estimated as the largest).
+var dataDims = map[string][3]int{
+	"fashion-mnist": {784, 10, 10000}, "mnist": {784, 10, 10000}, "digits": {64, 10, 360}, "iris": {4, 3, 30},
+	"wine": {13, 3, 36}, "breast-cancer": {30, 2, 114}, "cifar10": {3072, 10, 10000}, "cifar100": {3072, 100, 10000},
+	"cifar100-coarse": {3072, 20, 10000}, "svhn": {3072, 10, 26032},
+}
+
+// MemoryEstimate returns a rough lower bound, in bytes, of the memory one run of c needs: the dense
+// layers' parameters (mean and variance for Bayesian models) held by the global model and every
+// client with its gradient and optimizer state, the activations of one batch per client and of the
+// predictive's samples on one batch, and the predictive's class probabilities of every sample on the
+// test set (or one client's fairness examples). Convolutions are not counted (they are small).
+func MemoryEstimate(c *Spec) float64 {
+	model, act, pred := memoryParts(c)
+	return model + act + pred
+}
+
+// memoryParts returns MemoryEstimate's parts in bytes: the models, the activations and the
+// predictive's probabilities.
+func memoryParts(c *Spec) (model, act, pred float64) {
+	dims, ok := dataDims[c.Dataset.Name]
+	if !ok {
+		dims = [3]int{3072, 100, 26032}
+		if strings.HasPrefix(c.Dataset.Name, "emnist") {
+			dims = [3]int{784, 62, 116323}
+		}
+	}
+	var widths []int
+	switch c.Model.Arch {
+	case string(models.ArchMLP), "":
+		widths = c.Model.Hidden
+		if widths == nil {
+			widths = []int{100}
+		}
+	default:
+		widths = c.Model.DenseWidths
+		if widths == nil {
+			widths = []int{120, 84}
+		}
+	}
+	params, in, widest := 0.0, float64(dims[0]), float64(dims[0])
+	for _, w := range append(append([]int(nil), widths...), dims[1]) {
+		params += in*float64(w) + float64(w)
+		in = float64(w)
+		widest = math.Max(widest, in)
+	}
+	perWeight := 1.0
+	if c.Model.Kind == "" || c.Model.Kind == string(models.Bayesian) {
+		perWeight = 2 // mean and log-variance
+	}
+	clients := float64(c.Partition.Clients)
+	copies := 4*clients + 2 // each client: parameters, gradient, two optimizer slots; global and previous
+	act = float64(c.Training.BatchSize) * widest * clients * 4
+	act += float64(c.Evaluation.Samples) * float64(c.Training.BatchSize) * widest
+	// The predictive keeps every sample's class probabilities: the test set, and each client's
+	// fairness examples.
+	test := float64(dims[2])
+	if c.Dataset.TestSubsample > 0 {
+		test = math.Min(test, float64(c.Dataset.TestSubsample))
+	}
+	evalRows := test
+	if c.Evaluation.Fairness != "off" {
+		evalRows = math.Max(evalRows, float64(c.Evaluation.FairnessExamples))
+	}
+	pred = float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
+	return 4 * params * perWeight * copies, 4 * act, 4 * pred // float32
+}
+
+// checkMemory refuses a spec whose MemoryEstimate exceeds the machine's memory.
+func checkMemory(c *Spec) error {
+	total := machineMemory()
+	if total <= 0 {
+		return nil
+	}
+	model, act, pred := memoryParts(c)
+	if need := model + act + pred; need > total {
+		// Name the field behind the largest part.
+		path := "model.dense_widths"
+		if c.Model.Arch == string(models.ArchMLP) || c.Model.Arch == "" {
+			path = "model.hidden"
+		}
+		if act > model && act > pred {
+			path = "training.batch_size"
+		}
+		if pred > model && pred > act {
+			path = "evaluation.samples"
+		}
+		return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients, "+
+			"one batch of activations and the predictive's samples), this machine has %s; reduce model.hidden / "+
+			"model.dense_widths, partition.clients, training.batch_size or evaluation.samples", gib(model+act+pred),
+			c.Partition.Clients, gib(total))
+	}
+	return nil
+}
+
+// gib formats bytes in GiB.
+func gib(b float64) string {
+	g := b / (1 << 30)
+	if g < 10 {
+		return strconv.FormatFloat(g, 'f', 1, 64) + " GiB"
+	}
+	return strconv.FormatFloat(math.Round(g), 'f', 0, 64) + " GiB"
+}
+
+var (
+	memOnce  sync.Once
+	memTotal float64
+)
+
+// machineMemory returns the machine's total memory in bytes from /proc/meminfo (0 if unknown).
+func machineMemory() float64 {
+	memOnce.Do(func() {
+		raw, err := os.ReadFile("/proc/meminfo")
+		if err != nil {
+			return
+		}
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
+					memTotal = kb * 1024
+				}
+			}
+		}
+	})
+	return memTotal
+}
+
+// settingCount is the number of settings s expands to, saturated at MaxSettings+1.
+func settingCount(s *Spec, paths []string) int {
+	n := big.NewInt(int64(max(1, len(s.Variants))))
+	for _, p := range paths {
+		n.Mul(n, big.NewInt(int64(len(s.Sweep[p]))))
+	}
+	if n.Cmp(big.NewInt(MaxSettings)) > 0 {
+		return MaxSettings + 1
+	}
+	return int(n.Int64())
+}
+
+// checkSweepSize refuses, before any setting is built, a sweep that expands to more than
+// MaxSettings settings, giving the product of the list lengths.
+func checkSweepSize(s *Spec, paths []string) error {
+	if settingCount(s, paths) <= MaxSettings {
+		return nil
+	}
+	n := big.NewInt(int64(max(1, len(s.Variants))))
+	var factors []string
+	if len(s.Variants) > 0 {
+		factors = append(factors, fmt.Sprintf("%d variants", len(s.Variants)))
+	}
+	for _, p := range paths {
+		n.Mul(n, big.NewInt(int64(len(s.Sweep[p]))))
+		factors = append(factors, fmt.Sprintf("%d values of %s", len(s.Sweep[p]), p))
+	}
+	return specErr("sweep", "expands to %s settings (%s); at most %d: split it into several specs",
+		n.String(), strings.Join(factors, " x "), MaxSettings)
+}
+
+// shortName cuts a setting name for an error message.
+func shortName(name string) string {
+	if len(name) <= maxSettingNameIn {
+		return name
+	}
+	return name[:maxSettingNameIn] + fmt.Sprintf("... (%d bytes)", len(name))
+}
+
+// zeroDefaults lists the fields whose zero value means "the default": an explicit 0 in a spec file
+// would silently run the default, so it is refused. The value is the default's text.
+var zeroDefaults = map[string]string{
+	"partition.clients": "10", "partition.participation": "1", "partition.alpha": "0.5",
+	"partition.min_size": "10", "partition.shards_per_client": "2", "partition.classes_per_client": "2",
+	"model.prior_std": "1", "model.init_logvar": "-10", "model.kl_weight": "1", "model.dropout_rate": "0.2",
+	"aggregation.population":      strconv.Itoa(aggregate.DefaultPopulationSize),
+	"aggregation.pretrain.epochs": "100", "aggregation.pretrain.patience": "10",
+	"aggregation.pretrain.validation_fraction": "0.1",
+	"training.rounds":                          "10", "training.local_epochs": "1", "training.batch_size": "64", "training.lr": "0.01",
+	"evaluation.every": "1", "evaluation.samples": "10 (1 for deterministic models)", "evaluation.bins": "15",
+	"evaluation.fairness_examples": "200",
+}
+
+// checkExplicitZeros refuses an explicit 0 at one of the zeroDefaults paths of a generic JSON spec
+// (numbers as json.Number or float64).
+func checkExplicitZeros(m map[string]any) error {
+	for _, path := range sortedKeys(zeroDefaults) {
+		var v any = m
+		for _, part := range strings.Split(path, ".") {
+			obj, ok := v.(map[string]any)
+			if !ok {
+				v = nil
+				break
+			}
+			v = obj[part]
+		}
+		if isZeroNumber(v) {
+			return specErr(path, "0 is not allowed here: 0 would silently mean the default %s; leave the field out for "+
+				"the default, or give the value you mean", zeroDefaults[path])
+		}
+	}
+	return nil
+}
+
+// checkExplicitZerosJSON is checkExplicitZeros on a JSON document.
+func checkExplicitZerosJSON(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil // a type error, reported by the decoder with its position
+	}
+	return checkExplicitZeros(m)
+}
+
+// isZeroNumber reports whether v is the number 0.
+func isZeroNumber(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f == 0
+	case float64:
+		return x == 0
+	}
+	return false
+}
