@@ -44,7 +44,8 @@ type Summary struct {
 	Runs []RunSummary
 	// Figures is the path of the figures.json written ("" if none).
 	Figures string
-	// Budget is the spec's budget sentence (Spec.Budget; "" when unstated).
+	// Budget is what the settings ran (Budget.String, computed from the spec run, never the spec's
+	// stated label), or a note that the settings' budgets differ.
 	Budget string
 }
 
@@ -78,6 +79,15 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	if opts.Progress == nil {
 		opts.Progress = progress.New()
 	}
+	// The budget recorded and printed is what each setting runs, not the spec's stated label.
+	cache := &datasetCache{}
+	budgets := map[string]bool{}
+	var budget Budget
+	for i := range settings {
+		budget = describeBudget(settings[i].Spec, cache)
+		settings[i].Spec.Budget = budget.String()
+		budgets[settings[i].Spec.Budget] = true
+	}
 	type job struct {
 		st   Setting
 		seed int64
@@ -100,8 +110,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	info := runinfo.Collect(backendConfig())
-	cache := &datasetCache{}
-	sum := &Summary{Dir: opts.Dir, Budget: spec.Budget}
+	sum := &Summary{Dir: opts.Dir, Budget: budget.String()}
+	title := spec.WithDefaults().Name + " (" + budget.Short() + ")"
+	if len(budgets) > 1 {
+		sum.Budget = "one budget per setting (see each run.json)"
+		title = spec.WithDefaults().Name
+	}
 	var runErr error
 	for _, j := range jobs {
 		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, info)
@@ -112,7 +126,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		}
 	}
 	if !opts.NoFigures {
-		path, err := writeFigures(opts.Dir, figureTitle(spec.WithDefaults().Name, spec.Budget))
+		path, err := writeFigures(opts.Dir, title)
 		if err != nil {
 			runErr = errors.Join(runErr, err)
 		}

@@ -76,9 +76,6 @@ func runRun(args []string, stdout io.Writer) error {
 		}
 		return writeJSON(stdout, specs)
 	}
-	if spec.Budget != "" {
-		fmt.Fprintf(stdout, "budget: %s\n", spec.Budget)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures})
