@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+
 	"encoding/json"
+	"fedbayes.dev/fedbayes/progress"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +87,35 @@ func TestRunRecordsBudgetRun(t *testing.T) {
 	tab, err := results.NewTable(runs, results.TableSpec{})
 	if err == nil && !strings.Contains(tab.Note(), want) {
 		t.Errorf("table note %q does not state %q", tab.Note(), want)
+	}
+}
+
+// stepRecorder records the steps the engine reports within each round.
+type stepRecorder struct {
+	progress.Reporter
+	last map[int][3]int // round -> step, steps, examples of the last call
+}
+
+func (s *stepRecorder) Step(round, step, steps, examples int) {
+	s.last[round] = [3]int{step, steps, examples}
+}
+
+// Both training paths report every step of a round and, at the end, every training example of
+// every active client, once per local epoch.
+func TestRunReportsSteps(t *testing.T) {
+	requireDigits(t)
+	for _, mode := range []string{"vectorized", "sequential"} {
+		s := digitsSpec()
+		s.Training.Rounds, s.Training.LocalEpochs, s.Training.Mode = 2, 2, mode
+		rec := &stepRecorder{Reporter: progress.Discard, last: map[int][3]int{}}
+		if _, err := Run(context.Background(), s, Options{Dir: t.TempDir(), Progress: rec, NoFigures: true}); err != nil {
+			t.Fatal(err)
+		}
+		for round := 1; round <= 2; round++ {
+			got := rec.last[round]
+			if got[0] == 0 || got[0] != got[1] || got[2] != 2*600 {
+				t.Errorf("%s round %d: last step %v, want step == steps and 1200 examples (600 x E=2)", mode, round, got)
+			}
+		}
 	}
 }
