@@ -33,11 +33,17 @@ func ResultsDir(name string, b Budget) (string, error) {
 	return filepath.Join(repo, "results", name, string(b)), nil
 }
 
+// RepoEnv names the repository to the kernel (kernels/launch sets it).
+const RepoEnv = "FEDBAYES_REPO"
+
 // RepoRoot returns the fedbayes repository's root: the first folder holding go.mod with module
-// fedbayes.dev, from the working directory up (a notebook runs in notebooks/), else from
-// this package's source folder up.
+// fedbayes.dev, from $FEDBAYES_REPO (set by the kernel), else from the working directory up (a
+// notebook runs in notebooks/), else from this package's source folder up.
 func RepoRoot() (string, error) {
 	var starts []string
+	if r := os.Getenv(RepoEnv); r != "" {
+		starts = append(starts, r)
+	}
 	if wd, err := os.Getwd(); err == nil {
 		starts = append(starts, wd)
 	}
