@@ -174,7 +174,8 @@ func applyStyle(o map[string]any, s Style, width int) int {
 	}
 	bottom, extra := math.Round(fs*3.2), 0.0
 	if below {
-		extra = float64(legendRows)*(fs+8) + 8
+		// A row is a line of text plus the item gap (0.8 em): fs + 11 px, measured in Chromium.
+		extra = float64(legendRows)*(fs+11) + 12
 		bottom += extra
 	} else {
 		top += float64(legendRows) * (fs + 8)
@@ -212,7 +213,7 @@ func legendColumns(o map[string]any, fs, width float64) (int, float64) {
 		longest = max(longest, len([]rune(n)))
 	}
 	avail := width - 20
-	text := math.Min(0.6*fs*float64(longest), avail-1.8*fs-5-0.8*fs)
+	text := math.Min(0.55*fs*float64(longest), avail-1.8*fs-5-0.8*fs)
 	item := text + 1.8*fs + 5 + 0.8*fs
 	return max(1, int(avail/item)), math.Round(text)
 }
