@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -49,11 +50,7 @@ func runRun(args []string, stdout io.Writer) error {
 		args = fs.Args()[1:]
 	}
 	if *list {
-		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-		for _, n := range engine.PresetNames() {
-			fmt.Fprintf(tw, "%s\t%s\n", n, engine.PresetAbout(n))
-		}
-		return tw.Flush()
+		return listPresets(stdout, data.Dir())
 	}
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
@@ -68,6 +65,13 @@ func runRun(args []string, stdout io.Writer) error {
 	settings, err := spec.Expand()
 	if err != nil {
 		return err
+	}
+	if !*show {
+		// Refuse before anything is written: a run folder for data that is not there would only
+		// hold a stub run.
+		if err := checkData(settings); err != nil {
+			return err
+		}
 	}
 	if *show {
 		var specs []*engine.Spec
@@ -98,7 +102,10 @@ func loadSpec(arg string) (*engine.Spec, error) {
 	}
 	s, err := engine.Preset(arg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (%s)", errUsage, arg, strings.Join(engine.PresetNames(), ", "))
+		if near := closest(arg, engine.PresetNames()); near != "" {
+			return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset; did you mean %q? (fedbayes run -list)", errUsage, arg, near)
+		}
+		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (fedbayes run -list lists the presets)", errUsage, arg)
 	}
 	return s, nil
 }

@@ -38,7 +38,7 @@ func TestRunCommand(t *testing.T) {
 		{"invalid spec", []string{"run", bad, "-o", out}, 1, "", `training.optimizer: "lbfgs" is not one of sgd, adam`},
 		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist-c100-dirichlet-reduced", ""},
 		{"print preset", []string{"run", "--fast", "--print", "quick-digits"}, 0, `"name": "quick-digits-fast"`, ""},
-		{"unknown preset", []string{"run", "nosuchpreset"}, 2, "", "neither a spec file nor a preset"},
+		{"unknown preset", []string{"run", "zzzzzzzzzzzz"}, 2, "", "neither a spec file nor a preset (fedbayes run -list"},
 		{"no argument", []string{"run"}, 2, "", "give one spec file"},
 	}
 	for _, tc := range tests {
