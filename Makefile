@@ -17,10 +17,10 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook test test-go test-notebooks bench reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data notebook notebook-banner test test-go test-notebooks bench reproduce vet fmt clean strip-notebooks
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
 
 setup: system tools kernel charts data ## install everything the notebooks and tests need (idempotent)
 
@@ -39,12 +39,21 @@ charts: ## ECharts from npm into the cache, for offline charts and figures
 data: tools ## install the datasets from Debian packages into the data cache ($$FEDBAYES_DATA)
 	@$(BIN)/fedbayes data install
 
-notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
+notebook: notebook-banner setup ## the main job: serve Jupyter on localhost with notebooks/ open (PORT=8888, or the next free one)
 	@$(BIN)/fedbayes doctor || true
-	@echo "fedbayes: starting Jupyter Notebook on http://127.0.0.1:$(PORT)/ (the URL with its token follows)"
-	@cd notebooks && /usr/bin/python3 -m notebook --no-browser --ip=127.0.0.1 --port=$(PORT) \
+	@port=$(PORT); \
+	while /usr/bin/python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' $$port 2>/dev/null; [ $$? -ne 0 ]; do \
+	  echo "fedbayes: port $$port is taken, trying $$((port+1))"; port=$$((port+1)); done; \
+	echo "fedbayes: starting Jupyter Notebook on http://127.0.0.1:$$port/ (the URL with its token follows)"; \
+	cd notebooks && exec /usr/bin/python3 -m notebook --no-browser --ip=127.0.0.1 --port=$$port --NotebookApp.port_retries=0 \
 	  --notebook-dir="$(REPO)/notebooks" --MultiKernelManager.default_kernel_name=fedbayes \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+notebook-banner:
+	@echo "fedbayes: checking what the notebooks need (the first time this installs Debian packages, builds gonb and the fedbayes command and installs the data: a few minutes; later runs take seconds)"
+
+strip-notebooks: ## remove outputs and execution counts from notebooks/*.ipynb (run before committing a notebook)
+	@/usr/bin/python3 kernels/strip-notebooks $(NOTEBOOKS)
 
 test: setup test-go test-notebooks ## the tests: go vet, go test, and every notebook headless (fast mode)
 
