@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data notebook notebook-banner test test-go test-notebooks bench reproduce vet fmt clean strip-notebooks
+.PHONY: test-interrupt help setup system tools kernel charts data notebook notebook-banner test test-go test-notebooks bench reproduce vet fmt clean strip-notebooks
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -62,6 +62,9 @@ test-go: vet
 
 test-notebooks: setup
 	@FEDBAYES_FAST=1 kernels/run-notebooks $(NOTEBOOKS)
+
+test-interrupt: setup ## Kernel > Interrupt on notebook 02's training cell, headless: a clean stop, no panics
+	@/usr/bin/python3 kernels/check-interrupt
 
 vet:
 	$(GO) vet ./...
