@@ -17,10 +17,10 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook test test-go test-fallback test-race test-notebooks test-slurm test-fuzz bench bench-step bench-round bench-torch reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-torch reproduce vet fmt clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
 
 setup: system tools kernel charts data ## install everything the notebooks and tests need (idempotent)
 
@@ -43,14 +43,23 @@ xla: tools ## install an XLA plugin with go-xla's installer (XLA=cpu|cuda, defau
 	@if [ -n "$${FROM:-}" ]; then $(BIN)/fedbayes backend install -from "$$FROM"; \
 	else $(BIN)/fedbayes backend install "$${XLA:-cpu}"; fi
 
-notebook: setup ## the main job: serve Jupyter on localhost with notebooks/ open
+notebook: notebook-banner setup ## the main job: serve Jupyter on localhost with notebooks/ open (PORT=8888, or the next free one)
 	@$(BIN)/fedbayes doctor || true
-	@echo "fedbayes: starting Jupyter Notebook on http://127.0.0.1:$(PORT)/ (the URL with its token follows)"
-	@cd notebooks && /usr/bin/python3 -m notebook --no-browser --ip=127.0.0.1 --port=$(PORT) \
+	@port=$(PORT); \
+	while /usr/bin/python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' $$port 2>/dev/null; [ $$? -ne 0 ]; do \
+	  echo "fedbayes: port $$port is taken, trying $$((port+1))"; port=$$((port+1)); done; \
+	echo "fedbayes: starting Jupyter Notebook on http://127.0.0.1:$$port/ (the URL with its token follows)"; \
+	cd notebooks && exec /usr/bin/python3 -m notebook --no-browser --ip=127.0.0.1 --port=$$port --NotebookApp.port_retries=0 \
 	  --notebook-dir="$(REPO)/notebooks" --MultiKernelManager.default_kernel_name=fedbayes \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless
+notebook-banner:
+	@echo "fedbayes: checking what the notebooks need (the first time this installs Debian packages, builds gonb and the fedbayes command and installs the data: a few minutes; later runs take seconds)"
+
+strip-notebooks: ## remove outputs and execution counts from notebooks/*.ipynb (run before committing a notebook)
+	@/usr/bin/python3 kernels/strip-notebooks $(NOTEBOOKS)
+
+test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks test-interrupt ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless, Kernel > Interrupt
 
 test-go: vet
 	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
@@ -75,13 +84,17 @@ test-slurm: ## a sweep through a real one-node Slurm cluster on localhost (SKIPP
 
 FUZZTIME ?= 10s
 FUZZ_TARGETS := ./fedbayes/engine:FuzzParseSpec ./fedbayes/data:FuzzReadIDX ./fedbayes/data:FuzzReadCIFARBinary \
-  ./fedbayes/data:FuzzReadMAT ./fedbayes/data:FuzzLoadCSV ./fedbayes/cmd/fedbayes:FuzzAggregateArgs
+  ./fedbayes/data:FuzzReadMAT ./fedbayes/data:FuzzLoadCSV ./fedbayes/cmd/fedbayes:FuzzAggregateArgs \
+  ./fedbayes/results:FuzzParseRows
 
 test-fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s); crashers land in the package's testdata/fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "== $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
 	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s "$${t%%:*}"; \
 	done
+
+test-interrupt: setup ## Kernel > Interrupt on notebook 02's training cell, headless: a clean stop, no panics
+	@/usr/bin/python3 kernels/check-interrupt
 
 vet:
 	$(GO) vet ./...

@@ -82,7 +82,8 @@ type Summary struct {
 	// FiguresSkipped lists the runs in Dir that the figures leave out, with the reason, other than
 	// this call's runs that did not complete (Runs says what became of those).
 	FiguresSkipped []results.Skipped
-	// Budget is the spec's budget sentence (Spec.Budget; "" when unstated).
+	// Budget is what the settings ran (Budget.String, computed from the spec run, never the spec's
+	// stated label), or a note that the settings' budgets differ.
 	Budget string
 }
 
@@ -115,6 +116,15 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	if opts.Progress == nil {
 		opts.Progress = progress.New()
+	}
+	// The budget recorded and printed is what each setting runs, not the spec's stated label.
+	cache := &datasetCache{}
+	budgets := map[string]bool{}
+	var budget Budget
+	for i := range settings {
+		budget = describeBudget(settings[i].Spec, cache)
+		settings[i].Spec.Budget = budget.String()
+		budgets[settings[i].Spec.Budget] = true
 	}
 	type job struct {
 		st   Setting
@@ -149,8 +159,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	info := runinfo.Collect(backendConfig())
 	info.Kernels = backend.Kernels(info.Backend)
-	cache := &datasetCache{}
-	sum := &Summary{Dir: opts.Dir, Budget: spec.Budget}
+	sum := &Summary{Dir: opts.Dir, Budget: budget.String()}
+	title := spec.WithDefaults().Name + " (" + budget.Short() + ")"
+	if len(budgets) > 1 {
+		sum.Budget = "one budget per setting (see each run.json)"
+		title = spec.WithDefaults().Name
+	}
 	var runErr error
 	var busy []string
 	for _, j := range jobs {
@@ -175,7 +189,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 			len(busy), strings.Join(busy, "; ")))
 	}
 	if !opts.NoFigures {
-		path, skipped, err := writeFigures(opts.Dir, figureTitle(spec.WithDefaults().Name, spec.Budget))
+		path, skipped, err := writeFigures(opts.Dir, title)
 		if err != nil {
 			runErr = errors.Join(runErr, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"fedbayes.dev/fedbayes/plots"
@@ -101,20 +100,6 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 		return "", skipped, fmt.Errorf("engine: figures: %w", err)
 	}
 	return path, skipped, nil
-}
-
-// figureTitle is the title of a spec's learning curves: its name, and the kind of budget when the
-// spec's budget sentence starts with one (full, reduced or fast).
-func figureTitle(name, budget string) string {
-	words := strings.FieldsFunc(budget, func(r rune) bool { return r == ':' || r == ' ' || r == '(' || r == ';' })
-	if len(words) == 0 {
-		return name
-	}
-	switch words[0] {
-	case "full", "reduced", "fast":
-		return name + " (" + words[0] + " budget)"
-	}
-	return name
 }
 
 // curveOf returns a run's rounds and finite values of metric (ok false if any row lacks it).

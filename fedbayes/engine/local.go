@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fedbayes.dev/fedbayes/progress"
 	"fmt"
 	"math"
 
@@ -87,6 +88,18 @@ type roundInput struct {
 	round  int
 	global *posterior.Posterior
 	jobs   []clientJob
+	// onStep, when set, is told after each local training step: steps done, steps in the round,
+	// training examples so far in the round (progress.StepReporter).
+	onStep func(step, steps, examples int)
+}
+
+// stepFunc returns the onStep of a round for rep, or nil when rep shows no steps.
+func stepFunc(rep progress.Reporter, round int) func(step, steps, examples int) {
+	sr, ok := rep.(progress.StepReporter)
+	if !ok {
+		return nil
+	}
+	return func(step, steps, examples int) { sr.Step(round, step, steps, examples) }
 }
 
 // batchFiller fills one client's slot of a [K, B, ...] batch from its epoch order.
@@ -183,6 +196,7 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 		maxSteps = max(maxSteps, steps[j])
 	}
 	orders := make([][]int, k)
+	done, seen := 0, 0
 	for e := 0; e < in.spec.Training.LocalEpochs; e++ {
 		for j, job := range in.jobs {
 			orders[j] = epochOrder(in.seed, in.round, job.id, e, sizes[j])
@@ -194,7 +208,7 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 			for j, job := range in.jobs {
 				active[j] = s < steps[j]
 				if active[j] {
-					fill.fill(x, labels, mask, j, job.indices, orders[j], s*b)
+					seen += fill.fill(x, labels, mask, j, job.indices, orders[j], s*b)
 				} else {
 					clear(x[j*b*ex : (j+1)*b*ex])
 					clear(labels[j*b : (j+1)*b])
@@ -204,6 +218,9 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 			stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: sizes, Mask: mask, Active: active})
 			if err != nil {
 				return localOutcome{}, fmt.Errorf("local training, epoch %d, step %d: %w", e+1, s+1, err)
+			}
+			if done++; in.onStep != nil {
+				in.onStep(done, maxSteps*in.spec.Training.LocalEpochs, seen)
 			}
 			for j := range in.jobs {
 				if !active[j] {
@@ -235,6 +252,10 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 	mask := make([]float32, b)
 	fill := batchFiller{prob: in.prob, batchSize: b}
 	out := localOutcome{loss: make([]float64, len(in.jobs)), clients: make([]*posterior.Posterior, len(in.jobs))}
+	total, done, seen := 0, 0, 0
+	for _, job := range in.jobs {
+		total += (len(job.indices) + b - 1) / b * in.spec.Training.LocalEpochs
+	}
 	for j, job := range in.jobs {
 		if err := prepareClients(m, t, in, []int{job.id}); err != nil {
 			return localOutcome{}, err
@@ -247,10 +268,13 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 				if err := ctx.Err(); err != nil {
 					return localOutcome{}, err
 				}
-				fill.fill(x, labels, mask, 0, job.indices, order, s*b)
+				seen += fill.fill(x, labels, mask, 0, job.indices, order, s*b)
 				stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask})
 				if err != nil {
 					return localOutcome{}, fmt.Errorf("local training of client %d, epoch %d, step %d: %w", job.id, e+1, s+1, err)
+				}
+				if done++; in.onStep != nil {
+					in.onStep(done, total, seen)
 				}
 				out.loss[j] += stats.Loss[0]
 				if out.diverged == "" && (math.IsNaN(stats.Loss[0]) || math.IsInf(stats.Loss[0], 0)) {

@@ -256,7 +256,7 @@ func jamoussi(dataset string) *Spec {
 // presets maps preset names to presets; init fills in the paper presets.
 var presets = map[string]preset{
 	"quick-digits": {
-		about: "a 30-second check: scikit-learn digits, 5 clients, Bayesian MLP, GAA, 3 rounds",
+		about: "a check of the install (under a second on 2 cores): scikit-learn digits, 5 clients, Bayesian MLP, GAA, 3 rounds",
 		full: func() *Spec {
 			return &Spec{
 				Name:        "quick-digits",
@@ -427,10 +427,11 @@ func PresetNames() []string {
 	return names
 }
 
-// PresetAbout says what a preset reproduces and at which budget ("" for an unknown name).
+// PresetAbout says what a preset reproduces, and for a reduced preset how it was reduced ("" for
+// an unknown name).
 func PresetAbout(name string) string {
 	if p, ok := presets[name]; ok {
-		return p.about + " (full budget)"
+		return p.about
 	}
 	if base, ok := strings.CutSuffix(name, ReducedSuffix); ok {
 		if p, ok := presets[base]; ok && p.reduced != nil {

@@ -196,7 +196,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			jobs[j] = clientJob{id: id, indices: r.prob.part.Clients[id]}
 			jobSizes[j] = sizes[id]
 		}
-		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs}
+		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs, onStep: stepFunc(r.rep, round)}
 
 		t0 := time.Now()
 		var out localOutcome

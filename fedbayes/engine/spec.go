@@ -44,9 +44,10 @@ type Spec struct {
 	// at once (e.g. a deterministic model together with the FedAvg rule), which a cartesian sweep
 	// cannot. Its label is appended to the setting name before the swept values.
 	Variants []Variant `json:"variants,omitempty"`
-	// Budget says which budget the spec runs: "full" (the paper's rounds, epochs and seeds), or a
-	// sentence stating how it was reduced. It is recorded with every run and printed on every table
-	// and figure made from it; empty means unstated.
+	// Budget is the budget a preset states ("full", or how it was reduced). Run replaces it, in
+	// every run.json, summary and figure title, by what the setting actually runs (Budget.String:
+	// examples, clients, rounds, epochs, seeds), so an overridden spec is never recorded under its
+	// preset's label.
 	Budget string `json:"budget,omitempty"`
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/comms"
 	"github.com/janpfeifer/gonb/gonbui/dom"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 	"github.com/janpfeifer/gonb/gonbui/widgets"
 )
 
@@ -21,25 +21,28 @@ import (
 type Mode int
 
 const (
-	// Auto (the default) is Static outside a GoNB notebook or when FEDBAYES_FAST is set (headless
-	// `make test` runs), else Live.
+	// Auto (the default) is Live inside a GoNB notebook and Static outside one. It does not depend
+	// on the notebooks' budget or fast mode: a headless run (nbconvert, `make test`) tries Live,
+	// gets no answer from a front end within Options.ConnectTimeout and says so under the chart.
 	Auto Mode = iota
 	// Static renders the state once (chart and table) and returns.
 	Static
 	// Live renders the state, builds the widgets and redraws on each change until the Stop button,
-	// the context or Options.MaxDuration ends it. When no front end answers within
-	// Options.ConnectTimeout (nbconvert has none), it falls back to Static.
+	// the context, Options.MaxDuration or the page going away (no heartbeat for
+	// Options.PageTimeout) ends it. When no front end answers within Options.ConnectTimeout
+	// (nbconvert has none), it keeps the initial drawing and says so.
 	Live
 )
-
-// FastEnv is the environment variable of the notebooks' fast mode (set by `make test`): when it is
-// set to anything but "" or "0", Auto means Static.
-const FastEnv = "FEDBAYES_FAST"
 
 // Default limits of a live explorer.
 const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultMaxDuration    = 30 * time.Minute
+	// DefaultPageTimeout is long enough for a background browser tab, whose timers the browser may
+	// slow down to one a minute.
+	DefaultPageTimeout = 90 * time.Second
+	// heartbeatEvery is how often the page tells the kernel it is still open.
+	heartbeatEvery = 5 * time.Second
 )
 
 // Options configures Run. The zero value is Auto with the default limits.
@@ -51,15 +54,18 @@ type Options struct {
 	// MaxDuration ends a live explorer after this long, so that a forgotten cell frees the kernel
 	// (0: 30 min).
 	MaxDuration time.Duration
+	// PageTimeout ends a live explorer when the page has sent no heartbeat for this long (it was
+	// closed or reloaded), so that the kernel does not stay busy (0: 90 s).
+	PageTimeout time.Duration
 }
 
-// ResolveMode returns the mode Run uses for opt.Mode: Auto becomes Static outside a notebook
-// (inNotebook false) or in fast mode (the value of FEDBAYES_FAST), else Live.
-func ResolveMode(m Mode, inNotebook bool, fast string) Mode {
+// ResolveMode returns the mode Run uses for m: Auto becomes Live inside a notebook and Static
+// outside one.
+func ResolveMode(m Mode, inNotebook bool) Mode {
 	if m != Auto {
 		return m
 	}
-	if !inNotebook || (fast != "" && fast != "0") {
+	if !inNotebook {
 		return Static
 	}
 	return Live
@@ -78,7 +84,7 @@ func Run(ctx context.Context, s State, opt Options) (final State, err error) {
 			err = fmt.Errorf("explore: %v", r)
 		}
 	}()
-	mode := ResolveMode(opt.Mode, gonbui.IsNotebook, os.Getenv(FastEnv))
+	mode := ResolveMode(opt.Mode, gonbui.IsNotebook)
 	if mode == Live && !gonbui.IsNotebook {
 		return s, fmt.Errorf("explore: the live explorer needs a GoNB notebook (use Static outside one)")
 	}
@@ -90,6 +96,9 @@ func Run(ctx context.Context, s State, opt Options) (final State, err error) {
 	}
 	if opt.MaxDuration <= 0 {
 		opt.MaxDuration = DefaultMaxDuration
+	}
+	if opt.PageTimeout <= 0 {
+		opt.PageTimeout = DefaultPageTimeout
 	}
 	return runLive(ctx, s, opt)
 }
@@ -136,14 +145,32 @@ type live struct {
 	tableID  string
 	panelID  string
 	rowIDs   [MaxClients]string
+	beatAddr string
 
 	mu       sync.Mutex
 	controls Controls
+	events   map[string]Event // widget address -> the event its values make
 	applyErr error
 	dirty    chan struct{}
+	beat     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
 	subs     []comms.SubscriptionId
+}
+
+func newLive(s State, c Controls) *live {
+	l := &live{
+		previous: s.Previous, seed: s.Seed, choices: RuleChoices(s), controls: c,
+		chartID: "fedbayes-explorer-chart-" + gonbui.UniqueId(),
+		tableID: "fedbayes-explorer-table-" + gonbui.UniqueId(),
+		panelID: "fedbayes-explorer-panel-" + gonbui.UniqueId(),
+		events:  map[string]Event{},
+		dirty:   make(chan struct{}, 1),
+		beat:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+	}
+	l.beatAddr = "/fedbayes/explorer/" + l.panelID + "/heartbeat"
+	return l
 }
 
 func runLive(ctx context.Context, s State, opt Options) (State, error) {
@@ -151,19 +178,24 @@ func runLive(ctx context.Context, s State, opt Options) (State, error) {
 	if err != nil {
 		return s, err
 	}
-	l := &live{
-		previous: s.Previous, seed: s.Seed, choices: RuleChoices(s), controls: c,
-		chartID: "fedbayes-explorer-chart-" + gonbui.UniqueId(),
-		tableID: "fedbayes-explorer-table-" + gonbui.UniqueId(),
-		panelID: "fedbayes-explorer-panel-" + gonbui.UniqueId(),
-		dirty:   make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-	}
+	l := newLive(s, c)
 	shown, err := l.draw(c)
 	if err != nil {
 		return s, err
 	}
-	gonbui.UpdateHTML(l.panelID, l.panelHTML())
+	gonbui.UpdateHTML(l.panelID, l.panelHTML(opt))
+	// Values are applied in the order GoNB reads them from the front end: its own dispatcher calls
+	// each subscriber in a new goroutine, so under fast key presses a stale value could land last.
+	orig := gonbui.OnCommValueUpdate
+	gonbui.OnCommValueUpdate = func(m *protocol.CommValue) {
+		if m != nil && !m.Request {
+			l.receive(m.Address, m.Value)
+		}
+		if orig != nil {
+			orig(m)
+		}
+	}
+	defer func() { gonbui.OnCommValueUpdate = orig }()
 	first, ready := make(chan struct{}), make(chan error, 1)
 	go func() {
 		defer func() {
@@ -185,9 +217,9 @@ func runLive(ctx context.Context, s State, opt Options) (State, error) {
 		}
 	case <-timeout.C:
 		// No front end ran the widgets' scripts (headless run): keep the initial drawing.
-		gonbui.UpdateHTML(l.panelID, noteHTML(fmt.Sprintf(
-			"No live front end answered within %s (headless run?): the explorer shows its initial state only.", opt.ConnectTimeout)))
+		gonbui.UpdateHTML(l.panelID, noteHTML(HeadlessNote(opt.ConnectTimeout)))
 		gonbui.Sync()
+		fmt.Println(HeadlessNote(opt.ConnectTimeout))
 		return shown, gonbui.Error()
 	case <-ctx.Done():
 		gonbui.UpdateHTML(l.panelID, "")
@@ -215,36 +247,115 @@ func runLive(ctx context.Context, s State, opt Options) (State, error) {
 		}
 	}()
 	l.setRowOpacity(c.Clients)
+	l.startHeartbeat()
+	lastBeat := time.Now()
+	watch := time.NewTicker(time.Second)
+	defer watch.Stop()
+	redraw := func() {
+		l.mu.Lock()
+		cur, applyErr := l.controls, l.applyErr
+		l.applyErr = nil
+		l.mu.Unlock()
+		if applyErr != nil {
+			gonbui.UpdateHTML(l.tableID, ErrorHTML(applyErr))
+			return
+		}
+		if cur.Clients != c.Clients {
+			l.setRowOpacity(cur.Clients)
+		}
+		c = cur
+		if st, err := l.draw(c); err == nil {
+			shown = st
+		}
+	}
 	why := ""
 	for why == "" {
 		select {
 		case <-ctx.Done():
 			why = "stopped (context done)"
 		case <-deadline.C:
-			why = fmt.Sprintf("stopped after %s (Options.MaxDuration)", opt.MaxDuration)
+			why = fmt.Sprintf("stopped after %s (Options.MaxDuration); run the cell again to explore more", opt.MaxDuration)
 		case <-l.stop:
 			why = "stopped"
+		case <-l.beat:
+			lastBeat = time.Now()
+		case now := <-watch.C:
+			if gone := now.Sub(lastBeat); gone > opt.PageTimeout {
+				why = fmt.Sprintf("stopped: the page sent no heartbeat for %s (closed or reloaded), so the kernel was released", gone.Round(time.Second))
+			}
 		case <-l.dirty:
-			l.mu.Lock()
-			cur, applyErr := l.controls, l.applyErr
-			l.applyErr = nil
-			l.mu.Unlock()
-			if applyErr != nil {
-				gonbui.UpdateHTML(l.tableID, ErrorHTML(applyErr))
-				continue
-			}
-			if cur.Clients != c.Clients {
-				l.setRowOpacity(cur.Clients)
-			}
-			c = cur
-			if st, err := l.draw(c); err == nil {
-				shown = st
-			}
+			redraw()
 		}
 	}
-	gonbui.UpdateHTML(l.panelID, noteHTML(fmt.Sprintf("Explorer %s; last state: %s.", why, describe(shown))))
+	// A change that arrived with the Stop is drawn too: the final drawing matches the controls.
+	l.mu.Lock()
+	cur := l.controls
+	l.mu.Unlock()
+	if cur != c {
+		redraw()
+	}
+	final, err := c.State(l.previous, l.seed)
+	line := fmt.Sprintf("Explorer %s; last state: %s.", why, describe(shown))
+	if err != nil {
+		line = fmt.Sprintf("Explorer %s; the controls give no valid state (%v); last state drawn: %s.", why, err, describe(shown))
+		final = shown
+	}
+	gonbui.UpdateHTML(l.panelID, noteHTML(line))
 	gonbui.Sync()
-	return shown, gonbui.Error()
+	return final, gonbui.Error()
+}
+
+// HeadlessNote is what a live explorer says when no front end answered within timeout.
+func HeadlessNote(timeout time.Duration) string {
+	return fmt.Sprintf("The explorer is not live here: no front end answered within %s (headless run, "+
+		"such as nbconvert or make test). It shows its initial state only; open the notebook in "+
+		"Jupyter to move the sliders.", timeout)
+}
+
+// receive handles one value from the front end, synchronously and in arrival order: a widget's
+// value updates the controls and marks them dirty (one pending redraw at most), a heartbeat marks
+// the page alive. Other addresses are ignored.
+func (l *live) receive(address string, value any) {
+	if address == l.beatAddr {
+		select {
+		case l.beat <- struct{}{}:
+		default:
+		}
+		return
+	}
+	l.mu.Lock()
+	ev, ok := l.events[address]
+	if !ok {
+		l.mu.Unlock()
+		return
+	}
+	v, err := comms.ConvertTo[int](value)
+	if err == nil {
+		ev.Value = v
+		var c Controls
+		if c, err = l.controls.Apply(ev, l.choices); err == nil {
+			l.controls = c
+		}
+	}
+	if err != nil {
+		l.applyErr = err
+	}
+	l.mu.Unlock()
+	select {
+	case l.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// startHeartbeat makes the page send a value every heartbeatEvery while the panel is in it.
+func (l *live) startHeartbeat() {
+	dom.TransientJavascript(fmt.Sprintf(`(function(){
+  var id=%q, addr=%q, n=0;
+  var t=setInterval(function(){
+    if (!document.getElementById(id) || !globalThis.gonb_comm) { clearInterval(t); return; }
+    globalThis.gonb_comm.send(addr, ++n);
+  }, %d);
+})();`, l.rowIDs[0], l.beatAddr, heartbeatEvery.Milliseconds()))
 }
 
 // draw renders the controls' state into the chart and table blocks; an invalid state shows its
@@ -271,7 +382,7 @@ func (l *live) slotID(what string, k int) string {
 }
 
 // panelHTML is the layout the widgets are appended to: one row per client slot.
-func (l *live) panelHTML() string {
+func (l *live) panelHTML(opt Options) string {
 	var b strings.Builder
 	cell := `padding:2px 6px;font:13px sans-serif`
 	fmt.Fprintf(&b, `<div style="%s">clients <span id="%s"></span> &nbsp; rule <span id="%s"></span> &nbsp; <span id="%s"></span></div>`+"\n",
@@ -285,6 +396,8 @@ func (l *live) panelHTML() string {
 			l.rowIDs[k], cell, k+1, l.slotID("mean", k), cell, l.slotID("var", k), cell, l.slotID("weight", k), cell)
 	}
 	b.WriteString("</table>\n")
+	fmt.Fprintf(&b, `<div style="font:12px sans-serif;color:#666">The kernel runs this explorer until Stop, for at most %s, or until about %s after this page is closed or reloaded; other cells wait until then.</div>`+"\n",
+		opt.MaxDuration, opt.PageTimeout)
 	return b.String()
 }
 
@@ -330,25 +443,12 @@ func (l *live) buildWidgets(c Controls, first chan<- struct{}) error {
 	return gonbui.Error()
 }
 
-// listen subscribes to a widget's address: each value updates the controls and marks them dirty,
-// without ever blocking GoNB's dispatcher (one pending redraw at most).
+// listen registers a widget's address: its values reach receive through the hook installed by
+// runLive, in arrival order.
 func (l *live) listen(address string, ev Event) {
-	l.subs = append(l.subs, comms.Subscribe(address, func(_ string, value int) {
-		e := ev
-		e.Value = value
-		l.mu.Lock()
-		c, err := l.controls.Apply(e, l.choices)
-		if err != nil {
-			l.applyErr = err
-		} else {
-			l.controls = c
-		}
-		l.mu.Unlock()
-		select {
-		case l.dirty <- struct{}{}:
-		default:
-		}
-	}))
+	l.mu.Lock()
+	l.events[address] = ev
+	l.mu.Unlock()
 }
 
 // setRowOpacity greys out the client slots beyond the first k.

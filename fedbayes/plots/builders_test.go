@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -56,20 +57,42 @@ func TestLearnedSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := seriesOf(t, c)
-	if len(s) != 2 || s[0]["type"] != "bar" {
+	// Two bar series and one error-bar series (only FMNIST has standard errors).
+	if len(s) != 3 || s[0]["type"] != "bar" || s[1]["type"] != "bar" || s[2]["type"] != "line" {
 		t.Fatalf("series = %v", s)
 	}
 	first := s[0]["data"].([]any)[0].(map[string]any)
-	if first["value"] != 40.0 || first["label"].(map[string]any)["formatter"] != "±2" {
-		t.Errorf("first bar = %v", first)
+	if first["value"] != 40.0 || first["label"] != nil {
+		t.Errorf("first bar = %v (no ± label: error bars instead)", first)
 	}
-	if _, has := s[1]["data"].([]any)[0].(map[string]any)["label"]; has {
-		t.Error("a group without SE has labels")
+	// Bars are 35% of a band each, side by side: FMNIST's error bars sit at r - 0.35 + 0.175.
+	want := []any{[]any{-0.175, 38.0}, []any{-0.175, 42.0}, []any{-0.175, "-"},
+		[]any{0.825, 2.9}, []any{0.825, 3.1}, []any{0.825, "-"}}
+	if got := s[2]["data"].([]any); fmt.Sprint(got) != fmt.Sprint(want) || s[2]["xAxisIndex"] != 1.0 || s[2]["name"] != "FMNIST" {
+		t.Errorf("error bars %v (axis %v, name %v), want %v", got, s[2]["xAxisIndex"], s[2]["name"], want)
 	}
-	x := c.Option["xAxis"].([]any)[0].(map[string]any)
+	if s[0]["barWidth"] != "35%" || s[0]["barGap"] != "0%" {
+		t.Errorf("bar width %v gap %v", s[0]["barWidth"], s[0]["barGap"])
+	}
+	xs := c.Option["xAxis"].([]any)
+	x, hidden := xs[0].(map[string]any), xs[1].(map[string]any)
 	y := c.Option["yAxis"].([]any)[0].(map[string]any)
 	if x["type"] != "category" || len(x["data"].([]any)) != 2 || y["type"] != "log" {
 		t.Errorf("axes: x %v, y %v", x, y)
+	}
+	if hidden["min"] != -0.5 || hidden["max"] != 1.5 || hidden["show"] != false {
+		t.Errorf("hidden value axis %v", hidden)
+	}
+	// Bars start at the power of ten below the lowest value (2.9), not at 1.
+	if y["min"] != 1.0 || y["startValue"] != 1.0 {
+		t.Errorf("log axis min %v startValue %v, want 1", y["min"], y["startValue"])
+	}
+	small, err := LearnedSpread("small", Spread{Rules: []string{"GAA"}, LogY: true, Groups: []SpreadGroup{{Name: "a", Mean: []float64{0.031}, SE: []float64{1.7e-7}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := small.Option["yAxis"].([]any)[0].(map[string]any); y["startValue"] != 0.01 {
+		t.Errorf("small spreads: startValue %v, want 0.01", y["startValue"])
 	}
 	for _, tc := range []struct {
 		name    string

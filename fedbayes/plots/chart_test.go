@@ -2,6 +2,7 @@ package plots
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -112,9 +113,15 @@ func TestStyledLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	top := func(c *Chart) float64 { return c.Option["grid"].(map[string]any)["top"].(float64) }
-	if top(narrow) <= top(wide) {
-		t.Errorf("grid top at %dpx = %g, at 2000px = %g: a narrow chart needs more legend rows", ColumnFigure.Width, top(narrow), top(wide))
+	grid := func(c *Chart, k string) float64 { return c.Option["grid"].(map[string]any)[k].(float64) }
+	// 8 long names need 4 rows at column width: the legend goes below the plot, in columns, and
+	// the figure grows by its height; at 2000 px they fit in one row above the plot.
+	if grid(narrow, "bottom") <= grid(wide, "bottom") || narrow.Height <= ColumnFigure.Height || wide.Height != 400 {
+		t.Errorf("legend below: grid bottom %g (wide %g), height %d (asked %d)", grid(narrow, "bottom"), grid(wide, "bottom"), narrow.Height, ColumnFigure.Height)
+	}
+	plotNarrow := float64(narrow.Height) - grid(narrow, "top") - grid(narrow, "bottom")
+	if plotNarrow < 0.6*float64(ColumnFigure.Height) {
+		t.Errorf("plot height %g of a %d px figure: the legend takes too much", plotNarrow, ColumnFigure.Height)
 	}
 	if narrow.Width != ColumnFigure.Width || narrow.Option["animation"] != false {
 		t.Errorf("styled chart: width %d, animation %v", narrow.Width, narrow.Option["animation"])
@@ -127,5 +134,59 @@ func TestStyledLayout(t *testing.T) {
 	}
 	if _, err := c.Styled(Style{}, 0, 0); err == nil {
 		t.Error("Styled accepted font size 0")
+	}
+}
+
+// A sweep of 12 settings: every series has its own colour-marker-dash look, the legend goes below
+// the plot in aligned columns and the plot keeps most of the figure.
+func TestTwelveSeriesLayout(t *testing.T) {
+	var d Curves
+	looks := map[Look]bool{}
+	for i := 0; i < 12; i++ {
+		d.Series = append(d.Series, SeedSeries{Name: fmt.Sprintf("vi-rule%02d-dirichlet", i), X: []float64{1, 2, 3},
+			Runs: [][]float64{{0.5, 0.6, 0.7}, {0.52, 0.61, 0.69}}})
+		looks[SeriesLook(i)] = true
+	}
+	if len(looks) != 12 {
+		t.Errorf("%d distinct looks for 12 series", len(looks))
+	}
+	c, err := LearningCurves("sweep", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := c.Styled(Style{FontSize: 12}, ColumnFigure.Width, ColumnFigure.Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend := fig.Option["legend"]
+	if l, ok := legend.([]any); ok {
+		legend = l[0]
+	}
+	lm := legend.(map[string]any)
+	if lm["bottom"] == nil || lm["top"] != nil || lm["textStyle"].(map[string]any)["width"] == nil {
+		t.Errorf("legend not below in columns: %v", lm)
+	}
+	g := fig.Option["grid"].(map[string]any)
+	plot := float64(fig.Height) - g["top"].(float64) - g["bottom"].(float64)
+	if plot < 0.6*float64(ColumnFigure.Height) {
+		t.Errorf("plot height %g in a %d px figure", plot, fig.Height)
+	}
+	// Lines: colour, marker and dash per series, markers shown.
+	seen := map[string]bool{}
+	eachComponent(fig.Option, "series", func(s map[string]any) {
+		if s["stack"] != nil {
+			return
+		}
+		key := fmt.Sprint(s["lineStyle"].(map[string]any)["color"], s["symbol"], s["lineStyle"].(map[string]any)["type"])
+		if seen[key] {
+			t.Errorf("two lines look alike: %s", key)
+		}
+		seen[key] = true
+		if s["showSymbol"] != true {
+			t.Errorf("series %v hides its markers", s["name"])
+		}
+	})
+	if len(seen) != 12 {
+		t.Errorf("%d lines, want 12", len(seen))
 	}
 }

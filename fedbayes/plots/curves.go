@@ -16,6 +16,25 @@ var Palette = []string{
 
 func seriesColor(i int) string { return Palette[i%len(Palette)] }
 
+// Markers and Dashes give each line series a marker and a dash pattern besides its colour, so that
+// more series than colours stay distinct, and lines that coincide (AALV under EAA when the clients'
+// variances agree) stay visible: series i has colour i mod 10, marker i mod 7 and dash i mod 3,
+// distinct for the first 210 series.
+var (
+	Markers = []string{"circle", "rect", "triangle", "diamond", "emptyCircle", "pin", "roundRect"}
+	Dashes  = []string{"solid", "dashed", "dotted"}
+)
+
+// Look is the colour, marker and dash of series i of a line chart.
+type Look struct {
+	Color, Marker, Dash string
+}
+
+// SeriesLook returns the look of series i (see Markers).
+func SeriesLook(i int) Look {
+	return Look{Color: seriesColor(i), Marker: Markers[i%len(Markers)], Dash: Dashes[i%len(Dashes)]}
+}
+
 // SeedSeries is one line of a metric-versus-x chart: the metric of every seed (repetition) at
 // every x. Runs[s][i] is the value of seed s at X[i]; all seeds share X.
 type SeedSeries struct {
@@ -144,7 +163,8 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		if err != nil {
 			return fail("%s: %v", where, err)
 		}
-		col := seriesColor(si)
+		look := SeriesLook(si)
+		col := look.Color
 		if len(s.Runs) > 1 {
 			// The band is two stacked series: an invisible lower edge and the band height on top
 			// of it, filled. They share the series name, so the legend toggles them with the line.
@@ -173,9 +193,15 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		for i, x := range s.X {
 			pts[i] = opts.LineData{Value: []float64{x, mean[i]}}
 		}
+		// Markers always show (ECharts thins them on long curves), so a curve under another one
+		// still shows its own; a single point is drawn larger.
+		size := 6.0
+		if len(s.X) == 1 {
+			size = 9
+		}
 		line.AddSeries(s.Name, pts,
-			charts.WithLineChartOpts(opts.LineChart{Symbol: "circle", SymbolSize: 4, ShowSymbol: opts.Bool(len(s.X) <= 30)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2}),
+			charts.WithLineChartOpts(opts.LineChart{Symbol: look.Marker, SymbolSize: size, ShowSymbol: opts.Bool(true)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2, Type: look.Dash}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
 		)
 	}

@@ -2,19 +2,44 @@ package plots
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/janpfeifer/gonb/gonbui"
 )
 
-// DisplayLibrary shows LibraryHTML as a cell output in a GoNB notebook: call it once, in an early
-// cell, before Display. Outside GoNB it does nothing (and still reports a missing ECharts).
+// LoaderEnv names the notebook root that DisplayLibrary copies the ECharts bundle into and loads it
+// from (kernels/launch sets it to the repository's notebooks/ folder when Jupyter serves it).
+const LoaderEnv = "FEDBAYES_NOTEBOOK_ROOT"
+
+// InlineEnv set to 1 makes DisplayLibrary inline the bundle (LibraryHTML) even under a server, as
+// headless runs need for their exported HTML (kernels/run-notebooks sets it).
+const InlineEnv = "FEDBAYES_INLINE_CHARTS"
+
+// DisplayLibrary makes ECharts available to the charts of a GoNB notebook page: call it once, in an
+// early cell, before Display. Under a Jupyter server whose notebook root is $FEDBAYES_NOTEBOOK_ROOT
+// it copies the bundle there (InstallLibraryCopy) and shows LibraryLoaderHTML, so that a saved
+// notebook does not hold the 1 MB library; otherwise, or with FEDBAYES_INLINE_CHARTS=1, it shows
+// LibraryHTML (the bundle inlined, which also works in exported HTML). Outside GoNB it does nothing
+// (and still reports a missing ECharts).
 func DisplayLibrary() error {
-	lib, err := LibraryHTML()
+	lib, err := libraryForPage(os.Getenv(LoaderEnv), os.Getenv(InlineEnv))
 	if err != nil {
 		return err
 	}
 	gonbui.DisplayHTML(lib)
 	return syncDisplay()
+}
+
+// libraryForPage returns the loader when root is set and inline is not "1", after installing the
+// bundle's copy under root, else the inlined library.
+func libraryForPage(root, inline string) (string, error) {
+	if root == "" || inline == "1" {
+		return LibraryHTML()
+	}
+	if _, err := InstallLibraryCopy(root); err != nil {
+		return "", err
+	}
+	return LibraryLoaderHTML(), nil
 }
 
 // Display shows a chart as a cell output in a GoNB notebook (ChartHTML, with a new unique id).

@@ -129,7 +129,7 @@ var ChromiumFlags = []string{
 	"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--mute-audio",
 }
 
-// Screenshot loads the page at path (a local HTML or SVG file) in headless Chromium with a viewport
+// Screenshot loads the page at path (a local HTML or SVG file, or an http(s) URL) in headless Chromium with a viewport
 // of width x height CSS pixels and writes a PNG of it to pngPath, scale device pixels per CSS pixel
 // (so the PNG is scale*width x scale*height). Virtual time runs ahead budgetMS milliseconds before
 // the capture so that scripts and animations finish (0 means 3000).
@@ -138,12 +138,15 @@ func Screenshot(ctx context.Context, path, pngPath string, width, height int, sc
 	if err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		return fmt.Errorf("plots: screenshot: %w", err)
+	abs, target := path, path // an http(s) URL is opened as it is
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		if abs, err = filepath.Abs(path); err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return fmt.Errorf("plots: screenshot: %w", err)
+		}
+		target = "file://" + abs
 	}
 	out, err := filepath.Abs(pngPath)
 	if err != nil {
@@ -167,7 +170,7 @@ func Screenshot(ctx context.Context, path, pngPath string, width, height int, sc
 		fmt.Sprintf("--force-device-scale-factor=%g", scale),
 		fmt.Sprintf("--virtual-time-budget=%d", budgetMS),
 		"--screenshot="+out,
-		"file://"+abs,
+		target,
 	)
 	_ = os.Remove(out)
 	cmd := exec.CommandContext(ctx, chromium, args...)

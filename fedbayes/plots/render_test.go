@@ -2,6 +2,7 @@ package plots
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -215,5 +216,77 @@ func TestInkFraction(t *testing.T) {
 		if got := InkFraction(img, tc.r, color.White); got != tc.want {
 			t.Errorf("InkFraction(%v) = %g, want %g", tc.r, got, tc.want)
 		}
+	}
+}
+
+// A sweep of 12 settings and the learned-spread chart drawn as paper figures in headless Chromium:
+// every legend entry is in the SVG, the legend lies below the plot (the column figure grows
+// instead of squeezing the plot), the plot area has ink, and the spread chart draws its bars and
+// error bars.
+func TestFiguresTwelveSeriesAndSpreadInBrowser(t *testing.T) {
+	needBrowser(t)
+	var d Curves
+	d.Title = "sweep of 12 settings"
+	for i := 0; i < 12; i++ {
+		d.Series = append(d.Series, SeedSeries{Name: fmt.Sprintf("vi-rule%02d-dirichlet", i), X: []float64{1, 2, 3, 4},
+			Runs: [][]float64{{0.5, 0.6 + 0.01*float64(i), 0.7, 0.72}, {0.52, 0.61, 0.69, 0.73}}})
+	}
+	curves, err := LearningCurves("sweep", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spread, err := LearnedSpread("spread", Spread{Rules: []string{"EAA", "GAA", "AALV", "CF"}, LogY: true, Groups: []SpreadGroup{
+		{Name: "iid", Mean: []float64{9.8, 0.031, 9.8, 0.031}, SE: []float64{0.0001, 1.7e-7, 0.0001, 1.7e-7}},
+		{Name: "dirichlet", Mean: []float64{9.84, 0.039, 9.84, 0.09}, SE: []float64{0.008, 0.0027, 0.008, 0.015}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	if keep := os.Getenv("FEDBAYES_KEEP_FIGURES"); keep != "" { // to look at them
+		dir = keep
+	}
+	paths, err := WriteFigures(ctx, dir, FigureOptions{PNGScale: 1}, curves, spread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "sweep.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(raw)
+	for i := 0; i < 12; i++ {
+		mustContainAll(t, "sweep.svg", svg, fmt.Sprintf(">vi-rule%02d-dirichlet<", i))
+	}
+	if strings.Contains(svg, `height="250"`) {
+		t.Error("sweep.svg kept the column height: the legend squeezes the plot")
+	}
+	var png string
+	for _, p := range paths {
+		if strings.HasSuffix(p, "sweep.png") {
+			png = p
+		}
+	}
+	img := readPNG(t, png)
+	b := img.Bounds()
+	// The plot (upper part, below the title) has the curves; the legend rows fill the bottom.
+	if f := InkFraction(img, image.Rect(b.Dx()/5, b.Dy()/8, b.Dx()*9/10, b.Dy()/2), color.White); f < 0.02 {
+		t.Errorf("plot area ink %.4f, want > 0.02", f)
+	}
+	if f := InkFraction(img, image.Rect(0, b.Dy()*3/4, b.Dx(), b.Dy()), color.White); f < 0.01 {
+		t.Errorf("legend area ink %.4f, want > 0.01", f)
+	}
+	raw, err = os.ReadFile(filepath.Join(dir, "spread.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContainAll(t, "spread.svg", string(raw), ">EAA<", ">CF<", ">iid<", ">dirichlet<")
+	if strings.Contains(string(raw), "±") {
+		t.Error("spread.svg still prints ± labels")
+	}
+	if n := strings.Count(string(raw), "<path"); n < 16 {
+		t.Errorf("spread.svg has %d paths, want bars and error bars (at least 16)", n)
 	}
 }

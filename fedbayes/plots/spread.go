@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -14,7 +15,7 @@ type SpreadGroup struct {
 	Name string `json:"name"`
 	// Mean[r] is the mean spread under rule r, positive.
 	Mean []float64 `json:"mean"`
-	// SE[r] is its standard error; empty for none. It is printed above the bar.
+	// SE[r] is its standard error; empty for none. It is drawn as an error bar (mean ± SE).
 	SE []float64 `json:"se,omitempty"`
 }
 
@@ -35,8 +36,9 @@ type Spread struct {
 	LogY bool `json:"log_y,omitempty"`
 }
 
-// LearnedSpread draws grouped bars of the learned spread per rule, one colour per group, with
-// "± SE" printed above each bar when standard errors are given.
+// LearnedSpread draws grouped bars of the learned spread per rule, one colour per group, with an
+// error bar of ± one standard error on each bar when standard errors are given. Bars start at the
+// axis minimum: 0 on a linear axis, the power of ten below the smallest lower error on a log axis.
 func LearnedSpread(name string, d Spread) (*Chart, error) {
 	fail := func(format string, args ...any) (*Chart, error) {
 		return nil, fmt.Errorf("plots: learned spread %q: %s", name, fmt.Sprintf(format, args...))
@@ -49,6 +51,12 @@ func LearnedSpread(name string, d Spread) (*Chart, error) {
 	}
 	bar := charts.NewBar()
 	bar.SetXAxis(d.Rules)
+	n := len(d.Groups)
+	// Bars of a rule share 70% of its band, side by side (no gap), so that the error bars can be
+	// placed on them: group g of rule r is centred at r - 0.35 + w(g + 1/2) on the band axis.
+	w := 0.7 / float64(n)
+	lowest := math.Inf(1)
+	var whiskers []any
 	for gi, g := range d.Groups {
 		where := fmt.Sprintf("group %d (%q)", gi, g.Name)
 		if g.Name == "" {
@@ -68,19 +76,42 @@ func LearnedSpread(name string, d Spread) (*Chart, error) {
 		}
 		col := seriesColor(gi)
 		data := make([]opts.BarData, len(g.Mean))
+		var segs []any
 		for r, m := range g.Mean {
 			if m < 0 || (d.LogY && m == 0) {
 				return fail("%s: mean %g for rule %q must be positive", where, m, d.Rules[r])
 			}
 			data[r] = opts.BarData{Value: round6(m)}
-			if len(g.SE) != 0 {
-				if g.SE[r] < 0 {
-					return fail("%s: standard error %g for rule %q is negative", where, g.SE[r], d.Rules[r])
-				}
-				data[r].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: fmt.Sprintf("±%.2g", g.SE[r])}
+			lowest = math.Min(lowest, m)
+			if len(g.SE) == 0 {
+				continue
 			}
+			se := g.SE[r]
+			if se < 0 {
+				return fail("%s: standard error %g for rule %q is negative", where, se, d.Rules[r])
+			}
+			lo := m - se
+			if d.LogY && lo <= 0 {
+				lo = m / 10 // an error reaching 0 is cut at a tenth of the mean on a log axis
+			}
+			lowest = math.Min(lowest, lo)
+			x := round6(float64(r) - 0.35 + w*(float64(gi)+0.5))
+			segs = append(segs, []any{x, round6(lo)}, []any{x, round6(m + se)}, []any{x, "-"})
 		}
-		bar.AddSeries(g.Name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
+		bar.AddSeries(g.Name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
+			charts.WithBarChartOpts(opts.BarChart{BarWidth: fmt.Sprintf("%.4g%%", 100*w), BarGap: "0%"}))
+		if segs != nil {
+			// A line through (x, mean-SE), (x, mean+SE), then a gap: one vertical error bar per rule,
+			// with a flat cap at both ends, on a hidden value axis aligned with the rules' bands.
+			whiskers = append(whiskers, map[string]any{
+				"type": "line", "name": g.Name, "xAxisIndex": 1, "data": segs, "connectNulls": false,
+				"symbol": "rect", "symbolSize": []any{8, 1.5}, "showSymbol": true,
+				"lineStyle": map[string]any{"color": "#222222", "width": 1.2},
+				"itemStyle": map[string]any{"color": "#222222"},
+				"tooltip":   map[string]any{"show": false}, "emphasis": map[string]any{"disabled": true},
+				"z": 3, "animation": false,
+			})
+		}
 	}
 	yLabel := d.YLabel
 	if yLabel == "" {
@@ -100,6 +131,20 @@ func LearnedSpread(name string, d Spread) (*Chart, error) {
 	c, err := FromGoECharts(name, bar, 0, 0)
 	if err != nil {
 		return nil, err
+	}
+	if d.LogY {
+		// Bars on a log axis start at its startValue (1 by default, so that small spreads hung
+		// down from 1): start them, and the axis, at the power of ten below the lowest value.
+		floor := math.Pow(10, math.Floor(math.Log10(lowest)))
+		eachComponent(c.Option, "yAxis", func(a map[string]any) { a["min"], a["startValue"] = floor, floor })
+	}
+	if whiskers != nil {
+		eachComponent(c.Option, "xAxis", func(a map[string]any) {
+			c.Option["xAxis"] = []any{a, map[string]any{"type": "value", "show": false,
+				"min": -0.5, "max": float64(len(d.Rules)) - 0.5}}
+		})
+		series, _ := c.Option["series"].([]any)
+		c.Option["series"] = append(series, whiskers...)
 	}
 	return c.Styled(ScreenStyle, 0, 0)
 }

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -203,11 +204,16 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 	return c.Styled(ScreenStyle, 0, 0)
 }
 
-// round6 rounds to 6 significant decimals, keeping the option JSON small.
+// round6 rounds to 6 significant decimals, keeping the option JSON small. It goes through the
+// decimal text of x, so it is exact for every finite x, subnormal densities such as 1e-310
+// included (scaling by a power of ten overflows there and gave NaN).
 func round6(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}
-	e := math.Pow(10, 6-math.Ceil(math.Log10(math.Abs(x))))
-	return math.Round(x*e) / e
+	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	if err != nil { // cannot happen for a finite x; keep x rather than a non-finite value
+		return x
+	}
+	return r
 }

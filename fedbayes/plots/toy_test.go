@@ -97,3 +97,38 @@ func TestToyAggregationErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestRound6(t *testing.T) {
+	for _, tc := range []struct {
+		x, want float64
+	}{
+		{0, 0},
+		{1, 1},
+		{1.23456789, 1.23457},
+		{-987654321, -987654000},
+		{1e-310, 1e-310}, // subnormal: scaling by 10^316 overflowed to NaN
+		{1.234567e-320, 1.2346e-320},
+		{5e-324, 5e-324},
+		{math.MaxFloat64, 1.79769e308},
+	} {
+		got := round6(tc.x)
+		if math.IsNaN(got) || math.IsInf(got, 0) || got != tc.want {
+			t.Errorf("round6(%g) = %g, want %g", tc.x, got, tc.want)
+		}
+	}
+}
+
+// A client so narrow or wide that most of the grid has subnormal or zero densities still gives a
+// chart whose option is valid JSON.
+func TestToyAggregationExtremeVariances(t *testing.T) {
+	for _, v := range []float64{1.0 / 128, 0.018, 13, 128} {
+		c, err := ToyAggregation("toy", Toy{Clients: []Gaussian1D{{-5, v}, {5, 1.0 / 128}}, Mixture: true,
+			Aggregates: []NamedGaussian{{"A", 0, v}}})
+		if err != nil {
+			t.Fatalf("variance %g: %v", v, err)
+		}
+		if _, err := c.OptionJSON(); err != nil {
+			t.Errorf("variance %g: %v", v, err)
+		}
+	}
+}

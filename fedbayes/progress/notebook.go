@@ -18,6 +18,25 @@ type Notebook struct {
 	tr     tracker
 	update func(id, html string) // gonbui.UpdateHTML; replaced in tests
 	sync   func()                // gonbui.Sync
+	shown  time.Time             // when a step was last drawn
+}
+
+// stepEvery is the least time between two redraws for steps within a round.
+const stepEvery = 500 * time.Millisecond
+
+// Step implements StepReporter: the bar shows the step within the round, examples/s and the ETA,
+// redrawn at most every half second.
+func (n *Notebook) Step(round, step, steps, examples int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.id == "" {
+		n.id = "fedbayes-progress-" + gonbui.UniqueId()
+	}
+	n.tr.step(round, step, steps, examples)
+	if now := n.tr.now(); step == steps || now.Sub(n.shown) >= stepEvery {
+		n.shown = now
+		n.update(n.id, FormatHTML(n.tr.snap))
+	}
 }
 
 // NewNotebook returns a Notebook reporter.
@@ -82,6 +101,9 @@ func FormatHTML(s Snapshot) string {
 			fmt.Fprintf(&b, "round %d/%d (%.0f%%)", s.Round, s.Total, 100*s.Fraction())
 		} else {
 			fmt.Fprintf(&b, "round %d", s.Round)
+		}
+		if s.InRound > 0 && s.Steps > 0 {
+			fmt.Fprintf(&b, " · round %d: step %d/%d, %.0f examples/s", s.InRound, s.Step, s.Steps, s.ExamplesPerSec)
 		}
 		if s.PerRound > 0 {
 			fmt.Fprintf(&b, " · %s/round", FormatDuration(s.PerRound))

@@ -43,6 +43,14 @@ type Reporter interface {
 	Done(status string)
 }
 
+// StepReporter is implemented by reporters that also show progress within a round: the engine calls
+// Step after each local training step of a round when its Reporter implements it.
+type StepReporter interface {
+	// Step reports that step of steps local training steps of round (1-based, the round in
+	// progress) are done, after examples training examples in this round (all clients together).
+	Step(round, step, steps, examples int)
+}
+
 // New returns the reporter for this process: a Notebook under GoNB, else a Terminal on
 // standard output (updating in place when it is a terminal).
 func New() Reporter {
@@ -84,6 +92,10 @@ type Snapshot struct {
 	Metrics map[string]float64
 	// Last holds the timings of the last reported round.
 	Last Timings
+	// InRound is the round in progress (Round+1) while steps are reported, else 0; Step and Steps
+	// count its local training steps, ExamplesPerSec its training throughput.
+	InRound, Step, Steps int
+	ExamplesPerSec       float64
 	// Status is set by Done.
 	Status string
 	// Finished is true after Done.
@@ -105,6 +117,7 @@ type tracker struct {
 	start               time.Time
 	firstRound, updates int
 	firstAt             time.Time
+	roundStart          time.Time // end of the last reported round (or Start)
 }
 
 func (k *tracker) begin(total int, label string) {
@@ -113,6 +126,7 @@ func (k *tracker) begin(total int, label string) {
 	}
 	k.snap = Snapshot{Label: label, Total: total}
 	k.start = k.now()
+	k.roundStart = k.start
 	k.updates = 0
 }
 
@@ -125,8 +139,10 @@ func (k *tracker) update(round int, metrics map[string]float64, t Timings) {
 		k.firstRound, k.firstAt = round, now
 	}
 	k.updates++
+	k.roundStart = now
 	s := &k.snap
 	s.Round, s.Last, s.Elapsed = round, t, now.Sub(k.start)
+	s.InRound, s.Step, s.Steps, s.ExamplesPerSec = 0, 0, 0, 0
 	if metrics != nil {
 		s.Metrics = make(map[string]float64, len(metrics))
 		for name, v := range metrics {
@@ -147,6 +163,34 @@ func (k *tracker) update(round int, metrics map[string]float64, t Timings) {
 	if s.Total > round {
 		s.ETA = s.PerRound * time.Duration(s.Total-round)
 	}
+}
+
+// step records progress within round: before the first round ends, the ETA is estimated from the
+// time per step (local training only, so it is a lower bound).
+func (k *tracker) step(round, step, steps, examples int) {
+	if k.now == nil {
+		k.begin(0, "")
+	}
+	now := k.now()
+	s := &k.snap
+	s.InRound, s.Step, s.Steps, s.Elapsed = round, step, steps, now.Sub(k.start)
+	in := now.Sub(k.roundStart)
+	if in > 0 {
+		s.ExamplesPerSec = float64(examples) / in.Seconds()
+	}
+	if step <= 0 || steps <= 0 || in <= 0 {
+		return
+	}
+	perStep := in / time.Duration(step)
+	left := perStep * time.Duration(max(0, steps-step))
+	if s.Total > round {
+		per := s.PerRound
+		if per == 0 {
+			per = perStep * time.Duration(steps)
+		}
+		left += per * time.Duration(s.Total-round)
+	}
+	s.ETA = left
 }
 
 func (k *tracker) done(status string) {
@@ -231,6 +275,9 @@ func FormatLine(s Snapshot, maxMetrics int) string {
 			fmt.Fprintf(&b, "round %d/%d [%s] %3.0f%%", s.Round, s.Total, bar, 100*s.Fraction())
 		} else {
 			fmt.Fprintf(&b, "round %d", s.Round)
+		}
+		if s.InRound > 0 && s.Steps > 0 {
+			fmt.Fprintf(&b, " (round %d: step %d/%d, %.0f examples/s)", s.InRound, s.Step, s.Steps, s.ExamplesPerSec)
 		}
 		if s.PerRound > 0 {
 			fmt.Fprintf(&b, " %s/round", FormatDuration(s.PerRound))

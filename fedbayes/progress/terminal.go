@@ -20,6 +20,22 @@ type Terminal struct {
 	live    bool
 	tr      tracker
 	lastLen int
+	shown   time.Time
+}
+
+// Step implements StepReporter: a live line shows the step within the round, examples/s and the
+// ETA, redrawn at most every half second; plain output skips steps (one line per round).
+func (t *Terminal) Step(round, step, steps, examples int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tr.step(round, step, steps, examples)
+	if !t.live {
+		return
+	}
+	if now := t.tr.now(); now.Sub(t.shown) >= stepEvery {
+		t.shown = now
+		t.redraw(FormatLine(t.tr.snap, liveMetrics))
+	}
 }
 
 // NewTerminal returns a Terminal writing to w; live selects the updating line (see IsTerminal).

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -52,11 +53,7 @@ func runRun(args []string, stdout io.Writer) error {
 		args = fs.Args()[1:]
 	}
 	if *list {
-		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-		for _, n := range engine.PresetNames() {
-			fmt.Fprintf(tw, "%s\t%s\n", n, engine.PresetAbout(n))
-		}
-		return tw.Flush()
+		return listPresets(stdout, data.Dir())
 	}
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
@@ -72,15 +69,19 @@ func runRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !*show {
+		// Refuse before anything is written: a run folder for data that is not there would only
+		// hold a stub run.
+		if err := checkData(settings); err != nil {
+			return err
+		}
+	}
 	if *show {
 		var specs []*engine.Spec
 		for _, s := range settings {
 			specs = append(specs, s.Spec)
 		}
 		return writeJSON(stdout, specs)
-	}
-	if spec.Budget != "" {
-		fmt.Fprintf(stdout, "budget: %s\n", spec.Budget)
 	}
 	// SIGTERM too: Slurm sends it to a cancelled or timed-out task, which then stops resumable and
 	// releases its claim.
@@ -110,7 +111,10 @@ func loadSpec(arg string) (*engine.Spec, error) {
 	}
 	s, err := engine.Preset(arg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (%s)", errUsage, arg, strings.Join(engine.PresetNames(), ", "))
+		if near := closest(arg, engine.PresetNames()); near != "" {
+			return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset; did you mean %q? (fedbayes run -list)", errUsage, arg, near)
+		}
+		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (fedbayes run -list lists the presets)", errUsage, arg)
 	}
 	return s, nil
 }

@@ -31,12 +31,14 @@ func TestRunCommand(t *testing.T) {
 	}{
 		{"run", []string{"run", spec, "-o", out}, 0, "completed", ""},
 		{"figures written", []string{"run", spec, "-o", out, "--resume"}, 0, "finished before", ""},
-		{"budget stated", []string{"run", spec, "-o", out, "--resume"}, 0, "budget: reduced: a test budget\n", ""},
+		// The budget printed is what ran, not the spec's stated label.
+		{"budget run", []string{"run", spec, "-o", out, "--resume"}, 0,
+			"budget: digits: 300 training / 100 test examples, 3 clients, T=2 rounds, E=1 local epoch, 1 seed\n", ""},
 		{"no resume", []string{"run", "-o", out, spec}, 1, "", "already holds a run"},
 		{"invalid spec", []string{"run", bad, "-o", out}, 1, "", `training.optimizer: "lbfgs" is not one of sgd, adam`},
 		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist-c100-dirichlet-reduced", ""},
 		{"print preset", []string{"run", "--fast", "--print", "quick-digits"}, 0, `"name": "quick-digits-fast"`, ""},
-		{"unknown preset", []string{"run", "nosuchpreset"}, 2, "", "neither a spec file nor a preset"},
+		{"unknown preset", []string{"run", "zzzzzzzzzzzz"}, 2, "", "neither a spec file nor a preset (fedbayes run -list"},
 		{"no argument", []string{"run"}, 2, "", "give one spec file"},
 	}
 	for _, tc := range tests {
@@ -53,7 +55,7 @@ func TestRunCommand(t *testing.T) {
 			}
 		})
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "figures.json")); err != nil || !strings.Contains(string(b), `"cli (reduced budget)"`) {
+	if b, err := os.ReadFile(filepath.Join(out, "figures.json")); err != nil || !strings.Contains(string(b), `"cli (T=2, E=1, 1 seed, 300 / 100 examples)"`) {
 		t.Errorf("figures.json without the budget in its titles (%v):\n%.300s", err, b)
 	}
 	if _, err := os.Stat(filepath.Join(out, "cli-seed1", "status.json")); err != nil {

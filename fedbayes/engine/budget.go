@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"fedbayes.dev/fedbayes/data"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Budget is what a setting actually runs: the examples it trains and tests on, the clients, the
+// rounds, the local epochs and the seeds. It is computed from the spec that runs (DescribeBudget),
+// never copied from a preset's label, so that an overridden budget is recorded as it ran.
+type Budget struct {
+	// Dataset is the dataset's name.
+	Dataset string
+	// Train and Test are the numbers of training and test examples used: the subsample when one is
+	// set and smaller than the dataset, else the dataset's size; -1 when the dataset could not be
+	// read (then Subsample and TestSubsample say what was asked for).
+	Train, Test int
+	// Subsample and TestSubsample are the spec's dataset.subsample and dataset.test_subsample (0:
+	// all).
+	Subsample, TestSubsample int
+	// Clients is C, the number of clients.
+	Clients int
+	// Rounds is T and Epochs is E (Spec.Training).
+	Rounds, Epochs int
+	// Seeds is the number of seeds.
+	Seeds int
+}
+
+// BudgetOf returns the budget of s (with defaults applied here) on a training set of trainLen and
+// a test set of testLen examples (-1 for unknown).
+func BudgetOf(s *Spec, trainLen, testLen int) Budget {
+	d := s.WithDefaults()
+	used := func(sub, n int) int {
+		if n < 0 {
+			return -1
+		}
+		if sub > 0 && sub < n {
+			return sub
+		}
+		return n
+	}
+	return Budget{
+		Dataset: d.Dataset.Name,
+		Train:   used(d.Dataset.Subsample, trainLen), Test: used(d.Dataset.TestSubsample, testLen),
+		Subsample: d.Dataset.Subsample, TestSubsample: d.Dataset.TestSubsample,
+		Clients: d.Partition.Clients, Rounds: d.Training.Rounds, Epochs: d.Training.LocalEpochs,
+		Seeds: len(d.Seeds),
+	}
+}
+
+// String states the budget in one line, for run.json, tables and figure titles: for example
+// "digits: 1,000 training / 300 test examples, 10 clients, T=2 rounds, E=1 local epoch, 2 seeds".
+func (b Budget) String() string {
+	examples := func(n, asked int) string {
+		switch {
+		case n >= 0:
+			return thousands(n)
+		case asked > 0:
+			return "at most " + thousands(asked)
+		}
+		return "all"
+	}
+	return fmt.Sprintf("%s: %s training / %s test examples, %d clients, T=%d %s, E=%d local %s, %d %s",
+		b.Dataset, examples(b.Train, b.Subsample), examples(b.Test, b.TestSubsample), b.Clients,
+		b.Rounds, plural(b.Rounds, "round"), b.Epochs, plural(b.Epochs, "epoch"), b.Seeds, plural(b.Seeds, "seed"))
+}
+
+// Short is the budget without the dataset and clients, for figure titles: "T=2, E=1, 2 seeds,
+// 1,000 / 300 examples".
+func (b Budget) Short() string {
+	n := func(x, asked int) string {
+		switch {
+		case x >= 0:
+			return thousands(x)
+		case asked > 0:
+			return "≤" + thousands(asked)
+		}
+		return "all"
+	}
+	return fmt.Sprintf("T=%d, E=%d, %d %s, %s / %s examples", b.Rounds, b.Epochs, b.Seeds, plural(b.Seeds, "seed"),
+		n(b.Train, b.Subsample), n(b.Test, b.TestSubsample))
+}
+
+// describeBudget is the budget of a setting's spec, reading the dataset's size through the run's
+// cache (the runs load it anyway). A dataset that cannot be read gives the sizes asked for (the run
+// then fails with the loading error). With a server share (dataset.server_fraction), the training
+// examples counted include the server's.
+func describeBudget(s *Spec, cache *datasetCache) Budget {
+	train, test := -1, -1
+	dir := s.Dataset.Dir
+	if dir == "" {
+		dir = data.Dir()
+	}
+	if tr, te, err := cache.load(s.Dataset.Name, dir); err == nil {
+		train, test = tr.Len(), te.Len()
+	}
+	return BudgetOf(s, train, test)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// thousands formats n with commas: 60000 -> "60,000".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,70 @@
+package notebook
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Budget is a notebook's budget knob, with the same meaning in every notebook.
+type Budget string
+
+const (
+	// Quick (the default) runs in minutes on 2 CPU cores: small data, few rounds, few seeds. It
+	// shows the pipeline and the shape of the results, not the papers' numbers.
+	Quick Budget = "quick"
+	// Reduced runs the papers' presets at their reduced budgets (each under about 30 minutes on 2
+	// cores, stated in the preset's budget).
+	Reduced Budget = "reduced"
+	// Paper runs the papers' own budgets: hours to weeks on 2 cores, resumable.
+	Paper Budget = "paper"
+)
+
+// Budgets lists the budgets, cheapest first.
+var Budgets = []Budget{Quick, Reduced, Paper}
+
+// FastEnv is the environment variable of headless runs (`make test` sets FEDBAYES_FAST=1): set to
+// anything but "" or "0", it overrides a notebook's knob with Quick.
+const FastEnv = "FEDBAYES_FAST"
+
+// Resolve returns the budget a notebook runs for its knob: the knob itself, or Quick when
+// FEDBAYES_FAST is set (headless tests), with a sentence saying which and why. An unknown knob is
+// an error listing the budgets.
+func Resolve(knob string) (Budget, string, error) {
+	b := Budget(strings.ToLower(strings.TrimSpace(knob)))
+	known := false
+	for _, k := range Budgets {
+		known = known || k == b
+	}
+	if !known {
+		return "", "", fmt.Errorf("notebook: budget %q: use %q (minutes), %q (the presets' reduced budgets) or %q (the papers' budgets)",
+			knob, Quick, Reduced, Paper)
+	}
+	if v := os.Getenv(FastEnv); v != "" && v != "0" {
+		return Quick, fmt.Sprintf("budget: %s (%s=%s overrides the knob %q, for headless tests)", Quick, FastEnv, v, b), nil
+	}
+	return b, fmt.Sprintf("budget: %s", b), nil
+}
+
+// Expected holds a notebook's expected wall time per budget on this kind of machine, as measured
+// (for example "about 2 minutes"); empty for a budget the notebook does not offer.
+type Expected map[Budget]string
+
+// Line states the expected time of b and the other budgets, to print before a run starts.
+func (e Expected) Line(b Budget, machine string) string {
+	var others []string
+	for _, k := range Budgets {
+		if k != b && e[k] != "" {
+			others = append(others, fmt.Sprintf("%s %s", k, e[k]))
+		}
+	}
+	t := e[b]
+	if t == "" {
+		t = "not measured"
+	}
+	line := fmt.Sprintf("expected time (%s): %s", machine, t)
+	if len(others) > 0 {
+		line += "; other budgets: " + strings.Join(others, ", ")
+	}
+	return line
+}
