@@ -116,15 +116,26 @@ func TestSecondWriterThreeSecondsLater(t *testing.T) {
 		t.Skip("two processes for seconds")
 	}
 	dir := t.TempDir()
-	spec := concurrentSpec(t, dir, 200, "1, 2")
+	// Rounds enough that the first process is still writing 3 s after it claimed its first run
+	// (a round of this net takes about a millisecond with OpenBLAS, tens without).
+	const rounds = 1500
+	spec := concurrentSpec(t, dir, rounds, "1, 2")
 	out := filepath.Join(dir, "D")
 	first, firstOut := commandProcess(t, "run", spec, "-o", out, "-no-figures")
+	// 3 s after the first process claimed a run, whatever it spent compiling before that.
+	claim := filepath.Join(out, "conc-seed1", results.ClaimFile)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(claim); err == nil {
+			break
+		}
+	}
 	time.Sleep(3 * time.Second)
 	second, secondOut := commandProcess(t, "run", spec, "-o", out, "--resume", "-no-figures")
 	st1, st2 := exitCode(t, first), exitCode(t, second)
 	t.Logf("first exited %d, second %d", st1, st2)
-	// The first run was being written when the second process came: it must say so and fail.
-	if st2 == 0 || !strings.Contains(secondOut.String(), "conc-seed1") || !strings.Contains(secondOut.String(), "being written by pid") {
+	// A run was being written when the second process came (seed 1, or seed 2 if the first process
+	// had already finished seed 1): it must name that run and its owner, and fail.
+	if st2 == 0 || !strings.Contains(secondOut.String(), "skipping run conc-seed") || !strings.Contains(secondOut.String(), "being written by pid") {
 		t.Errorf("second writer: status %d, want non-zero with a message naming the run and its owner:\n%s", st2, lastLines(secondOut.String(), 8))
 	}
 	if st1 != 0 && !strings.Contains(firstOut.String(), "being written by pid") && !strings.Contains(firstOut.String(), "already holds a run") {
@@ -135,7 +146,7 @@ func TestSecondWriterThreeSecondsLater(t *testing.T) {
 	if st := runMain([]string{"run", spec, "-o", out, "--resume", "-no-figures"}, &o, &e); st != 0 {
 		t.Fatalf("final resume: %d\n%s", st, e.String())
 	}
-	checkRowsOnce(t, out, 2, 200)
+	checkRowsOnce(t, out, 2, rounds)
 }
 
 // The issue's second case: two `--resume` started at once on an interrupted directory.

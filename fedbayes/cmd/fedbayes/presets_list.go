@@ -27,11 +27,11 @@ var presetTimes = map[string]string{
 }
 
 // paperOf is the short reference of a preset's description: the text before its first colon
-// ("Fischer et al. (2024) Table 4, cifar10"), at most 44 characters.
+// ("Fischer et al. (2024) Table 4, cifar10"), at most 41 characters.
 func paperOf(about string) string {
 	p, _, _ := strings.Cut(about, ":")
-	if r := []rune(p); len(r) > 44 {
-		p = string(r[:43]) + "…"
+	if r := []rune(p); len(r) > 41 {
+		p = string(r[:40]) + "…"
 	}
 	return p
 }
