@@ -138,26 +138,41 @@ func transposeInto[T any](dst, src []T, dims, perm []int) {
 	if len(dst) == 0 {
 		return
 	}
-	// Iterate dst in row-major order; the innermost dst axis is a strided run of src.
+	// Iterate dst in row-major order, a run of its innermost axis at a time: a copy when src keeps
+	// that axis innermost, else a strided gather. Blocks of runs go to both cores.
 	inner := outDims[rank-1]
 	innerStride := strides[rank-1]
-	idx := make([]int, rank-1)
-	srcPos := 0
-	for out := 0; out < len(dst); out += inner {
-		pos := srcPos
-		for j := range inner {
-			dst[out+j] = src[pos]
-			pos += innerStride
-		}
-		// Advance the outer index.
+	runs := len(dst) / inner
+	runsPerChunk := max(1, elemChunk/inner)
+	parallelDo((runs+runsPerChunk-1)/runsPerChunk, func(c int) {
+		r0, r1 := c*runsPerChunk, min(runs, (c+1)*runsPerChunk)
+		// Source offset of run r0.
+		srcPos, rest := 0, r0
+		idx := make([]int, rank-1)
 		for a := rank - 2; a >= 0; a-- {
-			idx[a]++
-			srcPos += strides[a]
-			if idx[a] < outDims[a] {
-				break
-			}
-			srcPos -= strides[a] * outDims[a]
-			idx[a] = 0
+			idx[a], rest = rest%outDims[a], rest/outDims[a]
+			srcPos += idx[a] * strides[a]
 		}
-	}
+		for r := r0; r < r1; r++ {
+			out := dst[r*inner : (r+1)*inner]
+			if innerStride == 1 {
+				copy(out, src[srcPos:srcPos+inner])
+			} else {
+				pos := srcPos
+				for j := range out {
+					out[j] = src[pos]
+					pos += innerStride
+				}
+			}
+			for a := rank - 2; a >= 0; a-- {
+				idx[a]++
+				srcPos += strides[a]
+				if idx[a] < outDims[a] {
+					break
+				}
+				srcPos -= strides[a] * outDims[a]
+				idx[a] = 0
+			}
+		}
+	})
 }

@@ -118,8 +118,10 @@ func newPoolLayout(in shapes.Shape, window []int) poolLayout {
 	return l
 }
 
-// forEachWindow calls fn(outOffset, tapOffsets) for every output position (in row-major order),
-// where tapOffsets are the operand offsets of the window's taps in row-major window order.
+// forEachWindow calls fn(outOffset, tapOffsets) for every output position, where tapOffsets are the
+// operand offsets of the window's taps in row-major window order. Blocks of output positions run
+// on both cores: windows tile the operand, so no two calls touch the same output (or, for the
+// gradient, the same operand position).
 func (l poolLayout) forEachWindow(fn func(outOff int, taps []int)) {
 	lead := len(l.outer)
 	nTaps := sizeOf(l.window)
@@ -139,25 +141,33 @@ func (l poolLayout) forEachWindow(fn func(outOff int, taps []int)) {
 			t[a] = 0
 		}
 	}
-	taps := make([]int, nTaps)
-	o := make([]int, lead)
-	for range sizeOf(l.outer) {
-		base, outOff := 0, 0
-		for a := range lead {
-			base += o[a] * l.window[a] * l.inStrides[a]
-			outOff += o[a] * l.outStrides[a]
+	windows := sizeOf(l.outer)
+	perChunk := max(1, elemChunk/max(1, nTaps*l.run))
+	parallelDo((windows+perChunk-1)/perChunk, func(c int) {
+		w0, w1 := c*perChunk, min(windows, (c+1)*perChunk)
+		taps := make([]int, nTaps)
+		o := make([]int, lead)
+		for a, rest := lead-1, w0; a >= 0; a-- {
+			o[a], rest = rest%l.outer[a], rest/l.outer[a]
 		}
-		for i, r := range rel {
-			taps[i] = base + r
-		}
-		fn(outOff, taps)
-		for a := lead - 1; a >= 0; a-- {
-			if o[a]++; o[a] < l.outer[a] {
-				break
+		for range w1 - w0 {
+			base, outOff := 0, 0
+			for a := range lead {
+				base += o[a] * l.window[a] * l.inStrides[a]
+				outOff += o[a] * l.outStrides[a]
 			}
-			o[a] = 0
+			for i, r := range rel {
+				taps[i] = base + r
+			}
+			fn(outOff, taps)
+			for a := lead - 1; a >= 0; a-- {
+				if o[a]++; o[a] < l.outer[a] {
+					break
+				}
+				o[a] = 0
+			}
 		}
-	}
+	})
 }
 
 // poolForward writes the max (or min) of every window of x into out.
@@ -196,22 +206,15 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 	out, _ := flatOf[T](outBuf)
 	clear(out)
 	l := newPoolLayout(bufferShape(xBuf), p.window)
-	best := make([]T, l.run)
-	arg := make([]int, l.run)
 	l.forEachWindow(func(o int, taps []int) {
-		copy(best, x[taps[0]:taps[0]+l.run])
-		for i := range arg {
-			arg[i] = taps[0] + i
-		}
-		for _, t := range taps[1:] {
-			for i, v := range x[t : t+l.run] {
-				if (p.isMax && v > best[i]) || (!p.isMax && v < best[i]) {
-					best[i], arg[i] = v, t+i
+		for i := range l.run {
+			best, arg := x[taps[0]+i], taps[0]+i
+			for _, t := range taps[1:] {
+				if v := x[t+i]; (p.isMax && v > best) || (!p.isMax && v < best) {
+					best, arg = v, t+i
 				}
 			}
-		}
-		for i, a := range arg {
-			out[a] = src[o+i]
+			out[arg] = src[o+i]
 		}
 	})
 }
