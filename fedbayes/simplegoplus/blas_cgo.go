@@ -24,14 +24,14 @@ static fb_sgemm_t fb_sgemm;
 static fb_dgemm_t fb_dgemm;
 
 // fb_open loads the library and its symbols; it returns 0 on success, or a code saying what failed.
-static int fb_open(const char* path) {
+static int fb_open(const char* path, int threads) {
 	fb_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!fb_lib) return 1;
 	fb_sgemm = (fb_sgemm_t)dlsym(fb_lib, "cblas_sgemm");
 	fb_dgemm = (fb_dgemm_t)dlsym(fb_lib, "cblas_dgemm");
 	if (!fb_sgemm || !fb_dgemm) return 2;
 	fb_set_threads_t set = (fb_set_threads_t)dlsym(fb_lib, "openblas_set_num_threads");
-	if (set) set(1);
+	if (set) set(threads);
 	return 0;
 }
 
@@ -69,6 +69,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -76,6 +77,16 @@ import (
 // blasLibraries are the names tried, in order, unless $FEDBAYES_BLAS_LIB names one. Debian's
 // libopenblas0-pthread (a dependency of libopenblas-dev) provides libopenblas.so.0.
 var blasLibraries = []string{"libopenblas.so.0", "libopenblas.so"}
+
+// blasThreads is the number of threads OpenBLAS may use inside one call: 1, so that the second core
+// comes from this package's own splits without oversubscribing the machine (docs/pure-go-backend.md,
+// "Threads"); $FEDBAYES_BLAS_THREADS overrides it, for measuring the alternative.
+func blasThreads() int {
+	if n, err := strconv.Atoi(os.Getenv("FEDBAYES_BLAS_THREADS")); err == nil && n >= 1 {
+		return n
+	}
+	return 1
+}
 
 // loadBLAS opens OpenBLAS once at init. It returns a description of what was loaded, or an error
 // saying why not (the caller then keeps SimpleGo's executors).
@@ -91,7 +102,7 @@ func loadBLAS() (string, error) {
 	var reasons []string
 	for _, name := range names {
 		cName := C.CString(name)
-		code := C.fb_open(cName)
+		code := C.fb_open(cName, C.int(blasThreads()))
 		C.free(unsafe.Pointer(cName))
 		switch code {
 		case 0:
