@@ -89,20 +89,8 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 	if !jobNameRe.MatchString(name) {
 		return nil, fmt.Errorf("cluster: -job-name %q: use letters, digits, '_', '-', '.', '+'", name)
 	}
-	if !o.DryRun {
-		if _, err := lookSlurm("sbatch"); err != nil {
-			return nil, err
-		}
-	}
-	bin, err := binary(o.Binary)
+	bin, dir, err := prepare(o.Binary, o.Dir, o.DryRun)
 	if err != nil {
-		return nil, err
-	}
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: results directory %q: %w", o.Dir, err)
-	}
-	if err := checkWritable(dir); err != nil {
 		return nil, err
 	}
 	specData, err := json.MarshalIndent(o.Spec, "", "  ")
@@ -323,6 +311,26 @@ type CommandOptions struct {
 	DryRun    bool
 }
 
+// prepare makes the checks every submission starts with: sbatch on PATH (unless dryRun), the
+// fedbayes executable the tasks run, and a writable results directory, returned as absolute paths.
+func prepare(binaryFlag, resultsDir string, dryRun bool) (bin, dir string, err error) {
+	if !dryRun {
+		if _, err := lookSlurm("sbatch"); err != nil {
+			return "", "", err
+		}
+	}
+	if bin, err = binary(binaryFlag); err != nil {
+		return "", "", err
+	}
+	if dir, err = filepath.Abs(resultsDir); err != nil {
+		return "", "", fmt.Errorf("cluster: results directory %q: %w", resultsDir, err)
+	}
+	if err := checkWritable(dir); err != nil {
+		return "", "", err
+	}
+	return bin, dir, nil
+}
+
 // SubmitCommand submits one fedbayes command as a single Slurm task (for the runners that have no
 // per-run index, such as the predictive presets of fedbayes reproduce -slurm). Its checks are those
 // of Submit that apply: options, sbatch on PATH, a writable directory.
@@ -331,20 +339,8 @@ func SubmitCommand(ctx context.Context, o CommandOptions) (*Submission, error) {
 		return nil, err
 	}
 	name := "fedbayes-" + jobNameSafe(o.Name)
-	if !o.DryRun {
-		if _, err := lookSlurm("sbatch"); err != nil {
-			return nil, err
-		}
-	}
-	bin, err := binary(o.Binary)
+	bin, dir, err := prepare(o.Binary, o.Dir, o.DryRun)
 	if err != nil {
-		return nil, err
-	}
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: results directory %q: %w", o.Dir, err)
-	}
-	if err := checkWritable(dir); err != nil {
 		return nil, err
 	}
 	sub := &Submission{Tasks: []int{0}, Logs: filepath.Join(dir, SlurmDir, logsDir)}

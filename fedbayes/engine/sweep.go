@@ -426,13 +426,7 @@ func decodeValue(raw []byte) (any, error) {
 	if err := strictjson.Check(raw); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return strictjson.Exact(raw)
 }
 
 // setPath sets m[p0][p1]...= v, creating objects on the way.

@@ -1,8 +1,8 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
+	"fedbayes.dev/fedbayes/internal/strictjson"
 	"fmt"
 	"sort"
 	"strconv"
@@ -19,15 +19,7 @@ const maxShown = 80
 
 // decodeSpec decodes a spec keeping numbers exact (json.Number), so that seeds above 2^53 and
 // 0.1 versus 0.10000000000000001 compare as written.
-func decodeSpec(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
+func decodeSpec(raw []byte) (any, error) { return strictjson.Exact(raw) }
 
 // specDiffs lists the fields where two decoded specs differ, by JSON path ("training.rounds",
 // "seeds[2]"), as "PATH: A vs B"; a is the recorded value, b the given one.

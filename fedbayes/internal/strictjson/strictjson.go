@@ -230,3 +230,15 @@ func Decode(raw []byte, v any) error {
 	}
 	return nil
 }
+
+// Exact decodes one JSON value into any, keeping numbers as json.Number so that integers above 2^53
+// and decimals compare and re-encode as written. It does not Check raw.
+func Exact(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
