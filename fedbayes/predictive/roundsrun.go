@@ -48,6 +48,7 @@ func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Write
 	if err := spec.Validate(); err != nil {
 		return err
 	}
+	spec.Budget = spec.DescribeBudget() // what runs, not a preset's label
 	if log == nil {
 		log = io.Discard
 	}

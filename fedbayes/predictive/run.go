@@ -49,6 +49,7 @@ func Run(spec Spec, outDir string, log io.Writer) ([]Outcome, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	spec.Budget = spec.DescribeBudget() // what runs, not a preset's label
 	if log == nil {
 		log = io.Discard
 	}
