@@ -15,8 +15,8 @@ import (
 // for what it does not handle: graphs of another backend (stock SimpleGo shares the executor table),
 // other dtypes, layouts it does not know.
 var stock struct {
-	dotGeneral, convGeneral, reduceWindow, broadcastInDim executor
-	elementwise, reduce                                   map[backends.OpType]executor
+	dotGeneral, convGeneral, reduceWindow, broadcastInDim, where executor
+	elementwise, reduce, compare                                 map[backends.OpType]executor
 }
 
 // blasLibrary describes the OpenBLAS library in use; blasErr says why none is (then the BLAS
@@ -32,6 +32,11 @@ func init() {
 	for _, op := range elementwiseOps() {
 		stock.elementwise[op] = nodeExecutors[op]
 	}
+	stock.where = nodeExecutors[backends.OpTypeWhere]
+	stock.compare = make(map[backends.OpType]executor)
+	for _, op := range compareOps {
+		stock.compare[op] = nodeExecutors[op]
+	}
 	stock.reduce = make(map[backends.OpType]executor)
 	for _, op := range reduceOps {
 		stock.reduce[op] = nodeExecutors[op]
@@ -41,6 +46,14 @@ func init() {
 			if stock.reduce[op] != nil {
 				setNodeExecutor(op, priorityUser, execReduce)
 			}
+		}
+		for _, op := range compareOps {
+			if stock.compare[op] != nil {
+				setNodeExecutor(op, priorityUser, execCompare)
+			}
+		}
+		if stock.where != nil {
+			setNodeExecutor(backends.OpTypeWhere, priorityUser, execWhere)
 		}
 		setNodeExecutor(backends.OpTypeBroadcastInDim, priorityUser, execBroadcastInDim)
 		for _, op := range unaryOps {

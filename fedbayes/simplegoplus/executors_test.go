@@ -318,3 +318,63 @@ func TestBroadcastingBinaryVsStock(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMaxGradientVsStock compares the Max and Min gradients (ReLU's among them) with GoMLX's
+// stock gradient on stock SimpleGo, on values with ties, zeros, infinities and NaN: the same values
+// (zeros compared without their sign).
+func TestMinMaxGradientVsStock(t *testing.T) {
+	a := []float64{1, -2, 0, 3, 3, math.Inf(1), math.Inf(-1), math.NaN(), -0.5, 2}
+	b := []float64{0, 0, 0, 3, 4, math.Inf(1), 1, 0, math.NaN(), -1}
+	w := []float64{0.5, -1, 2, -3, 1, 1, -2, 1, 1, -0.25}
+	for name, f := range map[string]func(x, y *Node) *Node{"Max": Max, "Min": Min, "Relu": func(x, _ *Node) *Node { return Max(x, ZerosLike(x)) }} {
+		run := func(be backends.Backend) []float64 {
+			out, _ := eval(t, be, func(x, y, w *Node) *Node {
+				g := Gradient(ReduceAllSum(Mul(f(x, y), w)), x, y)
+				return Concatenate([]*Node{g[0], g[1]}, 0)
+			}, tensors.FromFlatDataAndDimensions(a, len(a)), tensors.FromFlatDataAndDimensions(b, len(b)), tensors.FromFlatDataAndDimensions(w, len(w)))
+			return out
+		}
+		got, want := run(plusBackend()), run(stockBackend())
+		for i := range got {
+			if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+				t.Fatalf("%s gradient element %d: %g, stock %g", name, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestCompareAndWhereVsStock compares the comparisons and Where (with single-value branches, and a
+// branch the executor owns) with stock SimpleGo on values with ties, infinities and NaN.
+func TestCompareAndWhereVsStock(t *testing.T) {
+	n := 2*elemChunk + 5
+	x := append([]float64{0, 1, math.NaN(), math.Inf(1), -1}, randFloats(40, n-5)...)
+	y := append([]float64{0, 2, 0, math.Inf(1), math.NaN()}, randFloats(41, n-5)...)
+	cmp := map[string]func(a, b *Node) *Node{"LessThan": LessThan, "LessOrEqual": LessOrEqual, "GreaterThan": GreaterThan, "GreaterOrEqual": GreaterOrEqual}
+	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
+		for name, c := range cmp {
+			for _, form := range []string{"tensors", "scalar", "owned"} {
+				run := func(be backends.Backend) []float64 {
+					out, _ := eval(t, be, func(a, b *Node) *Node {
+						a, b = ConvertDType(a, dt), ConvertDType(b, dt)
+						cond := c(a, b)
+						switch form {
+						case "scalar":
+							cond = c(a, Scalar(a.Graph(), dt, 0.25))
+							return ConvertDType(Where(cond, Scalar(a.Graph(), dt, 3), b), dtypes.Float64)
+						case "owned":
+							return ConvertDType(Where(cond, Neg(a), Abs(b)), dtypes.Float64)
+						}
+						return ConvertDType(Where(cond, a, b), dtypes.Float64)
+					}, tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n))
+					return out
+				}
+				got, want := run(plusBackend()), run(stockBackend())
+				for i := range got {
+					if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+						t.Fatalf("%s %s %s: element %d: %g, stock %g", name, form, dt, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -18,7 +18,7 @@ type gemm struct {
 }
 
 // minChunkFLOP is the least work (2 M N K per batch entry) worth handing to another core.
-const minChunkFLOP = 1 << 21
+const minChunkFLOP = 1 << 19
 
 // maxChunks bounds how many pieces one product is split into.
 const maxChunks = 16
