@@ -87,10 +87,16 @@ FUZZ_TARGETS := ./fedbayes/engine:FuzzParseSpec ./fedbayes/data:FuzzReadIDX ./fe
   ./fedbayes/data:FuzzReadMAT ./fedbayes/data:FuzzLoadCSV ./fedbayes/cmd/fedbayes:FuzzAggregateArgs \
   ./fedbayes/results:FuzzParseRows
 
+# Go 1.26's fuzz coordinator can report "context deadline exceeded" when -fuzztime runs out while a
+# worker is mid-input (go.dev/issue/75804, fixed in Go 1.27): such a run wrote no failing input and
+# is reported as a flake, not a failure. A failing input (written under testdata/fuzz) always fails.
 test-fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s); crashers land in the package's testdata/fuzz
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  echo "== $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s "$${t%%:*}"; \
+	@set -e; mkdir -p $(BUILD); for t in $(FUZZ_TARGETS); do \
+	  echo "== $${t#*:} ($${t%%:*}, $(FUZZTIME))"; log=$(BUILD)/fuzz-$${t#*:}.log; \
+	  if $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s "$${t%%:*}" >$$log 2>&1; then tail -2 $$log; \
+	  elif grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log && ! grep -q 'panic:' $$log; then \
+	    tail -4 $$log; echo "   (the fuzz coordinator's deadline race, go.dev/issue/75804: no failing input; not a failure)"; \
+	  else cat $$log; exit 1; fi; \
 	done
 
 test-interrupt: setup ## Kernel > Interrupt on notebook 02's training cell, headless: a clean stop, no panics
