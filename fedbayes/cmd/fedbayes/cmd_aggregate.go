@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/explore"
@@ -126,6 +127,10 @@ func runAggregate(args []string, stdout io.Writer) error {
 			if strings.Contains(bad, ",") {
 				msg += " (a client whose mean is negative goes after --, as in: fedbayes aggregate -- " + echo(bad)[1:len(echo(bad))-1] + " ...)"
 			}
+		}
+		if strings.IndexFunc(msg, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			// An argument with a newline or other control character is shown escaped, on one line.
+			msg = strings.Trim(strconv.Quote(msg), `"`)
 		}
 		return fmt.Errorf("%w: %s; see fedbayes aggregate -h", errUsage, msg)
 	}
