@@ -39,41 +39,15 @@ func execDotGeneral(backend *simplego.Backend, node *simplego.Node, inputs []*si
 
 func dotGeneralBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Node, p *dotGeneralData, lhsBuf, rhsBuf *simplego.Buffer) *simplego.Buffer {
 	lhsShape, rhsShape := bufferShape(lhsBuf), bufferShape(rhsBuf)
-	lhs, _ := flatOf[T](lhsBuf)
-	rhs, _ := flatOf[T](rhsBuf)
 	out := getBufferForShape(backend, nodeShape(node))
 	c, _ := flatOf[T](out)
 	bs, m, n, k := p.batchSize, p.lhsCrossSize, p.rhsCrossSize, p.contractingSize
 
-	// lhs as [B, M, K] (no transpose) or [B, K, M] (transposed).
+	// lhs as [B, M, K] or, transposed, [B, K, M]; rhs as [B, K, N] or, transposed, [B, N, K].
 	lhsCross := crossAxes(lhsShape.Rank(), p.lhsContractingAxes, p.lhsBatchAxes)
-	transA := false
-	var tmpA *simplego.Buffer
-	switch {
-	case isIdentity(slices.Concat(p.lhsBatchAxes, lhsCross, p.lhsContractingAxes)):
-	case isIdentity(slices.Concat(p.lhsBatchAxes, p.lhsContractingAxes, lhsCross)):
-		transA = true
-	default:
-		tmpA = getBufferForShape(backend, shapes.Make(lhsShape.DType, bs, m, k))
-		dst, _ := flatOf[T](tmpA)
-		transposeInto(dst, lhs, lhsShape.Dimensions, slices.Concat(p.lhsBatchAxes, lhsCross, p.lhsContractingAxes))
-		lhs = dst
-	}
-	// rhs as [B, K, N] (no transpose) or [B, N, K] (transposed).
 	rhsCross := crossAxes(rhsShape.Rank(), p.rhsContractingAxes, p.rhsBatchAxes)
-	transB := true
-	var tmpB *simplego.Buffer
-	switch {
-	case isIdentity(slices.Concat(p.rhsBatchAxes, rhsCross, p.rhsContractingAxes)):
-	case isIdentity(slices.Concat(p.rhsBatchAxes, p.rhsContractingAxes, rhsCross)):
-		transB = false
-	default:
-		tmpB = getBufferForShape(backend, shapes.Make(rhsShape.DType, bs, k, n))
-		dst, _ := flatOf[T](tmpB)
-		transposeInto(dst, rhs, rhsShape.Dimensions, slices.Concat(p.rhsBatchAxes, p.rhsContractingAxes, rhsCross))
-		rhs = dst
-		transB = false
-	}
+	lhs, transA, tmpA := gemmOperand[T](backend, lhsBuf, p.lhsBatchAxes, lhsCross, p.lhsContractingAxes)
+	rhs, transB, tmpB := gemmOperand[T](backend, rhsBuf, p.rhsBatchAxes, p.rhsContractingAxes, rhsCross)
 
 	g := gemm{Batch: bs, M: m, N: n, K: k, TransA: transA, TransB: transB,
 		LdA: k, LdB: n, LdC: n, StrideA: m * k, StrideB: k * n, StrideC: m * n}
@@ -91,6 +65,25 @@ func dotGeneralBLAS[T float32 | float64](backend *simplego.Backend, node *simple
 		putBuffer(backend, tmpB)
 	}
 	return out
+}
+
+// gemmOperand returns the data of a DotGeneral operand as gemm reads it: [batch, first, second]
+// in row-major order, or, with trans set, [batch, second, first]. When its axes are in neither order
+// it is transposed into a temporary buffer (returned, for putBuffer) in the first.
+func gemmOperand[T float32 | float64](backend *simplego.Backend, buf *simplego.Buffer, batch, first, second []int) (flat []T, trans bool, tmp *simplego.Buffer) {
+	flat, _ = flatOf[T](buf)
+	order := slices.Concat(batch, first, second)
+	switch {
+	case isIdentity(order):
+		return flat, false, nil
+	case isIdentity(slices.Concat(batch, second, first)):
+		return flat, true, nil
+	}
+	s := bufferShape(buf)
+	tmp = getBufferForShape(backend, s)
+	dst, _ := flatOf[T](tmp)
+	transposeInto(dst, flat, s.Dimensions, order)
+	return dst, false, tmp
 }
 
 // crossAxes returns, in increasing order, the axes of a rank-r operand that are neither contracted

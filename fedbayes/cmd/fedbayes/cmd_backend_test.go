@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/backend"
@@ -17,12 +15,7 @@ func TestBackendAndDoctorCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(backend.DirEnv, filepath.Join(dir, "xla"))
-	tests := []struct {
-		args       []string
-		status     int
-		wantOut    string
-		wantStderr string
-	}{
+	tests := []commandCase{
 		{args: []string{"doctor", "-h"}, status: 0, wantOut: "Checks that this machine can run fedbayes"},
 		{args: []string{"doctor", "extra"}, status: 2, wantStderr: "doctor takes no arguments"},
 		{args: []string{"backend", "-h"}, status: 0, wantOut: "fedbayes backend install [cpu|cuda]"},
@@ -32,20 +25,7 @@ func TestBackendAndDoctorCommands(t *testing.T) {
 		{args: []string{"backend", "install", "-from", text}, status: 1, wantStderr: "not installed: " + text + " is not a loadable shared library"},
 		{args: []string{"backend", "cpu"}, status: 2, wantStderr: "did you mean `fedbayes backend install cpu`"},
 	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			if got := runMain(tc.args, &out, &errOut); got != tc.status {
-				t.Errorf("status = %d, want %d (stderr %q)", got, tc.status, errOut.String())
-			}
-			if !strings.Contains(out.String(), tc.wantOut) {
-				t.Errorf("stdout = %q, want it to contain %q", out.String(), tc.wantOut)
-			}
-			if !strings.Contains(errOut.String(), tc.wantStderr) {
-				t.Errorf("stderr = %q, want it to contain %q", errOut.String(), tc.wantStderr)
-			}
-		})
-	}
+	runCommandCases(t, tests)
 	if _, err := os.Stat(filepath.Join(dir, "xla")); !os.IsNotExist(err) {
 		t.Errorf("a rejected --from created the plugin folder (%v)", err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,13 +21,7 @@ func TestRunCommand(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	writeFile(t, bad, `{"dataset": {"name": "digits"}, "training": {"optimizer": "lbfgs"}}`)
 	out := filepath.Join(dir, "results")
-	tests := []struct {
-		name       string
-		args       []string
-		status     int
-		wantOut    string
-		wantStderr string
-	}{
+	tests := []commandCase{
 		{"run", []string{"run", spec, "-o", out}, 0, "completed", ""},
 		{"figures written", []string{"run", spec, "-o", out, "--resume"}, 0, "finished before", ""},
 		// The budget printed is what ran, not the spec's stated label.
@@ -41,20 +34,7 @@ func TestRunCommand(t *testing.T) {
 		{"unknown preset", []string{"run", "zzzzzzzzzzzz"}, 2, "", "neither a spec file nor a preset (fedbayes run -list"},
 		{"no argument", []string{"run"}, 2, "", "give one spec file"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if got := runMain(tc.args, &stdout, &stderr); got != tc.status {
-				t.Fatalf("status %d, want %d\nstdout %s\nstderr %s", got, tc.status, stdout.String(), stderr.String())
-			}
-			if !strings.Contains(stdout.String(), tc.wantOut) {
-				t.Errorf("stdout %q lacks %q", stdout.String(), tc.wantOut)
-			}
-			if !strings.Contains(stderr.String(), tc.wantStderr) {
-				t.Errorf("stderr %q lacks %q", stderr.String(), tc.wantStderr)
-			}
-		})
-	}
+	runCommandCases(t, tests)
 	if b, err := os.ReadFile(filepath.Join(out, "figures.json")); err != nil || !strings.Contains(string(b), `"cli (T=2, E=1, 1 seed, 300 / 100 examples)"`) {
 		t.Errorf("figures.json without the budget in its titles (%v):\n%.300s", err, b)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,13 +11,7 @@ func TestSubmitAndStatusCommands(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "res")
 	t.Setenv("PATH", "/nonexistent") // no Slurm here: only dry runs can succeed
-	tests := []struct {
-		name       string
-		args       []string
-		status     int
-		wantOut    string
-		wantStderr string
-	}{
+	tests := []commandCase{
 		{"dry run", []string{"submit", "quick-digits", "-o", out, "-dry-run", "-time", "10", "-sbatch", "--gres=gpu:1"}, 0, "dry run: wrote", ""},
 		{"no sbatch", []string{"submit", "quick-digits", "-o", out}, 1, "", "sbatch is not on PATH"},
 		{"bad time", []string{"submit", "quick-digits", "-o", out, "-dry-run", "-time", "2h"}, 1, "", `-time "2h"`},
@@ -31,20 +24,7 @@ func TestSubmitAndStatusCommands(t *testing.T) {
 		{"reproduce dry run", []string{"reproduce", "-slurm", "-dry-run", "-papers", "003", "-results", filepath.Join(dir, "rep")}, 0, "reproduce 003: fmnist-fast", ""},
 		{"reproduce no sbatch", []string{"reproduce", "-slurm", "-papers", "003", "-results", filepath.Join(dir, "rep")}, 1, "", "sbatch is not on PATH"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if got := runMain(tc.args, &stdout, &stderr); got != tc.status {
-				t.Fatalf("status %d, want %d\nstdout %s\nstderr %s", got, tc.status, stdout.String(), stderr.String())
-			}
-			if !strings.Contains(stdout.String(), tc.wantOut) {
-				t.Errorf("stdout %q lacks %q", stdout.String(), tc.wantOut)
-			}
-			if !strings.Contains(stderr.String(), tc.wantStderr) {
-				t.Errorf("stderr %q lacks %q", stderr.String(), tc.wantStderr)
-			}
-		})
-	}
+	runCommandCases(t, tests)
 	scripts, _ := filepath.Glob(filepath.Join(out, ".slurm", "*.sbatch"))
 	if len(scripts) != 1 {
 		t.Fatalf("%d scripts written, want the dry run's one: %v", len(scripts), scripts)

@@ -124,11 +124,7 @@ func TestSecondWriterThreeSecondsLater(t *testing.T) {
 	first, firstOut := commandProcess(t, "run", spec, "-o", out, "-no-figures")
 	// 3 s after the first process claimed a run, whatever it spent compiling before that.
 	claim := filepath.Join(out, "conc-seed1", results.ClaimFile)
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(claim); err == nil {
-			break
-		}
-	}
+	waitForGlob(claim, 2*time.Minute)
 	time.Sleep(3 * time.Second)
 	second, secondOut := commandProcess(t, "run", spec, "-o", out, "--resume", "-no-figures")
 	st1, st2 := exitCode(t, first), exitCode(t, second)
@@ -159,13 +155,7 @@ func TestTwoResumesAtOnce(t *testing.T) {
 	out := filepath.Join(dir, "D")
 	first, _ := commandProcess(t, "run", spec, "-o", out, "-no-figures")
 	// Interrupt it in its first run, once that has a checkpoint.
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if m, _ := filepath.Glob(filepath.Join(out, "conc-seed1", results.CheckpointsDir, "*")); len(m) > 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForGlob(filepath.Join(out, "conc-seed1", results.CheckpointsDir, "*"), time.Minute)
 	_ = first.Process.Signal(syscall.SIGTERM)
 	if st := exitCode(t, first); st == 0 {
 		t.Log("the first process finished before it was interrupted")
@@ -203,13 +193,7 @@ func TestResumeTakesOverAKilledWritersClaim(t *testing.T) {
 	spec := concurrentSpec(t, dir, 60, "1")
 	out := filepath.Join(dir, "D")
 	first, _ := commandProcess(t, "run", spec, "-o", out, "-no-figures")
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if m, _ := filepath.Glob(filepath.Join(out, "conc-seed1", results.CheckpointsDir, "*")); len(m) > 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForGlob(filepath.Join(out, "conc-seed1", results.CheckpointsDir, "*"), time.Minute)
 	_ = first.Process.Kill()
 	_ = first.Wait()
 	if _, err := os.Stat(filepath.Join(out, "conc-seed1", results.ClaimFile)); err != nil {
@@ -223,4 +207,14 @@ func TestResumeTakesOverAKilledWritersClaim(t *testing.T) {
 		t.Errorf("no takeover message:\n%s", lastLines(secondOut.String(), 8))
 	}
 	checkRowsOnce(t, out, 1, 60)
+}
+
+// waitForGlob polls until a file matches pattern (a filepath.Glob pattern, or a plain path), or
+// until timeout; the caller's later checks say what went wrong if nothing appeared.
+func waitForGlob(pattern string, timeout time.Duration) {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return
+		}
+	}
 }

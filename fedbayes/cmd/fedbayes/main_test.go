@@ -17,12 +17,7 @@ func TestRunMainStatus(t *testing.T) {
 			delete(commands, n)
 		}
 	}()
-	tests := []struct {
-		args       []string
-		status     int
-		wantOut    string
-		wantStderr string
-	}{
+	tests := []commandCase{
 		{args: nil, status: 0, wantOut: "Commands:"},
 		{args: []string{"help"}, status: 0, wantOut: "version"},
 		{args: []string{"nosuch"}, status: 2, wantStderr: `unknown command "nosuch"`},
@@ -32,20 +27,7 @@ func TestRunMainStatus(t *testing.T) {
 		{args: []string{"version", "-h"}, status: 0, wantOut: "Usage: fedbayes version"},
 		{args: []string{"backend", "-nosuchflag"}, status: 1, wantStderr: "flag provided but not defined"},
 	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			if got := runMain(tc.args, &out, &errOut); got != tc.status {
-				t.Errorf("status = %d, want %d (stderr %q)", got, tc.status, errOut.String())
-			}
-			if !strings.Contains(out.String(), tc.wantOut) {
-				t.Errorf("stdout = %q, want it to contain %q", out.String(), tc.wantOut)
-			}
-			if !strings.Contains(errOut.String(), tc.wantStderr) {
-				t.Errorf("stderr = %q, want it to contain %q", errOut.String(), tc.wantStderr)
-			}
-		})
-	}
+	runCommandCases(t, tests)
 }
 
 func TestVersionJSON(t *testing.T) {
@@ -57,5 +39,37 @@ func TestVersionJSON(t *testing.T) {
 		if !strings.Contains(out.String(), key) {
 			t.Errorf("version -json lacks %s: %s", key, out.String())
 		}
+	}
+}
+
+// commandCase is one fedbayes command line and what its exit status and output must hold.
+type commandCase struct {
+	name       string // the subtest's name; the arguments when empty
+	args       []string
+	status     int
+	wantOut    string // a substring of stdout
+	wantStderr string // a substring of stderr
+}
+
+// runCommandCases runs each case through runMain as a subtest and checks its status and output.
+func runCommandCases(t *testing.T, cases []commandCase) {
+	t.Helper()
+	for _, tc := range cases {
+		name := tc.name
+		if name == "" {
+			name = strings.Join(tc.args, " ")
+		}
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := runMain(tc.args, &stdout, &stderr); got != tc.status {
+				t.Fatalf("status %d, want %d\nstdout %s\nstderr %s", got, tc.status, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.wantOut) {
+				t.Errorf("stdout %q lacks %q", stdout.String(), tc.wantOut)
+			}
+			if !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tc.wantStderr)
+			}
+		})
 	}
 }
