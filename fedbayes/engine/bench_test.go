@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // BenchmarkRound times one federated round of the Ozer et al. (2022) setting on Fashion-MNIST: 10
@@ -60,6 +61,10 @@ func BenchmarkRound(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				strat, err := newStrategy(s)
+				if err != nil {
+					b.Fatal(err)
+				}
 				jobs := make([]clientJob, 10)
 				sizes := p.part.Sizes()
 				for i := range jobs {
@@ -77,7 +82,12 @@ func BenchmarkRound(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, _, err := aggregateRound(s, out, sizes, global, 0, r); err != nil {
+					rs := &runState{spec: s, prob: p, strategy: strat}
+					ids := make([]int, len(jobs))
+					for i := range ids {
+						ids[i] = i
+					}
+					if _, err := rs.aggregate(out, ids, sizes[:len(jobs)], global, r); err != nil {
 						b.Fatal(err)
 					}
 					return time.Since(start)
@@ -100,12 +110,12 @@ func BenchmarkRound(b *testing.B) {
 				}
 				s.Evaluation.Fairness, s.Evaluation.Samples = "off", 10
 				ev := newEvaluator(em, s, p, 0)
-				if _, _, err := ev.evaluate(global, 0, 0); err != nil { // compiles
+				if _, _, err := ev.evaluate(&strategy.Global{Posterior: global}, 0, 0); err != nil { // compiles
 					b.Fatal(err)
 				}
 				start := time.Now()
 				for i := 0; i < b.N; i++ {
-					if _, _, err := ev.evaluate(global, 0, i+1); err != nil {
+					if _, _, err := ev.evaluate(&strategy.Global{Posterior: global}, 0, i+1); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -5,8 +5,8 @@ import (
 
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/models"
-	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
@@ -15,7 +15,7 @@ const (
 	// MetricLearningRate is the clients' learning rate in the round.
 	MetricLearningRate = "lr"
 	// MetricDWCFallbacks counts the parameter elements where DWC's precision was not positive.
-	MetricDWCFallbacks = "dwc_fallbacks"
+	MetricDWCFallbacks = strategy.MetricDWCFallbacks
 	// MetricClientAccuracyMin and MetricClientAccuracyMax are the lowest and highest per-client
 	// accuracies of the global model (Jamoussi et al. (BA-BFL), "Metrics").
 	MetricClientAccuracyMin = "client_accuracy_min"
@@ -45,19 +45,31 @@ func newEvaluator(m *models.Model, s *Spec, p *problem, seed int64) *evaluator {
 // predictive; the learned spread of Ozer et al. (2022), Table 4 for Gaussian posteriors; fairness
 // figures) and the per-client accuracies (nil when fairness is off). The prediction noise is seeded
 // by (seed, round).
-func (e *evaluator) evaluate(global *posterior.Posterior, seed int64, round int) (map[string]float64, []float64, error) {
-	if err := e.m.SetPosterior(global); err != nil {
-		return nil, nil, fmt.Errorf("evaluation: loading the global model: %w", err)
+func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[string]float64, []float64, error) {
+	global := g.Posterior
+	evalSeed := deriveInt63(seed, tagEval, round)
+	predict := func(x []float32) ([]float32, error) { return g.Predictor.Predict(x, evalSeed) }
+	if g.Predictor == nil {
+		if err := e.m.SetPosterior(global); err != nil {
+			return nil, nil, fmt.Errorf("evaluation: loading the global model: %w", err)
+		}
+		if err := e.m.SetNoiseSeeds([]int64{evalSeed}); err != nil {
+			return nil, nil, err
+		}
+		predict = func(x []float32) ([]float32, error) {
+			pred, err := e.m.Predict(x, e.spec.Evaluation.Samples)
+			if err != nil {
+				return nil, err
+			}
+			return pred.ClientMean(0), nil
+		}
 	}
-	if err := e.m.SetNoiseSeeds([]int64{deriveInt63(seed, tagEval, round)}); err != nil {
-		return nil, nil, err
-	}
-	samples, c := e.spec.Evaluation.Samples, e.prob.numClasses
-	pred, err := e.m.Predict(e.prob.test.X, samples)
+	c := e.prob.numClasses
+	probs, err := predict(e.prob.test.X)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
 	}
-	res, err := classification(pred.ClientMean(0), e.prob.test.Labels, c, e.spec.Evaluation)
+	res, err := classification(probs, e.prob.test.Labels, c, e.spec.Evaluation)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
 	}
@@ -67,8 +79,13 @@ func (e *evaluator) evaluate(global *posterior.Posterior, seed int64, round int)
 		results.ECE:      res.ECE,
 		results.Brier:    res.Brier,
 	}
+	// The learned spread is a property of one Gaussian global model; a predictive-space global
+	// (g.Predictor) has none.
 	var logVars [][]float32
 	for _, q := range global.Params {
+		if g.Predictor != nil {
+			break
+		}
 		if q.LogVar == nil {
 			continue
 		}
@@ -93,11 +110,10 @@ func (e *evaluator) evaluate(global *posterior.Posterior, seed int64, round int)
 	}
 	var acc []float64
 	if len(x) > 0 {
-		fp, err := e.m.Predict(x, samples)
+		mean, err := predict(x)
 		if err != nil {
 			return nil, nil, fmt.Errorf("evaluation on the clients' data: %w", err)
 		}
-		mean := fp.ClientMean(0)
 		off := 0
 		for k, ys := range e.fairY {
 			if len(ys) == 0 {

@@ -15,6 +15,7 @@ import (
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // RunSummary is the outcome of one run (one setting, one seed).
@@ -53,6 +54,33 @@ type runState struct {
 	trn   *models.Trainer
 	eval  *evaluator
 	cache *datasetCache
+	// strategy is the server step (aggregation.rule).
+	strategy strategy.Strategy
+}
+
+// aggregate runs the server strategy on the clients a round trained (Ozer et al. (2022), Alg. 1;
+// Chen & Chao, Alg. 1). prev is the global model the clients started from.
+func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior.Posterior, round int) (*strategy.Global, error) {
+	in := &strategy.Round{
+		Number:   round,
+		IDs:      ids,
+		Sizes:    sizes,
+		Stacked:  out.stacked,
+		List:     out.clients,
+		Previous: prev,
+		Seed:     deriveInt63(r.seed, tagAggregate, round),
+		Model:    modelConfig(r.spec, r.prob, 1, deriveInt63(r.seed, tagInit)),
+		Server:   r.prob.server,
+		Samples:  r.spec.Evaluation.Samples,
+	}
+	g, err := r.strategy.Aggregate(in)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil || g.Posterior == nil {
+		return nil, fmt.Errorf("the strategy returned no global model")
+	}
+	return g, nil
 }
 
 // runOne runs (or resumes) one setting with one seed in dir.
@@ -153,6 +181,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		return start, fmt.Errorf("model: %w", err)
 	}
 	r.eval = newEvaluator(evalModel, s, r.prob, seed)
+	if r.strategy, err = newStrategy(s); err != nil {
+		return start, err
+	}
 
 	var global *posterior.Posterior
 	if ckpt != nil {
@@ -226,14 +257,14 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		}
 
 		t1 := time.Now()
-		next, rep, err := aggregateRound(s, out, jobSizes, global, seed, round)
+		next, err := r.aggregate(out, ids, jobSizes, global, round)
 		if err != nil {
-			return round, fmt.Errorf("aggregation: %w", err)
+			return round, fmt.Errorf("aggregation (%s): %w", s.Aggregation.Rule, err)
 		}
-		if d := nonFinite(next, nil); d != "" {
+		if d := nonFinite(next.Posterior, nil); d != "" {
 			return round, r.diverge(round, "global model: "+d, sum)
 		}
-		global = next
+		global = next.Posterior
 		tAgg := time.Since(t1)
 
 		var (
@@ -245,7 +276,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		evaluated := round%s.Evaluation.Every == 0 || round == T
 		if evaluated {
 			t2 := time.Now()
-			if m, acc, err = r.eval.evaluate(global, seed, round); err != nil {
+			if m, acc, err = r.eval.evaluate(next, seed, round); err != nil {
 				return round, err
 			}
 			tEval = time.Since(t2)
@@ -254,8 +285,8 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			}
 			m["loss"] = lossSum / float64(len(out.loss))
 			m[MetricLearningRate] = learningRate(s.Training, round)
-			if s.Aggregation.Rule == "DWC" {
-				m[MetricDWCFallbacks] = float64(rep.DWCFallbacks)
+			for name, v := range next.Metrics {
+				m[name] = v
 			}
 			row := results.Row{
 				Round:          round,
@@ -263,7 +294,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 				Time:           results.Timing{LocalSeconds: tLocal.Seconds(), AggregateSeconds: tAgg.Seconds(), EvalSeconds: tEval.Seconds()},
 				BytesSent:      2 * int64(len(ids)) * perModel,
 				Clients:        ids,
-				ClientWeights:  rep.Weights,
+				ClientWeights:  next.Weights,
 				ClientAccuracy: acc,
 			}
 			if err := r.w.Append(row); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"fedbayes.dev/fedbayes/internal/strictjson"
+	"fedbayes.dev/fedbayes/predictive"
 )
 
 // Spec is one federated experiment: the data, how it is split among clients, the model, how the server
@@ -134,8 +135,11 @@ type ModelSpec struct {
 
 // AggregationSpec is how the server combines the clients (fedbayes/aggregate).
 type AggregationSpec struct {
-	// Rule is an aggregate.Rule name: EAA, GAA, AALV, PPA, LP, Conflation, CF, RKLB, WB, DWC, FedAvg
-	// (aliases NWA, WS, WC, LLP). Default GAA for Bayesian models, FedAvg otherwise.
+	// Rule is the server strategy (package strategy): a parameter-space aggregate.Rule (EAA, GAA,
+	// AALV, PPA, LP, Conflation, CF, RKLB, WB, DWC, FedAvg; aliases NWA, WS, WC, LLP), FedBE
+	// (fedbe-gaussian, fedbe-dirichlet, fedbe-gaussian-no-swa), a predictive-space combination (bcm,
+	// mixture, beta-predbayes) or a name registered with strategy.Register. Default GAA for Bayesian
+	// models, FedAvg otherwise.
 	Rule string `json:"rule,omitempty"`
 	// Weighting is equal (default), size, maxdisc or fixedpoint (Fischer et al. (2024), Eqs. 18-21).
 	Weighting string `json:"weighting,omitempty"`
@@ -144,9 +148,26 @@ type AggregationSpec struct {
 	// DWCPolicy is keep-previous (default), conflation or error: what DWC does where its precision
 	// is not positive.
 	DWCPolicy string `json:"dwc_policy,omitempty"`
+	// Server configures the strategies that work on the server's set (FedBE's sampled models and
+	// distillation, beta-PredBayes's range of beta); nil takes their defaults.
+	Server *ServerSpec `json:"server,omitempty"`
 	// Pretrain trains the initial global model on the server set before round 1 (Fischer et al.
 	// (2024), Sec. 3.6); nil means no pre-training.
 	Pretrain *PretrainSpec `json:"pretrain,omitempty"`
+}
+
+// ServerSpec configures the server strategies that use the server's set (dataset.server_fraction).
+type ServerSpec struct {
+	// Samples is FedBE's M, the global models sampled each round (default 10; Chen & Chao).
+	Samples int `json:"samples,omitempty"`
+	// Alpha is fedbe-dirichlet's concentration (default 1).
+	Alpha float64 `json:"alpha,omitempty"`
+	// Distill is FedBE's distillation on the server set (default: SGD with momentum 0.9, learning
+	// rate 0.01, 20 epochs, batch 100, SWA over 4 cycles).
+	Distill *predictive.DistillConfig `json:"distill,omitempty"`
+	// BetaMin and BetaMax bound beta-PredBayes's beta (both 0: [0, 1], Hasan (2023)).
+	BetaMin float64 `json:"beta_min,omitempty"`
+	BetaMax float64 `json:"beta_max,omitempty"`
 }
 
 // PretrainSpec is the server's pre-training of the global model on its own set (Fischer et al. (2024),

@@ -9,6 +9,7 @@ import (
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // SpecError is an invalid field of a Spec: its JSON path (e.g. "training.optimizer"), and what is wrong,
@@ -301,11 +302,27 @@ func validateAggregation(c *Spec) error {
 	a := c.Aggregation
 	rule, err := aggregate.ParseRule(a.Rule)
 	if err != nil {
-		names := make([]string, 0, len(aggregate.Rules()))
-		for _, r := range aggregate.Rules() {
-			names = append(names, string(r))
+		if !strategy.Known(a.Rule) {
+			rules := make([]string, 0, len(aggregate.Rules()))
+			for _, r := range aggregate.Rules() {
+				rules = append(rules, string(r))
+			}
+			var others []string
+			for _, n := range strategy.Names() {
+				if _, err := aggregate.ParseRule(n); err != nil {
+					others = append(others, n)
+				}
+			}
+			return specErr("aggregation.rule", "%q is not a server strategy: the rules are %s (aliases NWA, WS, WC, LLP); the other strategies %s",
+				a.Rule, strings.Join(rules, ", "), strings.Join(others, ", "))
 		}
-		return specErr("aggregation.rule", "%q is not one of %s (aliases NWA, WS, WC, LLP)", a.Rule, strings.Join(names, ", "))
+		if a.Population != 0 {
+			return specErr("aggregation.population", "set, but aggregation.rule is %s; it applies to PPA", a.Rule)
+		}
+		return validateStrategy(c)
+	}
+	if a.Server != nil {
+		return specErr("aggregation.server", "set, but aggregation.rule is %s; it configures FedBE and beta-PredBayes", rule)
 	}
 	bayes := c.Model.Kind == string(models.Bayesian)
 	if rule == aggregate.FedAvg && bayes {

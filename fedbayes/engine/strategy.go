@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"errors"
+
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/strategy"
+)
+
+// strategySettings are the options of a spec's server step that the strategies read.
+func strategySettings(s *Spec) strategy.Settings {
+	a := s.Aggregation
+	st := strategy.Settings{
+		Weighting:  a.Weighting,
+		Population: a.Population,
+		DWCPolicy:  a.DWCPolicy,
+		Compat:     compatOf(s.Model),
+		Kind:       models.Kind(s.Model.Kind),
+		HasServer:  s.Dataset.ServerFraction > 0,
+	}
+	if sv := a.Server; sv != nil {
+		st.FedBE = strategy.FedBEOptions{Samples: sv.Samples, Alpha: sv.Alpha}
+		if sv.Distill != nil {
+			st.FedBE.Distill = *sv.Distill
+		}
+		st.BetaMin, st.BetaMax = sv.BetaMin, sv.BetaMax
+	}
+	return st
+}
+
+// newStrategy builds the spec's server strategy; a strategy's refusal of its settings becomes a
+// *SpecError naming the field.
+func newStrategy(s *Spec) (strategy.Strategy, error) {
+	st, err := strategy.New(s.Aggregation.Rule, strategySettings(s))
+	var fe *strategy.FieldError
+	if errors.As(err, &fe) {
+		return nil, specErr(fe.Field, "%s (aggregation.rule %s)", fe.Problem, s.Aggregation.Rule)
+	}
+	return st, err
+}
+
+// validateStrategy checks a spec whose rule is a strategy other than a parameter-space rule: the
+// strategy checks its settings, and the server options are checked here.
+func validateStrategy(c *Spec) error {
+	if sv := c.Aggregation.Server; sv != nil {
+		if sv.Samples < 0 {
+			return specErr("aggregation.server.samples", "%d; must be >= 0 (0 means 10)", sv.Samples)
+		}
+		if sv.Alpha < 0 {
+			return specErr("aggregation.server.alpha", "%v; must be >= 0 (0 means 1)", sv.Alpha)
+		}
+		if d := sv.Distill; d != nil {
+			if err := oneOf("aggregation.server.distill.optimizer", d.Optimizer, "", "sgd", "adam"); err != nil {
+				return err
+			}
+			if d.Epochs < 0 || d.BatchSize < 0 || d.LearningRate < 0 || d.SWACycles < 0 {
+				return specErr("aggregation.server.distill", "epochs, batch_size, learning_rate and swa_cycles must be >= 0 (0 takes the default)")
+			}
+			if dd := (predictive.DistillConfig{Epochs: d.Epochs, SWACycles: d.SWACycles}).WithDefaults(); dd.SWACycles > dd.Epochs {
+				return specErr("aggregation.server.distill.swa_cycles", "%d cycles in %d epochs; at most one cycle per epoch", dd.SWACycles, dd.Epochs)
+			}
+		}
+	}
+	if err := oneOf("aggregation.weighting", c.Aggregation.Weighting, strategy.Weightings...); err != nil {
+		return err
+	}
+	_, err := newStrategy(c)
+	return err
+}

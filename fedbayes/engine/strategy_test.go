@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
+)
+
+// lenetStrategiesSpec is the spec of issue 18's acceptance check, at a test's budget: a Bayesian LeNet
+// on Fashion-MNIST with a Dirichlet split, a server set, and GAA, FedBE, the BCM and beta-PredBayes on
+// the same clients, plus a deterministic FedAvg variant.
+func lenetStrategiesSpec() *Spec {
+	raw := func(v string) json.RawMessage { return json.RawMessage(v) }
+	return &Spec{
+		Name:        "lenet-strategies",
+		Dataset:     DatasetSpec{Name: "fashion-mnist", Subsample: 500, TestSubsample: 200, ServerFraction: 0.2},
+		Partition:   PartitionSpec{Method: "dirichlet", Clients: 3, Alpha: 0.5, MinSize: 20},
+		Model:       ModelSpec{Arch: "lenet", Kind: "bayesian"},
+		Aggregation: AggregationSpec{Rule: "GAA", Server: &ServerSpec{Samples: 2, Distill: nil}},
+		Training:    TrainingSpec{Rounds: 2, LocalEpochs: 1, BatchSize: 32, LearningRate: 0.05, Momentum: 0.9},
+		Evaluation:  EvaluationSpec{Samples: 2, FairnessExamples: 20},
+		Seeds:       []int64{1},
+		Variants: []Variant{
+			{Label: "GAA", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"GAA"`), "aggregation.server": raw(`null`)}},
+			{Label: "FedBE", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"fedbe-gaussian"`),
+				"aggregation.server.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
+			{Label: "BCM", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"bcm"`), "aggregation.server": raw(`null`)}},
+			{Label: "beta", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"beta-predbayes"`), "aggregation.server": raw(`null`)}},
+			{Label: "FedAvg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "model.kind": raw(`"deterministic"`), "aggregation.server": raw(`null`)}},
+		},
+	}
+}
+
+// TestStrategiesOnLeNet runs FedBE, the BCM and beta-PredBayes on a Bayesian LeNet with a Dirichlet
+// split beside GAA and FedAvg on the same clients, and checks that one table holds them all.
+func TestStrategiesOnLeNet(t *testing.T) {
+	requireFashionMNIST(t)
+	dir := t.TempDir()
+	sum := runQuiet(t, lenetStrategiesSpec(), dir, false)
+	if len(sum.Runs) != 5 {
+		t.Fatalf("%d runs, want 5", len(sum.Runs))
+	}
+	for _, r := range sum.Runs {
+		if r.State != results.Completed {
+			t.Fatalf("%s: %s (%s)", r.Setting, r.State, r.Reason)
+		}
+		acc := r.Metrics[results.Accuracy]
+		if !(acc > 0.2) {
+			t.Errorf("%s: accuracy %v, not above chance (0.1)", r.Setting, acc)
+		}
+		_, hasSpread := r.Metrics[results.Spread]
+		predictiveSpace := strings.HasSuffix(r.Setting, "BCM") || strings.HasSuffix(r.Setting, "beta")
+		if hasSpread == predictiveSpace && !strings.HasSuffix(r.Setting, "FedAvg") {
+			t.Errorf("%s: spread recorded %v; want it for one Gaussian global model only", r.Setting, hasSpread)
+		}
+		if strings.HasSuffix(r.Setting, "beta") {
+			if b, ok := r.Metrics[strategy.MetricBeta]; !ok || b < 0 || b > 1 || math.IsNaN(b) {
+				t.Errorf("beta-PredBayes recorded beta %v (present %v)", b, ok)
+			}
+		}
+	}
+	runs, _, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := results.NewTable(runs, results.TableSpec{Rows: []string{"rule"}, Metrics: []results.Column{
+		{Metric: results.Accuracy, Direction: results.HigherIsBetter}, {Metric: results.NLL, Direction: results.LowerIsBetter}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := tab.Markdown()
+	t.Logf("one table for every strategy:\n%s", md)
+	for _, rule := range []string{"GAA", "fedbe-gaussian", "bcm", "beta-predbayes", "FedAvg"} {
+		if !strings.Contains(md, rule) {
+			t.Errorf("the table has no row %s:\n%s", rule, md)
+		}
+	}
+}
+
+// TestStrategySpecErrors checks that a strategy's needs are refused with the field that lacks them.
+func TestStrategySpecErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		modify func(s *Spec)
+		path   string
+	}{
+		{"fedbe without server set", func(s *Spec) { s.Aggregation.Rule = "fedbe-gaussian" }, "dataset.server_fraction"},
+		{"beta without server set", func(s *Spec) { s.Aggregation.Rule = "beta-predbayes" }, "dataset.server_fraction"},
+		{"server options on a rule", func(s *Spec) { s.Aggregation.Server = &ServerSpec{Samples: 3} }, "aggregation.server"},
+		{"negative samples", func(s *Spec) {
+			s.Aggregation.Rule, s.Dataset.ServerFraction, s.Aggregation.Server = "fedbe-dirichlet", 0.2, &ServerSpec{Samples: -1}
+		}, "aggregation.server.samples"},
+		{"population on bcm", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "bcm", 10 }, "aggregation.population"},
+		{"unknown strategy", func(s *Spec) { s.Aggregation.Rule = "krum" }, "aggregation.rule"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := digitsSpec()
+			tc.modify(s)
+			err := s.Validate()
+			se, ok := err.(*SpecError)
+			if !ok || se.Path != tc.path {
+				t.Fatalf("error %v, want a SpecError at %s", err, tc.path)
+			}
+		})
+	}
+}
+
+// meanOfMeans is a strategy defined outside package strategy, as a notebook would: the plain mean of
+// the clients' means and log-variances.
+type meanOfMeans struct{}
+
+func (meanOfMeans) Aggregate(r *strategy.Round) (*strategy.Global, error) {
+	g, err := strategy.PerElement(r, func(m, lv []float64) (float64, float64) {
+		a, b := 0.0, 0.0
+		for k := range m {
+			a += m[k] / float64(len(m))
+			b += lv[k] / float64(len(m))
+		}
+		return a, b
+	})
+	return &strategy.Global{Posterior: g}, err
+}
+
+// TestRegisteredStrategyRuns runs a strategy registered from outside through the engine; on these
+// clients it must give the global model of the built-in AALV rule with equal weights (the same
+// formula, Ozer et al. (2022), Eq. 6) up to float32 rounding.
+func TestRegisteredStrategyRuns(t *testing.T) {
+	requireDigits(t)
+	if err := strategy.Register("mean-of-means", func(strategy.Settings) (strategy.Strategy, error) { return meanOfMeans{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	got, want := digitsSpec(), digitsSpec()
+	got.Aggregation.Rule, got.Aggregation.Weighting = "mean-of-means", "equal"
+	want.Aggregation.Rule, want.Aggregation.Weighting = "AALV", "equal"
+	got.Training.Rounds, want.Training.Rounds = 1, 1
+	dg, dw := t.TempDir(), t.TempDir()
+	sg, sw := runQuiet(t, got, dg, false), runQuiet(t, want, dw, false)
+	g := finalGlobal(t, filepath.Join(dg, results.RunName(sg.Runs[0].Setting, 3)))
+	w := finalGlobal(t, filepath.Join(dw, results.RunName(sw.Runs[0].Setting, 3)))
+	if d := maxAbsDiff(t, g, w); d > 1e-5 {
+		t.Errorf("the registered mean differs from AALV by %v", d)
+	}
+	if sg.Runs[0].Labels["rule"] != "mean-of-means" {
+		t.Errorf("rule label %q", sg.Runs[0].Labels["rule"])
+	}
+}

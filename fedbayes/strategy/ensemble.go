@@ -1,0 +1,154 @@
+package strategy
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/predictive"
+)
+
+// The predictive-space strategies of Hasan (2023).
+const (
+	// BCM is the Bayesian committee machine, the normalised product of the clients' predictives
+	// (Hasan (2023), Eq. 3.3, with the uniform prior predictive of a zero-mean symmetric prior).
+	BCM = "bcm"
+	// Mixture is the clients' size-weighted mixture of predictives (Hasan (2023), Eq. 4.5).
+	Mixture = "mixture"
+	// BetaPredBayes interpolates between the mixture and the product with beta fitted on the server
+	// set (Hasan (2023), Eqs. 4.8 and 4.11).
+	BetaPredBayes = "beta-predbayes"
+)
+
+// MetricBeta is the beta that beta-PredBayes fitted in the round (recorded with the round).
+const MetricBeta = "beta"
+
+// Ensemble is a predictive-space strategy: the global model predicts with a combination of the
+// clients' Monte Carlo predictives (each client averages Round.Samples stochastic passes, Hasan
+// (2023), Alg. 1, step 3) instead of one network. The clients' next round starts from their
+// size-weighted average (AALV for Bayesian clients, FedAvg otherwise), since the combination has no
+// parameters of its own; with one round, as in the thesis, that start is never used.
+type Ensemble struct {
+	// Method is BCM, Mixture or BetaPredBayes.
+	Method string
+	// Kind is the clients' model kind.
+	Kind models.Kind
+	// Beta bounds beta's search (both zero: [0, 1]).
+	Beta predictive.FitOptions
+
+	model *models.Model // the K-client network, kept between rounds (compiled once)
+}
+
+// newEnsemble builds a predictive-space strategy.
+func newEnsemble(method string, s Settings) (*Ensemble, error) {
+	if method == BetaPredBayes && !s.HasServer {
+		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "beta-PredBayes fits beta on the server's labelled set: set a server fraction (Hasan (2023) keeps 0.2)"}
+	}
+	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}}
+	if (s.BetaMin != 0 || s.BetaMax != 0) && !(s.BetaMax > s.BetaMin) {
+		return nil, &FieldError{Field: "aggregation.server.beta_max", Problem: fmt.Sprintf("the beta range [%v, %v] is empty", s.BetaMin, s.BetaMax)}
+	}
+	return e, nil
+}
+
+// clientModel returns the K-client network loaded with the round's clients.
+func (e *Ensemble) clientModel(r *Round) (*models.Model, *posterior.Posterior, error) {
+	stacked, err := r.StackedClients()
+	if err != nil {
+		return nil, nil, err
+	}
+	K := len(r.IDs)
+	if e.model == nil || e.model.Clients() != K {
+		cfg := r.Model
+		cfg.Clients = K
+		if e.model, err = models.New(cfg); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := e.model.SetPosterior(stacked); err != nil {
+		return nil, nil, err
+	}
+	return e.model, stacked, nil
+}
+
+// Aggregate fits beta (beta-PredBayes) and returns the combination as the global Predictor.
+func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
+	m, stacked, err := e.clientModel(r)
+	if err != nil {
+		return nil, err
+	}
+	carry := aggregate.FedAvg
+	if e.Kind == models.Bayesian {
+		carry = aggregate.AALV
+	}
+	next, err := aggregate.Stacked(carry, stacked, r.SizeWeights(), aggregate.Options{Normalize: true})
+	if err != nil {
+		return nil, err
+	}
+	p := &ensemblePredictor{model: m, clients: stacked, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
+	g := &Global{Posterior: next, Predictor: p, Weights: normalised(r.SizeWeights())}
+	switch e.Method {
+	case Mixture:
+		p.beta = 0
+	case BetaPredBayes:
+		agg, err := p.aggregate(r.Server.X, r.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("beta-PredBayes on the server set: %w", err)
+		}
+		fit, err := predictive.FitBetaClass(agg, r.Server.Labels, e.Beta)
+		if err != nil {
+			return nil, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
+		}
+		p.beta = fit.Beta
+		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
+	}
+	return g, nil
+}
+
+// ensemblePredictor predicts with beta-PredBayes's interpolation of the clients' predictives: beta 1
+// is the BCM's product, beta 0 the mixture.
+type ensemblePredictor struct {
+	model   *models.Model
+	clients *posterior.Posterior
+	sizes   []float64
+	samples int
+	classes int
+	beta    float64
+}
+
+// aggregate evaluates every client on x and combines them (predictive.NewClassAggregate). Client
+// k's Monte Carlo noise is seeded by (seed, k).
+func (p *ensemblePredictor) aggregate(x []float32, seed int64) (*predictive.ClassAggregate, error) {
+	if err := p.model.SetPosterior(p.clients); err != nil {
+		return nil, err
+	}
+	seeds := make([]int64, p.model.Clients())
+	for k := range seeds {
+		seeds[k] = seed*1_000_003 + int64(k)
+	}
+	if err := p.model.SetNoiseSeeds(seeds); err != nil {
+		return nil, err
+	}
+	cp, err := predictive.PredictModel(p.model, x, max(p.samples, 1))
+	if err != nil {
+		return nil, err
+	}
+	return predictive.NewClassAggregate(cp.Probs, p.sizes, nil, p.classes)
+}
+
+// Predict implements Predictor.
+func (p *ensemblePredictor) Predict(x []float32, seed int64) ([]float32, error) {
+	a, err := p.aggregate(x, seed)
+	if err != nil {
+		return nil, err
+	}
+	return a.Beta(p.beta), nil
+}
+
+func init() {
+	for _, m := range []string{BCM, Mixture, BetaPredBayes} {
+		m := m
+		registerBuiltin(m, func(s Settings) (Strategy, error) { return newEnsemble(m, s) })
+	}
+}

@@ -1,0 +1,134 @@
+package strategy
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/predictive"
+)
+
+// The FedBE strategies (Chen & Chao, Alg. 1 and their non-IID table).
+const (
+	// FedBEGaussian is FedBE with a diagonal Gaussian global model distribution and SWA distillation.
+	FedBEGaussian = "fedbe-gaussian"
+	// FedBEDirichlet is FedBE with a Dirichlet distribution over convex combinations of the clients.
+	FedBEDirichlet = "fedbe-dirichlet"
+	// FedBENoSWA is FedBE (Gaussian) keeping the last weights of one decaying cycle: "FedBE (w/o SWA)".
+	FedBENoSWA = "fedbe-gaussian-no-swa"
+)
+
+// FedBEOptions are the server-side options of FedBE.
+type FedBEOptions struct {
+	// Samples is M, the global models sampled each round (default 10).
+	Samples int
+	// Alpha is the Dirichlet concentration of fedbe-dirichlet (default 1).
+	Alpha float64
+	// Distill is the distillation on the server set (predictive.FedBEConfig's defaults: momentum SGD,
+	// learning rate 0.01, SWA over 4 cycles; fedbe-gaussian-no-swa uses one cycle).
+	Distill predictive.DistillConfig
+}
+
+// FedBE is Chen & Chao's server step: the teachers (M global models sampled from a distribution fitted
+// to the clients, the clients and their mean) label the server set with their averaged predictive, and
+// a student that starts at the clients' size-weighted mean is distilled on it (predictive.FedBEServer).
+//
+// FedBE combines point estimates. With Bayesian clients it combines their means the same way and the
+// global log-variances are the clients' size-weighted average (AALV, Ozer et al. (2022), Eq. 6): the
+// distillation moves the means only. This is fedbayes's reading; Chen & Chao's clients are
+// deterministic.
+type FedBE struct {
+	// Config is predictive's FedBE configuration (Distribution, Samples, Alpha, Distill).
+	Config predictive.FedBEConfig
+	// Kind is the clients' model kind.
+	Kind models.Kind
+}
+
+// newFedBE builds a FedBE strategy of the given distribution.
+func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
+	if !s.HasServer {
+		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "FedBE distils on the server's set: set a server fraction (Chen & Chao keep 20% of the training set, 0.2)"}
+	}
+	fc := predictive.FedBEConfig{Distribution: distribution, Samples: s.FedBE.Samples, Alpha: s.FedBE.Alpha, Distill: s.FedBE.Distill}
+	if !swa {
+		fc.Distill.SWACycles = 1
+	}
+	fc = fc.WithDefaults()
+	if fc.Samples < 1 || !(fc.Alpha > 0) {
+		return nil, &FieldError{Field: "aggregation.server", Problem: fmt.Sprintf("FedBE needs samples >= 1 and alpha > 0, got %d and %v", fc.Samples, fc.Alpha)}
+	}
+	if d := fc.Distill; d.SWACycles > d.Epochs {
+		return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", d.SWACycles, d.Epochs)}
+	}
+	return &FedBE{Config: fc, Kind: s.Kind}, nil
+}
+
+// Aggregate runs one FedBE server step on the round's clients.
+func (f *FedBE) Aggregate(r *Round) (*Global, error) {
+	if r.Server == nil {
+		return nil, fmt.Errorf("FedBE: the experiment has no server set")
+	}
+	stacked, err := r.StackedClients()
+	if err != nil {
+		return nil, err
+	}
+	fc := f.Config
+	fc.Seed = r.Seed
+	g, err := predictive.FedBEServer(r.Model, Means(stacked), r.SizeWeights(), r.Server.X, fc, r.Number)
+	if err != nil {
+		return nil, err
+	}
+	if f.Kind == models.Bayesian {
+		lv, err := aggregate.Stacked(aggregate.AALV, stacked, r.SizeWeights(), aggregate.Options{Normalize: true})
+		if err != nil {
+			return nil, err
+		}
+		if g, err = WithLogVars(g, lv); err != nil {
+			return nil, err
+		}
+	}
+	return &Global{Posterior: g, Weights: normalised(r.SizeWeights())}, nil
+}
+
+// Means returns p's means as a deterministic posterior (log-variances dropped; tensors shared).
+func Means(p *posterior.Posterior) *posterior.Posterior {
+	out := &posterior.Posterior{Params: make([]posterior.Param, len(p.Params))}
+	for i, q := range p.Params {
+		out.Params[i] = posterior.Param{Name: q.Name, Mean: q.Mean}
+	}
+	return out
+}
+
+// WithLogVars returns the means of m with the log-variances of v, parameter by parameter by name
+// (v's deterministic parameters stay deterministic).
+func WithLogVars(m, v *posterior.Posterior) (*posterior.Posterior, error) {
+	out := &posterior.Posterior{Params: make([]posterior.Param, len(m.Params))}
+	for i, q := range m.Params {
+		src := v.Find(q.Name)
+		if src == nil {
+			return nil, fmt.Errorf("strategy: parameter %q has no log-variance source", q.Name)
+		}
+		out.Params[i] = posterior.Param{Name: q.Name, Mean: q.Mean, LogVar: src.LogVar}
+	}
+	return out, nil
+}
+
+// normalised returns w / sum(w).
+func normalised(w []float64) []float64 {
+	sum := 0.0
+	for _, v := range w {
+		sum += v
+	}
+	out := make([]float64, len(w))
+	for i, v := range w {
+		out[i] = v / sum
+	}
+	return out
+}
+
+func init() {
+	registerBuiltin(FedBEGaussian, func(s Settings) (Strategy, error) { return newFedBE("gaussian", true, s) })
+	registerBuiltin(FedBEDirichlet, func(s Settings) (Strategy, error) { return newFedBE("dirichlet", true, s) })
+	registerBuiltin(FedBENoSWA, func(s Settings) (Strategy, error) { return newFedBE("gaussian", false, s) })
+}

@@ -1,0 +1,138 @@
+package strategy
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/posterior"
+)
+
+// Strategy is the server step of a federated round (Ozer et al. (2022), Alg. 1, line "aggregate";
+// Chen & Chao, Alg. 1, "server"): it combines the clients of a round into the next global model.
+type Strategy interface {
+	// Aggregate combines the clients that trained in round r. It must not keep state between rounds
+	// (use r.Previous), so that a resumed run gives the same numbers as an uninterrupted one.
+	Aggregate(r *Round) (*Global, error)
+}
+
+// Round is what the server holds at the end of a round: the clients' trained models and the context
+// a strategy may need.
+type Round struct {
+	// Number is the round, from 1.
+	Number int
+	// IDs are the active clients' indices into the partition, in the order of the client models.
+	IDs []int
+	// Sizes are the active clients' training-set sizes, in the same order.
+	Sizes []int
+	// Stacked holds the clients' trained models with a leading client axis [len(IDs), ...], and
+	// List the same models one by one; the engine sets one of them (Clients and StackedClients
+	// convert).
+	Stacked *posterior.Posterior
+	List    []*posterior.Posterior
+	// Previous is the global model the clients started the round from.
+	Previous *posterior.Posterior
+	// Seed fixes the strategy's randomness in this round (derived from the run's seed and Number).
+	Seed int64
+	// Model is the clients' network with one client (Clients = 1); a strategy that predicts or
+	// distils builds its models from it.
+	Model models.Config
+	// Server is the server's own set (labelled; predictive-space strategies use its inputs as the
+	// unlabelled transfer set and its labels only where a method fits on them), or nil if the
+	// experiment has none.
+	Server *data.Dataset
+	// Samples is the number of Monte Carlo samples of a stochastic client's predictive.
+	Samples int
+}
+
+// Clients returns the round's client models one by one.
+func (r *Round) Clients() ([]*posterior.Posterior, error) {
+	if r.List == nil {
+		if r.Stacked == nil {
+			return nil, fmt.Errorf("strategy: round %d holds no client models", r.Number)
+		}
+		l, err := posterior.Unstack(r.Stacked)
+		if err != nil {
+			return nil, err
+		}
+		r.List = l
+	}
+	return r.List, nil
+}
+
+// StackedClients returns the round's client models stacked on a leading client axis.
+func (r *Round) StackedClients() (*posterior.Posterior, error) {
+	if r.Stacked == nil {
+		if r.List == nil {
+			return nil, fmt.Errorf("strategy: round %d holds no client models", r.Number)
+		}
+		s, err := posterior.Stack(r.List)
+		if err != nil {
+			return nil, err
+		}
+		r.Stacked = s
+	}
+	return r.Stacked, nil
+}
+
+// SizeWeights are the active clients' sizes as float64 weights (unnormalised).
+func (r *Round) SizeWeights() []float64 {
+	w := make([]float64, len(r.Sizes))
+	for i, n := range r.Sizes {
+		w[i] = float64(n)
+	}
+	return w
+}
+
+// Global is the outcome of a strategy's round.
+type Global struct {
+	// Posterior is the global model the next round's clients start from, in the clients'
+	// parameterisation. Unless Predictor is set, it is also the model that is evaluated.
+	Posterior *posterior.Posterior
+	// Predictor, when not nil, is how the global model predicts: a predictive-space combination of
+	// the clients (BCM, mixture, beta-PredBayes) rather than one network.
+	Predictor Predictor
+	// Weights are the normalised client weights the strategy used (recorded with the round), or nil.
+	Weights []float64
+	// Metrics are figures of the round the strategy reports (for example "dwc_fallbacks" or
+	// "beta"), recorded with the round's metrics.
+	Metrics map[string]float64
+}
+
+// Predictor is a global model that is not one network: it returns class probabilities [N, C] for the
+// N examples of x (flat, in the clients' input shape). seed fixes its Monte Carlo noise.
+type Predictor interface {
+	Predict(x []float32, seed int64) ([]float32, error)
+}
+
+// Settings are a spec's options of the server step that built-in strategies read; a registered
+// strategy may ignore them.
+type Settings struct {
+	// Weighting is the client weighting of the parameter-space rules: equal, size, maxdisc or
+	// fixedpoint (Fischer et al. (2024), Eqs. 18-21).
+	Weighting string
+	// Population is PPA's sample size N (0: aggregate.DefaultPopulationSize).
+	Population int
+	// DWCPolicy is keep-previous, conflation or error (aggregate.DWCPolicy).
+	DWCPolicy string
+	// Compat is the model's compatibility mode (aggregate.Options.BFLP, BABFL).
+	Compat models.Compat
+	// Kind is the clients' model kind.
+	Kind models.Kind
+	// FedBE configures FedBE's server: Samples (M), Alpha and Distill are read; Distribution comes
+	// from the strategy's name.
+	FedBE FedBEOptions
+	// Beta bounds beta-PredBayes's search for beta.
+	BetaMin, BetaMax float64
+	// HasServer says the experiment keeps a server set (Round.Server is not nil).
+	HasServer bool
+}
+
+// FieldError is a strategy refusing its settings; Field is the spec field at fault (a JSON path of
+// the engine's spec, e.g. "dataset.server_fraction").
+type FieldError struct {
+	Field, Problem string
+}
+
+// Error implements error.
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
