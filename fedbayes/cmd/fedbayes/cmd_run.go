@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -57,6 +59,9 @@ func runRun(args []string, stdout io.Writer) error {
 	}
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
+	}
+	if delegated, ok := predictivePreset(positional[0], *out, *resume, *show, *fast, *taskIndex); ok {
+		return delegated(stdout)
 	}
 	spec, err := loadSpec(positional[0])
 	if err != nil {
@@ -111,7 +116,7 @@ func loadSpec(arg string) (*engine.Spec, error) {
 	}
 	s, err := engine.Preset(arg)
 	if err != nil {
-		if near := closest(arg, engine.PresetNames()); near != "" {
+		if near := closest(arg, allPresetNames()); near != "" {
 			return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset; did you mean %q? (fedbayes run -list)", errUsage, arg, near)
 		}
 		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (fedbayes run -list lists the presets)", errUsage, arg)
@@ -159,4 +164,51 @@ func metricText(m map[string]float64, name string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.4f", v)
+}
+
+// allPresetNames lists every preset `fedbayes run` takes: the engine's, then the one-round
+// predictive-space and multi-round FedBE presets of Hasan (2023) and Chen & Chao.
+func allPresetNames() []string {
+	names := append([]string(nil), engine.PresetNames()...)
+	names = append(names, predictive.PresetNames()...)
+	return append(names, predictive.RoundsPresetNames()...)
+}
+
+// predictivePreset returns, for the name of a one-round predictive-space preset (Hasan (2023)) or a
+// multi-round FedBE preset (Chen & Chao), the command that runs it with its own runner (what `fedbayes
+// predictive -preset` and `fedbayes fedbe -preset` do); ok is false for any other argument. Their
+// results share the run layout, so `table`, `figures` and `reproduce` read them beside the engine's.
+func predictivePreset(arg, out string, resume, show, fast bool, taskIndex int) (func(io.Writer) error, bool) {
+	if _, err := engine.Preset(arg); err == nil {
+		return nil, false
+	}
+	if _, err := os.Stat(arg); err == nil || strings.HasSuffix(arg, ".json") {
+		return nil, false
+	}
+	args := []string{"-preset", arg, "-o", out}
+	if show {
+		args = append(args, "-print")
+	}
+	refuse := func(flag string) func(io.Writer) error {
+		return func(io.Writer) error {
+			return fmt.Errorf("%w: %s applies to the engine's presets; %s keeps finished runs on a rerun by itself", errUsage, flag, arg)
+		}
+	}
+	var run func([]string, io.Writer) error
+	switch {
+	case slices.Contains(predictive.PresetNames(), arg):
+		run = runPredictive
+	case slices.Contains(predictive.RoundsPresetNames(), arg):
+		run = runFedBE
+	default:
+		return nil, false
+	}
+	switch {
+	case fast:
+		return refuse("-fast"), true
+	case taskIndex >= 0:
+		return refuse("-task-index"), true
+	}
+	_ = resume // both runners skip finished runs and redo unfinished ones
+	return func(w io.Writer) error { return run(args, w) }, true
 }

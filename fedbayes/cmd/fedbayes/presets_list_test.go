@@ -70,3 +70,36 @@ func TestRunRefusesMissingData(t *testing.T) {
 		t.Errorf("results folder created: %v", err)
 	}
 }
+
+// `run -list` lists the predictive-space presets too, and `run NAME` runs them with their own runner;
+// the engine-only flags are refused for them.
+func TestRunTakesPredictivePresets(t *testing.T) {
+	var out bytes.Buffer
+	if err := listPresets(&out, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fmnist-fast", "fedbe-fmnist-fast", "chen-lenet-dirichlet-reduced"} {
+		if !strings.Contains(out.String(), "\n"+name+" ") {
+			t.Errorf("-list does not list %s", name)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fmnist-fast", "-print"}, `"name": "fmnist-fast"`},
+		{[]string{"fedbe-digits-fast", "-print"}, `"name": "fedbe-digits-fast"`},
+	} {
+		var b bytes.Buffer
+		if err := runRun(tc.args, &b); err != nil {
+			t.Fatalf("run %v: %v", tc.args, err)
+		}
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("run %v printed %q", tc.args, b.String())
+		}
+	}
+	err := runRun([]string{"digits-fast", "-fast"}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "-fast applies to the engine's presets") {
+		t.Errorf("run digits-fast -fast: %v", err)
+	}
+}
