@@ -149,3 +149,31 @@ func TestRegisteredStrategyRuns(t *testing.T) {
 		t.Errorf("rule label %q", sg.Runs[0].Labels["rule"])
 	}
 }
+
+// TestSweepValues checks the sweep helper the notebooks use: values become JSON, and the sweep expands
+// to one setting per value.
+func TestSweepValues(t *testing.T) {
+	s := digitsSpec()
+	if err := SweepValues(s, "aggregation.rule", []string{"GAA", "AALV"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepValues(s, "training.lr", []float64{0.1, 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	settings, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(settings) != 4 || settings[0].Spec.Aggregation.Rule != "AALV" && settings[0].Spec.Aggregation.Rule != "GAA" {
+		t.Fatalf("%d settings, first rule %q", len(settings), settings[0].Spec.Aggregation.Rule)
+	}
+	if err := SweepValues(s, "aggregation.rule", []string{}); err == nil {
+		t.Error("an empty sweep was accepted")
+	}
+	if err := SweepValues(s, "aggregation.nope", []int{1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Expand(); err == nil {
+		t.Error("a sweep of an unknown field expanded")
+	}
+}
