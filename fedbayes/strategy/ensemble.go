@@ -19,6 +19,11 @@ const (
 	// BetaPredBayes interpolates between the mixture and the product with beta fitted on the server
 	// set (Hasan (2023), Eqs. 4.8 and 4.11).
 	BetaPredBayes = "beta-predbayes"
+	// DBCM is the BCM distilled on the server set into one network (Hasan (2023), Alg. 1).
+	DBCM = "d-bcm"
+	// DBetaPredBayes is beta-PredBayes distilled on the server set into one network (Hasan (2023),
+	// Alg. 2).
+	DBetaPredBayes = "d-beta-predbayes"
 )
 
 // MetricBeta is the beta that beta-PredBayes fitted in the round (recorded with the round).
@@ -36,16 +41,29 @@ type Ensemble struct {
 	Kind models.Kind
 	// Beta bounds beta's search (both zero: [0, 1]).
 	Beta predictive.FitOptions
+	// Distill, when not nil, distils the combination on the server set into one network of the
+	// clients' kind, which becomes the global model (D-BCM, D-beta-PredBayes).
+	Distill *predictive.DistillConfig
 
 	model *models.Model // the K-client network, kept between rounds (compiled once)
 }
 
 // newEnsemble builds a predictive-space strategy.
-func newEnsemble(method string, s Settings) (*Ensemble, error) {
-	if method == BetaPredBayes && !s.HasServer {
-		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "beta-PredBayes fits beta on the server's labelled set: set a server fraction (Hasan (2023) keeps 0.2)"}
+func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
+	if (method == BetaPredBayes || distilled) && !s.HasServer {
+		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "this strategy fits beta or distils on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
 	}
 	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}}
+	if distilled {
+		dc := s.FedBE.Distill.WithDefaults()
+		if dc.SWACycles > dc.Epochs {
+			return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", dc.SWACycles, dc.Epochs)}
+		}
+		if dc.SWACycles > 0 && s.Kind == models.Bayesian {
+			return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: "SWA averages point estimates; a Bayesian student is distilled without it (0)"}
+		}
+		e.Distill = &dc
+	}
 	if (s.BetaMin != 0 || s.BetaMax != 0) && !(s.BetaMax > s.BetaMin) {
 		return nil, &FieldError{Field: "aggregation.server.beta_max", Problem: fmt.Sprintf("the beta range [%v, %v] is empty", s.BetaMin, s.BetaMax)}
 	}
@@ -88,6 +106,7 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 	}
 	p := &ensemblePredictor{model: m, clients: stacked, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
 	g := &Global{Posterior: next, Predictor: p, Weights: normalised(r.SizeWeights())}
+	var onServer *predictive.ClassAggregate
 	switch e.Method {
 	case Mixture:
 		p.beta = 0
@@ -102,8 +121,43 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 		}
 		p.beta = fit.Beta
 		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
+		onServer = agg
 	}
+	if e.Distill == nil {
+		return g, nil
+	}
+	if onServer == nil {
+		if onServer, err = p.aggregate(r.Server.X, r.Seed); err != nil {
+			return nil, fmt.Errorf("%s on the server set: %w", e.Method, err)
+		}
+	}
+	if g.Posterior, err = e.distil(r, next, onServer.Beta(p.beta)); err != nil {
+		return nil, err
+	}
+	g.Predictor = nil
 	return g, nil
+}
+
+// distil trains one network of the clients' kind, starting at the clients' average start, to
+// reproduce the teacher's class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the
+// distillation step; predictive.Distill). Hasan's student starts from a fresh initialisation: over
+// several rounds, starting from the clients' average keeps what the previous rounds learned.
+func (e *Ensemble) distil(r *Round, start *posterior.Posterior, teacher []float32) (*posterior.Posterior, error) {
+	cfg := r.Model
+	cfg.Clients, cfg.Seed = 1, r.Seed
+	student, err := models.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := student.SetPosterior(start); err != nil {
+		return nil, err
+	}
+	dc := *e.Distill
+	dc.Seed = r.Seed
+	if err := predictive.Distill(student, r.Server.X, []predictive.Teacher{{Probs: teacher}}, dc); err != nil {
+		return nil, fmt.Errorf("distillation: %w", err)
+	}
+	return student.ClientPosterior(0)
 }
 
 // ensemblePredictor predicts with beta-PredBayes's interpolation of the clients' predictives: beta 1
@@ -149,6 +203,8 @@ func (p *ensemblePredictor) Predict(x []float32, seed int64) ([]float32, error) 
 func init() {
 	for _, m := range []string{BCM, Mixture, BetaPredBayes} {
 		m := m
-		registerBuiltin(m, func(s Settings) (Strategy, error) { return newEnsemble(m, s) })
+		registerBuiltin(m, func(s Settings) (Strategy, error) { return newEnsemble(m, false, s) })
 	}
+	registerBuiltin(DBCM, func(s Settings) (Strategy, error) { return newEnsemble(BCM, true, s) })
+	registerBuiltin(DBetaPredBayes, func(s Settings) (Strategy, error) { return newEnsemble(BetaPredBayes, true, s) })
 }

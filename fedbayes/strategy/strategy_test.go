@@ -312,3 +312,56 @@ func TestRuleStrategyIsAggregate(t *testing.T) {
 		t.Error("FedAvg of Bayesian clients was accepted")
 	}
 }
+
+// TestDistilledBCMApproachesTeacher checks D-BCM (Hasan (2023), Alg. 1): the distilled network's
+// predictive on the server inputs is closer to the BCM's (cross-entropy) than the clients' average it
+// starts from, and the global model is one network (no Predictor).
+func TestDistilledBCMApproachesTeacher(t *testing.T) {
+	cfg, stacked := twoClients(t, models.Deterministic, 2)
+	server := &data.Dataset{Name: "server", X: inputs(40), Shape: []int{4}, NumClasses: 3, Labels: make([]int32, 40)}
+	s := Settings{Kind: models.Deterministic, HasServer: true, FedBE: FedBEOptions{Distill: predictive.DistillConfig{Epochs: 30, BatchSize: 8, LearningRate: 0.01}}}
+	if _, err := New(DBCM, Settings{Kind: models.Deterministic}); err == nil {
+		t.Fatal("D-BCM without a server set was accepted")
+	}
+	r := &Round{Number: 1, IDs: []int{0, 1}, Sizes: []int{10, 10}, Stacked: stacked, Model: cfg, Server: server, Samples: 1, Seed: 5}
+	bcm, err := New(BCM, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := bcm.Aggregate(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	teacher, err := gb.Predictor.Predict(server.X, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(DBCM, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, err := d.Aggregate(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gd.Predictor != nil || gd.Posterior == nil {
+		t.Fatal("D-BCM's global model is not one network")
+	}
+	crossEntropy := func(p *posterior.Posterior) float64 {
+		st, err := posterior.Stack([]*posterior.Posterior{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := clientProbs(t, cfg, st, server.X)[0]
+		ce := 0.0
+		for i, v := range teacher {
+			ce -= float64(v) * math.Log(math.Max(q[i], 1e-12))
+		}
+		return ce / 40
+	}
+	before, after := crossEntropy(gb.Posterior), crossEntropy(gd.Posterior)
+	if !(after < before) {
+		t.Errorf("cross-entropy to the BCM: %v before distillation, %v after", before, after)
+	}
+	t.Logf("cross-entropy to the BCM on the server set: %.4f at the clients' average, %.4f distilled", before, after)
+}
