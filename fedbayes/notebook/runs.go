@@ -94,7 +94,12 @@ func RowHTML(charts ...*plots.Chart) (string, error) {
 
 // Row displays charts side by side in a GoNB cell (RowHTML); outside a notebook it does nothing.
 func Row(charts ...*plots.Chart) error {
-	h, err := RowHTML(charts...)
+	return displayHTML(RowHTML(charts...))
+}
+
+// displayHTML shows HTML built by a function that may fail in a GoNB cell and waits until it is
+// sent; outside a notebook it does nothing.
+func displayHTML(h string, err error) error {
 	if err != nil {
 		return err
 	}
