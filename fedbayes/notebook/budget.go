@@ -68,3 +68,22 @@ func (e Expected) Line(b Budget, machine string) string {
 	}
 	return line
 }
+
+// Knob returns the budget a notebook runs for its knob (Resolve); a typo ends the cell with an
+// error naming the budgets (Check).
+func Knob(knob string) Budget {
+	b, _, err := Resolve(knob)
+	Check(err)
+	return b
+}
+
+// PerBudget returns the value of a setting at budget b: quick, reduced or paper.
+func PerBudget[T any](b Budget, quick, reduced, paper T) T {
+	switch b {
+	case Quick:
+		return quick
+	case Paper:
+		return paper
+	}
+	return reduced
+}

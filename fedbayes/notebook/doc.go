@@ -1,8 +1,12 @@
 // Package notebook holds what the notebooks share, so that their cells show the research and not
-// the plumbing: the budget knob (Budget, Resolve), where results go (ResultsDir), training several
-// specs under one progress bar that stops cleanly on Kernel > Interrupt (Train), reading the runs
-// back for the cells that depend on them (Load), filters over runs (Where, Label, Values, SeedSeries)
-// and charts side by side (Row).
+// the plumbing: the budget knob (Budget, Resolve, Knob, PerBudget), where results go (ResultsDir,
+// SpecDir), training several engine specs under one progress bar that stops cleanly on Kernel >
+// Interrupt (Train), running the predictive and multi-round FedBE experiments the same way
+// (RunPredictive, RunRounds), reading the runs back for the cells that depend on them (Load,
+// LoadDir), filters and groupings over runs (Where, Label, Values, SeedSeries, FinalVersus, Pick),
+// tables (ShowTable, TextTable, MeanSE) and charts (Show, Row), the FedBE anatomy of notebook 05
+// (NewFederation, FedBEAnatomy) and the uncertainty study of notebook 03 (StudySpec, TrainStudy,
+// Study and its calibration, decomposition, retention and out-of-distribution tables).
 //
 // It sits at the top of the package flow (it uses engine, results, plots and progress; nothing uses
 // it) and works outside a notebook too, where it prints plain text.

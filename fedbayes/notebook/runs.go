@@ -1,8 +1,10 @@
 package notebook
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"fedbayes.dev/fedbayes/plots"
@@ -92,7 +94,12 @@ func RowHTML(charts ...*plots.Chart) (string, error) {
 
 // Row displays charts side by side in a GoNB cell (RowHTML); outside a notebook it does nothing.
 func Row(charts ...*plots.Chart) error {
-	h, err := RowHTML(charts...)
+	return displayHTML(RowHTML(charts...))
+}
+
+// displayHTML shows HTML built by a function that may fail in a GoNB cell and waits until it is
+// sent; outside a notebook it does nothing.
+func displayHTML(h string, err error) error {
 	if err != nil {
 		return err
 	}
@@ -101,4 +108,101 @@ func Row(charts ...*plots.Chart) error {
 		gonbui.Sync()
 	}
 	return gonbui.Error()
+}
+
+// FinalVersus turns runs into one line per value of the label by (e.g. "method"): the final value
+// of metric (results.Run.Final) against the numeric label x (e.g. "h"), one row per seed. X holds
+// every value of x over all the runs, increasing. The lines are those of values, in that order, or
+// when values is empty every value of by (Values). It fails, naming the line, x and seed, when a
+// seed of a line lacks a run at some x or its metric.
+func FinalVersus(runs []results.Run, by, x, metric string, values ...string) ([]plots.SeedSeries, error) {
+	xs := map[float64]bool{}
+	at := map[string]map[int64]map[float64]results.Run{} // by value -> seed -> x -> run
+	for _, r := range runs {
+		v, err := strconv.ParseFloat(Label(r, x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("notebook: run %s: label %s %q is not a number", r.Dir, x, Label(r, x))
+		}
+		xs[v] = true
+		key := Label(r, by)
+		if at[key] == nil {
+			at[key] = map[int64]map[float64]results.Run{}
+		}
+		if at[key][r.Meta.Seed] == nil {
+			at[key][r.Meta.Seed] = map[float64]results.Run{}
+		}
+		at[key][r.Meta.Seed][v] = r
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("notebook: no runs")
+	}
+	X := sortedKeys(xs)
+	var out []plots.SeedSeries
+	if len(values) == 0 {
+		values = Values(runs, by)
+	}
+	for _, key := range values {
+		if at[key] == nil {
+			return nil, fmt.Errorf("notebook: no runs of %s=%s (there are: %s)", by, key, strings.Join(Values(runs, by), ", "))
+		}
+		s := plots.SeedSeries{Name: key, X: X}
+		for _, seed := range sortedKeys(at[key]) {
+			row := make([]float64, len(X))
+			for i, v := range X {
+				r, ok := at[key][seed][v]
+				if !ok {
+					return nil, fmt.Errorf("notebook: no run of %s=%s at %s=%g, seed %d", by, key, x, v, seed)
+				}
+				var err error
+				if row[i], err = r.Final(metric); err != nil {
+					return nil, fmt.Errorf("notebook: run %s: %w", r.Dir, err)
+				}
+			}
+			s.Runs = append(s.Runs, row)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Pick returns the series named in order, in that order, each renamed by names where names has it
+// (e.g. MethodNames: "beta-predbayes" becomes "β-PredBayes"). A name in order that no series has is
+// an error listing those there are.
+func Pick(series []plots.SeedSeries, names map[string]string, order ...string) ([]plots.SeedSeries, error) {
+	var out []plots.SeedSeries
+	for _, want := range order {
+		i := slices.IndexFunc(series, func(s plots.SeedSeries) bool { return s.Name == want })
+		if i < 0 {
+			have := make([]string, len(series))
+			for j, s := range series {
+				have[j] = s.Name
+			}
+			return nil, fmt.Errorf("notebook: no runs of %q (there are: %s)", want, strings.Join(have, ", "))
+		}
+		s := series[i]
+		if n, ok := names[want]; ok {
+			s.Name = n
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// sortedKeys returns the keys of m, increasing.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Show displays a chart built by a plots builder in a GoNB cell, so that a cell reads
+// must(notebook.Show(plots.LearningCurves(name, curves))); it returns the builder's error, if any.
+func Show(c *plots.Chart, err error) error {
+	if err != nil {
+		return err
+	}
+	return plots.Display(c)
 }

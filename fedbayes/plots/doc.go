@@ -9,7 +9,8 @@
 // ToyAggregation and ToyRules (densities of K univariate Gaussians under every rule, LP also as the
 // exact mixture), LearningCurves, Retention, VersusLayers, VersusHeterogeneity and NLLVersusBeta
 // (metric versus x, mean over seeds with a band of plus or minus one standard error),
-// ReliabilityDiagram, LearnedSpread and PartitionHeatmap. FromGoECharts wraps any go-echarts chart.
+// ReliabilityDiagram, LearnedSpread, PartitionHeatmap, DecompositionBars and ScatterChart.
+// FromGoECharts wraps any go-echarts chart.
 //
 // # How ECharts gets into a page
 //

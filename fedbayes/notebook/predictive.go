@@ -1,0 +1,211 @@
+package notebook
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// MethodNames are the legend and table names of the predictive-space methods (Hasan 2023) and of
+// the multi-round methods (Chen and Chao 2021), by their results label "method".
+var MethodNames = map[string]string{
+	predictive.MethodBCM: "BCM", predictive.MethodMixture: "mixture", predictive.MethodBeta: "β-PredBayes",
+	predictive.MethodDBCM: "D-BCM", predictive.MethodDBeta: "D-β-PredBayes", predictive.MethodFedAvg: "FedAvg",
+	predictive.MethodEPMCMC: "EP-MCMC", predictive.MethodOneshot: "OneshotFL", predictive.MethodFedBE: "FedBE",
+	predictive.RoundsFedBEGaussian: "FedBE (Gaussian)", predictive.RoundsFedBEDirichlet: "FedBE (Dirichlet)",
+	predictive.RoundsFedBENoSWA: "FedBE (Gaussian, no SWA)",
+}
+
+// SpecDir returns the folder under root that holds the runs of one spec: NAME-HASH, where HASH is
+// the first 12 hexadecimal digits of the SHA-256 of the spec as JSON. Changing any field of the
+// spec thus never reuses the runs of another.
+func SpecDir(root, name string, spec any) (string, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", fmt.Errorf("notebook: spec of %q: %w", name, err)
+	}
+	return filepath.Join(root, fmt.Sprintf("%s-%x", name, sha256.Sum256(b))[:len(name)+13]), nil
+}
+
+// LoadDir reads the runs in dir. When there are none yet, or some are not complete (a run stopped or
+// failed), it returns an *Incomplete error, which Check turns into a message that stops the cell
+// cleanly.
+func LoadDir(dir string) ([]results.Run, error) {
+	if entries, err := os.ReadDir(dir); (err == nil && len(entries) == 0) || errors.Is(err, os.ErrNotExist) {
+		return nil, &Incomplete{Want: 1, Missing: []string{"any run in " + dir}}
+	}
+	runs, skipped, err := results.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(skipped) > 0 {
+		var missing []string
+		for _, s := range skipped[:min(3, len(skipped))] {
+			missing = append(missing, filepath.Base(s.Dir)+" ("+s.Reason+")")
+		}
+		if len(skipped) > 3 {
+			missing = append(missing, fmt.Sprintf("%d more", len(skipped)-3))
+		}
+		return nil, &Incomplete{Done: len(runs), Want: len(runs) + len(skipped), Missing: missing}
+	}
+	return runs, nil
+}
+
+// trialLine matches predictive.Run's line that ends a trial ("h=0.5 seed=2: 3.1s") or skips one
+// ("h=0.5 seed=2: already complete, skipped"); its per-method lines are left to the tables.
+var trialLine = regexp.MustCompile(`^h=\S+ seed=-?\d+: `)
+
+// RunPredictive runs a predictive-space spec (predictive.Run: every h and seed, every method) into
+// dir, keeping the trials already complete there, with one progress bar over the trials (h x
+// seed) and a line per trial.
+func RunPredictive(dir string, s predictive.Spec) error {
+	s = s.WithDefaults()
+	start := time.Now()
+	bar := progress.New()
+	bar.Start(len(s.H)*len(s.Seeds), s.Dataset+": trials (h x seed)")
+	log := &LineProgress{W: os.Stdout, Bar: bar, Advance: func(line string) (int, bool) {
+		if trialLine.MatchString(line) {
+			return 1, true
+		}
+		return 0, false
+	}}
+	if _, err := predictive.Run(s, dir, log); err != nil {
+		bar.Done("failed")
+		return err
+	}
+	bar.Done("completed")
+	fmt.Printf("%s: %d h values x %d seeds in %s (runs in %s)\n", s.Dataset, len(s.H), len(s.Seeds),
+		time.Since(start).Round(100*time.Millisecond), dir)
+	return nil
+}
+
+// roundLine matches predictive.RunRounds's line of a round ("NAME METHOD seed S round r/R: ...")
+// and of a run it skips ("NAME METHOD seed S: already complete, skipped").
+var roundLine = regexp.MustCompile(`^\S+ (\S+) seed (-?\d+)(?: round (\d+)/(\d+))?: (.*)$`)
+
+// RunRounds runs a multi-round spec (predictive.RunRounds: every seed and method, FedAvg and FedBE
+// on the same clients) into dir, keeping the runs already complete there, with one progress bar over
+// all their rounds and a line per finished run. Kernel > Interrupt (SIGINT) stops it at the end of
+// the round in progress with a *Stopped error; the finished runs are kept and the stopped one
+// starts again on the next call.
+func RunRounds(dir string, s predictive.RoundsSpec) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return runRounds(ctx, dir, s, progress.New())
+}
+
+func runRounds(ctx context.Context, dir string, s predictive.RoundsSpec, bar progress.Reporter) error {
+	s = s.WithDefaults()
+	start := time.Now()
+	bar.Start(len(s.Seeds)*len(s.Methods)*s.Rounds, "all runs (rounds)")
+	var last Stopped
+	log := &LineProgress{W: os.Stdout, Bar: bar, Advance: func(line string) (int, bool) {
+		m := roundLine.FindStringSubmatch(line)
+		if m == nil {
+			return 0, false
+		}
+		last.Run = results.RunName(s.Name+"-"+m[1], parseInt(m[2]))
+		if m[3] == "" { // skipped: all its rounds are done
+			last.Round = s.Rounds
+			return s.Rounds, true
+		}
+		last.Round = int(parseInt(m[3]))
+		return 1, m[3] == m[4]
+	}}
+	err := predictive.RunRounds(ctx, s, dir, log)
+	if errors.Is(err, context.Canceled) {
+		bar.Done("stopped")
+		return &Stopped{Run: last.Run, Round: last.Round, Restarts: true}
+	}
+	if err != nil {
+		bar.Done("failed")
+		return err
+	}
+	bar.Done("completed")
+	fmt.Printf("%d methods x %d seeds x %d rounds in %s (runs in %s)\n", len(s.Methods), len(s.Seeds), s.Rounds,
+		time.Since(start).Round(100*time.Millisecond), dir)
+	return nil
+}
+
+func parseInt(s string) int64 {
+	v, _ := strconv.ParseInt(s, 10, 64)
+	return v
+}
+
+// BetaFits reads the fitted β of every β-PredBayes run (predictive.BetaFile in the run's folder),
+// by h and seed.
+func BetaFits(runs []results.Run) (map[float64]map[int64]predictive.BetaFit, error) {
+	out := map[float64]map[int64]predictive.BetaFit{}
+	for _, r := range WithLabel(runs, "method", predictive.MethodBeta) {
+		h, err := strconv.ParseFloat(Label(r, "h"), 64)
+		if err != nil {
+			return nil, fmt.Errorf("notebook: run %s: label h %q: %w", r.Dir, Label(r, "h"), err)
+		}
+		raw, err := os.ReadFile(filepath.Join(r.Dir, predictive.BetaFile))
+		if err != nil {
+			return nil, fmt.Errorf("notebook: run %s: %w", r.Dir, err)
+		}
+		var fit predictive.BetaFit
+		if err := json.Unmarshal(raw, &fit); err != nil {
+			return nil, fmt.Errorf("notebook: %s: %w", filepath.Join(r.Dir, predictive.BetaFile), err)
+		}
+		if out[h] == nil {
+			out[h] = map[int64]predictive.BetaFit{}
+		}
+		out[h][r.Meta.Seed] = fit
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("notebook: no %s run among %d runs", predictive.MethodBeta, len(runs))
+	}
+	return out, nil
+}
+
+// NLLVersusBeta turns the β fits (BetaFits) into one line per h, in increasing h, of the server NLL
+// against β (Hasan 2023, Eq. 4.11), one row per seed. Every seed must share the grid of β values.
+func NLLVersusBeta(fits map[float64]map[int64]predictive.BetaFit) ([]plots.SeedSeries, error) {
+	var out []plots.SeedSeries
+	for _, h := range sortedKeys(fits) {
+		s := plots.SeedSeries{Name: fmt.Sprintf("h = %g", h)}
+		for i, seed := range sortedKeys(fits[h]) {
+			var x, y []float64
+			for _, p := range fits[h][seed].Curve {
+				x, y = append(x, p.Beta), append(y, p.NLL)
+			}
+			if i == 0 {
+				s.X = x
+			} else if !slices.Equal(x, s.X) {
+				return nil, fmt.Errorf("notebook: h = %g: seed %d fitted β on another grid than the first seed", h, seed)
+			}
+			s.Runs = append(s.Runs, y)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// FittedBetas is one line per h (increasing) listing the fitted β of every seed.
+func FittedBetas(fits map[float64]map[int64]predictive.BetaFit) []string {
+	var out []string
+	for _, h := range sortedKeys(fits) {
+		var betas []float64
+		for _, seed := range sortedKeys(fits[h]) {
+			betas = append(betas, fits[h][seed].Beta)
+		}
+		out = append(out, fmt.Sprintf("h = %-4g fitted β per seed: %.3f", h, betas))
+	}
+	return out
+}
