@@ -74,8 +74,11 @@ type localOutcome struct {
 	stacked *posterior.Posterior
 	// clients holds them one by one (sequential path), or nil.
 	clients []*posterior.Posterior
-	// loss is each client's mean training loss over its steps of the round.
+	// loss is each client's mean training loss over its steps of the round (nil when the clients
+	// sample, training.sampler).
 	loss []float64
+	// draws are the clients' posterior samples when they sample (each stacked like stacked), or nil.
+	draws []*posterior.Posterior
 	// diverged describes the first non-finite loss, or "".
 	diverged string
 }

@@ -67,6 +67,7 @@ func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior
 		Sizes:    sizes,
 		Stacked:  out.stacked,
 		List:     out.clients,
+		Draws:    out.draws,
 		Previous: prev,
 		Seed:     deriveInt63(r.seed, tagAggregate, round),
 		Model:    modelConfig(r.spec, r.prob, 1, deriveInt63(r.seed, tagInit)),
@@ -231,9 +232,12 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 
 		t0 := time.Now()
 		var out localOutcome
-		if s.Training.Mode == "sequential" {
+		switch {
+		case s.Training.Sampler != nil:
+			out, err = sampleRound(ctx, r.train, r.trn, in)
+		case s.Training.Mode == "sequential":
 			out, err = trainSequential(ctx, r.train, r.trn, in)
-		} else {
+		default:
 			out, err = trainVectorized(ctx, r.train, r.trn, in)
 		}
 		if err != nil {
@@ -283,7 +287,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			for _, l := range out.loss {
 				lossSum += l
 			}
-			m["loss"] = lossSum / float64(len(out.loss))
+			if len(out.loss) > 0 {
+				m["loss"] = lossSum / float64(len(out.loss))
+			}
 			m[MetricLearningRate] = learningRate(s.Training, round)
 			for name, v := range next.Metrics {
 				m[name] = v

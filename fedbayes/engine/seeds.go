@@ -23,6 +23,7 @@ const (
 	tagAggregate     = "aggregate"
 	tagEval          = "eval"
 	tagFairness      = "fairness"
+	tagSampler       = "sampler"
 )
 
 // derive mixes a run seed, a tag and integers (round, client, epoch) into a 64-bit seed: FNV-1a of the

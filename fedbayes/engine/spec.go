@@ -208,6 +208,13 @@ type TrainingSpec struct {
 	// Mode is vectorized (default: the active clients train together in one computation) or
 	// sequential (one client at a time, the reference path).
 	Mode string `json:"mode,omitempty"`
+	// Sampler, when set, makes local training SG-MCMC sampling (cSGHMC or SGLD, Hasan (2023), Sec.
+	// 3.3.4) instead of optimisation: each active client draws posterior samples of its
+	// deterministic network, starting from the global model (predictive.SamplerConfig; epochs and
+	// batch_size default to training.local_epochs and training.batch_size, the seed is derived per
+	// round). The strategies EP-MCMC, FedPA and the predictive-space combinations use the samples;
+	// the parameter-space rules see each client's sample mean.
+	Sampler *predictive.SamplerConfig `json:"sampler,omitempty"`
 }
 
 // ScheduleSpec is a learning-rate schedule over rounds.

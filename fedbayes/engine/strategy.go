@@ -18,6 +18,10 @@ func strategySettings(s *Spec) strategy.Settings {
 		Compat:     compatOf(s.Model),
 		Kind:       models.Kind(s.Model.Kind),
 		HasServer:  s.Dataset.ServerFraction > 0,
+		Sampling:   s.Training.Sampler != nil,
+	}
+	if s.Training.Sampler != nil {
+		st.PriorStd = samplerConfig(s).PriorStd
 	}
 	if sv := a.Server; sv != nil {
 		st.FedBE = strategy.FedBEOptions{Samples: sv.Samples, Alpha: sv.Alpha}
@@ -67,4 +71,29 @@ func validateStrategy(c *Spec) error {
 	}
 	_, err := newStrategy(c)
 	return err
+}
+
+// validateSampler checks training.sampler: SG-MCMC samples deterministic networks, all active clients
+// at once, with its own update (no optimizer options of its own kind).
+func validateSampler(c *Spec) error {
+	t := c.Training
+	if t.Sampler == nil {
+		return nil
+	}
+	if c.Model.Kind != string(models.Deterministic) {
+		return specErr("training.sampler", "samples the parameters of a deterministic network; model.kind is %q", c.Model.Kind)
+	}
+	if c.Model.Arch == string(models.ArchResNet20) {
+		return specErr("training.sampler", "resnet20 keeps batch-norm running statistics, which are not parameters to sample")
+	}
+	if t.Mode == "sequential" {
+		return specErr("training.mode", "sequential is not available with training.sampler (the clients sample together)")
+	}
+	if t.ProxMu > 0 || t.Prior == "previous-global" {
+		return specErr("training.sampler", "the sampler has its own Gaussian prior (prior_std); unset training.prox_mu and training.prior")
+	}
+	if err := samplerConfig(c).Validate(); err != nil {
+		return specErr("training.sampler", "%v", err)
+	}
+	return nil
 }

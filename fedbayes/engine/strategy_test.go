@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/strategy"
 )
@@ -175,5 +176,59 @@ func TestSweepValues(t *testing.T) {
 	}
 	if _, err := s.Expand(); err == nil {
 		t.Error("a sweep of an unknown field expanded")
+	}
+}
+
+// TestSamplingClients runs SG-MCMC local training (cSGHMC, Hasan (2023), Sec. 3.3.4) with the
+// strategies that use the samples (EP-MCMC, BCM, mixture) and a rule that sees the sample means
+// (FedAvg), and checks the refusals of a sampler on the wrong model or a sampling strategy without one.
+func TestSamplingClients(t *testing.T) {
+	requireDigits(t)
+	s := digitsSpec()
+	s.Model.Kind, s.Model.Hidden = "deterministic", []int{32}
+	s.Training.Rounds = 2
+	s.Training.Sampler = &predictive.SamplerConfig{Epochs: 6, Cycles: 2, SamplesPerCycle: 2, LearningRate: 0.1, BatchSize: 32}
+	if err := SweepValues(s, "aggregation.rule", []string{"ep-mcmc", "bcm", "mixture", "FedAvg"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Aggregation.Weighting = "size"
+	dir := t.TempDir()
+	sum := runQuiet(t, s, dir, false)
+	for _, r := range sum.Runs {
+		if r.State != results.Completed {
+			t.Fatalf("%s: %s %s", r.Setting, r.State, r.Reason)
+		}
+		t.Logf("%s: accuracy %.3f, NLL %.3f", r.Setting, r.Metrics[results.Accuracy], r.Metrics[results.NLL])
+		if acc := r.Metrics[results.Accuracy]; !(acc > 0.3) {
+			t.Errorf("%s: accuracy %v", r.Setting, acc)
+		}
+		if _, ok := r.Metrics["loss"]; ok {
+			t.Errorf("%s: a loss recorded for sampling clients", r.Setting)
+		}
+	}
+	// Same seed, same result: the sampler's noise is seeded by (seed, round).
+	again := runQuiet(t, s, t.TempDir(), false)
+	for i, r := range sum.Runs {
+		if a, b := r.Metrics[results.NLL], again.Runs[i].Metrics[results.NLL]; a != b {
+			t.Errorf("%s: NLL %v then %v with the same seed", r.Setting, a, b)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		modify func(s *Spec)
+		path   string
+	}{
+		{"sampler on a Bayesian net", func(s *Spec) { s.Training.Sampler = &predictive.SamplerConfig{} }, "training.sampler"},
+		{"ep-mcmc without a sampler", func(s *Spec) { s.Model.Kind, s.Aggregation.Rule = "deterministic", "ep-mcmc" }, "training.sampler"},
+		{"bad sampler field", func(s *Spec) {
+			s.Model.Kind, s.Aggregation.Rule = "deterministic", "FedAvg"
+			s.Training.Sampler = &predictive.SamplerConfig{Friction: 2}
+		}, "training.sampler"},
+	} {
+		c := digitsSpec()
+		tc.modify(c)
+		if se, ok := c.Validate().(*SpecError); !ok || se.Path != tc.path {
+			t.Errorf("%s: %v, want a SpecError at %s", tc.name, c.Validate(), tc.path)
+		}
 	}
 }

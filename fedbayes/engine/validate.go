@@ -121,8 +121,8 @@ func (s *Spec) WithDefaults() *Spec {
 	defInt(&c.Evaluation.Every, 1)
 	if c.Evaluation.Samples == 0 {
 		c.Evaluation.Samples = 10
-		if c.Model.Kind == string(models.Deterministic) {
-			c.Evaluation.Samples = 1
+		if c.Model.Kind == string(models.Deterministic) && c.Training.Sampler == nil {
+			c.Evaluation.Samples = 1 // sampling clients: the networks EP-MCMC draws (default 10)
 		}
 	}
 	defInt(&c.Evaluation.Bins, 15)
@@ -362,6 +362,9 @@ func validateAggregation(c *Spec) error {
 }
 
 func validateTraining(c *Spec) error {
+	if err := validateSampler(c); err != nil {
+		return err
+	}
 	t := c.Training
 	if t.Rounds < 1 {
 		return specErr("training.rounds", "%d; must be at least 1", t.Rounds)

@@ -104,7 +104,7 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ensemblePredictor{model: m, clients: stacked, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
+	p := &ensemblePredictor{model: m, clients: stacked, draws: r.Draws, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
 	g := &Global{Posterior: next, Predictor: p, Weights: normalised(r.SizeWeights())}
 	var onServer *predictive.ClassAggregate
 	switch e.Method {
@@ -165,6 +165,9 @@ func (e *Ensemble) distil(r *Round, start *posterior.Posterior, teacher []float3
 type ensemblePredictor struct {
 	model   *models.Model
 	clients *posterior.Posterior
+	// draws are the clients' posterior samples (SG-MCMC local training), or nil: a client's
+	// predictive is then the average over its samples (Hasan (2023), Alg. 1, step 3).
+	draws []*posterior.Posterior
 	sizes   []float64
 	samples int
 	classes int
@@ -174,6 +177,13 @@ type ensemblePredictor struct {
 // aggregate evaluates every client on x and combines them (predictive.NewClassAggregate). Client
 // k's Monte Carlo noise is seeded by (seed, k).
 func (p *ensemblePredictor) aggregate(x []float32, seed int64) (*predictive.ClassAggregate, error) {
+	if p.draws != nil {
+		cp, err := predictive.PredictSamples(p.model, p.draws, x)
+		if err != nil {
+			return nil, err
+		}
+		return predictive.NewClassAggregate(cp.Probs, p.sizes, nil, p.classes)
+	}
 	if err := p.model.SetPosterior(p.clients); err != nil {
 		return nil, err
 	}

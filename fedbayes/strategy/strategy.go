@@ -30,6 +30,10 @@ type Round struct {
 	// convert).
 	Stacked *posterior.Posterior
 	List    []*posterior.Posterior
+	// Draws are the clients' posterior samples when local training samples (SG-MCMC, the engine's
+	// training.sampler), each stacked like Stacked, which then holds each client's sample mean; nil
+	// otherwise.
+	Draws []*posterior.Posterior
 	// Previous is the global model the clients started the round from.
 	Previous *posterior.Posterior
 	// Seed fixes the strategy's randomness in this round (derived from the run's seed and Number).
@@ -126,6 +130,11 @@ type Settings struct {
 	BetaMin, BetaMax float64
 	// HasServer says the experiment keeps a server set (Round.Server is not nil).
 	HasServer bool
+	// Sampling says the clients draw posterior samples (Round.Draws is not nil).
+	Sampling bool
+	// PriorStd is the standard deviation of the clients' Gaussian prior on every parameter (the
+	// sampler's), which EP-MCMC divides out.
+	PriorStd float64
 }
 
 // FieldError is a strategy refusing its settings; Field is the spec field at fault (a JSON path of
