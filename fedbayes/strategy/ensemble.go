@@ -167,7 +167,7 @@ type ensemblePredictor struct {
 	clients *posterior.Posterior
 	// draws are the clients' posterior samples (SG-MCMC local training), or nil: a client's
 	// predictive is then the average over its samples (Hasan (2023), Alg. 1, step 3).
-	draws []*posterior.Posterior
+	draws   []*posterior.Posterior
 	sizes   []float64
 	samples int
 	classes int
