@@ -1,5 +1,11 @@
 package engine
 
+import (
+	"encoding/json"
+
+	"fedbayes.dev/fedbayes/predictive"
+)
+
 // chenLeNet is Chen & Chao's non-IID setting (FedBE, Alg. 1 and the non-IID table: 10 clients, all
 // active, a Dirichlet(0.1) label skew, 20% of the training set kept, unlabelled, for the server; T=40
 // rounds of E=20 local epochs; M=10 sampled models) with a LeNet on Fashion-MNIST for their ConvNet on
@@ -47,4 +53,45 @@ func init() {
 			"FedAvg and FedBE (Gaussian, Dirichlet, w/o SWA), Bayesian GAA, FedBE, BCM and beta-PredBayes on the same clients",
 		chenLeNet,
 		func(s *Spec) *Spec { return reduce(s, 6000, 2000, 5, 1, []int64{1, 2}, 1) })
+}
+
+// hasanLeNet is Hasan (2023)'s one-round comparison (Tables 3.1-3.2 and 4.2: K=5 clients with
+// heterogeneity h, 20% of the training set on the server, one round) on the engine, with a LeNet on
+// Fashion-MNIST for the thesis's MLP: FedAvg and FedBE train their clients by optimisation; EP-MCMC,
+// the BCM, the mixture, beta-PredBayes and their distilled forms combine cSGHMC samples (Sec. 3.3.4:
+// 5 cycles, 2 samples per cycle, step size 0.1, prior N(0, 5e4^2)). FedPA, FedKT and OneshotFL run in
+// the one-round runner (fmnist-fast).
+func hasanLeNet() *Spec {
+	sampler := predictive.SamplerConfig{Method: predictive.CSGHMC, LearningRate: 0.1, Cycles: 5, SamplesPerCycle: 2}
+	sampling := func(label, rule string) Variant {
+		return variant(label, "aggregation.rule", rule, "training.sampler", sampler)
+	}
+	return &Spec{
+		Dataset:     DatasetSpec{Name: "fashion-mnist", ServerFraction: 0.2},
+		Partition:   PartitionSpec{Method: "heterogeneity", Clients: 5},
+		Model:       ModelSpec{Arch: "lenet", Kind: "deterministic"},
+		Aggregation: AggregationSpec{Rule: "FedAvg", Weighting: "size"},
+		Training:    TrainingSpec{Rounds: 1, LocalEpochs: 25, BatchSize: 100, Optimizer: "sgd", LearningRate: 0.01, Momentum: 0.9},
+		Evaluation:  EvaluationSpec{Samples: 10},
+		Seeds:       []int64{1, 2, 3, 4, 5},
+		Sweep:       map[string][]json.RawMessage{"partition.h": raws(0, 0.3, 0.6, 0.9)},
+		Variants: []Variant{
+			variant("FedAvg", "aggregation.rule", "FedAvg"),
+			variant("FedBE", "aggregation.rule", "fedbe-gaussian", "aggregation.server", ServerSpec{Samples: 10}),
+			sampling("EP-MCMC", "ep-mcmc"),
+			sampling("BCM", "bcm"),
+			sampling("Mixture", "mixture"),
+			sampling("beta-PredBayes", "beta-predbayes"),
+			sampling("D-BCM", "d-bcm"),
+			sampling("D-beta-PredBayes", "d-beta-predbayes"),
+		},
+	}
+}
+
+func init() {
+	addPaperPreset("hasan-lenet-h",
+		"Hasan (2023) Tables 3.1-4.2 on one engine: LeNet on fashion-mnist, 5 clients, h = 0-0.9, 20% server set, one round: "+
+			"FedAvg, FedBE, and EP-MCMC, BCM, mixture, beta-PredBayes, D-BCM, D-beta-PredBayes on cSGHMC samples",
+		hasanLeNet,
+		func(s *Spec) *Spec { return reduce(s, 3000, 2000, 1, 10, []int64{1, 2, 3}, 1) })
 }
