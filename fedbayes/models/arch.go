@@ -36,12 +36,19 @@ func (b *builder) mlp(x *Node) *Node {
 
 // lenet: [5x5 conv -> ReLU -> 2x2 max-pool -> dropout] per channel count, flatten, [dense -> ReLU ->
 // dropout] per dense width, output dense (Ozer et al. (2022), appendix; Jamoussi et al. (BA-BFL), Section 5).
-func (b *builder) lenet(x *Node) *Node {
+func (b *builder) lenet(x *Node) *Node { return b.lenetHead(b.lenetTrunk(x)) }
+
+// lenetTrunk is LeNet's convolutional part, flattened: [K, B, features].
+func (b *builder) lenetTrunk(x *Node) *Node {
 	h := x
 	for _, ch := range b.m.cfg.ConvChannels {
 		h = b.dropout(maxPool2(relu(b.conv(h, ch, 5, 1, false))))
 	}
-	h = flatten(h)
+	return flatten(h)
+}
+
+// lenetHead is LeNet's dense part on the trunk's features.
+func (b *builder) lenetHead(h *Node) *Node {
 	for _, width := range b.m.cfg.DenseWidths {
 		h = b.dropout(relu(b.dense(h, width)))
 	}
@@ -50,13 +57,19 @@ func (b *builder) lenet(x *Node) *Node {
 
 // cnn3: [3x3 same conv -> ReLU -> 2x2 max-pool -> dropout] per channel count, flatten, output dense
 // (Hasan (2023), Section 5).
-func (b *builder) cnn3(x *Node) *Node {
+func (b *builder) cnn3(x *Node) *Node { return b.cnn3Head(b.cnn3Trunk(x)) }
+
+// cnn3Trunk is CNN3's convolutional part, flattened: [K, B, features].
+func (b *builder) cnn3Trunk(x *Node) *Node {
 	h := x
 	for _, ch := range b.m.cfg.ConvChannels {
 		h = b.dropout(maxPool2(relu(b.conv(h, ch, 3, 1, true))))
 	}
-	return b.dense(flatten(h), b.m.cfg.NumClasses)
+	return flatten(h)
 }
+
+// cnn3Head is CNN3's output layer on the trunk's features.
+func (b *builder) cnn3Head(h *Node) *Node { return b.dense(h, b.m.cfg.NumClasses) }
 
 // resnet20 is the CIFAR ResNet-20 of He et al. (2016), Section 4.2, as used by Fischer et al. (2024),
 // Section 3.2 and Fig. 1: in the MC-dropout net a dropout follows every convolution; in the Bayesian net

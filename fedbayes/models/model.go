@@ -36,6 +36,11 @@ type Model struct {
 	rngVars []*context.Variable
 
 	predictExec *context.Exec
+	// samplesExec holds, per number of samples, the executor of predictSamplesGraph (sharedTrunk
+	// models), compiled on first use.
+	samplesExec map[int]*context.Exec
+	// perSample turns the shared-trunk path off (the reference path of tests and benchmarks).
+	perSample bool
 	trainer     *Trainer
 }
 

@@ -39,6 +39,10 @@ func (p *Prediction) ClientMean(k int) []float32 {
 // (Bayesian layers) or dropout masks (MC dropout); deterministic nets give M identical samples. Examples
 // are processed in chunks of Config.PredictBatch (the last chunk padded), and with Reparam each chunk
 // draws its own weights, so samples are independent per example. Batch norm uses its running averages.
+//
+// A Bayesian LeNet or CNN3 whose convolutions are deterministic (Config.BayesianLayers on the dense
+// layers, Ozer et al. (2022)'s LeNet) computes the convolutions once per chunk and only the dense head
+// once per sample (sharedTrunk): the same predictive, M times less convolution work.
 func (m *Model) Predict(x []float32, samples int) (*Prediction, error) {
 	if samples < 1 {
 		return nil, fmt.Errorf("models: Predict: samples = %d, want at least 1", samples)
@@ -52,6 +56,12 @@ func (m *Model) Predict(x []float32, samples int) (*Prediction, error) {
 	p := &Prediction{Clients: m.k, Samples: samples, Examples: n, Outputs: c}
 	p.Probs = make([]float32, m.k*samples*n*c)
 	p.Mean = make([]float32, m.k*n*c)
+	if samples > 1 && m.sharedTrunk() && !m.perSample {
+		if err := m.predictShared(x, samples, p); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	batch := min(n, m.cfg.PredictBatch)
 	chunk := make([]float32, batch*m.exampleSize)
 	dims := append([]int{batch}, m.cfg.InputShape...)
