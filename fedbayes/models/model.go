@@ -41,7 +41,7 @@ type Model struct {
 	samplesExec map[int]*context.Exec
 	// perSample turns the shared-trunk path off (the reference path of tests and benchmarks).
 	perSample bool
-	trainer     *Trainer
+	trainer   *Trainer
 }
 
 // paramSpec is one parameter of the posterior and the variables that hold it.
