@@ -11,7 +11,7 @@ import (
 // rounds of E=20 local epochs; M=10 sampled models) with a LeNet on Fashion-MNIST for their ConvNet on
 // CIFAR-10. Every server strategy runs on the same clients, so one table compares them: FedAvg and
 // FedBE's three forms on a deterministic LeNet, as in the paper, and GAA, FedBE, the BCM and
-// beta-PredBayes (Hasan (2023)) on a Bayesian LeNet.
+// beta-PredBayes (Hasan (2023)) on a Bayesian LeNet with variational dense layers.
 func chenLeNet() *Spec {
 	server := ServerSpec{Samples: 10}
 	det := func(label, rule string, withServer bool) Variant {
@@ -20,11 +20,13 @@ func chenLeNet() *Spec {
 		}
 		return variant(label, "model.kind", "deterministic", "aggregation.rule", rule)
 	}
+	// The Bayesian LeNet has variational dense layers on deterministic convolutions, as Ozer et al.
+	// (2022)'s.
 	bayes := func(label, rule string, withServer bool) Variant {
 		if withServer {
-			return variant(label, "aggregation.rule", rule, "aggregation.server", server)
+			return variant(label, "aggregation.rule", rule, "aggregation.server", server, "model.bayesian_layers", 3)
 		}
-		return variant(label, "aggregation.rule", rule)
+		return variant(label, "aggregation.rule", rule, "model.bayesian_layers", 3)
 	}
 	return &Spec{
 		Dataset:     DatasetSpec{Name: "fashion-mnist", ServerFraction: 0.2},
