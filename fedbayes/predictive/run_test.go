@@ -54,6 +54,11 @@ func TestRunClassification(t *testing.T) {
 	if !(acc[MethodBCM] > acc[MethodFedAvg] && acc[MethodBeta] > acc[MethodFedAvg] && acc[MethodBCM] > 0.8) {
 		t.Errorf("accuracies %v", acc)
 	}
+	// FedKT's distilled vote and FedPA's one server step are well above chance (0.1).
+	if !(acc[MethodFedKT] > 0.7 && acc[MethodFedPA] > 0.2) {
+		t.Errorf("FedKT accuracy %.3f, FedPA %.3f: want well above chance", acc[MethodFedKT], acc[MethodFedPA])
+	}
+	t.Logf("accuracies %v", acc)
 	b, err := os.ReadFile(filepath.Join(dir, results.RunName(settingName(spec.WithDefaults(), 0.6, MethodBeta), 1), BetaFile))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +123,34 @@ func TestRunRegression(t *testing.T) {
 	}
 }
 
+// TestSpecFedPAFedKTFields checks that the fedpa and fedkt fields are recorded (with their
+// defaults) only in specs that run those methods, so specs without them read as before.
+func TestSpecFedPAFedKTFields(t *testing.T) {
+	without := Spec{Dataset: "digits", Methods: []string{MethodBCM, MethodFedAvg}}.WithDefaults()
+	b, err := json.Marshal(without)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"fedpa"`) || strings.Contains(string(b), `"fedkt"`) {
+		t.Errorf("a spec without fedpa and fedkt records them: %s", b)
+	}
+	with := Spec{Dataset: "digits", Local: LocalConfig{Epochs: 3}}.WithDefaults()
+	if with.FedPA.Rho == nil || *with.FedPA.Rho != DefaultFedPARho || with.FedPA.ServerLR != 1 {
+		t.Errorf("fedpa defaults %+v", with.FedPA)
+	}
+	if with.FedKT.Students != 2 || with.FedKT.Teachers != 5 || with.FedKT.Local != with.Local || with.FedKT.Distill != with.Distill {
+		t.Errorf("fedkt defaults %+v, want 2 x 5 with the spec's local %+v and distill", with.FedKT, with.Local)
+	}
+	// An explicit rho of 0 (FedPA as FedAvg) survives the defaults and a JSON round trip.
+	s, err := ParseSpec([]byte(`{"dataset": "digits", "methods": ["fedpa"], "fedpa": {"rho": 0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.WithDefaults().FedPA.Rho; r == nil || *r != 0 {
+		t.Errorf("rho %v, want an explicit 0", r)
+	}
+}
+
 func TestSpecValidate(t *testing.T) {
 	base := Spec{Dataset: "digits"}
 	tests := []struct {
@@ -133,6 +166,12 @@ func TestSpecValidate(t *testing.T) {
 		{func(s *Spec) { s.Dataset = "diabetes"; s.Methods = []string{"fedbe"} }, "methods = fedbe"},
 		{func(s *Spec) { s.Sampler.Cycles = -1 }, "Cycles"},
 		{func(s *Spec) { s.Beta = FitOptions{Min: 2, Max: 1} }, "beta"},
+		{func(s *Spec) { s.Methods = []string{"fedpa"}; s.FedPA.Rho = rho(-1) }, "fedpa.rho = -1"},
+		{func(s *Spec) { s.FedPA.ServerLR = math.Inf(1) }, "fedpa.server_lr"},
+		{func(s *Spec) { s.Methods = []string{"fedkt"}; s.FedKT.Teachers = -2 }, "fedkt.teachers = -2"},
+		{func(s *Spec) { s.FedKT.Students = 2_000_000 }, "fedkt.students = 2000000"},
+		{func(s *Spec) { s.Clients = 10_000; s.FedKT.Students = 2 }, "clients x fedkt.students x fedkt.teachers = 100000"},
+		{func(s *Spec) { s.Dataset = "diabetes"; s.Methods = []string{"fedkt"} }, "methods = fedkt"},
 	}
 	for _, tc := range tests {
 		s := base
