@@ -431,3 +431,42 @@ func TestFedPAErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFedPA times one FedPA round at the size of the thesis's MLP (784-100-10: 79,510
+// parameters), K = 5 clients with l = 6 samples each (Hasan (2023), "Maximum Samples").
+func BenchmarkFedPA(b *testing.B) {
+	const K, l = 5, 6
+	shapes := []struct {
+		name string
+		dims []int
+	}{{"w1", []int{784, 100}}, {"b1", []int{100}}, {"w2", []int{100, 10}}, {"b2", []int{10}}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	randn := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(0.1 * rng.NormFloat64())
+		}
+		return v
+	}
+	init := &posterior.Posterior{}
+	samples := make([]*posterior.Posterior, l)
+	for s := range samples {
+		samples[s] = &posterior.Posterior{}
+	}
+	for _, sh := range shapes {
+		n := 1
+		for _, d := range sh.dims {
+			n *= d
+		}
+		init.Params = append(init.Params, posterior.Param{Name: sh.name, Mean: tensors.FromFlatDataAndDimensions(randn(n), sh.dims...)})
+		for s := range samples {
+			samples[s].Params = append(samples[s].Params, posterior.Param{Name: sh.name,
+				Mean: tensors.FromFlatDataAndDimensions(randn(K*n), append([]int{K}, sh.dims...)...)})
+		}
+	}
+	for b.Loop() {
+		if _, err := FedPA(init, samples, nil, FedPAConfig{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

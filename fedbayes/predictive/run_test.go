@@ -90,7 +90,7 @@ func TestRunClassification(t *testing.T) {
 	}
 }
 
-// TestRunRegression runs BCM, mixture and beta-PredBayes on diabetes sorted by a feature.
+// TestRunRegression runs BCM, mixture, beta-PredBayes and FedPA on diabetes sorted by a feature.
 func TestRunRegression(t *testing.T) {
 	requireSklearn(t)
 	spec, err := Preset("diabetes-fast")
@@ -98,7 +98,7 @@ func TestRunRegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Seeds = []int64{2}
-	spec.Methods = []string{MethodBCM, MethodMixture, MethodBeta}
+	spec.Methods = []string{MethodBCM, MethodMixture, MethodBeta, MethodFedPA}
 	spec.SortFeature = "bmi"
 	out, err := Run(spec, t.TempDir(), nil)
 	if err != nil {
@@ -110,7 +110,7 @@ func TestRunRegression(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(out) != 3 {
+	if len(out) != 4 {
 		t.Fatalf("%d outcomes", len(out))
 	}
 	for _, o := range out {
