@@ -96,8 +96,8 @@ type Spec struct {
 	// FedPA configures FedPA's shrinkage and server step; filled with defaults only when methods
 	// lists fedpa (specs without it record no fedpa field).
 	FedPA FedPAConfig `json:"fedpa,omitzero"`
-	// FedKT configures FedKT's students and teachers (its Local and Distill default to the spec's);
-	// filled with defaults only when methods lists fedkt.
+	// FedKT configures FedKT's students and teachers (its Local and Distill default to the spec's;
+	// its Seed is set per run); filled with defaults only when methods lists fedkt.
 	FedKT FedKTConfig `json:"fedkt,omitzero"`
 	// Beta bounds the fitted beta (default [0, 1]).
 	Beta FitOptions `json:"beta"`
