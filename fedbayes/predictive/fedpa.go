@@ -66,11 +66,12 @@ func (c FedPAConfig) Validate() error {
 //	Sigma_k = rho_l I + (1 - rho_l) S_k,   rho_l = 1 / (1 + (l - 1) rho),
 //
 // S_k the unbiased sample covariance, and sends Delta_k = Sigma_k^{-1} (x0 - mu_k), the gradient at
-// x0 of its Gaussian approximation's negative log density (their Eq. 5). Sigma_k is rho_l times
+// x0 of its Gaussian approximation's negative log density (their Sec. 3). Sigma_k is rho_l times
 // I + rho D D^T with D the l centred samples, so Delta_k is solved exactly with the Woodbury
 // identity in O(l^2 d) time and O(l d) memory, in float64; it equals the paper's dynamic program
-// (their Theorem 3, tested against it). The server takes one step of its SGD on sum_k q_k Delta_k,
-// the gradient at x0 of the negative log of the product of the client Gaussians (their Eq. 4):
+// (their Sec. 4, as the authors' compute_post_avg_delta_dp runs it; tested against it). The server
+// takes one step of its SGD on sum_k q_k Delta_k, the gradient at x0 of the negative log of the
+// product of the client Gaussians (their Sec. 3):
 //
 //	x = x0 - eta_s sum_k q_k Delta_k.
 //

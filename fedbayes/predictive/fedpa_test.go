@@ -214,7 +214,7 @@ func TestFedPAMatchesDenseReference(t *testing.T) {
 	}
 }
 
-// dpDelta is the dynamic program of Al-Shedivat et al. (2021), Theorem 3 (as their public code runs
+// dpDelta is the dynamic program of Al-Shedivat et al. (2021), Sec. 4 (as their public code runs
 // it): Delta_l built sample by sample with rank-one updates of the shrinkage inverse. It is the
 // second reference for fedPADelta.
 func dpDelta(x0 []float64, xs [][]float64, rho float64) []float64 {
@@ -329,7 +329,7 @@ func TestFedPAReducesToFedAvg(t *testing.T) {
 
 func TestFedPAProductModeIsFixedPoint(t *testing.T) {
 	// Starting from the mode of the product of the client Gaussians (Al-Shedivat et al. (2021),
-	// Eq. 4), sum_k q_k Delta_k = 0 and FedPA stays there.
+	// Sec. 3), sum_k q_k Delta_k = 0 and FedPA stays there.
 	_, xs := fedpaCase(3, 5, 13)
 	q := []float64{0.2, 0.3, 0.5}
 	const r = 0.7

@@ -2,6 +2,7 @@ package predictive
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -190,6 +191,36 @@ func TestSpecValidate(t *testing.T) {
 		p, _ := Preset(name)
 		if err := p.WithDefaults().Validate(); err != nil {
 			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+}
+
+// TestFedPAFedKTLeaveOtherMethodsUnchanged checks that adding fedpa and fedkt to a spec changes no
+// other method's numbers: they draw from RNG streams of their own (FedPA reuses the sampler's
+// samples, FedKT runs last).
+func TestFedPAFedKTLeaveOtherMethodsUnchanged(t *testing.T) {
+	requireSklearn(t)
+	spec, err := Preset("digits-fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Seeds, spec.H = []int64{3}, []float64{0.3}
+	spec.Methods = []string{MethodFedAvg, MethodEPMCMC, MethodOneshot, MethodBCM, MethodDBCM}
+	before, err := Run(spec, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Methods = append(spec.Methods, MethodFedPA, MethodFedKT)
+	after, err := Run(spec, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before)+2 {
+		t.Fatalf("%d outcomes with fedpa and fedkt, %d without", len(after), len(before))
+	}
+	for i, o := range before {
+		if a := after[i]; a.Method != o.Method || !maps.Equal(a.Metrics, o.Metrics) {
+			t.Errorf("%s: %v without fedpa and fedkt, %s: %v with them", o.Method, o.Metrics, a.Method, a.Metrics)
 		}
 	}
 }
