@@ -90,6 +90,13 @@ func FedKT(cfg models.Config, clients []*data.Dataset, serverX []float32, kc Fed
 	if K == 0 {
 		return nil, fmt.Errorf("predictive: FedKT: no clients")
 	}
+	ex := 1
+	for _, d := range cfg.InputShape {
+		ex *= d
+	}
+	if ex < 1 || len(serverX) == 0 || len(serverX)%ex != 0 {
+		return nil, fmt.Errorf("predictive: FedKT: %d server input values are not a positive multiple of the example size %d", len(serverX), ex)
+	}
 	rng := rand.New(rand.NewPCG(uint64(kc.Seed), 0xfed7))
 	sets := make([]*data.Dataset, 0, K*S*T)
 	for k, d := range clients {

@@ -171,4 +171,10 @@ func TestFedKTErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
+	if _, err := FedKT(cfg, []*data.Dataset{tiny}, []float32{1, 2, 3}, FedKTConfig{Teachers: 1}); err == nil || !strings.Contains(err.Error(), "3 server input values") {
+		t.Errorf("server inputs: %v", err)
+	}
+	if _, err := FedKT(cfg, nil, tiny.X, FedKTConfig{}); err == nil || !strings.Contains(err.Error(), "no clients") {
+		t.Errorf("no clients: %v", err)
+	}
 }
