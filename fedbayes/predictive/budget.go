@@ -46,10 +46,14 @@ func plural(n int, what string) string {
 // from a preset's label, so an overridden preset is recorded as it ran.
 func (s Spec) DescribeBudget() string {
 	d := s.WithDefaults()
-	return fmt.Sprintf("%s: %s training / %s test examples, %d clients, h = %s, %s, sampler %d epochs x %d cycles x %d samples, %s, %s",
+	out := fmt.Sprintf("%s: %s training / %s test examples, %d clients, h = %s, %s, sampler %d epochs x %d cycles x %d samples, %s, %s",
 		d.Dataset, examplesText(d.Subsample), examplesText(d.TestSubsample), d.Clients, floats(d.H),
 		plural(len(d.Seeds), "seed"), d.Sampler.Epochs, d.Sampler.Cycles, d.Sampler.SamplesPerCycle,
 		plural(d.Local.Epochs, "local epoch"), plural(d.Distill.Epochs, "distillation epoch"))
+	if contains(d.Methods, MethodFedKT) {
+		out += fmt.Sprintf(", FedKT %s x %s per client", plural(d.FedKT.Students, "student"), plural(d.FedKT.Teachers, "teacher"))
+	}
+	return out
 }
 
 // DescribeBudget states what the spec (with defaults) runs, for run.json and tables; see

@@ -20,8 +20,10 @@
 //
 // Distillation (Distill) compresses any ensemble's predictive into one student on the unlabeled
 // server set: D-BCM and D-beta-PredBayes (Hasan (2023), Algs. 1-2), OneshotFL, and FedBE (Chen &
-// Chao, Alg. 1) with SWA. The one-round baselines FedAvg and EP-MCMC with diagonal Gaussians
-// (Eq. 2.13) complete the thesis's Table 3.1, and Run executes a whole Spec and writes its runs
+// Chao, Alg. 1) with SWA. The one-round baselines FedAvg, EP-MCMC with diagonal Gaussians
+// (Eq. 2.13), FedPA (Al-Shedivat et al. 2021: shrinkage covariances of the clients' samples, one
+// server step) and FedKT (Li et al. 2021: voting teachers, students and a consistent vote on the
+// server set) complete the thesis's Table 3.1, and Run executes a whole Spec and writes its runs
 // through fedbayes/results. RunRounds executes a RoundsSpec: FedBE against FedAvg over several
 // rounds on the same clients (Chen & Chao's comparison), one results row per round.
 // docs/predictive.md has the formulas and the verification.

@@ -39,8 +39,8 @@ type Outcome struct {
 }
 
 // Run executes the spec: for every h and seed, it splits the data, trains the clients once with the
-// sampler (for the predictive-space methods and EP-MCMC) and once with the local optimiser (for
-// FedAvg, OneshotFL and FedBE), evaluates every method on the test set and writes one results run
+// sampler (for the predictive-space methods, FedPA and EP-MCMC) and once with the local optimiser
+// (for FedAvg, OneshotFL and FedBE), runs FedKT's own teachers and students, evaluates every method on the test set and writes one results run
 // per method, h and seed under outDir (setting NAME-hH-METHOD, labels method, h and dataset; round
 // 1). Trials whose runs are all complete already are skipped, so an interrupted Run can be repeated.
 // Progress lines go to log (may be nil).
@@ -180,6 +180,7 @@ type trial struct {
 	teachers      []Teacher
 	teacherOf     []string
 	local, sample time.Duration
+	fedkt         time.Duration
 	info          runinfo.Info
 }
 
@@ -234,7 +235,7 @@ func runTrial(spec Spec, train, test *data.Dataset, h float64, seed int64, outDi
 	} else {
 		t.cfg.Task, t.cfg.NumClasses = models.Classification, train.NumClasses
 	}
-	if t.any(MethodEPMCMC, MethodBCM, MethodDBCM, MethodMixture, MethodBeta, MethodDBeta) {
+	if t.any(MethodFedPA, MethodEPMCMC, MethodBCM, MethodDBCM, MethodMixture, MethodBeta, MethodDBeta) {
 		if err := t.samplingMethods(); err != nil {
 			return nil, err
 		}
@@ -246,6 +247,13 @@ func runTrial(spec Spec, train, test *data.Dataset, h float64, seed int64, outDi
 	}
 	if len(t.teachers) > 0 {
 		if err := t.distill(); err != nil {
+			return nil, err
+		}
+	}
+	// FedKT trains models of its own, last, from RNG streams of its own: the other methods' numbers
+	// do not depend on whether it runs.
+	if t.want[MethodFedKT] {
+		if err := t.fedktMethod(); err != nil {
 			return nil, err
 		}
 	}
@@ -286,10 +294,14 @@ func (t *trial) newModel() (*models.Model, error) {
 	return m, m.SetPosterior(p0)
 }
 
-// samplingMethods runs the sampler and evaluates EP-MCMC, BCM, mixture and beta-PredBayes; it
-// queues the teachers of the distilled variants.
+// samplingMethods runs the sampler and evaluates FedPA, EP-MCMC, BCM, mixture and beta-PredBayes;
+// it queues the teachers of the distilled variants.
 func (t *trial) samplingMethods() error {
 	m, err := t.newModel()
+	if err != nil {
+		return err
+	}
+	x0, err := m.ClientPosterior(0) // the common start, FedPA's x0
 	if err != nil {
 		return err
 	}
@@ -301,6 +313,15 @@ func (t *trial) samplingMethods() error {
 		return err
 	}
 	t.sample = time.Since(start)
+	if t.want[MethodFedPA] {
+		g, err := FedPA(x0, samples.Models, t.sizes, t.spec.FedPA)
+		if err != nil {
+			return err
+		}
+		if err := t.recordModel(MethodFedPA, g); err != nil {
+			return err
+		}
+	}
 	if t.want[MethodEPMCMC] {
 		g, err := EPMCMC(samples.Models, sc.PriorStd)
 		if err != nil {
@@ -462,6 +483,21 @@ func (t *trial) optimisedMethods() error {
 	return nil
 }
 
+// fedktMethod runs FedKT on the clients and the server set and evaluates its final model.
+func (t *trial) fedktMethod() error {
+	cfg := t.cfg
+	cfg.Seed = t.seed*127 + 23
+	kc := t.spec.FedKT
+	kc.Seed = t.seed*131 + 29
+	start := time.Now()
+	g, err := FedKT(cfg, t.clients, t.server.X, kc)
+	if err != nil {
+		return err
+	}
+	t.fedkt = time.Since(start)
+	return t.recordModel(MethodFedKT, g)
+}
+
 // distill trains one student per queued teacher (as the clients of one model) and evaluates them.
 func (t *trial) distill() error {
 	cfg := t.cfg
@@ -552,9 +588,11 @@ func (t *trial) write(o *Outcome, outDir string) error {
 		return err
 	}
 	local := t.local
-	if o.Method == MethodEPMCMC || o.Method == MethodBCM || o.Method == MethodDBCM || o.Method == MethodMixture ||
-		o.Method == MethodBeta || o.Method == MethodDBeta {
+	switch o.Method {
+	case MethodFedPA, MethodEPMCMC, MethodBCM, MethodDBCM, MethodMixture, MethodBeta, MethodDBeta:
 		local = t.sample
+	case MethodFedKT:
+		local = t.fedkt // the clients' teachers and students and the server's model
 	}
 	row := results.Row{Round: 1, Metrics: o.Metrics, Time: results.Timing{LocalSeconds: local.Seconds()}}
 	for k := range t.clients {

@@ -2,6 +2,7 @@ package predictive
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,6 +55,11 @@ func TestRunClassification(t *testing.T) {
 	if !(acc[MethodBCM] > acc[MethodFedAvg] && acc[MethodBeta] > acc[MethodFedAvg] && acc[MethodBCM] > 0.8) {
 		t.Errorf("accuracies %v", acc)
 	}
+	// FedKT's distilled vote and FedPA's one server step are well above chance (0.1).
+	if !(acc[MethodFedKT] > 0.7 && acc[MethodFedPA] > 0.2) {
+		t.Errorf("FedKT accuracy %.3f, FedPA %.3f: want well above chance", acc[MethodFedKT], acc[MethodFedPA])
+	}
+	t.Logf("accuracies %v", acc)
 	b, err := os.ReadFile(filepath.Join(dir, results.RunName(settingName(spec.WithDefaults(), 0.6, MethodBeta), 1), BetaFile))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +91,7 @@ func TestRunClassification(t *testing.T) {
 	}
 }
 
-// TestRunRegression runs BCM, mixture and beta-PredBayes on diabetes sorted by a feature.
+// TestRunRegression runs BCM, mixture, beta-PredBayes and FedPA on diabetes sorted by a feature.
 func TestRunRegression(t *testing.T) {
 	requireSklearn(t)
 	spec, err := Preset("diabetes-fast")
@@ -93,7 +99,7 @@ func TestRunRegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Seeds = []int64{2}
-	spec.Methods = []string{MethodBCM, MethodMixture, MethodBeta}
+	spec.Methods = []string{MethodBCM, MethodMixture, MethodBeta, MethodFedPA}
 	spec.SortFeature = "bmi"
 	out, err := Run(spec, t.TempDir(), nil)
 	if err != nil {
@@ -105,7 +111,7 @@ func TestRunRegression(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(out) != 3 {
+	if len(out) != 4 {
 		t.Fatalf("%d outcomes", len(out))
 	}
 	for _, o := range out {
@@ -115,6 +121,34 @@ func TestRunRegression(t *testing.T) {
 	}
 	if out[2].Beta == nil || out[2].Metrics["beta"] != out[2].Beta.Beta {
 		t.Errorf("beta-PredBayes without its fit: %+v", out[2])
+	}
+}
+
+// TestSpecFedPAFedKTFields checks that the fedpa and fedkt fields are recorded (with their
+// defaults) only in specs that run those methods, so specs without them read as before.
+func TestSpecFedPAFedKTFields(t *testing.T) {
+	without := Spec{Dataset: "digits", Methods: []string{MethodBCM, MethodFedAvg}}.WithDefaults()
+	b, err := json.Marshal(without)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"fedpa"`) || strings.Contains(string(b), `"fedkt"`) {
+		t.Errorf("a spec without fedpa and fedkt records them: %s", b)
+	}
+	with := Spec{Dataset: "digits", Local: LocalConfig{Epochs: 3}}.WithDefaults()
+	if with.FedPA.Rho == nil || *with.FedPA.Rho != DefaultFedPARho || with.FedPA.ServerLR != 1 {
+		t.Errorf("fedpa defaults %+v", with.FedPA)
+	}
+	if with.FedKT.Students != 2 || with.FedKT.Teachers != 5 || with.FedKT.Local != with.Local || with.FedKT.Distill != with.Distill {
+		t.Errorf("fedkt defaults %+v, want 2 x 5 with the spec's local %+v and distill", with.FedKT, with.Local)
+	}
+	// An explicit rho of 0 (FedPA as FedAvg) survives the defaults and a JSON round trip.
+	s, err := ParseSpec([]byte(`{"dataset": "digits", "methods": ["fedpa"], "fedpa": {"rho": 0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.WithDefaults().FedPA.Rho; r == nil || *r != 0 {
+		t.Errorf("rho %v, want an explicit 0", r)
 	}
 }
 
@@ -133,6 +167,12 @@ func TestSpecValidate(t *testing.T) {
 		{func(s *Spec) { s.Dataset = "diabetes"; s.Methods = []string{"fedbe"} }, "methods = fedbe"},
 		{func(s *Spec) { s.Sampler.Cycles = -1 }, "Cycles"},
 		{func(s *Spec) { s.Beta = FitOptions{Min: 2, Max: 1} }, "beta"},
+		{func(s *Spec) { s.Methods = []string{"fedpa"}; s.FedPA.Rho = rho(-1) }, "fedpa.rho = -1"},
+		{func(s *Spec) { s.FedPA.ServerLR = math.Inf(1) }, "fedpa.server_lr"},
+		{func(s *Spec) { s.Methods = []string{"fedkt"}; s.FedKT.Teachers = -2 }, "fedkt.teachers = -2"},
+		{func(s *Spec) { s.FedKT.Students = 2_000_000 }, "fedkt.students = 2000000"},
+		{func(s *Spec) { s.Clients = 10_000; s.FedKT.Students = 2 }, "clients x fedkt.students x fedkt.teachers = 100000"},
+		{func(s *Spec) { s.Dataset = "diabetes"; s.Methods = []string{"fedkt"} }, "methods = fedkt"},
 	}
 	for _, tc := range tests {
 		s := base
@@ -151,6 +191,36 @@ func TestSpecValidate(t *testing.T) {
 		p, _ := Preset(name)
 		if err := p.WithDefaults().Validate(); err != nil {
 			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+}
+
+// TestFedPAFedKTLeaveOtherMethodsUnchanged checks that adding fedpa and fedkt to a spec changes no
+// other method's numbers: they draw from RNG streams of their own (FedPA reuses the sampler's
+// samples, FedKT runs last).
+func TestFedPAFedKTLeaveOtherMethodsUnchanged(t *testing.T) {
+	requireSklearn(t)
+	spec, err := Preset("digits-fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Seeds, spec.H = []int64{3}, []float64{0.3}
+	spec.Methods = []string{MethodFedAvg, MethodEPMCMC, MethodOneshot, MethodBCM, MethodDBCM}
+	before, err := Run(spec, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Methods = append(spec.Methods, MethodFedPA, MethodFedKT)
+	after, err := Run(spec, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before)+2 {
+		t.Fatalf("%d outcomes with fedpa and fedkt, %d without", len(after), len(before))
+	}
+	for i, o := range before {
+		if a := after[i]; a.Method != o.Method || !maps.Equal(a.Metrics, o.Metrics) {
+			t.Errorf("%s: %v without fedpa and fedkt, %s: %v with them", o.Method, o.Metrics, a.Method, a.Metrics)
 		}
 	}
 }

@@ -14,6 +14,9 @@ import (
 const (
 	// MethodFedAvg is FedAvg run for one round (FedAvgModel).
 	MethodFedAvg = "fedavg"
+	// MethodFedPA is one round of federated posterior averaging (FedPA, Al-Shedivat et al. 2021) on
+	// the clients' SG-MCMC samples.
+	MethodFedPA = "fedpa"
 	// MethodEPMCMC is EP-MCMC with diagonal Gaussians (EPMCMC, Eq. 2.13), predicting with models
 	// drawn from the global Gaussian.
 	MethodEPMCMC = "ep-mcmc"
@@ -22,6 +25,9 @@ const (
 	MethodOneshot = "oneshot"
 	// MethodFedBE is one round of FedBE (FedBEServer).
 	MethodFedBE = "fedbe"
+	// MethodFedKT is one-shot knowledge transfer (FedKT, Li et al. 2021): the clients' voting
+	// teachers and students, and the server's consistent vote on the server set.
+	MethodFedKT = "fedkt"
 	// MethodBCM is the BCM / product ensemble (Eq. 3.3 or 3.4-3.5).
 	MethodBCM = "bcm"
 	// MethodDBCM is the BCM distilled into one model (Alg. 1).
@@ -34,12 +40,14 @@ const (
 	MethodDBeta = "d-beta-predbayes"
 )
 
-// ClassificationMethods lists every method, in the order of the thesis's tables.
-var ClassificationMethods = []string{MethodFedAvg, MethodEPMCMC, MethodFedBE, MethodOneshot,
-	MethodMixture, MethodBCM, MethodDBCM, MethodBeta, MethodDBeta}
+// ClassificationMethods lists every method, in the order of the thesis's tables (Table 3.1; the
+// thesis's FedProx and AdaptFL are not implemented).
+var ClassificationMethods = []string{MethodFedAvg, MethodFedPA, MethodEPMCMC, MethodFedBE, MethodOneshot,
+	MethodFedKT, MethodMixture, MethodBCM, MethodDBCM, MethodBeta, MethodDBeta}
 
-// RegressionMethods lists the methods available for regression (predictive Gaussians).
-var RegressionMethods = []string{MethodFedAvg, MethodEPMCMC, MethodMixture, MethodBCM, MethodBeta}
+// RegressionMethods lists the methods available for regression (predictive Gaussians), in the order
+// of the thesis's Table 3.2. FedKT votes on labels and is for classification only.
+var RegressionMethods = []string{MethodFedAvg, MethodFedPA, MethodEPMCMC, MethodMixture, MethodBCM, MethodBeta}
 
 // Spec is a one-round predictive-space experiment: a dataset split into an unlabeled server set and
 // K clients with heterogeneity h, every method run once per h and seed. JSON field names are
@@ -85,6 +93,12 @@ type Spec struct {
 	FedBE FedBEConfig `json:"fedbe"`
 	// EPDraws is the number of models drawn from EP-MCMC's global Gaussian (default 10).
 	EPDraws int `json:"ep_draws,omitempty"`
+	// FedPA configures FedPA's shrinkage and server step; filled with defaults only when methods
+	// lists fedpa (specs without it record no fedpa field).
+	FedPA FedPAConfig `json:"fedpa,omitzero"`
+	// FedKT configures FedKT's students and teachers (its Local and Distill default to the spec's;
+	// its Seed is set per run); filled with defaults only when methods lists fedkt.
+	FedKT FedKTConfig `json:"fedkt,omitzero"`
 	// Beta bounds the fitted beta (default [0, 1]).
 	Beta FitOptions `json:"beta"`
 	// Budget says whether the spec runs the thesis's budget ("full") or how it was reduced; it is
@@ -173,6 +187,18 @@ func (s Spec) WithDefaults() Spec {
 	s.Local = s.Local.WithDefaults()
 	s.Distill = s.Distill.WithDefaults()
 	s.FedBE = s.FedBE.WithDefaults()
+	if contains(s.Methods, MethodFedPA) {
+		s.FedPA = s.FedPA.WithDefaults()
+	}
+	if contains(s.Methods, MethodFedKT) {
+		if s.FedKT.Local == (LocalConfig{}) {
+			s.FedKT.Local = s.Local
+		}
+		if s.FedKT.Distill == (DistillConfig{}) {
+			s.FedKT.Distill = s.Distill
+		}
+		s.FedKT = s.FedKT.WithDefaults()
+	}
 	return s
 }
 
@@ -230,6 +256,21 @@ func (s Spec) Validate() error {
 	if err := s.validateSizes(); err != nil {
 		return err
 	}
+	if seen[MethodFedPA] {
+		if err := s.FedPA.WithDefaults().Validate(); err != nil {
+			return err
+		}
+	}
+	if seen[MethodFedKT] {
+		kc := s.FedKT.WithDefaults()
+		if err := kc.Validate(); err != nil {
+			return err
+		}
+		// The teachers are the clients of one model: bound their number like the clients'.
+		if n := s.Clients * kc.Students * kc.Teachers; n > maxSizeClients {
+			return fmt.Errorf("predictive: spec fields clients x fedkt.students x fedkt.teachers = %d teachers: too many; at most %d", n, maxSizeClients)
+		}
+	}
 	if err := s.Sampler.Validate(); err != nil {
 		return fmt.Errorf("sampler: %w", err)
 	}
@@ -252,21 +293,26 @@ func contains(list []string, s string) bool {
 // training), NAME-full follows Hasan (2023), Sec. 3.3 and Tables B.2-B.4 (hours on the pure-Go
 // backend).
 var Presets = map[string]Spec{
-	"fmnist-fast": {Name: "fmnist-fast", Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs)", Dataset: "fashion-mnist", Subsample: 3000, TestSubsample: 2000, Seeds: []int64{1, 2, 3},
+	"fmnist-fast": {Name: "fmnist-fast", Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)", Dataset: "fashion-mnist", Subsample: 3000, TestSubsample: 2000, Seeds: []int64{1, 2, 3},
 		Sampler: SamplerConfig{Epochs: 10, Cycles: 3, SamplesPerCycle: 2, BatchSize: 32},
 		Local:   LocalConfig{Epochs: 10, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 10, BatchSize: 50, LearningRate: 3e-3},
-		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 10, BatchSize: 50, SWACycles: 2}}},
-	"fmnist-full": {Name: "fmnist-full", Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4)", Dataset: "fashion-mnist", Seeds: []int64{1, 2, 3, 4, 5},
+		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 10, BatchSize: 50, SWACycles: 2}},
+		FedPA:   FedPAConfig{ServerLR: 0.5},
+		FedKT:   FedKTConfig{Students: 2, Teachers: 3}},
+	"fmnist-full": {Name: "fmnist-full", Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4; FedKT 2 students x 5 teachers, Li et al.'s script)", Dataset: "fashion-mnist", Seeds: []int64{1, 2, 3, 4, 5},
 		Sampler: SamplerConfig{Epochs: 25, Cycles: 5, SamplesPerCycle: 2},
 		Local:   LocalConfig{Epochs: 25},
 		Distill: DistillConfig{Epochs: 50},
-		FedBE:   FedBEConfig{Distill: DistillConfig{Epochs: 50}}},
-	"digits-fast": {Name: "digits-fast", Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs", Dataset: "digits", Seeds: []int64{1, 2}, Hidden: []int{32},
+		FedBE:   FedBEConfig{Distill: DistillConfig{Epochs: 50}},
+		FedPA:   FedPAConfig{ServerLR: 0.5},
+		FedKT:   FedKTConfig{Students: 2, Teachers: 5}},
+	"digits-fast": {Name: "digits-fast", Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs, FedKT 2 students x 3 teachers per client", Dataset: "digits", Seeds: []int64{1, 2}, Hidden: []int{32},
 		Sampler: SamplerConfig{Epochs: 20, Cycles: 4, SamplesPerCycle: 1, BatchSize: 32, LearningRate: 0.2},
 		Local:   LocalConfig{Epochs: 20, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 20, BatchSize: 32, LearningRate: 5e-3},
-		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 20, BatchSize: 32, SWACycles: 2}}},
+		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 20, BatchSize: 32, SWACycles: 2}},
+		FedKT:   FedKTConfig{Students: 2, Teachers: 3}},
 	"diabetes-fast": {Name: "diabetes-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "diabetes", Seeds: []int64{1, 2, 3}, Hidden: []int{32},
 		Sampler: SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
 		Local:   LocalConfig{Epochs: 40, BatchSize: 16}},
@@ -335,6 +381,12 @@ func (s Spec) validateSizes() error {
 		{"fedbe.rounds", s.FedBE.Rounds, maxSizeCount},
 		{"fedbe.distill.epochs", s.FedBE.Distill.Epochs, maxSizeCount},
 		{"fedbe.distill.batch_size", s.FedBE.Distill.BatchSize, maxSizeBatch},
+		{"fedkt.students", s.FedKT.Students, maxSizeCount},
+		{"fedkt.teachers", s.FedKT.Teachers, maxSizeCount},
+		{"fedkt.local.epochs", s.FedKT.Local.Epochs, maxSizeCount},
+		{"fedkt.local.batch_size", s.FedKT.Local.BatchSize, maxSizeBatch},
+		{"fedkt.distill.epochs", s.FedKT.Distill.Epochs, maxSizeCount},
+		{"fedkt.distill.batch_size", s.FedKT.Distill.BatchSize, maxSizeBatch},
 	} {
 		if b.v > b.max {
 			return fmt.Errorf("predictive: spec field %s = %d: too large; at most %d", b.field, b.v, b.max)
