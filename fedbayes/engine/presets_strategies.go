@@ -61,8 +61,8 @@ func init() {
 // heterogeneity h, 20% of the training set on the server, one round) on the engine, with a LeNet on
 // Fashion-MNIST for the thesis's MLP: FedAvg and FedBE train their clients by optimisation; EP-MCMC,
 // the BCM, the mixture, beta-PredBayes and their distilled forms combine cSGHMC samples (Sec. 3.3.4:
-// 5 cycles, 2 samples per cycle, step size 0.1, prior N(0, 5e4^2)). FedPA, FedKT and OneshotFL run in
-// the one-round runner (fmnist-fast).
+// 5 cycles, 2 samples per cycle, step size 0.1, prior N(0, 5e4^2)), and FedPA steps from them (server
+// step size 0.5, Tables B.2-B.3). FedKT and OneshotFL run in the one-round runner (fmnist-fast).
 func hasanLeNet() *Spec {
 	sampler := predictive.SamplerConfig{Method: predictive.CSGHMC, LearningRate: 0.1, Cycles: 5, SamplesPerCycle: 2}
 	sampling := func(label, rule string) Variant {
@@ -81,6 +81,7 @@ func hasanLeNet() *Spec {
 			variant("FedAvg", "aggregation.rule", "FedAvg"),
 			variant("FedBE", "aggregation.rule", "fedbe-gaussian", "aggregation.server", ServerSpec{Samples: 10}),
 			sampling("EP-MCMC", "ep-mcmc"),
+			variant("FedPA", "aggregation.rule", "fedpa", "training.sampler", sampler, "aggregation.server", ServerSpec{ServerLR: 0.5}),
 			sampling("BCM", "bcm"),
 			sampling("Mixture", "mixture"),
 			sampling("beta-PredBayes", "beta-predbayes"),
@@ -93,7 +94,7 @@ func hasanLeNet() *Spec {
 func init() {
 	addPaperPreset("hasan-lenet-h",
 		"Hasan (2023) Tables 3.1-4.2 on one engine: LeNet on fashion-mnist, 5 clients, h = 0-0.9, 20% server set, one round: "+
-			"FedAvg, FedBE, and EP-MCMC, BCM, mixture, beta-PredBayes, D-BCM, D-beta-PredBayes on cSGHMC samples",
+			"FedAvg, FedBE, and EP-MCMC, FedPA, BCM, mixture, beta-PredBayes, D-BCM, D-beta-PredBayes on cSGHMC samples",
 		hasanLeNet,
 		func(s *Spec) *Spec { return reduce(s, 3000, 2000, 1, 10, []int64{1, 2, 3}, 1) })
 }

@@ -165,6 +165,10 @@ type ServerSpec struct {
 	// Distill is FedBE's distillation on the server set (default: SGD with momentum 0.9, learning
 	// rate 0.01, 20 epochs, batch 100, SWA over 4 cycles).
 	Distill *predictive.DistillConfig `json:"distill,omitempty"`
+	// FedPARho is FedPA's shrinkage rho >= 0 (nil: 0.4, Hasan (2023), Tables B.2-B.3).
+	FedPARho *float64 `json:"fedpa_rho,omitempty"`
+	// ServerLR is FedPA's server step size (default 1).
+	ServerLR float64 `json:"server_lr,omitempty"`
 	// BetaMin and BetaMax bound beta-PredBayes's beta (both 0: [0, 1], Hasan (2023)).
 	BetaMin float64 `json:"beta_min,omitempty"`
 	BetaMax float64 `json:"beta_max,omitempty"`

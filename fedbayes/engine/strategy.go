@@ -29,6 +29,7 @@ func strategySettings(s *Spec) strategy.Settings {
 			st.FedBE.Distill = *sv.Distill
 		}
 		st.BetaMin, st.BetaMax = sv.BetaMin, sv.BetaMax
+		st.FedPA = predictive.FedPAConfig{Rho: sv.FedPARho, ServerLR: sv.ServerLR}
 	}
 	return st
 }

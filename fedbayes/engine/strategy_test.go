@@ -188,7 +188,7 @@ func TestSamplingClients(t *testing.T) {
 	s.Model.Kind, s.Model.Hidden = "deterministic", []int{32}
 	s.Training.Rounds = 2
 	s.Training.Sampler = &predictive.SamplerConfig{Epochs: 6, Cycles: 2, SamplesPerCycle: 2, LearningRate: 0.1, BatchSize: 32}
-	if err := SweepValues(s, "aggregation.rule", []string{"ep-mcmc", "bcm", "mixture", "FedAvg"}); err != nil {
+	if err := SweepValues(s, "aggregation.rule", []string{"ep-mcmc", "fedpa", "bcm", "mixture", "FedAvg"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Aggregation.Weighting = "size"

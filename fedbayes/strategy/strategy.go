@@ -6,6 +6,7 @@ import (
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/predictive"
 )
 
 // Strategy is the server step of a federated round (Ozer et al. (2022), Alg. 1, line "aggregate";
@@ -126,6 +127,8 @@ type Settings struct {
 	// FedBE configures FedBE's server: Samples (M), Alpha and Distill are read; Distribution comes
 	// from the strategy's name.
 	FedBE FedBEOptions
+	// FedPA configures FedPA's shrinkage and server step.
+	FedPA predictive.FedPAConfig
 	// Beta bounds beta-PredBayes's search for beta.
 	BetaMin, BetaMax float64
 	// HasServer says the experiment keeps a server set (Round.Server is not nil).

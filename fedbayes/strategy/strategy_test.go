@@ -17,8 +17,13 @@ import (
 
 // twoClients returns a K-client MLP of the given kind (4 inputs, 3 classes) and its stacked posterior.
 func twoClients(t *testing.T, kind models.Kind, K int) (models.Config, *posterior.Posterior) {
+	return clientsWithSeed(t, kind, K, 7)
+}
+
+// clientsWithSeed is twoClients with another initialisation seed.
+func clientsWithSeed(t *testing.T, kind models.Kind, K int, seed int64) (models.Config, *posterior.Posterior) {
 	t.Helper()
-	cfg := models.Config{Arch: models.ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Kind: kind, Clients: K, Seed: 7}
+	cfg := models.Config{Arch: models.ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Kind: kind, Clients: K, Seed: seed}
 	m, err := models.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -364,4 +369,46 @@ func TestDistilledBCMApproachesTeacher(t *testing.T) {
 		t.Errorf("cross-entropy to the BCM: %v before distillation, %v after", before, after)
 	}
 	t.Logf("cross-entropy to the BCM on the server set: %.4f at the clients' average, %.4f distilled", before, after)
+}
+
+// TestFedPAWithoutShrinkageIsFedAvg checks the FedPA strategy on its limit case (Al-Shedivat et al.
+// 2021, Sec. 4): with rho = 0 and server step 1 it is FedAvg of the clients' sample means, and it
+// refuses clients that do not sample.
+func TestFedPAWithoutShrinkageIsFedAvg(t *testing.T) {
+	if _, err := New(FedPAName, Settings{Kind: models.Deterministic}); err == nil {
+		t.Fatal("FedPA without sampling clients was accepted")
+	}
+	_, a := clientsWithSeed(t, models.Deterministic, 2, 7)
+	_, b := clientsWithSeed(t, models.Deterministic, 2, 8)
+	list, _ := posterior.Unstack(a)
+	zero := 0.0
+	st, err := New(FedPAName, Settings{Kind: models.Deterministic, Sampling: true, FedPA: predictive.FedPAConfig{Rho: &zero, ServerLR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Round{Number: 1, IDs: []int{0, 1}, Sizes: []int{30, 10}, Draws: []*posterior.Posterior{a, b}, Previous: list[0]}
+	g, err := st.Aggregate(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// FedAvg of each client's mean of its two samples: (a + b) / 2 weighted 3:1.
+	mean, err := aggregate.Stacked(aggregate.FedAvg, a, []float64{30, 10}, aggregate.Options{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := aggregate.Stacked(aggregate.FedAvg, b, []float64{30, 10}, aggregate.Options{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range g.Posterior.Params {
+		x, _ := tensors.CopyFlatData[float32](q.Mean)
+		y1, _ := tensors.CopyFlatData[float32](mean.Params[i].Mean)
+		y2, _ := tensors.CopyFlatData[float32](other.Params[i].Mean)
+		for j := range x {
+			want := (float64(y1[j]) + float64(y2[j])) / 2
+			if d := math.Abs(float64(x[j]) - want); d > 1e-5 {
+				t.Fatalf("parameter %s element %d: FedPA %v, FedAvg of the sample means %v", q.Name, j, x[j], want)
+			}
+		}
+	}
 }
