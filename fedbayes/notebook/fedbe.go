@@ -5,75 +5,30 @@ import (
 	"math"
 	"strings"
 
-	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/models"
-	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/predictive"
 )
 
-// Federation is one seed's data for a multi-round spec, as predictive.RunRounds splits it: the
-// clients' labelled sets, the server's unlabeled inputs, the test set, the partition and the model.
+// Federation is one seed's data for a multi-round spec, as predictive.RunRounds splits it
+// (predictive.Federation), with what notebook 05 does with it.
 type Federation struct {
-	// Config is the MLP of the spec, one client per data set of Clients.
-	Config    models.Config
-	Partition *partition.Partition
-	Clients   []*data.Dataset
-	// Server holds the server's share of the training set; FedBE uses its inputs only.
-	Server *data.Dataset
-	Test   *data.Dataset
-	// Sizes are the clients' example counts (FedBE's and FedAvg's weights).
-	Sizes []float64
+	*predictive.Federation
 }
 
-// NewFederation loads the spec's data for seed, keeps the spec's server fraction of the training
-// set (seeded) for the server and splits the rest among the clients with the spec's Dirichlet label
-// skew (partition.Dirichlet), the same split as predictive.RunRounds makes.
+// NewFederation validates the spec and splits its data for seed as predictive.RunRounds does
+// (predictive.NewFederation).
 func NewFederation(spec predictive.RoundsSpec, seed int64) (*Federation, error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	dir := spec.DataDir
-	if dir == "" {
-		dir = data.Dir()
-	}
-	train, test, err := data.Load(spec.Dataset, dir, data.WithSeed(uint64(seed)))
+	f, err := predictive.NewFederation(spec, seed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("notebook: %w", err)
 	}
-	if spec.Subsample > 0 && spec.Subsample < train.Len() {
-		if train, _, err = data.Split(train, float64(spec.Subsample)/float64(train.Len()), uint64(seed)); err != nil {
-			return nil, err
-		}
-	}
-	if spec.TestSubsample > 0 && spec.TestSubsample < test.Len() {
-		if test, _, err = data.Split(test, float64(spec.TestSubsample)/float64(test.Len()), uint64(seed)+1); err != nil {
-			return nil, err
-		}
-	}
-	server, rest, err := data.SplitServer(train, spec.ServerFraction, uint64(seed))
-	if err != nil {
-		return nil, err
-	}
-	p, err := partition.Dirichlet(rest.Labels, rest.NumClasses, spec.Clients,
-		partition.DirichletOptions{Alpha: spec.Alpha, MinSize: partition.DefaultDirichletMinSize, Seed: uint64(seed)})
-	if err != nil {
-		return nil, err
-	}
-	f := &Federation{Partition: p, Server: server, Test: test,
-		Config: models.Config{Arch: models.ArchMLP, InputShape: train.Shape, NumClasses: train.NumClasses,
-			Hidden: spec.Hidden, Clients: spec.Clients, Seed: seed}}
-	for k, idx := range p.Clients {
-		d, err := rest.Select(idx)
-		if err != nil {
-			return nil, fmt.Errorf("notebook: client %d: %w", k, err)
-		}
-		f.Clients = append(f.Clients, d)
-		f.Sizes = append(f.Sizes, float64(d.Len()))
-	}
-	return f, nil
+	return &Federation{f}, nil
 }
 
 // FirstRound trains the clients for one round from a common initial model (client 0's), with the

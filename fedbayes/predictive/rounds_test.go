@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -103,15 +102,15 @@ func TestFedAvgMatchesRunRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := newFederation(spec, data.Dir(), 3)
+	f, err := NewFederation(spec, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lc := spec.Local
 	lc.Seed = 3
 	var accs []float64
-	_, err = FedAvg(f.cfg, f.clients, lc, spec.Rounds, func(_ int, g *posterior.Posterior) error {
-		res, err := evaluateGlobal(f.cfg, g, f.test)
+	_, err = FedAvg(f.Config, f.Clients, lc, spec.Rounds, func(_ int, g *posterior.Posterior) error {
+		res, err := evaluateGlobal(f.Config, g, f.Test)
 		accs = append(accs, res.Accuracy)
 		return err
 	})

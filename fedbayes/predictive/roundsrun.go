@@ -25,14 +25,19 @@ type roundsRunSpec struct {
 	Method string     `json:"method"`
 }
 
-// federation is one seed's data for a RoundsSpec: the clients, the server's unlabeled inputs, the
-// test set and the model configuration.
-type federation struct {
-	cfg     models.Config
-	clients []*data.Dataset
-	weights []float64
-	serverX []float32
-	test    *data.Dataset
+// Federation is one seed's data for a RoundsSpec, as RunRounds splits it: the clients' labelled
+// sets, the server's share of the training set (FedBE uses its inputs only), the test set, the
+// partition and the clients' MLP.
+type Federation struct {
+	// Config is the spec's MLP with one client per set of Clients.
+	Config    models.Config
+	Partition *partition.Partition
+	Clients   []*data.Dataset
+	Server    *data.Dataset
+	Test      *data.Dataset
+	// Sizes are the clients' example counts (FedBE's and FedAvg's weights); Weights are the same
+	// normalised (recorded with every round).
+	Sizes, Weights []float64
 }
 
 // RunRounds executes a multi-round spec: for every seed it splits the data once, then runs every
@@ -62,7 +67,7 @@ func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Write
 	info := runinfo.Collect(backend.Current().Config) // once: it may ask git
 	info.Kernels = backend.Kernels(info.Backend)
 	for _, seed := range spec.Seeds {
-		var f *federation
+		var f *Federation
 		for _, method := range spec.Methods {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -77,7 +82,7 @@ func RunRounds(ctx context.Context, spec RoundsSpec, outDir string, log io.Write
 				continue
 			}
 			if f == nil {
-				if f, err = newFederation(spec, dir, seed); err != nil {
+				if f, err = NewFederation(spec, seed); err != nil {
 					return fmt.Errorf("predictive: %s seed %d: %w", spec.Name, seed, err)
 				}
 			}
@@ -118,9 +123,14 @@ func roundsMeta(spec RoundsSpec, method string, seed int64, info runinfo.Info) (
 		roundsRunSpec{Spec: spec, Method: method}, info)
 }
 
-// newFederation loads one seed's data, keeps the server's share unlabeled and splits the rest among
-// the clients with a Dirichlet label skew.
-func newFederation(spec RoundsSpec, dir string, seed int64) (*federation, error) {
+// NewFederation loads the spec's data for seed (from spec.DataDir, or data.Dir()), keeps the spec's
+// server fraction of the training set (seeded) for the server and splits the rest among the clients
+// with the spec's Dirichlet label skew (partition.Dirichlet): the split RunRounds makes.
+func NewFederation(spec RoundsSpec, seed int64) (*Federation, error) {
+	dir := spec.DataDir
+	if dir == "" {
+		dir = data.Dir()
+	}
 	train, test, err := loadData(Spec{Dataset: spec.Dataset, Subsample: spec.Subsample, TestSubsample: spec.TestSubsample}, dir, seed)
 	if err != nil {
 		return nil, err
@@ -134,21 +144,22 @@ func newFederation(spec RoundsSpec, dir string, seed int64) (*federation, error)
 	if err != nil {
 		return nil, err
 	}
-	f := &federation{serverX: server.X, test: test, weights: p.SizeWeights(),
-		cfg: models.Config{Arch: models.ArchMLP, InputShape: train.Shape, NumClasses: train.NumClasses,
+	f := &Federation{Partition: p, Server: server, Test: test, Weights: p.SizeWeights(),
+		Config: models.Config{Arch: models.ArchMLP, InputShape: train.Shape, NumClasses: train.NumClasses,
 			Hidden: spec.Hidden, Clients: spec.Clients, Seed: seed}}
 	for k, idx := range p.Clients {
 		d, err := rest.Select(idx)
 		if err != nil {
 			return nil, fmt.Errorf("client %d: %w", k, err)
 		}
-		f.clients = append(f.clients, d)
+		f.Clients = append(f.Clients, d)
+		f.Sizes = append(f.Sizes, float64(d.Len()))
 	}
 	return f, nil
 }
 
 // runRoundsMethod runs one method for one seed and records it, one row per round.
-func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed int64, f *federation, rd string, info runinfo.Info, log io.Writer) error {
+func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed int64, f *Federation, rd string, info runinfo.Info, log io.Writer) error {
 	meta, err := roundsMeta(spec, method, seed, info)
 	if err != nil {
 		return err
@@ -157,7 +168,7 @@ func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed i
 	if err != nil {
 		return err
 	}
-	ids := make([]int, len(f.clients))
+	ids := make([]int, len(f.Clients))
 	for k := range ids {
 		ids[k] = k
 	}
@@ -165,11 +176,11 @@ func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed i
 	hook := func(r int, global *posterior.Posterior, local, server time.Duration) error {
 		last = r
 		start := time.Now()
-		res, err := evaluateGlobal(f.cfg, global, f.test)
+		res, err := evaluateGlobal(f.Config, global, f.Test)
 		if err != nil {
 			return err
 		}
-		row := results.Row{Round: r, Clients: ids, ClientWeights: f.weights,
+		row := results.Row{Round: r, Clients: ids, ClientWeights: f.Weights,
 			Metrics: map[string]float64{results.Accuracy: res.Accuracy, results.NLL: res.NLL, results.ECE: res.ECE},
 			Time:    results.Timing{LocalSeconds: local.Seconds(), AggregateSeconds: server.Seconds(), EvalSeconds: time.Since(start).Seconds()}}
 		if err := w.Append(row); err != nil {
@@ -181,13 +192,13 @@ func runRoundsMethod(ctx context.Context, spec RoundsSpec, method string, seed i
 	}
 	if fc, ok := spec.fedbeConfig(method, seed); ok {
 		server := func(r int, trained *posterior.Posterior, sizes []float64) (*posterior.Posterior, error) {
-			return FedBEServer(f.cfg, trained, sizes, f.serverX, fc, r)
+			return FedBEServer(f.Config, trained, sizes, f.Server.X, fc, r)
 		}
-		_, err = federate("FedBE", f.cfg, f.clients, fc.Local, spec.Rounds, server, hook)
+		_, err = federate("FedBE", f.Config, f.Clients, fc.Local, spec.Rounds, server, hook)
 	} else {
 		lc := spec.Local
 		lc.Seed = seed
-		_, err = federate("FedAvg", f.cfg, f.clients, lc, spec.Rounds, fedAvgServer, hook)
+		_, err = federate("FedAvg", f.Config, f.Clients, lc, spec.Rounds, fedAvgServer, hook)
 	}
 	if err != nil {
 		return errors.Join(err, w.Fail(last, err))
