@@ -28,7 +28,7 @@ func lenetStrategiesSpec() *Spec {
 		Seeds:       []int64{1},
 		Variants: []Variant{
 			{Label: "GAA", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"GAA"`), "aggregation.server": raw(`null`)}},
-			{Label: "FedBE", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"fedbe-gaussian"`),
+			{Label: "FedBE", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"fedbe-gaussian"`), "model.bayesian_layers": raw(`3`),
 				"aggregation.server.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
 			{Label: "BCM", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"bcm"`), "aggregation.server": raw(`null`)}},
 			{Label: "beta", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"beta-predbayes"`), "aggregation.server": raw(`null`)}},

@@ -393,3 +393,11 @@ func numWeightLayers(c Config) int {
 	}
 	return 0
 }
+
+// AsDeterministic returns c as a deterministic network of the same architecture and shapes: Kind
+// Deterministic, no Bayesian layers. The parameter means of a Bayesian or MC-dropout net load into it
+// (the ensembles and distillation students of package predictive).
+func (c Config) AsDeterministic() Config {
+	c.Kind, c.BayesianLayers = Deterministic, 0
+	return c
+}

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +113,19 @@ func TestStepInputErrors(t *testing.T) {
 	}
 	if _, err := tr.Step(Batch{X: x, Labels: make([]int32, 6), DatasetSizes: []int{3, 3}}); err == nil || !strings.Contains(err.Error(), "replaced") {
 		t.Errorf("stale trainer: got %v", err)
+	}
+}
+
+// TestAsDeterministic checks that a Bayesian LeNet with variational dense layers becomes a valid
+// deterministic LeNet with the same parameter names (so its means load).
+func TestAsDeterministic(t *testing.T) {
+	c := Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10, Kind: Bayesian, BayesianLayers: 3, Clients: 1}
+	d := c.AsDeterministic()
+	if d.Kind != Deterministic || d.BayesianLayers != 0 || d.Arch != c.Arch {
+		t.Fatalf("AsDeterministic gave %+v", d)
+	}
+	bm, dm := newModel(t, c), newModel(t, d)
+	if !slices.Equal(bm.ParamNames(), dm.ParamNames()) {
+		t.Errorf("parameter names differ: %v and %v", bm.ParamNames(), dm.ParamNames())
 	}
 }

@@ -148,7 +148,7 @@ func EnsembleMean(cfg models.Config, members *posterior.Posterior, x []float32) 
 		return nil, nil, nil, fmt.Errorf("predictive: EnsembleMean: empty posterior")
 	}
 	cfg.Clients = members.Params[0].Mean.Shape().Dimensions[0]
-	cfg.Kind = models.Deterministic
+	cfg = cfg.AsDeterministic()
 	m, err := models.New(cfg)
 	if err != nil {
 		return nil, nil, nil, err

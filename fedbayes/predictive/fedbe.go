@@ -116,7 +116,7 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 	}
 	scfg := cfg
 	scfg.Clients = 1
-	scfg.Kind = models.Deterministic
+	scfg = scfg.AsDeterministic()
 	scfg.Seed = fc.Seed + int64(round)
 	student, err := models.New(scfg)
 	if err != nil {

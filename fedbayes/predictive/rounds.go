@@ -36,7 +36,7 @@ func federate(name string, cfg models.Config, clients []*data.Dataset, lc LocalC
 		return nil, fmt.Errorf("predictive: %s: %d rounds; want at least 1", name, rounds)
 	}
 	cfg.Clients = len(clients)
-	cfg.Kind = models.Deterministic
+	cfg = cfg.AsDeterministic()
 	m, err := models.New(cfg)
 	if err != nil {
 		return nil, err
