@@ -62,10 +62,13 @@ func tinyRounds(t *testing.T) predictive.RoundsSpec {
 	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "digits.csv.gz")); err != nil {
 		t.Skipf("digits not installed: %v", err)
 	}
-	return predictive.RoundsSpec{Name: "nb", Dataset: "digits", Subsample: 300, TestSubsample: 100, Clients: 3, Alpha: 1,
-		Hidden: []int{8}, Rounds: 2, Seeds: []int64{1}, Methods: []string{predictive.RoundsFedAvg},
-		Local: predictive.LocalConfig{Epochs: 1, BatchSize: 16, LearningRate: 0.05},
-		FedBE: predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1}}}
+	return predictive.RoundsSpec{
+		Setup:  predictive.Setup{Name: "nb", Dataset: "digits", Subsample: 300, TestSubsample: 100, Clients: 3, Hidden: []int{8}, Seeds: []int64{1}, Methods: []string{predictive.RoundsFedAvg}},
+		Alpha:  1,
+		Rounds: 2,
+		Local:  predictive.LocalConfig{Epochs: 1, BatchSize: 16, LearningRate: 0.05},
+		FedBE:  predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1}},
+	}
 }
 
 // The federation splits the data as the spec says, and the anatomy scores every piece of a FedBE

@@ -138,11 +138,11 @@ func TestRoundsSpecValidate(t *testing.T) {
 		{"rounds", func(s *RoundsSpec) { s.Rounds = -2 }},
 		{"local", func(s *RoundsSpec) { s.Local.LearningRate = -0.1 }},
 		{"fedbe.samples", func(s *RoundsSpec) { s.FedBE.Samples = -1 }},
-		{"hidden", func(s *RoundsSpec) { s.Hidden = []int{0} }},
+		{"hidden[0]", func(s *RoundsSpec) { s.Hidden = []int{0} }},
 		{"methods", func(s *RoundsSpec) { s.Methods = []string{"fedprox"} }},
 		{"methods", func(s *RoundsSpec) { s.Methods = []string{RoundsFedAvg, RoundsFedAvg} }},
 	} {
-		s := RoundsSpec{Dataset: "digits"}
+		s := RoundsSpec{Setup: Setup{Dataset: "digits"}}
 		tc.edit(&s)
 		err := s.WithDefaults().Validate()
 		if err == nil || !strings.Contains(err.Error(), "field "+tc.field+" ") {

@@ -131,7 +131,7 @@ func NewFederation(spec RoundsSpec, seed int64) (*Federation, error) {
 	if dir == "" {
 		dir = data.Dir()
 	}
-	train, test, err := loadData(Spec{Dataset: spec.Dataset, Subsample: spec.Subsample, TestSubsample: spec.TestSubsample}, dir, seed)
+	train, test, err := loadData(Spec{Setup: Setup{Dataset: spec.Dataset, Subsample: spec.Subsample, TestSubsample: spec.TestSubsample}}, dir, seed)
 	if err != nil {
 		return nil, err
 	}

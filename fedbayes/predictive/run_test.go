@@ -127,7 +127,7 @@ func TestRunRegression(t *testing.T) {
 // TestSpecFedPAFedKTFields checks that the fedpa and fedkt fields are recorded (with their
 // defaults) only in specs that run those methods, so specs without them read as before.
 func TestSpecFedPAFedKTFields(t *testing.T) {
-	without := Spec{Dataset: "digits", Methods: []string{MethodBCM, MethodFedAvg}}.WithDefaults()
+	without := Spec{Setup: Setup{Dataset: "digits", Methods: []string{MethodBCM, MethodFedAvg}}}.WithDefaults()
 	b, err := json.Marshal(without)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestSpecFedPAFedKTFields(t *testing.T) {
 	if strings.Contains(string(b), `"fedpa"`) || strings.Contains(string(b), `"fedkt"`) {
 		t.Errorf("a spec without fedpa and fedkt records them: %s", b)
 	}
-	with := Spec{Dataset: "digits", Local: LocalConfig{Epochs: 3}}.WithDefaults()
+	with := Spec{Setup: Setup{Dataset: "digits"}, Local: LocalConfig{Epochs: 3}}.WithDefaults()
 	if with.FedPA.Rho == nil || *with.FedPA.Rho != DefaultFedPARho || with.FedPA.ServerLR != 1 {
 		t.Errorf("fedpa defaults %+v", with.FedPA)
 	}
@@ -153,7 +153,7 @@ func TestSpecFedPAFedKTFields(t *testing.T) {
 }
 
 func TestSpecValidate(t *testing.T) {
-	base := Spec{Dataset: "digits"}
+	base := Spec{Setup: Setup{Dataset: "digits"}}
 	tests := []struct {
 		edit func(*Spec)
 		want string

@@ -53,36 +53,16 @@ var RegressionMethods = []string{MethodFedAvg, MethodFedPA, MethodEPMCMC, Method
 // K clients with heterogeneity h, every method run once per h and seed. JSON field names are
 // snake_case; unknown fields are errors (ParseSpec).
 type Spec struct {
-	// Name prefixes the settings (results directories NAME-hH-METHOD-seedS); default "predictive".
-	Name string `json:"name,omitempty"`
-	// Dataset is a data.Load name: fashion-mnist, digits, ... (classification) or diabetes, boston
-	// (regression).
-	Dataset string `json:"dataset"`
-	// DataDir is the data folder; empty means data.Dir().
-	DataDir string `json:"data_dir,omitempty"`
-	// Subsample keeps this many training examples (seeded, class-stratified); 0 keeps all.
-	Subsample int `json:"subsample,omitempty"`
-	// TestSubsample keeps this many test examples; 0 keeps all.
-	TestSubsample int `json:"test_subsample,omitempty"`
-	// ServerFraction is the share of the training set kept as the server set (default 0.2,
-	// Hasan (2023), Sec. 3.3).
-	ServerFraction float64 `json:"server_fraction,omitempty"`
-	// Clients is K (default 5).
-	Clients int `json:"clients,omitempty"`
+	// Setup holds the data, server fraction, clients (default 5), MLP, seeds, methods and budget.
+	Setup
 	// H lists the heterogeneity values (default [0, 0.3, 0.6, 0.9] for classification, [1] for
 	// regression).
 	H []float64 `json:"h,omitempty"`
 	// SortFeature names the input feature a regression set is sorted by (default: the first).
 	SortFeature string `json:"sort_feature,omitempty"`
-	// Hidden are the MLP's hidden widths (default [100], Sec. 3.3.3).
-	Hidden []int `json:"hidden,omitempty"`
 	// NoiseVar is the initial regression noise variance of the clients (learned; default 0.5 on
 	// standardised targets).
 	NoiseVar float64 `json:"noise_var,omitempty"`
-	// Seeds lists the seeds (default [1, 2, 3]).
-	Seeds []int64 `json:"seeds,omitempty"`
-	// Methods lists the methods (default: all of the task's).
-	Methods []string `json:"methods,omitempty"`
 	// Sampler configures the clients' cSGHMC / SGLD (Seed is set per run).
 	Sampler SamplerConfig `json:"sampler"`
 	// Local configures the clients' training for FedAvg, OneshotFL and FedBE.
@@ -101,9 +81,6 @@ type Spec struct {
 	FedKT FedKTConfig `json:"fedkt,omitzero"`
 	// Beta bounds the fitted beta (default [0, 1]).
 	Beta FitOptions `json:"beta"`
-	// Budget says whether the spec runs the thesis's budget ("full") or how it was reduced; it is
-	// recorded with every run. Empty means unstated.
-	Budget string `json:"budget,omitempty"`
 }
 
 // ParseSpec reads a JSON spec; unknown fields are errors.
@@ -148,15 +125,11 @@ func (s Spec) IsRegression() bool {
 
 // WithDefaults fills zero fields with their defaults.
 func (s Spec) WithDefaults() Spec {
-	if s.Name == "" {
-		s.Name = "predictive"
+	methods := ClassificationMethods
+	if s.IsRegression() {
+		methods = RegressionMethods
 	}
-	if s.ServerFraction == 0 {
-		s.ServerFraction = 0.2
-	}
-	if s.Clients == 0 {
-		s.Clients = 5
-	}
+	s.Setup = s.Setup.withDefaults("predictive", 5, methods)
 	if s.H == nil {
 		if s.IsRegression() {
 			s.H = []float64{1}
@@ -164,21 +137,8 @@ func (s Spec) WithDefaults() Spec {
 			s.H = []float64{0, 0.3, 0.6, 0.9}
 		}
 	}
-	if s.Hidden == nil {
-		s.Hidden = []int{100}
-	}
 	if s.NoiseVar == 0 {
 		s.NoiseVar = 0.5
-	}
-	if s.Seeds == nil {
-		s.Seeds = []int64{1, 2, 3}
-	}
-	if s.Methods == nil {
-		if s.IsRegression() {
-			s.Methods = append([]string(nil), RegressionMethods...)
-		} else {
-			s.Methods = append([]string(nil), ClassificationMethods...)
-		}
 	}
 	if s.EPDraws == 0 {
 		s.EPDraws = 10
@@ -204,17 +164,13 @@ func (s Spec) WithDefaults() Spec {
 
 // Validate reports the first invalid field by its JSON name.
 func (s Spec) Validate() error {
-	bad := func(field string, v any, want string) error {
-		return fmt.Errorf("predictive: spec field %s = %v: %s", field, v, want)
+	bad := badField("spec")
+	allowed := ClassificationMethods
+	if s.IsRegression() {
+		allowed = RegressionMethods
 	}
-	if s.Dataset == "" {
-		return bad("dataset", `""`, "name a dataset (fashion-mnist, digits, diabetes, boston, ...)")
-	}
-	if !(s.ServerFraction > 0 && s.ServerFraction < 1) {
-		return bad("server_fraction", s.ServerFraction, "want in (0, 1)")
-	}
-	if s.Clients < 2 {
-		return bad("clients", s.Clients, "want at least 2")
+	if err := s.Setup.validate(bad, allowed); err != nil {
+		return err
 	}
 	if len(s.H) == 0 {
 		return bad("h", s.H, "want at least one value")
@@ -224,33 +180,14 @@ func (s Spec) Validate() error {
 			return bad("h", h, "want values in [0, 1]")
 		}
 	}
-	if len(s.Seeds) == 0 {
-		return bad("seeds", s.Seeds, "want at least one seed")
-	}
-	if s.Subsample < 0 || s.TestSubsample < 0 {
-		return bad("subsample", s.Subsample, "want non-negative sizes")
-	}
 	if !(s.NoiseVar > 0) || math.IsInf(s.NoiseVar, 0) {
 		return bad("noise_var", s.NoiseVar, "want positive")
 	}
 	if s.EPDraws < 1 {
 		return bad("ep_draws", s.EPDraws, "want at least 1")
 	}
-	allowed := ClassificationMethods
-	if s.IsRegression() {
-		allowed = RegressionMethods
-	}
-	if len(s.Methods) == 0 {
-		return bad("methods", s.Methods, "want at least one method")
-	}
 	seen := map[string]bool{}
 	for _, m := range s.Methods {
-		if !contains(allowed, m) {
-			return bad("methods", m, "want one of "+strings.Join(allowed, ", "))
-		}
-		if seen[m] {
-			return bad("methods", m, "listed twice")
-		}
 		seen[m] = true
 	}
 	if err := s.validateSizes(); err != nil {
@@ -293,35 +230,48 @@ func contains(list []string, s string) bool {
 // training), NAME-full follows Hasan (2023), Sec. 3.3 and Tables B.2-B.4 (hours on the pure-Go
 // backend).
 var Presets = map[string]Spec{
-	"fmnist-fast": {Name: "fmnist-fast", Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)", Dataset: "fashion-mnist", Subsample: 3000, TestSubsample: 2000, Seeds: []int64{1, 2, 3},
+	"fmnist-fast": {
+		Setup:   Setup{Name: "fmnist-fast", Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)", Dataset: "fashion-mnist", Subsample: 3000, TestSubsample: 2000, Seeds: []int64{1, 2, 3}},
 		Sampler: SamplerConfig{Epochs: 10, Cycles: 3, SamplesPerCycle: 2, BatchSize: 32},
 		Local:   LocalConfig{Epochs: 10, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 10, BatchSize: 50, LearningRate: 3e-3},
 		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 10, BatchSize: 50, SWACycles: 2}},
 		FedPA:   FedPAConfig{ServerLR: 0.5},
-		FedKT:   FedKTConfig{Students: 2, Teachers: 3}},
-	"fmnist-full": {Name: "fmnist-full", Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4; FedKT 2 students x 5 teachers, Li et al.'s script)", Dataset: "fashion-mnist", Seeds: []int64{1, 2, 3, 4, 5},
+		FedKT:   FedKTConfig{Students: 2, Teachers: 3},
+	},
+	"fmnist-full": {
+		Setup:   Setup{Name: "fmnist-full", Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4; FedKT 2 students x 5 teachers, Li et al.'s script)", Dataset: "fashion-mnist", Seeds: []int64{1, 2, 3, 4, 5}},
 		Sampler: SamplerConfig{Epochs: 25, Cycles: 5, SamplesPerCycle: 2},
 		Local:   LocalConfig{Epochs: 25},
 		Distill: DistillConfig{Epochs: 50},
 		FedBE:   FedBEConfig{Distill: DistillConfig{Epochs: 50}},
 		FedPA:   FedPAConfig{ServerLR: 0.5},
-		FedKT:   FedKTConfig{Students: 2, Teachers: 5}},
-	"digits-fast": {Name: "digits-fast", Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs, FedKT 2 students x 3 teachers per client", Dataset: "digits", Seeds: []int64{1, 2}, Hidden: []int{32},
+		FedKT:   FedKTConfig{Students: 2, Teachers: 5},
+	},
+	"digits-fast": {
+		Setup:   Setup{Name: "digits-fast", Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs, FedKT 2 students x 3 teachers per client", Dataset: "digits", Seeds: []int64{1, 2}, Hidden: []int{32}},
 		Sampler: SamplerConfig{Epochs: 20, Cycles: 4, SamplesPerCycle: 1, BatchSize: 32, LearningRate: 0.2},
 		Local:   LocalConfig{Epochs: 20, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 20, BatchSize: 32, LearningRate: 5e-3},
 		FedBE:   FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 20, BatchSize: 32, SWACycles: 2}},
-		FedKT:   FedKTConfig{Students: 2, Teachers: 3}},
-	"diabetes-fast": {Name: "diabetes-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "diabetes", Seeds: []int64{1, 2, 3}, Hidden: []int{32},
+		FedKT:   FedKTConfig{Students: 2, Teachers: 3},
+	},
+	"diabetes-fast": {
+		Setup:   Setup{Name: "diabetes-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "diabetes", Seeds: []int64{1, 2, 3}, Hidden: []int{32}},
 		Sampler: SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
-		Local:   LocalConfig{Epochs: 40, BatchSize: 16}},
-	"diabetes-full": {Name: "diabetes-full", Budget: "full (Hasan (2023), Sec. 4.4)", Dataset: "diabetes", Seeds: []int64{1, 2, 3, 4, 5},
+		Local:   LocalConfig{Epochs: 40, BatchSize: 16},
+	},
+	"diabetes-full": {
+		Setup:   Setup{Name: "diabetes-full", Budget: "full (Hasan (2023), Sec. 4.4)", Dataset: "diabetes", Seeds: []int64{1, 2, 3, 4, 5}},
 		Sampler: SamplerConfig{Epochs: 100, Cycles: 5, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
-		Local:   LocalConfig{Epochs: 100, BatchSize: 16}},
-	"boston-fast": {Name: "boston-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "boston", Seeds: []int64{1, 2, 3}, Hidden: []int{32}, SortFeature: "LSTAT",
-		Sampler: SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
-		Local:   LocalConfig{Epochs: 40, BatchSize: 16}},
+		Local:   LocalConfig{Epochs: 100, BatchSize: 16},
+	},
+	"boston-fast": {
+		Setup:       Setup{Name: "boston-fast", Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs", Dataset: "boston", Seeds: []int64{1, 2, 3}, Hidden: []int{32}},
+		SortFeature: "LSTAT",
+		Sampler:     SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02},
+		Local:       LocalConfig{Epochs: 40, BatchSize: 16},
+	},
 }
 
 // PresetNames lists the presets, sorted.

@@ -36,13 +36,13 @@ func TestSpecSizeBounds(t *testing.T) {
 		{func(s *Spec) { s.FedBE.Distill.Epochs = 1 << 62 }, "fedbe.distill.epochs"},
 	}
 	for _, tc := range tests {
-		s := Spec{Dataset: "digits"}.WithDefaults()
+		s := Spec{Setup: Setup{Dataset: "digits"}}.WithDefaults()
 		tc.set(&s)
 		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
 		}
 	}
-	if err := (Spec{Dataset: "digits"}).WithDefaults().Validate(); err != nil {
+	if err := (Spec{Setup: Setup{Dataset: "digits"}}).WithDefaults().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }
