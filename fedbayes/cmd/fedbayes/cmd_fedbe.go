@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 
 	"fedbayes.dev/fedbayes/predictive"
 )
@@ -19,30 +18,23 @@ func init() {
 // runFedBE runs a multi-round spec (a JSON file or a preset) and prints the last round's table.
 func runFedBE(args []string, stdout io.Writer) error {
 	fs := newFlagSet("fedbe", "[SPEC.json]", stdout)
-	preset := fs.String("preset", "", "run a named preset instead of a spec file: "+strings.Join(predictive.RoundsPresetNames(), ", "))
-	out := fs.String("o", "results/fedbe", "results directory (one run per method and seed; complete runs are kept on a rerun)")
-	seeds := fs.String("seeds", "", "comma-separated seeds, replacing the spec's")
+	sf := newSetupFlags(fs, predictive.RoundsPresetNames(), predictive.RoundsMethods,
+		"results/fedbe", "results directory (one run per method and seed; complete runs are kept on a rerun)")
 	rounds := fs.Int("rounds", 0, "communication rounds, replacing the spec's (0: the spec's)")
-	methods := fs.String("methods", "", "comma-separated methods, replacing the spec's: "+strings.Join(predictive.RoundsMethods, ", "))
-	printSpec := fs.Bool("print", false, "print the spec with its defaults as JSON and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	spec, err := presetOrFile(*preset, fs.Args(), predictive.RoundsPreset, predictive.LoadRoundsSpec, predictive.RoundsPresetNames())
+	spec, err := presetOrFile(*sf.preset, fs.Args(), predictive.RoundsPreset, predictive.LoadRoundsSpec, predictive.RoundsPresetNames())
 	if err != nil {
 		return err
 	}
-	if *seeds != "" {
-		if spec.Seeds, err = parseSeeds(*seeds); err != nil {
-			return err
-		}
+	if err := sf.apply(&spec.Setup); err != nil {
+		return err
 	}
 	if *rounds != 0 {
 		spec.Rounds = *rounds
 	}
-	if *methods != "" {
-		spec.Methods = splitList(*methods)
-	}
+	out, printSpec := sf.out, sf.print
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,24 +24,20 @@ var predictiveLog io.Writer = os.Stderr
 // runPredictive runs a predictive-space spec (a JSON file or a preset) and prints the paper table.
 func runPredictive(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predictive", "[SPEC.json]", stdout)
-	preset := fs.String("preset", "", "run a named preset instead of a spec file: "+strings.Join(predictive.PresetNames(), ", "))
-	out := fs.String("o", "results/predictive", "results directory (one run per method, h and seed; complete trials are skipped on a rerun)")
-	seeds := fs.String("seeds", "", "comma-separated seeds, replacing the spec's")
+	sf := newSetupFlags(fs, predictive.PresetNames(), predictive.ClassificationMethods,
+		"results/predictive", "results directory (one run per method, h and seed; complete trials are skipped on a rerun)")
 	hs := fs.String("h", "", "comma-separated heterogeneity values, replacing the spec's")
-	methods := fs.String("methods", "", "comma-separated methods, replacing the spec's: "+strings.Join(predictive.ClassificationMethods, ", "))
-	printSpec := fs.Bool("print", false, "print the spec with its defaults as JSON and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	spec, err := presetOrFile(*preset, fs.Args(), predictive.Preset, predictive.LoadSpec, predictive.PresetNames())
+	spec, err := presetOrFile(*sf.preset, fs.Args(), predictive.Preset, predictive.LoadSpec, predictive.PresetNames())
 	if err != nil {
 		return err
 	}
-	if *seeds != "" {
-		if spec.Seeds, err = parseSeeds(*seeds); err != nil {
-			return err
-		}
+	if err := sf.apply(&spec.Setup); err != nil {
+		return err
 	}
+	out, printSpec := sf.out, sf.print
 	if *hs != "" {
 		spec.H = nil
 		for _, s := range splitList(*hs) {
@@ -50,9 +47,6 @@ func runPredictive(args []string, stdout io.Writer) error {
 			}
 			spec.H = append(spec.H, v)
 		}
-	}
-	if *methods != "" {
-		spec.Methods = splitList(*methods)
 	}
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
@@ -160,5 +154,38 @@ func printPredictiveTable(w io.Writer, spec predictive.Spec, dir string, outcome
 			h, s.Mean, s.SE, s.N, predictive.BetaFile)
 	}
 	fmt.Fprintf(w, "runs in %s; reprint with: fedbayes table -rows method -cols h -metrics %s %s\n", dir, metrics, dir)
+	return nil
+}
+
+// setupFlags are the flags of `fedbayes predictive` and `fedbayes fedbe` that set a predictive.Setup:
+// the preset, the results directory, the seeds, the methods, and -print.
+type setupFlags struct {
+	preset, out, seeds, methods *string
+	print                       *bool
+}
+
+// newSetupFlags defines the shared flags on fs; presets and methods are listed in their help.
+func newSetupFlags(fs *flag.FlagSet, presets, methods []string, out, outHelp string) setupFlags {
+	return setupFlags{
+		preset:  fs.String("preset", "", "run a named preset instead of a spec file: "+strings.Join(presets, ", ")),
+		out:     fs.String("o", out, outHelp),
+		seeds:   fs.String("seeds", "", "comma-separated seeds, replacing the spec's"),
+		methods: fs.String("methods", "", "comma-separated methods, replacing the spec's: "+strings.Join(methods, ", ")),
+		print:   fs.Bool("print", false, "print the spec with its defaults as JSON and exit"),
+	}
+}
+
+// apply replaces the spec's seeds and methods by the flags' where given.
+func (f setupFlags) apply(s *predictive.Setup) error {
+	if *f.seeds != "" {
+		seeds, err := parseSeeds(*f.seeds)
+		if err != nil {
+			return err
+		}
+		s.Seeds = seeds
+	}
+	if *f.methods != "" {
+		s.Methods = splitList(*f.methods)
+	}
 	return nil
 }
