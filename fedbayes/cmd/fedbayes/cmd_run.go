@@ -42,6 +42,8 @@ func runRun(args []string, stdout io.Writer) error {
 	noFigures := fs.Bool("no-figures", false, "do not write figures.json")
 	// -task-index is how a Slurm array task (fedbayes submit) runs the N-th run of the spec.
 	taskIndex := fs.Int("task-index", -1, "run only the run with this index (settings, then seeds, from 0), as a Slurm array task does")
+	jobs := fs.Int("jobs", 1, "run the sweep's runs in this many worker processes, each with a share of the cores (same numbers as one process)")
+	worker := fs.String("worker", "", "run only the runs k, k+N, k+2N, ... of the spec (k/N; how -jobs starts its workers)")
 	// Flags may follow the spec argument: parse, take one positional argument, parse the rest.
 	var positional []string
 	for {
@@ -95,6 +97,37 @@ func runRun(args []string, stdout io.Writer) error {
 	opts := engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures}
 	if *taskIndex >= 0 {
 		opts.Runs = []int{*taskIndex}
+	}
+	if *worker != "" {
+		k, n, err := parseWorker(*worker)
+		if err != nil {
+			return err
+		}
+		refs, err := engine.RunList(spec)
+		if err != nil {
+			return err
+		}
+		if opts.Runs = workerRuns(len(refs), k, n); len(opts.Runs) == 0 {
+			return nil
+		}
+	}
+	if *jobs < 1 {
+		return fmt.Errorf("%w: -jobs %d: want at least 1", errUsage, *jobs)
+	}
+	if *jobs > 1 && *taskIndex < 0 && *worker == "" {
+		childArgs := []string{positional[0]}
+		if *fast {
+			childArgs = append(childArgs, "-fast")
+		}
+		if err := runJobs(ctx, spec, *out, *resume, *jobs, childArgs, stdout); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("interrupted; continue with: fedbayes run %s -o %s --resume -jobs %d", positional[0], *out, *jobs)
+			}
+			return err
+		}
+		// Every run is finished now (or one failed and runs again here): this pass writes the summary
+		// and the figures.
+		opts.Resume = true
 	}
 	sum, err := engine.Run(ctx, spec, opts)
 	if sum != nil {
