@@ -37,11 +37,11 @@ func blockSize(K int) int {
 }
 
 // fusedParam is one parameter's data for the kernels: per client, the flat means and (Gaussian
-// parameters under a rule that reads them) log-variances; DWC's previous global; the outputs.
+// parameters) log-variances; DWC's previous global; the outputs.
 type fusedParam struct {
 	name           string
-	gaussian       bool // the rule's Gaussian form applies (not FedAvg, not a deterministic parameter)
-	mu, lv         [][]float32
+	gaussian       bool        // the rule's Gaussian form applies (not FedAvg, not a deterministic parameter)
+	mu, lv         [][]float32 // lv is read by FedAvg only to check that it is finite
 	prevMu, prevLv []float32
 	outMu, outLv   []float32
 	// blockFallbacks and blockFirst are DWC's per-block fallback counts and first flat index (-1: none).
@@ -84,7 +84,7 @@ func fusedTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w []f
 		gaussian := p.IsGaussian() && rule != FedAvg
 		for _, c := range clients {
 			r.mu = append(r.mu, in(c.Params[i].Mean))
-			if gaussian {
+			if p.IsGaussian() {
 				r.lv = append(r.lv, in(c.Params[i].LogVar))
 			}
 		}
@@ -108,6 +108,7 @@ func fusedTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w []f
 	}
 
 	params := make([]*fusedParam, len(refs))
+	finite := false
 	err := withFlats(ins, outs, func(inF, outF [][]float32) {
 		// rows returns client k's rows of input tensor indices idx: the tensor itself, or its k-th
 		// slice along the client axis when stacked.
@@ -126,7 +127,7 @@ func fusedTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w []f
 			return rs
 		}
 		for i, r := range refs {
-			fp := &fusedParam{name: ref.Params[i].Name, gaussian: r.lv != nil, mu: rows(r.mu, r.n), lv: rows(r.lv, r.n),
+			fp := &fusedParam{name: ref.Params[i].Name, gaussian: r.outLv >= 0, mu: rows(r.mu, r.n), lv: rows(r.lv, r.n),
 				outMu: outF[r.outMu]}
 			if r.outLv >= 0 {
 				fp.outLv = outF[r.outLv]
@@ -136,10 +137,17 @@ func fusedTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w []f
 			}
 			params[i] = fp
 		}
-		runBlocks(k, params, blockSize(K))
+		finite = runBlocks(k, params, blockSize(K))
 	})
 	if err != nil {
 		return nil, report, fmt.Errorf("aggregate: rule %s: %w", rule, err)
+	}
+	if !finite {
+		// Name the first non-finite input as the graph path does.
+		if err := checkFiniteClients(clients, stacked); err != nil {
+			return nil, report, err
+		}
+		return nil, report, fmt.Errorf("aggregate: rule %s: a client holds a NaN or Inf", rule)
 	}
 	if rule == DWC {
 		for _, fp := range params {
@@ -199,8 +207,9 @@ func withFlats(ins, outs []*tensors.Tensor, fn func(in, out [][]float32)) error 
 
 // runBlocks runs kernel k over every parameter in blocks of size elements, on up to GOMAXPROCS
 // goroutines that take blocks in turn from a shared counter. Block boundaries depend only on the
-// shapes; which goroutine runs a block does not change its result.
-func runBlocks(k *kernel, params []*fusedParam, size int) {
+// shapes; which goroutine runs a block does not change its result. It returns false, after
+// stopping early, if some block's inputs are not all finite.
+func runBlocks(k *kernel, params []*fusedParam, size int) (finite bool) {
 	type block struct{ p, lo, hi, idx int }
 	var blocks []block
 	for pi, fp := range params {
@@ -216,16 +225,21 @@ func runBlocks(k *kernel, params []*fusedParam, size int) {
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(blocks))
 	var next atomic.Int64
+	var bad atomic.Bool
 	work := func() {
 		sc := newScratch(len(k.w), size)
-		for {
+		for !bad.Load() {
 			i := int(next.Add(1) - 1)
 			if i >= len(blocks) {
 				return
 			}
 			b := blocks[i]
 			fp := params[b.p]
-			n, first := k.block(fp, b.lo, b.hi, sc)
+			n, first, ok := k.block(fp, b.lo, b.hi, sc)
+			if !ok {
+				bad.Store(true)
+				return
+			}
 			if fp.blockFallbacks != nil {
 				fp.blockFallbacks[b.idx], fp.blockFirst[b.idx] = n, first
 			}
@@ -233,11 +247,12 @@ func runBlocks(k *kernel, params []*fusedParam, size int) {
 	}
 	if workers <= 1 {
 		work()
-		return
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(work)
+		}
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(work)
-	}
-	wg.Wait()
+	return !bad.Load()
 }

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"math"
+	"slices"
 
 	"fedbayes.dev/fedbayes/internal/fastmath"
 )
@@ -27,6 +28,9 @@ type kernel struct {
 	bflp   bool // Options.BFLP: clamp the log-variances (all rules but AALV), partial sums in EAA and GAA
 	// clampLo and clampHi bound the log-variances the rule reads: BFL-P's clamp, or ±Inf.
 	clampLo, clampHi float64
+	// Client lists for kernel.unread: w = 0, c = 0, the mean rows the Gaussian form does not read,
+	// and every client.
+	zeroW, zeroC, zeroMu, all []int
 }
 
 // newKernel prepares rule's coefficients: w (EAA, WB, LP, RKLB), w^2 (GAA; divided by their sum under
@@ -57,6 +61,22 @@ func newKernel(rule Rule, w []float64, opt Options) *kernel {
 			k.c[i] = 1
 		}
 	}
+	muCoef := w // the coefficients of the mean rows in the Gaussian form
+	if slices.Contains([]Rule{Conflation, CF, RKLB, DWC}, rule) {
+		muCoef = k.c
+	}
+	for i := range w {
+		if w[i] == 0 {
+			k.zeroW = append(k.zeroW, i)
+		}
+		if k.c[i] == 0 {
+			k.zeroC = append(k.zeroC, i)
+		}
+		if muCoef[i] == 0 {
+			k.zeroMu = append(k.zeroMu, i)
+		}
+		k.all = append(k.all, i)
+	}
 	return k
 }
 
@@ -76,37 +96,82 @@ func newScratch(K, size int) *scratch {
 	return sc
 }
 
-// block computes elements [lo, hi) of parameter p into its outputs; for DWC it returns the number
-// of fallback elements and the first one's flat index (-1 when none).
-func (k *kernel) block(p *fusedParam, lo, hi int, sc *scratch) (fallbacks, first int) {
+// block computes elements [lo, hi) of parameter p into its outputs. It returns ok = false if an
+// input of the block (any client's mean or log-variance, zero weights included) is not finite. For
+// DWC it returns the number of fallback elements and the first one's flat index (-1 when none).
+//
+// Inputs are checked without a pass of their own where the rule reads them: a NaN or Inf in a row
+// that a weighted sum reads makes that sum non-finite (IEEE arithmetic: x*c, Inf+x, Inf-Inf, NaN),
+// and in a log-variance row that an exponential sum reads, it puts the exponent outside
+// ±fastmath.ExpSafe. When either shows, the whole block is checked; when an exponent was outside,
+// it is computed again with the exact shift. Rows no sum reads (zero weights, FedAvg's
+// log-variances, log-variances clamped under BFL-P) are checked first (kernel.unread).
+func (k *kernel) block(p *fusedParam, lo, hi int, sc *scratch) (fallbacks, first int, ok bool) {
+	unreadMu, unreadLv := k.unread(p)
+	if !allFiniteRows(p.mu, unreadMu, lo, hi) || !allFiniteRows(p.lv, unreadLv, lo, hi) {
+		return 0, -1, false
+	}
+	fallbacks, first, outside, suspect := k.compute(p, lo, hi, sc, false)
+	if outside > 0 || suspect {
+		if !allFiniteRows(p.mu, nil, lo, hi) || !allFiniteRows(p.lv, nil, lo, hi) {
+			return 0, -1, false
+		}
+		if outside > 0 {
+			fallbacks, first, _, _ = k.compute(p, lo, hi, sc, true)
+		}
+		// Otherwise the inputs are finite and a sum overflowed float32: the global is not finite,
+		// which the caller reports.
+	}
+	return fallbacks, first, true
+}
+
+// unread returns the clients whose mean and log-variance rows of parameter p the rule's sums do not
+// read, or read only clamped: block checks them on their own.
+func (k *kernel) unread(p *fusedParam) (mu, lv []int) {
+	if !p.gaussian {
+		return k.zeroW, k.all // deterministic parameters have no log-variance rows
+	}
+	switch {
+	case k.rule == AALV:
+		return k.zeroW, k.zeroW
+	case k.bflp:
+		return k.zeroMu, k.all
+	}
+	return k.zeroMu, k.zeroC
+}
+
+// compute is block's arithmetic, with shifts by the first client (exact: by the largest or smallest
+// log-variance). outside counts the exponents outside ±fastmath.ExpSafe; suspect reports a weighted
+// sum that is not finite.
+func (k *kernel) compute(p *fusedParam, lo, hi int, sc *scratch, exact bool) (fallbacks, first, outside int, suspect bool) {
 	first = -1
 	if !p.gaussian {
-		treeSum32(p.outMu[lo:hi], p.mu, k.w, lo, hi, sc)
+		suspect = !treeSum32(p.outMu[lo:hi], p.mu, k.w, lo, hi, sc)
 		return
 	}
 	n := hi - lo
 	outMu, outLv := p.outMu[lo:hi], p.outLv[lo:hi]
 	switch k.rule {
 	case AALV: // Ozer et al. (2022), Eq. 6.
-		treeSum32(outMu, p.mu, k.w, lo, hi, sc)
-		treeSum32(outLv, p.lv, k.w, lo, hi, sc)
+		suspect = !treeSum32(outMu, p.mu, k.w, lo, hi, sc)
+		suspect = !treeSum32(outLv, p.lv, k.w, lo, hi, sc) || suspect
 	case EAA, GAA, WB: // Ozer et al. (2022), Eqs. 4-5; Jamoussi et al., Eq. 9.
-		treeSum32(outMu, p.mu, k.w, lo, hi, sc)
+		suspect = !treeSum32(outMu, p.mu, k.w, lo, hi, sc)
 		if k.bflp && k.rule != WB {
 			k.bflpPartialSums(outLv, p.lv, lo, hi, sc)
-			return
+			break
 		}
 		scale := 1.0
 		if k.rule == WB { // log (sum w s)^2 = 2 log sum w exp(alpha/2)
 			scale = 0.5
 		}
-		k.varianceSum(p.lv, k.c, scale, lo, hi, sc)
+		outside = k.varianceSum(p.lv, k.c, scale, lo, hi, sc, exact)
 		for i := range outLv {
 			outLv[i] = float32(sc.m[i] + math.Log(sc.s[i])/scale)
 		}
 	case LP: // Fischer et al. (2024), Eqs. 12-14.
-		treeSum32(outMu, p.mu, k.w, lo, hi, sc)
-		k.varianceSum(p.lv, k.w, 1, lo, hi, sc)
+		suspect = !treeSum32(outMu, p.mu, k.w, lo, hi, sc)
+		outside = k.varianceSum(p.lv, k.w, 1, lo, hi, sc, exact)
 		g, d := sc.t[:n], sc.e[:n] // the float64 mean and the weighted squared deviations from it
 		clear(g)
 		for c, row := range p.mu {
@@ -129,18 +194,18 @@ func (k *kernel) block(p *fusedParam, lo, hi int, sc *scratch) (fallbacks, first
 			outLv[i] = float32(logAddExp64(sc.m[i]+math.Log(sc.s[i]), math.Log(d[i])))
 		}
 	case Conflation, CF, RKLB: // Fischer et al. (2024), Eqs. 15-16; Ozer et al. (2022), Eq. 8; Jamoussi et al., Eq. 8.
-		k.precisionSums(p, nil, lo, hi, sc)
+		outside, suspect = k.precisionSums(p, nil, lo, hi, sc, exact)
 		for i := range outLv {
 			outMu[i] = float32(sc.t[i] / sc.s[i])
 			outLv[i] = float32(sc.m[i] - math.Log(sc.s[i]))
 		}
 	case DWC: // Fischer et al. (2024), Eq. 17.
 		prevLv, prevMu := p.prevLv[lo:hi], p.prevMu[lo:hi]
-		k.precisionSums(p, prevLv, lo, hi, sc)
+		outside, suspect = k.precisionSums(p, prevLv, lo, hi, sc, exact)
 		km1 := float64(len(p.mu) - 1)
 		for i := range outLv {
 			m0, total, totalMu := sc.m[i], sc.s[i], sc.t[i]
-			rPrev := km1 * fastmath.Exp(m0-float64(prevLv[i]))
+			rPrev := km1 * sc.e[i]
 			s := total - rPrev
 			if s > DWCRelativeFloor*total {
 				outMu[i] = float32((totalMu - rPrev*float64(prevMu[i])) / s)
@@ -161,10 +226,44 @@ func (k *kernel) block(p *fusedParam, lo, hi int, sc *scratch) (fallbacks, first
 	return
 }
 
+// allFiniteRows reports whether rows[c][lo:hi] holds only finite values for every c in which (every
+// row when which is nil). It tests the float32 exponent bits (all ones for NaN and Inf) without
+// branches inside a row, as firstNonFinite.
+func allFiniteRows(rows [][]float32, which []int, lo, hi int) bool {
+	const exp = 0x7f800000
+	acc := uint32(0)
+	check := func(row []float32) {
+		for _, v := range row[lo:hi] {
+			acc |= (math.Float32bits(v)&exp + 0x00800000) & 0x80000000
+		}
+	}
+	if which == nil {
+		for _, row := range rows {
+			check(row)
+		}
+	}
+	for _, c := range which {
+		if c < len(rows) {
+			check(rows[c])
+		}
+	}
+	return acc == 0
+}
+
+// allFinite reports whether x holds only finite values.
+func allFinite(x []float64) bool {
+	acc := 0.0
+	for _, v := range x {
+		acc += v * 0 // 0 for finite v, NaN for NaN and ±Inf
+	}
+	return acc == 0
+}
+
 // treeSum32 sets dst to sum_c coef_c x_c over elements [lo, hi), bit for bit as weightedSum builds
 // it on a graph: terms x_c (coef 1) or float32(x_c * float32(coef_c)) (zero coefficients left out),
-// added in float32 pairwise, level by level, an odd last term carried to the next level.
-func treeSum32(dst []float32, xs [][]float32, coef []float64, lo, hi int, sc *scratch) {
+// added in float32 pairwise, level by level, an odd last term carried to the next level. It reports
+// whether dst is all finite.
+func treeSum32(dst []float32, xs [][]float32, coef []float64, lo, hi int, sc *scratch) (finite bool) {
 	n := hi - lo
 	rows := sc.tree[:0]
 	for c, x := range xs {
@@ -201,77 +300,102 @@ func treeSum32(dst []float32, xs [][]float32, coef []float64, lo, hi int, sc *sc
 	}
 	copy(dst, rows[0])
 	sc.tree = rows[:0]
+	acc := float32(0)
+	for _, v := range dst {
+		acc += v * 0
+	}
+	return acc == 0
 }
 
-// varianceSum sets sc.m to the largest clamped log-variance a_c of each element over the clients
-// with coef_c != 0, and sc.s to sum_c coef_c exp(scale (a_c - m)): the element's log-sum is
-// scale m + log s.
-func (k *kernel) varianceSum(lv [][]float32, coef []float64, scale float64, lo, hi int, sc *scratch) {
+// varianceSum sets sc.m to a shift m of each element and sc.s to sum_c coef_c exp(scale (a_c - m))
+// over the clients with coef_c != 0, a_c the clamped log-variances: the element's log-sum is
+// scale m + log s. The shift is the first such client's a_c, or with exact the largest a_c of the
+// element. It returns how many exponents lay outside ±fastmath.ExpSafe: when not 0, s may have
+// overflowed or lost terms, and the caller computes again with exact, whose exponents are all <= 0.
+func (k *kernel) varianceSum(lv [][]float32, coef []float64, scale float64, lo, hi int, sc *scratch, exact bool) (outside int) {
 	n := hi - lo
 	m, s, e := sc.m[:n], sc.s[:n], sc.e[:n]
-	firstRow := true
-	for c, row := range lv {
-		if coef[c] == 0 {
-			continue
-		}
-		if firstRow {
-			for i, v := range row[lo:hi] {
-				m[i] = float64(v)
-			}
-			firstRow = false
-			continue
-		}
-		for i, v := range row[lo:hi] {
-			m[i] = max(m[i], float64(v))
-		}
-	}
-	for i := range m {
-		m[i] = min(max(m[i], k.clampLo), k.clampHi) // the clamp is monotone: max of clamped = clamped max
-	}
+	k.shift(m, lv, coef, lo, hi, exact, false)
 	clear(s)
 	for c, row := range lv {
 		cc := coef[c]
 		if cc == 0 {
 			continue
 		}
-		for i, v := range row[lo:hi] {
-			e[i] = scale * (min(max(float64(v), k.clampLo), k.clampHi) - m[i])
+		row = row[lo:hi]
+		switch {
+		case exact || k.bflp:
+			for i, v := range row {
+				e[i] = scale * (min(max(float64(v), k.clampLo), k.clampHi) - m[i])
+			}
+			outside += fastmath.ExpTo(e, e)
+			for i, v := range e {
+				s[i] += cc * v
+			}
+		default: // one loop, the exponential inlined
+			m, s := m[:len(row)], s[:len(row)]
+			for i, v := range row {
+				x := scale * (float64(v) - m[i])
+				if !fastmath.InSafeRange(x) {
+					outside++
+				}
+				s[i] += cc * fastmath.ExpCore(x)
+			}
 		}
-		fastmath.ExpTo(e, e)
-		for i := range s {
-			s[i] += cc * e[i]
+	}
+	return outside
+}
+
+// shift sets m to each element's shift over the rows with coef != 0, clamped to
+// [k.clampLo, k.clampHi]: the first such row's value, or with exact the largest (smallest with
+// smallest) of them.
+func (k *kernel) shift(m []float64, rows [][]float32, coef []float64, lo, hi int, exact, smallest bool) {
+	firstRow := true
+	for c, row := range rows {
+		if coef[c] == 0 {
+			continue
+		}
+		row = row[lo:hi]
+		switch {
+		case firstRow:
+			for i, v := range row {
+				m[i] = float64(v)
+			}
+			firstRow = false
+		case smallest:
+			for i, v := range row {
+				m[i] = min(m[i], float64(v))
+			}
+		default:
+			for i, v := range row {
+				m[i] = max(m[i], float64(v))
+			}
+		}
+		if !exact {
+			break
+		}
+	}
+	if k.bflp {
+		for i := range m {
+			m[i] = min(max(m[i], k.clampLo), k.clampHi) // monotone: the max of clamped values is the clamped max
 		}
 	}
 }
 
-// precisionSums sets, for each element, sc.m to m0, the smallest clamped log-variance a_c over the
-// clients with k.c != 0 (and extra, the previous global's log-variance, unclamped, when not nil),
-// sc.s to sum_c c_c r_c and sc.t to sum_c c_c r_c mu_c, with r_c = exp(m0 - a_c) the client's
-// precision relative to 1/exp(m0).
-func (k *kernel) precisionSums(p *fusedParam, extra []float32, lo, hi int, sc *scratch) {
+// precisionSums sets, for each element, sc.m to a shift m0, sc.s to sum_c c_c r_c and sc.t to
+// sum_c c_c r_c mu_c over the clients with k.c != 0, with r_c = exp(m0 - a_c) the client's precision
+// times exp(m0) (a_c the clamped log-variance), and, when extra (the previous global's log-variance,
+// unclamped) is not nil, sc.e to exp(m0 - extra). The shift is the first such client's a_c, or with
+// exact the smallest a_c and extra of the element. It returns how many exponents lay outside
+// ±fastmath.ExpSafe (see varianceSum) and whether some sum is not finite.
+func (k *kernel) precisionSums(p *fusedParam, extra []float32, lo, hi int, sc *scratch, exact bool) (outside int, suspect bool) {
 	n := hi - lo
 	m, s, t, e := sc.m[:n], sc.s[:n], sc.t[:n], sc.e[:n]
-	firstRow := true
-	for c, row := range p.lv {
-		if k.c[c] == 0 {
-			continue
-		}
-		if firstRow {
-			for i, v := range row[lo:hi] {
-				m[i] = float64(v)
-			}
-			firstRow = false
-			continue
-		}
-		for i, v := range row[lo:hi] {
+	k.shift(m, p.lv, k.c, lo, hi, exact, true)
+	if exact {
+		for i, v := range extra {
 			m[i] = min(m[i], float64(v))
 		}
-	}
-	for i := range m {
-		m[i] = min(max(m[i], k.clampLo), k.clampHi)
-	}
-	for i, v := range extra {
-		m[i] = min(m[i], float64(v))
 	}
 	clear(s)
 	clear(t)
@@ -280,18 +404,39 @@ func (k *kernel) precisionSums(p *fusedParam, extra []float32, lo, hi int, sc *s
 		if cc == 0 {
 			continue
 		}
-		for i, v := range row[lo:hi] {
-			e[i] = m[i] - min(max(float64(v), k.clampLo), k.clampHi)
-		}
-		fastmath.ExpTo(e, e)
-		mu := p.mu[c][lo:hi]
-		mu = mu[:len(e)]
-		for i, r := range e {
-			r *= cc
-			s[i] += r
-			t[i] += r * float64(mu[i])
+		row, mu := row[lo:hi], p.mu[c][lo:hi]
+		switch {
+		case exact || k.bflp:
+			for i, v := range row {
+				e[i] = m[i] - min(max(float64(v), k.clampLo), k.clampHi)
+			}
+			outside += fastmath.ExpTo(e, e)
+			mu = mu[:len(e)]
+			for i, r := range e {
+				r *= cc
+				s[i] += r
+				t[i] += r * float64(mu[i])
+			}
+		default: // one loop, the exponential inlined
+			m, s, t, mu := m[:len(row)], s[:len(row)], t[:len(row)], mu[:len(row)]
+			for i, v := range row {
+				x := m[i] - float64(v)
+				if !fastmath.InSafeRange(x) {
+					outside++
+				}
+				r := cc * fastmath.ExpCore(x)
+				s[i] += r
+				t[i] += r * float64(mu[i])
+			}
 		}
 	}
+	if extra != nil {
+		for i, v := range extra {
+			e[i] = m[i] - float64(v)
+		}
+		outside += fastmath.ExpTo(e, e)
+	}
+	return outside, !allFinite(s) || !allFinite(t)
 }
 
 // bflpPartialSums sets dst to BFL-P's log-variance of EAA and GAA (bflp.go): the clients' clamped

@@ -23,7 +23,8 @@ var fusedModel = []paramSpec{
 }
 
 // fusedClients draws K clients of fusedModel and a previous global: means N(0, 3^2), log-variances
-// uniform on [-18.4, 9.2] (variances 1e-8 to 1e4), and at a few elements log-variances of ±80.
+// uniform on [-18.4, 9.2] (variances 1e-8 to 1e4), and at a few elements log-variances up to ±80
+// and up to ±350 (more than fastmath.ExpSafe apart, and e^-700 is still a normal float64).
 func fusedClients(rng *rand.Rand, K int) (clients []*posterior.Posterior, prev *posterior.Posterior) {
 	draw := func() *posterior.Posterior {
 		p := &posterior.Posterior{}
@@ -36,8 +37,11 @@ func fusedClients(rng *rand.Rand, K int) (clients []*posterior.Posterior, prev *
 			for i := range mu {
 				mu[i] = float32(rng.NormFloat64() * 3)
 				lv[i] = float32(rng.Float64()*27.6 - 18.4)
-				if i%997 == 5 {
+				switch i % 997 {
+				case 5:
 					lv[i] = float32(160*rng.Float64() - 80)
+				case 7: // beyond fastmath.ExpSafe apart: the kernels' exact path
+					lv[i] = float32(700*rng.Float64() - 350)
 				}
 			}
 			q := posterior.Param{Name: s.name, Mean: tensors.FromFlatDataAndDimensions(mu, s.dims...)}
@@ -350,6 +354,40 @@ func TestBlockSize(t *testing.T) {
 	for _, tc := range []struct{ K, want int }{{1, maxBlock}, {8, 4096}, {10, 3264}, {100, 320}, {1000, minBlock}} {
 		if got := blockSize(tc.K); got != tc.want {
 			t.Errorf("blockSize(%d) = %d, want %d", tc.K, got, tc.want)
+		}
+	}
+}
+
+// TestFusedNonFinite puts one NaN or Inf into a client's mean or log-variance, in a weighted and in a
+// zero-weight client, and checks that every rule, in the papers' form and under BFL-P, reports it
+// by client, parameter and element, whichever of the kernels' checks finds it.
+func TestFusedNonFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	K := 4
+	w := []float64{0.5, 0.25, 0, 0.25}
+	for _, client := range []int{1, 2} {
+		for _, field := range []string{"mean", "log-variance"} {
+			for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+				clients, prev := fusedClients(rng, K)
+				p := 1 // "/a/weights", Gaussian; element 4500 lies in the second block
+				x := clients[client].Params[p].Mean
+				if field == "log-variance" {
+					x = clients[client].Params[p].LogVar
+				}
+				_ = tensors.MutableFlatData(x, func(f []float32) { f[4500] = bad })
+				want := fmt.Sprintf(`client %d: parameter "/a/weights": %s[4500] (flat index) is %v`, client, field, bad)
+				for _, bflp := range []bool{false, true} {
+					for _, rule := range Rules() {
+						if rule == PPA {
+							continue
+						}
+						_, err := Posteriors(rule, clients, w, Options{PreviousGlobal: prev, BFLP: bflp})
+						if err == nil || !strings.Contains(err.Error(), want) {
+							t.Errorf("%s (BFLP %v), %v in client %d %s: error %v, want %q", rule, bflp, bad, client, field, err, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }

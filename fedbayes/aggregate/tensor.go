@@ -42,9 +42,6 @@ func PosteriorsWithReport(rule Rule, clients []*posterior.Posterior, weights []f
 	if err := posterior.CheckCompatible(clients); err != nil {
 		return nil, Report{}, fmt.Errorf("aggregate: %w", err)
 	}
-	if err := checkFiniteClients(clients, false); err != nil {
-		return nil, Report{}, err
-	}
 	return aggregateTensors(rule, clients, false, weights, opt)
 }
 
@@ -77,13 +74,11 @@ func StackedWithReport(rule Rule, stacked *posterior.Posterior, weights []float6
 				p.Name, d, stacked.Params[0].Name, K)
 		}
 	}
-	if err := checkFiniteClients([]*posterior.Posterior{stacked}, true); err != nil {
-		return nil, Report{}, err
-	}
 	return aggregateTensors(rule, []*posterior.Posterior{stacked}, true, weights, opt)
 }
 
-// aggregateTensors checks the arguments and runs the fused kernels or the graph. With stacked, clients holds one posterior with a client axis.
+// aggregateTensors checks the arguments and runs the fused kernels or the graph; either checks that
+// every client mean and log-variance is finite (an error names the first that is not). With stacked, clients holds one posterior with a client axis.
 func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, weights []float64, opt Options) (
 	*posterior.Posterior, Report, error) {
 	if _, err := ParseRule(string(rule)); err != nil {
@@ -128,7 +123,10 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 		}
 	}
 	if rule != PPA && !opt.Graph {
-		return fusedTensors(rule, clients, stacked, w, opt)
+		return fusedTensors(rule, clients, stacked, w, opt) // it checks that the clients are finite
+	}
+	if err := checkFiniteClients(clients, stacked); err != nil {
+		return nil, report, err
 	}
 	be := opt.Backend
 	if be == nil {

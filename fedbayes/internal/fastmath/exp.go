@@ -7,73 +7,75 @@ package fastmath
 
 import "math"
 
-// exp2Table holds the bits of 2^(j/32) for j < 32 (exact to the last float64 bit).
-var exp2Table = func() (t [32]uint64) {
+// exp2Table holds the bits of 2^(j/256) for j < 256 (exact to the last float64 bit). Entry 8j is
+// 2^(j/32), the table of Exp32.
+var exp2Table = func() (t [256]uint64) {
 	for j := range t {
-		t[j] = math.Float64bits(math.Exp2(float64(j) / 32))
+		t[j] = math.Float64bits(math.Exp2(float64(j) / 256))
 	}
 	return
 }()
 
-// Constants of the reduction x = (32k + j) ln2/32 + r.
+// Constants of the reductions x = (N k + j) ln2/N + r, N = 256 (Exp, ExpTo) or 32 (Exp32).
 const (
-	shifter = 0x1.8p52 // 1.5 * 2^52: adding it rounds to an integer in the low bits
-	invLn2  = 32 / math.Ln2
-	ln2By32 = math.Ln2 / 32
+	shifter  = 0x1.8p52 // 1.5 * 2^52: adding it rounds to an integer in the low bits
+	invLn2   = 256 / math.Ln2
+	invLn232 = 32 / math.Ln2
+	ln2By32  = math.Ln2 / 32
 )
 
-// ln2By32Hi and ln2By32Lo split ln2/32 so that n*ln2By32Hi is exact for |n| < 2^21 (Cody & Waite):
-// fdlibm's ln2_hi (the top 32 bits of ln2) and ln2_lo (the rest, to float64 precision), over 32.
+// ln2By256Hi and ln2By256Lo split ln2/256 so that n*ln2By256Hi is exact for |n| < 2^21 (Cody &
+// Waite): fdlibm's ln2_hi (the top 32 bits of ln2) and ln2_lo (the rest, to float64 precision), over
+// 256.
 const (
-	ln2By32Hi = 6.93147180369123816490e-01 / 32
-	ln2By32Lo = 1.90821492927058770002e-10 / 32
+	ln2By256Hi = 6.93147180369123816490e-01 / 256
+	ln2By256Lo = 1.90821492927058770002e-10 / 256
 )
 
-// Range of Exp's table path: below expMin the result is subnormal (or 0), above expMax it overflows;
-// both go to math.Exp, as does NaN.
-const (
-	expMin = -708.0
-	expMax = 709.0
-)
+// ExpSafe bounds the arguments of ExpTo's table path: it handles [-ExpSafe, ExpSafe] (where a sum
+// of many results can neither overflow nor lose terms to subnormals) and counts the others.
+const ExpSafe = 512
 
-// Exp returns e^x in float64 with a relative error below 5e-15 (math.Exp: about 1e-16). It agrees
+// Exp returns e^x in float64 with a relative error below 5e-16 (math.Exp: about 1e-16). It agrees
 // with math.Exp on NaN, ±Inf, overflow and underflow.
 func Exp(x float64) float64 {
-	if !(x >= expMin && x <= expMax) {
+	if !InSafeRange(x) {
 		return math.Exp(x)
 	}
-	return expTable(x)
+	return ExpCore(x)
 }
 
-// expTable is Exp for x in [expMin, expMax]: n = round(32 x/ln2) (by adding shifter, which rounds
-// in the FPU), r = x - n ln2/32 in two steps (|r| <= ln2/64), e^r by its degree-5 Taylor
-// polynomial (truncation error below 3e-15 relative), and 2^(n/32) from the table and the exponent
-// bits.
-func expTable(x float64) float64 {
+// InSafeRange reports whether x lies in [-ExpSafe, ExpSafe] (false for NaN).
+func InSafeRange(x float64) bool { return x >= -ExpSafe && x <= ExpSafe }
+
+// ExpCore is e^x for |x| <= ExpSafe, without the range check: any other x (NaN included) gives a
+// meaningless value, never a panic. It is small enough for the compiler to inline into a caller's
+// loop, which checks the range (InSafeRange) as it needs. n = round(256 x/ln2) (by adding shifter,
+// which rounds in the FPU), r = x - n ln2/256 in two steps (|r| <= ln2/512), e^r by its degree-4
+// Taylor polynomial (truncation error below 4e-17 relative), and 2^(n/256) from the table and the
+// exponent bits (the low bits of t hold n in two's complement).
+func ExpCore(x float64) float64 {
 	t := x*invLn2 + shifter
-	n := int64(int32(math.Float64bits(t)))
 	nf := t - shifter
-	r := (x - nf*ln2By32Hi) - nf*ln2By32Lo
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	return p * math.Float64frombits(exp2Table[n&31]+uint64(n>>5)<<52)
+	r := (x - nf*ln2By256Hi) - nf*ln2By256Lo
+	n := math.Float64bits(t)
+	return (1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24))))) * math.Float64frombits(exp2Table[n&255]+(n>>8)<<52)
 }
 
-// ExpTo sets dst[i] = Exp(x[i]) for every i < len(x); dst may be x itself. It panics if dst is
+// ExpTo sets dst[i] = Exp(x[i]) for every i < len(x) (dst may be x itself) and returns how many
+// x[i] lie outside [-ExpSafe, ExpSafe] or are NaN (those go to math.Exp). It panics if dst is
 // shorter than x.
-func ExpTo(dst, x []float64) {
+func ExpTo(dst, x []float64) (outside int) {
 	dst = dst[:len(x)]
 	for i, v := range x {
-		if !(v >= expMin && v <= expMax) {
+		if !InSafeRange(v) {
 			dst[i] = math.Exp(v)
+			outside++
 			continue
 		}
-		t := v*invLn2 + shifter
-		n := int64(int32(math.Float64bits(t)))
-		nf := t - shifter
-		r := (v - nf*ln2By32Hi) - nf*ln2By32Lo
-		p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-		dst[i] = p * math.Float64frombits(exp2Table[n&31]+uint64(n>>5)<<52)
+		dst[i] = ExpCore(v)
 	}
+	return outside
 }
 
 // Exp32 is e^x for float32, computed in float64 as 2^k 2^(j/32) e^r, with k and j from rounding
@@ -92,10 +94,11 @@ func Exp32(x float32) float32 {
 	case x < -104:
 		return 0
 	}
-	t := float64(x)*invLn2 + shifter
+	t := float64(x)*invLn232 + shifter
 	n := int64(int32(math.Float64bits(t))) // the rounded value of x*32/ln2
 	r := float64(x) - (t-shifter)*ln2By32
 	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	scale := math.Float64frombits(exp2Table[n&31] + uint64(n>>5)<<52)
+	scale := math.Float64frombits(exp2Table[(n&31)*8] + uint64(n>>5)<<52)
 	return float32(p * scale)
 }
+

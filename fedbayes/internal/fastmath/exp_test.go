@@ -20,16 +20,20 @@ func TestExp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var xs []float64
 	for range 200_000 {
-		xs = append(xs, expMin+(expMax-expMin)*rng.Float64())
+		xs = append(xs, -720+1440*rng.Float64())
 	}
 	for range 50_000 {
 		xs = append(xs, 20*rng.Float64()-10, -rng.Float64()*1e-3, math.Ldexp(rng.Float64(), -40))
 	}
-	xs = append(xs, 0, -0.0, 1, -1, expMin, expMax, math.Ln2/64, -math.Ln2/64, 88.8, -104, -700.5, 708.9)
+	xs = append(xs, 0, -0.0, 1, -1, ExpSafe, -ExpSafe, math.Ln2/512, -math.Ln2/512, 88.8, -104, -700.5, 708.9)
 	got := make([]float64, len(xs))
-	ExpTo(got, xs)
+	outside := ExpTo(got, xs)
+	wantOutside := 0
 	worst, at := 0.0, 0.0
 	for i, x := range xs {
+		if math.Abs(x) > ExpSafe {
+			wantOutside++
+		}
 		want := math.Exp(x)
 		if e := relErr(Exp(x), want); e > worst {
 			worst, at = e, x
@@ -38,8 +42,11 @@ func TestExp(t *testing.T) {
 			t.Fatalf("ExpTo(%v) = %v, Exp = %v", x, got[i], Exp(x))
 		}
 	}
-	if worst > 5e-15 {
-		t.Errorf("largest relative error %g at x = %v, want <= 5e-15", worst, at)
+	if outside != wantOutside {
+		t.Errorf("ExpTo counted %d arguments outside ±ExpSafe, want %d", outside, wantOutside)
+	}
+	if worst > 1e-15 {
+		t.Errorf("largest relative error %g at x = %v, want <= 1e-15", worst, at)
 	}
 	t.Logf("largest relative error against math.Exp: %.3g (at %v)", worst, at)
 
@@ -61,9 +68,8 @@ func TestExp(t *testing.T) {
 		t.Errorf("Exp(NaN) is not NaN")
 	}
 	in := []float64{math.NaN(), 1, math.Inf(-1)}
-	ExpTo(in, in) // in place
-	if !math.IsNaN(in[0]) || in[1] != Exp(1) || in[2] != 0 {
-		t.Errorf("ExpTo in place: %v", in)
+	if n := ExpTo(in, in); n != 2 || !math.IsNaN(in[0]) || in[1] != Exp(1) || in[2] != 0 { // in place
+		t.Errorf("ExpTo in place: %v, %d outside", in, n)
 	}
 }
 
