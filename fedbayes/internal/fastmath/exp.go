@@ -101,4 +101,3 @@ func Exp32(x float32) float32 {
 	scale := math.Float64frombits(exp2Table[(n&31)*8] + uint64(n>>5)<<52)
 	return float32(p * scale)
 }
-
