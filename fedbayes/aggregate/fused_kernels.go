@@ -113,7 +113,7 @@ func (k *kernel) block(p *fusedParam, lo, hi int, sc *scratch) (fallbacks, first
 	}
 	fallbacks, first, outside, suspect := k.compute(p, lo, hi, sc, false)
 	if outside > 0 || suspect {
-		if !allFiniteRows(p.mu, nil, lo, hi) || !allFiniteRows(p.lv, nil, lo, hi) {
+		if !allFiniteRows(p.mu, k.all, lo, hi) || !allFiniteRows(p.lv, k.all, lo, hi) {
 			return 0, -1, false
 		}
 		if outside > 0 {
@@ -226,28 +226,34 @@ func (k *kernel) compute(p *fusedParam, lo, hi int, sc *scratch, exact bool) (fa
 	return
 }
 
-// allFiniteRows reports whether rows[c][lo:hi] holds only finite values for every c in which (every
-// row when which is nil). It tests the float32 exponent bits (all ones for NaN and Inf) without
+// allFiniteRows reports whether rows[c][lo:hi] holds only finite values for every c in which (rows
+// may be nil: no log-variances). It tests the float32 exponent bits (all ones for NaN and Inf) without
 // branches inside a row, as firstNonFinite.
 func allFiniteRows(rows [][]float32, which []int, lo, hi int) bool {
-	const exp = 0x7f800000
 	acc := uint32(0)
-	check := func(row []float32) {
-		for _, v := range row[lo:hi] {
-			acc |= (math.Float32bits(v)&exp + 0x00800000) & 0x80000000
-		}
-	}
-	if which == nil {
-		for _, row := range rows {
-			check(row)
-		}
-	}
 	for _, c := range which {
 		if c < len(rows) {
-			check(rows[c])
+			acc |= nonFiniteBits(rows[c][lo:hi])
 		}
 	}
 	return acc == 0
+}
+
+// nonFiniteBits returns 0 when every value of x is finite, else a non-zero value: per value, the
+// carry of exponent+1 reaches bit 31 only when all exponent bits are set (NaN, ±Inf). Two
+// accumulators, kept in registers, halve the dependency chain.
+func nonFiniteBits(x []float32) uint32 {
+	const exp = 0x7f800000
+	var a, b uint32
+	i := 0
+	for ; i+2 <= len(x); i += 2 {
+		a |= (math.Float32bits(x[i])&exp + 0x00800000) & 0x80000000
+		b |= (math.Float32bits(x[i+1])&exp + 0x00800000) & 0x80000000
+	}
+	for ; i < len(x); i++ {
+		a |= (math.Float32bits(x[i])&exp + 0x00800000) & 0x80000000
+	}
+	return a | b
 }
 
 // allFinite reports whether x holds only finite values.
@@ -285,7 +291,7 @@ func treeSum32(dst []float32, xs [][]float32, coef []float64, lo, hi int, sc *sc
 		half := len(rows) / 2
 		for q := range half {
 			a, b, out := rows[2*q], rows[2*q+1], sc.rows[q][:n]
-			b = b[:len(a)]
+			b, out = b[:len(a)], out[:len(a)]
 			for i := range a {
 				out[i] = a[i] + b[i]
 			}

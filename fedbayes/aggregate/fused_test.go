@@ -351,7 +351,7 @@ func clone(t *testing.T, p *posterior.Posterior) *posterior.Posterior {
 
 // TestBlockSize checks the block sizes: aligned, within bounds, and a tile near fusedTileBytes.
 func TestBlockSize(t *testing.T) {
-	for _, tc := range []struct{ K, want int }{{1, maxBlock}, {8, 4096}, {10, 3264}, {100, 320}, {1000, minBlock}} {
+	for _, tc := range []struct{ K, want int }{{1, maxBlock}, {16, 4096}, {20, 3264}, {100, 640}, {2000, minBlock}} {
 		if got := blockSize(tc.K); got != tc.want {
 			t.Errorf("blockSize(%d) = %d, want %d", tc.K, got, tc.want)
 		}
