@@ -28,6 +28,7 @@ type kernel struct {
 	bflp   bool // Options.BFLP: clamp the log-variances (all rules but AALV), partial sums in EAA and GAA
 	// clampLo and clampHi bound the log-variances the rule reads: BFL-P's clamp, or ±Inf.
 	clampLo, clampHi float64
+	ref              int // the client with the largest weight (the first of them)
 	// Client lists for kernel.unread: w = 0, c = 0, the mean rows the Gaussian form does not read,
 	// and every client.
 	zeroW, zeroC, zeroMu, all []int
@@ -66,6 +67,9 @@ func newKernel(rule Rule, w []float64, opt Options) *kernel {
 		muCoef = k.c
 	}
 	for i := range w {
+		if w[i] > w[k.ref] {
+			k.ref = i
+		}
 		if w[i] == 0 {
 			k.zeroW = append(k.zeroW, i)
 		}
@@ -82,14 +86,15 @@ func newKernel(rule Rule, w []float64, opt Options) *kernel {
 
 // scratch is one goroutine's working memory for blocks of up to size elements.
 type scratch struct {
-	m, s, t, e []float64 // shift, sums, exponentials
-	rows       [][]float32
-	tree       [][]float32
+	m, s, t, e, q, r []float64 // shift, sums, exponentials, LP's moments and reference
+	rows             [][]float32
+	tree             [][]float32
 }
 
 func newScratch(K, size int) *scratch {
 	sc := &scratch{m: make([]float64, size), s: make([]float64, size), t: make([]float64, size),
-		e: make([]float64, size), rows: make([][]float32, K), tree: make([][]float32, 0, K)}
+		e: make([]float64, size), q: make([]float64, size), r: make([]float64, size),
+		rows: make([][]float32, K), tree: make([][]float32, 0, K)}
 	for k := range sc.rows {
 		sc.rows[k] = make([]float32, size)
 	}
@@ -149,7 +154,6 @@ func (k *kernel) compute(p *fusedParam, lo, hi int, sc *scratch, exact bool) (fa
 		suspect = !treeSum32(p.outMu[lo:hi], p.mu, k.w, lo, hi, sc)
 		return
 	}
-	n := hi - lo
 	outMu, outLv := p.outMu[lo:hi], p.outLv[lo:hi]
 	switch k.rule {
 	case AALV: // Ozer et al. (2022), Eq. 6.
@@ -171,27 +175,10 @@ func (k *kernel) compute(p *fusedParam, lo, hi int, sc *scratch, exact bool) (fa
 		}
 	case LP: // Fischer et al. (2024), Eqs. 12-14.
 		suspect = !treeSum32(outMu, p.mu, k.w, lo, hi, sc)
-		outside = k.varianceSum(p.lv, k.w, 1, lo, hi, sc, exact)
-		g, d := sc.t[:n], sc.e[:n] // the float64 mean and the weighted squared deviations from it
-		clear(g)
-		for c, row := range p.mu {
-			if wc := k.w[c]; wc != 0 {
-				for i, v := range row[lo:hi] {
-					g[i] += wc * float64(v)
-				}
-			}
-		}
-		clear(d)
-		for c, row := range p.mu {
-			if wc := k.w[c]; wc != 0 {
-				for i, v := range row[lo:hi] {
-					dv := float64(v) - g[i]
-					d[i] += wc * dv * dv
-				}
-			}
-		}
+		outside = k.lpSums(p, lo, hi, sc, exact)
 		for i := range outLv {
-			outLv[i] = float32(logAddExp64(sc.m[i]+math.Log(sc.s[i]), math.Log(d[i])))
+			d := max(sc.q[i]-sc.t[i]*sc.t[i], 0) // sum_c w_c (mu_c - mean)^2
+			outLv[i] = float32(logAddExp64(sc.m[i]+math.Log(sc.s[i]), math.Log(d)))
 		}
 	case Conflation, CF, RKLB: // Fischer et al. (2024), Eqs. 15-16; Ozer et al. (2022), Eq. 8; Jamoussi et al., Eq. 8.
 		outside, suspect = k.precisionSums(p, nil, lo, hi, sc, exact)
@@ -347,6 +334,57 @@ func (k *kernel) varianceSum(lv [][]float32, coef []float64, scale float64, lo, 
 				}
 				s[i] += cc * fastmath.ExpCore(x)
 			}
+		}
+	}
+	return outside
+}
+
+// lpSums is varianceSum for LP (coefficients w, scale 1) that also sets sc.t to
+// sum_c w_c (mu_c - ref) and sc.q to sum_c w_c (mu_c - ref)^2, ref the mean of the client with the
+// largest weight, in the same loop over the clients. The weighted squared deviation from the mean is
+// q - t^2, computed in float64 from float32 inputs: since it is at least w_ref t^2, the cancellation
+// costs at most a factor 1 + 1/w_ref <= 1 + K of float64 precision.
+func (k *kernel) lpSums(p *fusedParam, lo, hi int, sc *scratch, exact bool) (outside int) {
+	n := hi - lo
+	ref, t, q := sc.r[:n], sc.t[:n], sc.q[:n]
+	for i, v := range p.mu[k.ref][lo:hi] {
+		ref[i] = float64(v)
+	}
+	clear(t)
+	clear(q)
+	if exact || k.bflp {
+		outside = k.varianceSum(p.lv, k.w, 1, lo, hi, sc, exact)
+		for c, row := range p.mu {
+			if wc := k.w[c]; wc != 0 {
+				for i, v := range row[lo:hi] {
+					d := float64(v) - ref[i]
+					t[i] += wc * d
+					q[i] += wc * d * d
+				}
+			}
+		}
+		return outside
+	}
+	m, s := sc.m[:n], sc.s[:n]
+	k.shift(m, p.lv, k.w, lo, hi, false, false)
+	clear(s)
+	for c, row := range p.lv {
+		wc := k.w[c]
+		if wc == 0 {
+			continue
+		}
+		row, mu := row[lo:hi], p.mu[c][lo:hi]
+		m, s, t, q, ref, mu := m[:len(row)], s[:len(row)], t[:len(row)], q[:len(row)], ref[:len(row)], mu[:len(row)]
+		for i, v := range row {
+			x := float64(v) - m[i]
+			if !fastmath.InSafeRange(x) {
+				outside++
+			}
+			s[i] += wc * fastmath.ExpCore(x)
+			d := float64(mu[i]) - ref[i]
+			wd := wc * d
+			t[i] += wd
+			q[i] += wd * d
 		}
 	}
 	return outside

@@ -391,3 +391,30 @@ func TestFusedNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedLPNearEqualMeans checks LP where the clients' means agree to a few float32 units around
+// 1000 and their variances are tiny, so that the spread of the means, computed as a difference of
+// moments (lpSums), is nearly all of the variance: within 1e-6 of float64 in the log-variance.
+func TestFusedLPNearEqualMeans(t *testing.T) {
+	K := 5
+	var clients []*posterior.Posterior
+	for k := range K {
+		mu := []float32{1000 + float32(k)*1e-4, -3e4 + float32(k*k)*4e-3, 7}
+		lv := []float32{-30, -25, -40}
+		clients = append(clients, &posterior.Posterior{Params: []posterior.Param{{Name: "/w",
+			Mean: tensors.FromFlatDataAndDimensions(mu, 3), LogVar: tensors.FromFlatDataAndDimensions(lv, 3)}}})
+	}
+	w := []float64{0.1, 0.3, 0.2, 0.15, 0.25}
+	out, err := Posteriors(LP, clients, w, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	els := newElements(t, clients, false)
+	lv := flat(t, out.Params[0].LogVar)
+	for i := range lv {
+		want, _ := Scalar(LP, els.at(0, i), w, Options{})
+		if d := math.Abs(float64(lv[i]) - math.Log(want.Var)); d > 1e-6*math.Max(1, math.Abs(math.Log(want.Var))) {
+			t.Errorf("element %d: log-variance %v, float64 %v", i, lv[i], math.Log(want.Var))
+		}
+	}
+}
