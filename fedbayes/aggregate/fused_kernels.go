@@ -325,15 +325,10 @@ func (k *kernel) varianceSum(lv [][]float32, coef []float64, scale float64, lo, 
 			for i, v := range e {
 				s[i] += cc * v
 			}
-		default: // one loop, the exponential inlined
-			m, s := m[:len(row)], s[:len(row)]
-			for i, v := range row {
-				x := scale * (float64(v) - m[i])
-				if !fastmath.InSafeRange(x) {
-					outside++
-				}
-				s[i] += cc * fastmath.ExpCore(x)
-			}
+		case scale == 1:
+			outside += addExpRow(s, m, row, cc)
+		default:
+			outside += addExpRowScaled(s, m, row, cc, scale)
 		}
 	}
 	return outside
@@ -373,21 +368,80 @@ func (k *kernel) lpSums(p *fusedParam, lo, hi int, sc *scratch, exact bool) (out
 		if wc == 0 {
 			continue
 		}
-		row, mu := row[lo:hi], p.mu[c][lo:hi]
-		m, s, t, q, ref, mu := m[:len(row)], s[:len(row)], t[:len(row)], q[:len(row)], ref[:len(row)], mu[:len(row)]
-		for i, v := range row {
-			x := float64(v) - m[i]
-			if !fastmath.InSafeRange(x) {
-				outside++
-			}
-			s[i] += wc * fastmath.ExpCore(x)
-			d := float64(mu[i]) - ref[i]
-			wd := wc * d
-			t[i] += wd
-			q[i] += wd * d
-		}
+		outside += addLPRow(s, t, q, m, ref, row[lo:hi], p.mu[c][lo:hi], wc)
 	}
 	return outside
+}
+
+// The row kernels below are the inner loops of the fast path: one client row of a block, the
+// exponential inlined. Each is a function of its own so that the compiler keeps its few variables
+// in registers. They return 1 if some exponent lay outside ±fastmath.ExpSafe (or was NaN), else 0:
+// the largest |x| is tracked by its bits, which order non-negative floats as their values do, with
+// +Inf and NaN above every finite value.
+
+// expSafeBits holds the bits of fastmath.ExpSafe.
+var expSafeBits = math.Float64bits(fastmath.ExpSafe)
+
+// outsideSafe returns 1 if the bits of the largest |x| exceed expSafeBits, else 0.
+func outsideSafe(absMax uint64) int {
+	if absMax > expSafeBits {
+		return 1
+	}
+	return 0
+}
+
+// addExpRow adds c exp(row[i] - m[i]) to s[i].
+func addExpRow(s, m []float64, row []float32, c float64) int {
+	var absMax uint64
+	s, m = s[:len(row)], m[:len(row)]
+	for i, v := range row {
+		x := float64(v) - m[i]
+		absMax = max(absMax, math.Float64bits(x)&^(1<<63))
+		s[i] += c * fastmath.ExpCore(x)
+	}
+	return outsideSafe(absMax)
+}
+
+// addExpRowScaled adds c exp(scale (row[i] - m[i])) to s[i].
+func addExpRowScaled(s, m []float64, row []float32, c, scale float64) int {
+	var absMax uint64
+	s, m = s[:len(row)], m[:len(row)]
+	for i, v := range row {
+		x := scale * (float64(v) - m[i])
+		absMax = max(absMax, math.Float64bits(x)&^(1<<63))
+		s[i] += c * fastmath.ExpCore(x)
+	}
+	return outsideSafe(absMax)
+}
+
+// addPrecisionRow adds r = c exp(m[i] - row[i]) to s[i] and r mu[i] to t[i].
+func addPrecisionRow(s, t, m []float64, row, mu []float32, c float64) int {
+	var absMax uint64
+	s, t, m, mu = s[:len(row)], t[:len(row)], m[:len(row)], mu[:len(row)]
+	for i, v := range row {
+		x := m[i] - float64(v)
+		absMax = max(absMax, math.Float64bits(x)&^(1<<63))
+		r := c * fastmath.ExpCore(x)
+		s[i] += r
+		t[i] += r * float64(mu[i])
+	}
+	return outsideSafe(absMax)
+}
+
+// addLPRow adds w exp(row[i] - m[i]) to s[i], w d to t[i] and w d^2 to q[i], d = mu[i] - ref[i].
+func addLPRow(s, t, q, m, ref []float64, row, mu []float32, w float64) int {
+	var absMax uint64
+	s, t, q, m, ref, mu = s[:len(row)], t[:len(row)], q[:len(row)], m[:len(row)], ref[:len(row)], mu[:len(row)]
+	for i, v := range row {
+		x := float64(v) - m[i]
+		absMax = max(absMax, math.Float64bits(x)&^(1<<63))
+		s[i] += w * fastmath.ExpCore(x)
+		d := float64(mu[i]) - ref[i]
+		wd := w * d
+		t[i] += wd
+		q[i] += wd * d
+	}
+	return outsideSafe(absMax)
 }
 
 // shift sets m to each element's shift over the rows with coef != 0, clamped to
@@ -461,17 +515,8 @@ func (k *kernel) precisionSums(p *fusedParam, extra []float32, lo, hi int, sc *s
 				s[i] += r
 				t[i] += r * float64(mu[i])
 			}
-		default: // one loop, the exponential inlined
-			m, s, t, mu := m[:len(row)], s[:len(row)], t[:len(row)], mu[:len(row)]
-			for i, v := range row {
-				x := m[i] - float64(v)
-				if !fastmath.InSafeRange(x) {
-					outside++
-				}
-				r := cc * fastmath.ExpCore(x)
-				s[i] += r
-				t[i] += r * float64(mu[i])
-			}
+		default:
+			outside += addPrecisionRow(s, t, m, row, mu, cc)
 		}
 	}
 	if extra != nil {
