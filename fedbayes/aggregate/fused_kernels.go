@@ -86,14 +86,14 @@ func newKernel(rule Rule, w []float64, opt Options) *kernel {
 
 // scratch is one goroutine's working memory for blocks of up to size elements.
 type scratch struct {
-	m, s, t, e, q, r []float64 // shift, sums, exponentials, LP's moments and reference
-	rows             [][]float32
-	tree             [][]float32
+	m, s, t, e, q []float64 // shift, sums, exponentials, LP's second moments
+	rows          [][]float32
+	tree          [][]float32
 }
 
 func newScratch(K, size int) *scratch {
 	sc := &scratch{m: make([]float64, size), s: make([]float64, size), t: make([]float64, size),
-		e: make([]float64, size), q: make([]float64, size), r: make([]float64, size),
+		e: make([]float64, size), q: make([]float64, size),
 		rows: make([][]float32, K), tree: make([][]float32, 0, K)}
 	for k := range sc.rows {
 		sc.rows[k] = make([]float32, size)
@@ -341,10 +341,7 @@ func (k *kernel) varianceSum(lv [][]float32, coef []float64, scale float64, lo, 
 // costs at most a factor 1 + 1/w_ref <= 1 + K of float64 precision.
 func (k *kernel) lpSums(p *fusedParam, lo, hi int, sc *scratch, exact bool) (outside int) {
 	n := hi - lo
-	ref, t, q := sc.r[:n], sc.t[:n], sc.q[:n]
-	for i, v := range p.mu[k.ref][lo:hi] {
-		ref[i] = float64(v)
-	}
+	ref, t, q := p.mu[k.ref][lo:hi], sc.t[:n], sc.q[:n]
 	clear(t)
 	clear(q)
 	if exact || k.bflp {
@@ -352,7 +349,7 @@ func (k *kernel) lpSums(p *fusedParam, lo, hi int, sc *scratch, exact bool) (out
 		for c, row := range p.mu {
 			if wc := k.w[c]; wc != 0 {
 				for i, v := range row[lo:hi] {
-					d := float64(v) - ref[i]
+					d := float64(v) - float64(ref[i])
 					t[i] += wc * d
 					q[i] += wc * d * d
 				}
@@ -368,7 +365,7 @@ func (k *kernel) lpSums(p *fusedParam, lo, hi int, sc *scratch, exact bool) (out
 		if wc == 0 {
 			continue
 		}
-		outside += addLPRow(s, t, q, m, ref, row[lo:hi], p.mu[c][lo:hi], wc)
+		outside += addLPRow(s, t, q, m, row[lo:hi], p.mu[c][lo:hi], ref, wc)
 	}
 	return outside
 }
@@ -429,14 +426,14 @@ func addPrecisionRow(s, t, m []float64, row, mu []float32, c float64) int {
 }
 
 // addLPRow adds w exp(row[i] - m[i]) to s[i], w d to t[i] and w d^2 to q[i], d = mu[i] - ref[i].
-func addLPRow(s, t, q, m, ref []float64, row, mu []float32, w float64) int {
+func addLPRow(s, t, q, m []float64, row, mu, ref []float32, w float64) int {
 	var absMax uint64
 	s, t, q, m, ref, mu = s[:len(row)], t[:len(row)], q[:len(row)], m[:len(row)], ref[:len(row)], mu[:len(row)]
 	for i, v := range row {
 		x := float64(v) - m[i]
 		absMax = max(absMax, math.Float64bits(x)&^(1<<63))
 		s[i] += w * fastmath.ExpCore(x)
-		d := float64(mu[i]) - ref[i]
+		d := float64(mu[i]) - float64(ref[i])
 		wd := w * d
 		t[i] += wd
 		q[i] += wd * d
