@@ -139,7 +139,11 @@ func fusedTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w []f
 			}
 			params[i] = fp
 		}
-		finite = runBlocks(k, params, blockSize(K))
+		size := 1 // the block size, no larger than the largest parameter (small models, small scratch)
+		for _, fp := range params {
+			size = max(size, min(len(fp.outMu), blockSize(K)))
+		}
+		finite = runBlocks(k, params, size)
 	})
 	if err != nil {
 		return nil, report, fmt.Errorf("aggregate: rule %s: %w", rule, err)
