@@ -89,12 +89,13 @@ type scratch struct {
 	m, s, t, e, q []float64 // shift, sums, exponentials, LP's second moments
 	rows          [][]float32
 	tree          [][]float32
+	terms         []term
 }
 
 func newScratch(K, size int) *scratch {
 	sc := &scratch{m: make([]float64, size), s: make([]float64, size), t: make([]float64, size),
 		e: make([]float64, size), q: make([]float64, size),
-		rows: make([][]float32, K), tree: make([][]float32, 0, K)}
+		rows: make([][]float32, K), tree: make([][]float32, 0, K), terms: make([]term, 0, K)}
 	for k := range sc.rows {
 		sc.rows[k] = make([]float32, size)
 	}
@@ -253,26 +254,35 @@ func allFinite(x []float64) bool {
 }
 
 // treeSum32 sets dst to sum_c coef_c x_c over elements [lo, hi), bit for bit as weightedSum builds
-// it on a graph: terms x_c (coef 1) or float32(x_c * float32(coef_c)) (zero coefficients left out),
-// added in float32 pairwise, level by level, an odd last term carried to the next level. It reports
-// whether dst is all finite.
+// it on a graph: terms x_c (coef 1) or float32(x_c * float32(coef_c)) (zero coefficients left out;
+// x_c * 1 is x_c exactly, so every term is a product here), added in float32 pairwise, level by
+// level, an odd last term carried to the next level. The first level is computed with the products,
+// in one pass over the client rows. It reports whether dst is all finite.
 func treeSum32(dst []float32, xs [][]float32, coef []float64, lo, hi int, sc *scratch) (finite bool) {
 	n := hi - lo
-	rows := sc.tree[:0]
+	terms := sc.terms[:0]
 	for c, x := range xs {
-		switch coef[c] {
-		case 0:
-		case 1:
-			rows = append(rows, x[lo:hi])
-		default:
-			// Row r keeps its product in sc.rows[r]; a level writes pair (2q, 2q+1) into sc.rows[q],
-			// which no row still to be read uses (a row r only ever uses sc.rows[r'] with r' >= r).
-			buf, f := sc.rows[len(rows)][:n], float32(coef[c])
-			for i, v := range x[lo:hi] {
-				buf[i] = v * f
-			}
-			rows = append(rows, buf)
+		if coef[c] != 0 {
+			terms = append(terms, term{x[lo:hi], float32(coef[c])})
 		}
+	}
+	sc.terms = terms[:0]
+	if len(terms) == 1 {
+		scaleRow(dst, terms[0].x, terms[0].f)
+		return allFinite32(dst)
+	}
+	// Row r of a level keeps its values in sc.rows[r'] with r' >= r; a level writes pair (2q, 2q+1)
+	// into sc.rows[q], which no row still to be read uses.
+	rows := sc.tree[:0]
+	for q := 0; q+1 < len(terms); q += 2 {
+		out := sc.rows[q/2][:n]
+		addScaledRows(out, terms[q].x, terms[q+1].x, terms[q].f, terms[q+1].f)
+		rows = append(rows, out)
+	}
+	if last := terms[len(terms)-1]; len(terms)%2 == 1 {
+		out := sc.rows[len(rows)][:n]
+		scaleRow(out, last.x, last.f)
+		rows = append(rows, out)
 	}
 	for len(rows) > 1 {
 		half := len(rows) / 2
@@ -293,9 +303,37 @@ func treeSum32(dst []float32, xs [][]float32, coef []float64, lo, hi int, sc *sc
 	}
 	copy(dst, rows[0])
 	sc.tree = rows[:0]
+	return allFinite32(dst)
+}
+
+// term is one client row of a weighted sum and its float32 coefficient.
+type term struct {
+	x []float32
+	f float32
+}
+
+// scaleRow sets dst[i] = x[i] * f (x itself when f is 1: the product is exact).
+func scaleRow(dst, x []float32, f float32) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = v * f
+	}
+}
+
+// addScaledRows sets out[i] = float32(a[i] fa) + float32(b[i] fb), each product rounded to float32
+// before the sum (the conversions forbid a fused multiply-add).
+func addScaledRows(out, a, b []float32, fa, fb float32) {
+	out, b = out[:len(a)], b[:len(a)]
+	for i, v := range a {
+		out[i] = float32(v*fa) + float32(b[i]*fb)
+	}
+}
+
+// allFinite32 reports whether x holds only finite values.
+func allFinite32(x []float32) bool {
 	acc := float32(0)
-	for _, v := range dst {
-		acc += v * 0
+	for _, v := range x {
+		acc += v * 0 // 0 for finite v, NaN for NaN and ±Inf
 	}
 	return acc == 0
 }

@@ -105,7 +105,7 @@ func TestFusedMatchesGraphAndFloat64(t *testing.T) {
 	be := backend.MustDefault()
 	rng := rand.New(rand.NewPCG(21, 22))
 	var fusedErr, graphErr, apart errStats
-	for _, K := range []int{1, 2, 5, 13} {
+	for _, K := range []int{1, 2, 3, 5, 8, 13} { // 1, 2, 2, 4, 7 and 12 weighted terms
 		clients, prev := fusedClients(rng, K)
 		w := fusedWeights(rng, K, K > 2)
 		prevEls := newElements(t, []*posterior.Posterior{prev}, false)
