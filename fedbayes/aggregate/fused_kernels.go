@@ -13,10 +13,11 @@ import (
 //     AALV's log-variance, are the graph's float32 balanced tree of float32 products, bit for bit
 //     (treeSum32);
 //   - everything else is computed per element in float64 from the float32 inputs and rounded once
-//     at the end: each exponential of a log-variance (fastmath.Exp, relative error below 5e-15) is
-//     taken once per client and element and reused by every step of the rule; sums of variances are
-//     shifted by the largest log-variance of the element, sums of precisions by the smallest, so no
-//     exponential overflows;
+//     at the end: each exponential of a log-variance (fastmath.ExpCore, relative error below 1e-11)
+//     is taken once per client and element and reused by every step of the rule; sums are shifted
+//     by the first client's log-variance, and where an exponent leaves ±fastmath.ExpSafe the block
+//     is computed again with sums of variances shifted by the largest log-variance of the element,
+//     sums of precisions by the smallest, so that no exponential overflows;
 //   - zero-weight clients are left out of weighted sums.
 
 // kernel holds a rule and its per-client coefficients.
