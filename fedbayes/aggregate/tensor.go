@@ -24,7 +24,8 @@ type Report struct {
 }
 
 // Posteriors aggregates K client posteriors of the same model into the global posterior with the
-// given rule, on a GoMLX graph (Options.Backend, or backend.Default()). Every Gaussian parameter
+// given rule: the closed-form rules on fused CPU kernels (fused.go), PPA (and every rule with
+// Options.Graph) on a GoMLX graph (Options.Backend, or backend.Default()). Every Gaussian parameter
 // gets the rule; every deterministic parameter gets the weighted mean (Jamoussi et al. show both
 // barycenters reduce to it as the variance goes to 0). weights are normalised client weights (nil:
 // equal). Log-variances in and out. Clients must be sorted by name (posterior.Posterior.Sort) and
@@ -40,9 +41,6 @@ func PosteriorsWithReport(rule Rule, clients []*posterior.Posterior, weights []f
 	*posterior.Posterior, Report, error) {
 	if err := posterior.CheckCompatible(clients); err != nil {
 		return nil, Report{}, fmt.Errorf("aggregate: %w", err)
-	}
-	if err := checkFiniteClients(clients, false); err != nil {
-		return nil, Report{}, err
 	}
 	return aggregateTensors(rule, clients, false, weights, opt)
 }
@@ -76,13 +74,11 @@ func StackedWithReport(rule Rule, stacked *posterior.Posterior, weights []float6
 				p.Name, d, stacked.Params[0].Name, K)
 		}
 	}
-	if err := checkFiniteClients([]*posterior.Posterior{stacked}, true); err != nil {
-		return nil, Report{}, err
-	}
 	return aggregateTensors(rule, []*posterior.Posterior{stacked}, true, weights, opt)
 }
 
-// aggregateTensors runs the graph. With stacked, clients holds one posterior with a client axis.
+// aggregateTensors checks the arguments and runs the fused kernels or the graph; either checks that
+// every client mean and log-variance is finite (an error names the first that is not). With stacked, clients holds one posterior with a client axis.
 func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, weights []float64, opt Options) (
 	*posterior.Posterior, Report, error) {
 	if _, err := ParseRule(string(rule)); err != nil {
@@ -125,6 +121,12 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 		if err := checkPrevious(ref, prev, stacked); err != nil {
 			return nil, report, err
 		}
+	}
+	if rule != PPA && !opt.Graph {
+		return fusedTensors(rule, clients, stacked, w, opt) // it checks that the clients are finite
+	}
+	if err := checkFiniteClients(clients, stacked); err != nil {
+		return nil, report, err
 	}
 	be := opt.Backend
 	if be == nil {
@@ -234,9 +236,7 @@ func aggregateTensors(rule Rule, clients []*posterior.Posterior, stacked bool, w
 			}
 			report.DWCFallbacks += n
 			if n > 0 && opt.DWCPolicy == DWCFail {
-				return nil, report, fmt.Errorf("aggregate: DWC: parameter %q: combined precision is not positive at "+
-					"%d elements (first at flat index %d): the clients are less certain than the previous global; "+
-					"choose another DWCPolicy", p.Name, n, first)
+				return nil, report, dwcFailError(p.Name, n, first)
 			}
 		}
 	}

@@ -249,6 +249,10 @@ func TestTensorBadInput(t *testing.T) {
 	}{
 		{"NaN log-variance", EAA, withNaN, nil, Options{}, `client 2: parameter "/b/weights": log-variance[5] (flat index) is NaN`},
 		{"Inf mean", GAA, withInf, nil, Options{}, `client 1: parameter "/a/bias": mean[3] (flat index) is -Inf`},
+		// FedAvg does not use log-variances, and the rules leave zero-weight clients out; both are still checked.
+		{"NaN log-variance, FedAvg", FedAvg, withNaN, nil, Options{}, `client 2: parameter "/b/weights": log-variance[5] (flat index) is NaN`},
+		{"NaN, zero weight", CF, withNaN, []float64{0.5, 0.5, 0}, Options{}, `client 2: parameter "/b/weights": log-variance[5] (flat index) is NaN`},
+		{"NaN, graph", LP, withNaN, nil, Options{Graph: true}, `client 2: parameter "/b/weights": log-variance[5] (flat index) is NaN`},
 		{"shapes", LP, shapeBad, nil, Options{}, `client 1: parameter "/a/weights": mean shape (Float32)[4 3] differs`},
 		{"weights", EAA, clients, []float64{0.5, 0.5, 0.5}, Options{}, "sum to 1.5"},
 		{"negative weight", EAA, clients, []float64{0.5, 0.6, -0.1}, Options{}, "client 2: weight -0.1 is negative"},

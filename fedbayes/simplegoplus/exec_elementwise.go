@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"fedbayes.dev/fedbayes/internal/fastmath"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -13,7 +14,7 @@ import (
 // Element-wise executors. SimpleGo's run each op as one single-threaded pass, and its broadcasts
 // walk a per-element index iterator. These split large tensors over both cores in fixed chunks
 // (the same chunks whatever the number of cores), compute the same expression per element as
-// SimpleGo (so results are identical, except Exp: see exp32), take over an input buffer the
+// SimpleGo (so results are identical, except Exp: see fastmath.Exp32), take over an input buffer the
 // executor owns as SimpleGo does, and turn broadcasts into runs of copies. Anything else (other
 // dtypes, shapes they do not handle, other backends) goes to SimpleGo's executor.
 
@@ -46,7 +47,7 @@ func unaryKernel[T float32 | float64](op backends.OpType, x, y []T) {
 		if xs, ok := any(x).([]float32); ok {
 			ys := any(y).([]float32)
 			for i, v := range xs {
-				ys[i] = exp32(v)
+				ys[i] = fastmath.Exp32(v)
 			}
 			return
 		}
@@ -408,43 +409,6 @@ func broadcastRuns[T any](inBuf, outBuf *simplego.Buffer, axes []int) {
 		}
 	}
 }
-
-// exp32 is e^x for float32, computed in float64 as 2^k 2^(j/32) e^r, with k and j from rounding
-// x 32/ln2 to the nearest integer (by adding 1.5*2^52, which rounds in the FPU), |r| <= ln2/64, a
-// table of 2^(j/32) and a degree-5 Taylor polynomial for e^r (relative error below 1e-13 before the
-// final rounding to float32). So it agrees with float32(math.Exp(float64(x))), SimpleGo's own, except
-// where the exact value lies within about 1e-13 of a float32 rounding boundary, and is several
-// times faster: Exp of every log-variance dominates the aggregation rules and the variational
-// layers. TestExp32 checks it against math.Exp over the whole float32 range.
-func exp32(x float32) float32 {
-	switch {
-	case x != x:
-		return x
-	case x > 88.8:
-		return float32(math.Inf(1))
-	case x < -104:
-		return 0
-	}
-	const (
-		shifter = 0x1.8p52 // 1.5 * 2^52: adding it rounds to an integer in the low bits
-		invLn2  = 32 / math.Ln2
-		ln2Hi   = math.Ln2 / 32
-	)
-	t := float64(x)*invLn2 + shifter
-	n := int64(int32(math.Float64bits(t))) // the rounded value of x*32/ln2
-	r := float64(x) - (t-shifter)*ln2Hi
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	scale := math.Float64frombits(exp2Table[n&31] + uint64(n>>5)<<52)
-	return float32(p * scale)
-}
-
-// exp2Table holds the bits of 2^(j/32) for j < 32 (exact to the last float64 bit).
-var exp2Table = func() (t [32]uint64) {
-	for j := range t {
-		t[j] = math.Float64bits(math.Exp2(float64(j) / 32))
-	}
-	return
-}()
 
 // elementwiseOps are the op types whose executors execUnary and execBinary replace.
 func elementwiseOps() []backends.OpType { return append(slices.Clone(unaryOps), binaryOps...) }
