@@ -43,17 +43,20 @@ func posteriorDigest(t *testing.T, p *posterior.Posterior) string {
 // pinnedRuns are small runs of the engine's parameter-space strategies whose final global model and
 // metrics are pinned to the last digit (on each kernel path: OpenBLAS and SimpleGo's own), so that a
 // refactoring of the engine cannot move the numbers of an existing spec. The digests and metrics were
-// recorded at commit dc5b41f, before the server strategies became pluggable.
+// recorded at commit dc5b41f, before the server strategies became pluggable, and held through that
+// change. GAA, EAA and DWC were pinned again when the fused aggregation kernels landed (package
+// aggregate, fused.go): they compute these rules closer to the float64 reference (relative error 6e-8
+// instead of 1e-4), which moves the NLL of these runs in its ninth digit; the other runs kept their pins.
 var pinnedRuns = []struct {
 	name   string
 	modify func(s *Spec)
 	// blas and plain are the expected "digest accuracy nll" on the OpenBLAS and SimpleGo kernel paths.
 	blas, plain string
 }{
-	{"GAA size dirichlet", func(s *Spec) {}, "59c467386d174a70 0.52333333333333332 1.6480287228907189", "1c2ec3c8857c0812 0.52333333333333332 1.6480287141017986"},
+	{"GAA size dirichlet", func(s *Spec) {}, "396a5509790b29a6 0.52333333333333332 1.6480287168567447", "947e213e57cc997f 0.52333333333333332 1.6480287124691013"},
 	{"EAA equal sequential", func(s *Spec) {
 		s.Aggregation.Rule, s.Aggregation.Weighting, s.Training.Mode = "EAA", "equal", "sequential"
-	}, "20e364c781a7548b 0.54000000000000004 1.6606992357852852", "372055e13c80c8b1 0.54000000000000004 1.6606992202943955"},
+	}, "a8b988d3c701c4ff 0.54000000000000004 1.6606992399371008", "eb18c9c09cf6afff 0.54000000000000004 1.660699218613946"},
 	{"PPA", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "PPA", 50 }, "31751ea44d9db938 0.5 1.6947228971122159", "ba17af4819cc82d7 0.5 1.6947228848986993"},
 	{"AALV maxdisc participation", func(s *Spec) {
 		s.Aggregation.Rule, s.Aggregation.Weighting, s.Partition.Participation = "AALV", "maxdisc", 0.75
@@ -61,7 +64,7 @@ var pinnedRuns = []struct {
 	{"DWC pretrain", func(s *Spec) {
 		s.Aggregation.Rule, s.Dataset.ServerFraction = "DWC", 0.1
 		s.Aggregation.Pretrain = &PretrainSpec{Epochs: 2, Patience: 1}
-	}, "2da9c6875d40d808 0.21333333333333335 4.1361480752167843", "f04a4448a57ece9f 0.21333333333333335 4.1361478055717749"},
+	}, "f044dbef42bc748e 0.21333333333333335 4.1361479788515165", "3d4b16da4e60a873 0.21333333333333335 4.1361476562017927"},
 	{"FedAvg deterministic FedProx", func(s *Spec) {
 		s.Model.Kind, s.Aggregation.Rule, s.Training.ProxMu = "deterministic", "FedAvg", 0.01
 	}, "28dc5dca2d04634b 0.53333333333333333 1.6403749621972086", "9e77b02cbdb71bd2 0.53333333333333333 1.6403749615128824"},
