@@ -13,7 +13,7 @@ import (
 // hasanPreset is the one-round Fashion-MNIST experiment of Hasan (2023), Sec. 3.3 (predictive presets
 // fmnist-full and fmnist-fast), where FedBE also meets one-round FedAvg; Chen & Chao's multi-round
 // comparison is paper 004 (chen.go).
-var hasanPreset = Preset{Full: "fmnist-full", Reduced: "fmnist-fast", Kind: PredictiveKind}
+var hasanPreset = Preset{Full: "fmnist-full", Medium: "fmnist-medium", Reduced: "fmnist-fast", Kind: PredictiveKind}
 
 // hasanH are the heterogeneity values of Hasan (2023), Tables 3.1 and B.5-B.7.
 var hasanH = []string{"0", "0.3", "0.6", "0.9"}
@@ -76,13 +76,13 @@ func hValues() []float64 {
 	return xs
 }
 
-func hasanSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+func hasanSection(b Budget, runs paperRuns) (*Section, error) {
 	s := &Section{Heading: "003 · Hasan (2023): Bayesian federated learning in predictive space"}
 	s.Setting = "One communication round: 5 clients whose label skew grows with h (Sec. 3.3), 20% of the training set " +
 		"kept as the server's unlabeled set, an MLP with 100 hidden units; clients sample with cSGHMC for the " +
 		"predictive-space methods and EP-MCMC, and train with SGD for FedAvg, OneshotFL and FedBE. The thesis prints " +
 		"accuracy tables only (its NLL and ECE are figures), so NLL is ours alone.\n\n" + budgetLine(hasanPreset, b, runs)
-	rs := runSet(runs[hasanPreset.Name(b)])
+	rs := runSet(runs.complete[hasanPreset.Name(b)])
 	methods := predictive.ClassificationMethods
 	s.Blocks = append(s.Blocks,
 		"Test accuracy (%), ours beside Tables B.5, 3.1, B.6 and B.7 (FMNIST):\n\n"+hTable(rs, methods, colAcc, hasanFMNIST),

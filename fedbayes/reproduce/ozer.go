@@ -91,7 +91,7 @@ func ozerPaper() *Paper {
 	return p
 }
 
-func ozerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 	s := &Section{Heading: "000 · Ozer et al. (2022): how to combine variational Bayesian networks"}
 	var lines []string
 	for _, set := range ozerSettings {
@@ -113,13 +113,13 @@ func ozerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
 		"(41,640 variational weights); means start at N(0, 1/fan_in); EAA and GAA clamp every partial sum, AALV averages raw " +
 		"values, PPA draws ⌊β_k N⌋ samples and uses the unbiased variance. Both modes evaluate as BFL-P's scores.py does, " +
 		"so the tables are like-for-like with the paper's: ECE over 100 bins in percent, NLL −log(p + 10⁻⁸), accuracy in percent."
-	get := func(set string) runSet { return runSet(runs[ozerPreset(set).Name(b)]) }
+	get := func(set string) runSet { return runSet(runs.complete[ozerPreset(set).Name(b)]) }
 	for _, set := range ozerSettings {
 		rs := get(set)
 		s.Blocks = append(s.Blocks, fmt.Sprintf("**%s** (%s), final round, ours beside the paper:\n\n%s",
 			ozerPreset(set).Name(b), setTitle(set), compareTable(rs, "variant", presetRows(ozerPreset(set), b, ozerRows), []metricCol{colAcc, colECE, colNLL}, ozerFMNIST[set])))
 	}
-	getB := func(set string) runSet { return runSet(runs[ozerPresetMode(set, true).Name(b)]) }
+	getB := func(set string) runSet { return runSet(runs.complete[ozerPresetMode(set, true).Name(b)]) }
 	for _, set := range ozerSettings {
 		if rs := getB(set); len(rs) > 0 {
 			s.Blocks = append(s.Blocks, fmt.Sprintf("**%s** (%s, BFL-P mode), final round, ours beside the paper:\n\n%s",
