@@ -136,13 +136,21 @@ func (w wallTime) String() string {
 	if w.Runs == 0 {
 		return "no runs yet"
 	}
-	s := fmt.Sprintf("%s over %d runs: %s recorded in their %d timed rounds (training, aggregation and evaluation)",
-		hours(w.total()), w.Runs, hours(w.Recorded), w.TimedRounds)
+	s := fmt.Sprintf("%s over %d %s: %s recorded in their %d timed %s (training, aggregation and evaluation)",
+		hours(w.total()), w.Runs, plural(w.Runs, "run"), hours(w.Recorded), w.TimedRounds, plural(w.TimedRounds, "round"))
 	if w.Untimed > 0 {
-		s += fmt.Sprintf(", plus %s estimated for the %d rounds that were not evaluated and so not timed "+
-			"(their training and aggregation at the mean of the same run's timed rounds)", hours(w.Estimated), w.Untimed)
+		s += fmt.Sprintf(", plus %s estimated for the %d %s that were not evaluated and so not timed "+
+			"(their training and aggregation at the mean of the same run's timed rounds)", hours(w.Estimated), w.Untimed, plural(w.Untimed, "round"))
 	}
 	return s
+}
+
+// plural is word, with an "s" unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // hours prints seconds as "1.25 h" (or "42 min" under an hour).

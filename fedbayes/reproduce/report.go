@@ -175,7 +175,8 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 			"and the 100-client presets at the paper's local training for a tenth of its rounds. Runs of other budgets " +
 			"(reduced, full) are never mixed in. A preset whose runs are not all done is reported as **not run yet (k of n " +
 			"runs done)**, with no table and no verdict: a verdict waits for every seed and row. " +
-			"`make reproduce BUDGET=medium` continues the runs where they stopped.\n\n")
+			"`make reproduce BUDGET=medium` continues the runs where they stopped. Why each preset runs what it runs, and " +
+			"the wall time estimated per preset: `docs/reproduction/budgets.md`.\n\n")
 	case Reduced:
 		b.WriteString("**Budget: reduced.** Every preset ran at its reduced budget (under 30 minutes per preset on 2 CPU cores), " +
 			"stated under each section: far fewer rounds, local epochs, examples and seeds than the papers. " +
@@ -198,7 +199,7 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 		"agree where the check asks for more), and *does not hold* when none does. A claim that one method beats another " +
 		"is checked as a gap of more than 2 combined standard errors; checks marked \"(means)\" and orderings compare " +
 		"means only, which with few seeds is indicative, not significant. Each finding's evidence gives its numbers.\n\n")
-	b.WriteString("| paper | presets run | finding | verdict |\n|---|---|---|---|\n")
+	b.WriteString("| paper | presets | finding | verdict |\n|---|---|---|---|\n")
 	for i, p := range papers {
 		names := make([]string, len(p.Presets))
 		for j, pr := range p.Presets {

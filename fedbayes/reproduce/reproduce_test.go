@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -351,5 +352,100 @@ func TestChenFindings(t *testing.T) {
 				t.Errorf("%s: finding %d does not hold but says nothing about why", tc.name, i)
 			}
 		}
+	}
+}
+
+// TestWallTime checks the wall time summed from rows, by hand: timed rows add all their parts,
+// rounds without a row add the mean training and aggregation of the run's rows.
+func TestWallTime(t *testing.T) {
+	row := func(round int, local, agg, eval float64) results.Row {
+		return results.Row{Round: round, Time: results.Timing{LocalSeconds: local, AggregateSeconds: agg, EvalSeconds: eval}}
+	}
+	done := results.Status{State: results.Completed, Round: 10}
+	for _, tc := range []struct {
+		name       string
+		runs       []results.Run
+		recorded   float64
+		estimated  float64
+		timed, not int
+		text       string
+	}{
+		{"every round", []results.Run{{Status: results.Status{State: results.Completed, Round: 2}, Rows: []results.Row{row(1, 10, 1, 4), row(2, 20, 1, 4)}}}, 40, 0, 2, 0,
+			"1 min over 1 run: 1 min recorded in their 2 timed rounds (training, aggregation and evaluation)"},
+		// Rows at 5 and 10 of 10: 8 untimed rounds at (11 + 21) / 2 = 16 s.
+		{"every 5", []results.Run{{Status: done, Rows: []results.Row{row(5, 10, 1, 4), row(10, 20, 1, 4)}}}, 40, 128, 2, 8,
+			"3 min over 1 run: 1 min recorded in their 2 timed rounds (training, aggregation and evaluation), plus 2 min estimated for the 8 rounds"},
+		// An unfinished run: rounds after its last row are not counted.
+		{"unfinished", []results.Run{{Rows: []results.Row{row(5, 3000, 0, 600)}}}, 3600, 4 * 3000, 1, 4, "4.33 h over 1 run: 1.00 h recorded"},
+		{"no rows", []results.Run{{}, {}}, 0, 0, 0, 0, "0 min over 2 runs"},
+		{"none", nil, 0, 0, 0, 0, "no runs yet"},
+	} {
+		var w wallTime
+		for _, r := range tc.runs {
+			w.add(r)
+		}
+		if math.Abs(w.Recorded-tc.recorded) > 1e-9 || math.Abs(w.Estimated-tc.estimated) > 1e-9 || w.TimedRounds != tc.timed || w.Untimed != tc.not {
+			t.Errorf("%s: recorded %g, estimated %g, timed %d, untimed %d; want %g, %g, %d, %d", tc.name, w.Recorded, w.Estimated,
+				w.TimedRounds, w.Untimed, tc.recorded, tc.estimated, tc.timed, tc.not)
+		}
+		if got := w.String(); !strings.HasPrefix(got, tc.text) {
+			t.Errorf("%s: %q, want it to start with %q", tc.name, got, tc.text)
+		}
+	}
+}
+
+// TestCountRunsDiverged checks that a diverged run counts as done (it is a result) and an
+// unfinished one does not.
+func TestCountRunsDiverged(t *testing.T) {
+	dir := t.TempDir()
+	name := chenPreset.Name(Medium)
+	spec, err := predictive.RoundsPreset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := spec.WithDefaults()
+	i := 0
+	for _, m := range d.Methods {
+		for _, seed := range d.Seeds {
+			setting := name + "-" + m
+			meta, err := results.NewMeta(setting, map[string]string{"method": m}, seed, spec, runinfo.Collect("test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := results.Create(filepath.Join(dir, "004", results.RunName(setting, seed)), meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i++
+			switch i {
+			case 1: // diverged at round 3
+				if err := w.Finish(results.Status{State: results.Diverged, Round: 3, Reason: "NaN loss"}); err != nil {
+					t.Fatal(err)
+				}
+			case 2: // unfinished
+			default:
+				for r := 1; r <= d.Rounds; r++ {
+					if err := w.Append(results.Row{Round: r, Metrics: map[string]float64{results.Accuracy: 0.7}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Complete(d.Rounds); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	p := chenPaper()
+	runs, skipped, _, err := loadRuns(dir, p, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := countRuns(p, Medium, runs, skipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runCount{Done: i - 1, Want: i}
+	if got := pr.count[name]; got != want || len(pr.complete[name]) != 0 {
+		t.Errorf("count %+v with %d complete runs shown; want %+v and none shown (one run unfinished)", got, len(pr.complete[name]), want)
 	}
 }
