@@ -269,7 +269,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			f.Evidence += fmt.Sprintf(". No completed run of %s: see the skipped runs above (a run that diverged is not scored). "+
 				"The paper reports no divergence. A likely cause: the precision-weighted rules shrink the global variance about K-fold "+
 				"a round, and once it is the prior, its KL term has curvature about 1/(n σ²) for a client of n examples, beyond what "+
-				"SGD at the reduced budget's learning rate (0.01, with a few hundred examples per client) keeps stable", strings.Join(missing, ", "))
+				"SGD at the MLP presets' learning rate (0.01, with a few hundred to a few thousand examples per client) keeps stable", strings.Join(missing, ", "))
 		}
 		f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; in a few rounds it has not narrowed far from N(0, 10²).")
 		out = append(out, f)

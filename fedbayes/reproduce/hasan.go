@@ -173,7 +173,7 @@ func hasanFindings(rs runSet) []Finding {
 		f.Evidence = fmt.Sprintf("%d of %d comparisons (means) favour the BCM", passed, all)
 		if len(lost) > 0 {
 			f.Evidence += "; not against " + strings.Join(lost, ", ")
-			f.Why = "at the reduced budget the clients see 3,000 examples and few sampler epochs, so the BCM's lead over the " +
+			f.Why = "below the thesis's budget the clients see a subset of the examples and fewer sampler epochs, so the BCM's lead over the " +
 				"strongest baselines is small; where it is lost, the gap is within the seeds' standard errors (see the table)."
 		}
 		out = append(out, f)
@@ -197,7 +197,7 @@ func hasanFindings(rs runSet) []Finding {
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d values of h > 0 with FedBE above FedAvg by more than 2 combined SE: %s", passed, all, strings.Join(ev, "; "))
 		f.explain("with one round FedAvg averages clients that diverged from a random start, which favours FedBE's " +
-			"distilled ensemble; a failure here points at the distillation budget of the reduced preset.")
+			"distilled ensemble; a failure here points at the distillation budget of the preset (below the thesis's).")
 		out = append(out, f)
 	}
 	return out

@@ -171,7 +171,8 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	switch opt.Budget {
 	case Medium:
 		b.WriteString("**Budget: medium.** Every preset runs at its medium budget, stated under each section: all of " +
-			"Fashion-MNIST where the paper uses it, LeNet trained until it passes 85 % with 10 IID clients, at least 3 seeds, " +
+			"Fashion-MNIST where the paper uses it, LeNet trained for the rounds at which it first passed 85 % with 10 IID clients " +
+			"in a measured run, at least 3 seeds, " +
 			"and the 100-client presets at the paper's local training for a tenth of its rounds. Runs of other budgets " +
 			"(reduced, full) are never mixed in. A preset whose runs are not all done is reported as **not run yet (k of n " +
 			"runs done)**, with no table and no verdict: a verdict waits for every seed and row. " +
