@@ -25,6 +25,9 @@ type paperRuns struct {
 	complete map[string][]results.Run
 	// count is each preset's progress, by preset name at the budget.
 	count map[string]runCount
+	// time is the wall time spent on each preset's runs so far (finished or not), by preset name at
+	// the budget.
+	time map[string]wallTime
 }
 
 // wantRuns is the number of runs preset p makes at budget b: settings x seeds for an engine preset,
@@ -66,7 +69,7 @@ func wantRuns(p Preset, b Budget) (int, error) {
 // countRuns sorts a paper's runs into paperRuns: finished runs are the completed ones plus the
 // skipped run directories of the preset whose status is diverged.
 func countRuns(p *Paper, b Budget, runs map[string][]results.Run, skipped []results.Skipped) (paperRuns, error) {
-	out := paperRuns{complete: map[string][]results.Run{}, count: map[string]runCount{}}
+	out := paperRuns{complete: map[string][]results.Run{}, count: map[string]runCount{}, time: map[string]wallTime{}}
 	diverged := map[string]int{}
 	for _, s := range skipped {
 		if r, err := results.ReadRun(s.Dir); err == nil && r.Status.State == results.Diverged {
@@ -161,18 +164,26 @@ func hours(sec float64) string {
 	return fmt.Sprintf("%.2f h", sec/3600)
 }
 
-// paperWallTime adds up the wall time of every run of the paper's presets at budget b in dir:
-// the complete runs and the skipped run directories of those presets (unfinished or diverged runs
-// took time too).
-func paperWallTime(p *Paper, b Budget, runs map[string][]results.Run, skipped []results.Skipped, w *wallTime) {
-	for _, rs := range runs {
+// addWallTime adds up the wall time of every run of the paper's presets at budget b, per preset
+// (into pr.time) and in all (into w): the complete runs and the skipped run directories of those
+// presets (unfinished or diverged runs took time too).
+func addWallTime(p *Paper, b Budget, runs map[string][]results.Run, skipped []results.Skipped, pr paperRuns, w *wallTime) {
+	add := func(name string, r results.Run) {
+		t := pr.time[name]
+		t.add(r)
+		pr.time[name] = t
+		w.add(r)
+	}
+	for name, rs := range runs {
 		for _, r := range rs {
-			w.add(r)
+			add(name, r)
 		}
 	}
 	for _, s := range skipped {
-		if r, err := results.ReadRun(s.Dir); err == nil && presetOf(p, b, r.Meta.Setting) != "" {
-			w.add(r)
+		if r, err := results.ReadRun(s.Dir); err == nil {
+			if name := presetOf(p, b, r.Meta.Setting); name != "" {
+				add(name, r)
+			}
 		}
 	}
 }

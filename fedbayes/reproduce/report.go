@@ -75,7 +75,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		if err != nil {
 			return nil, err
 		}
-		paperWallTime(p, opt.Budget, runs, skipped, &wall)
+		addWallTime(p, opt.Budget, runs, skipped, pr, &wall)
 		for _, rs := range pr.complete {
 			if info == nil && len(rs) > 0 {
 				i := rs[0].Meta.Info
@@ -229,12 +229,15 @@ func budgetLine(p Preset, b Budget, runs paperRuns) string {
 	if err != nil {
 		text = err.Error()
 	}
-	c := runs.count[name]
-	if !c.complete() {
-		return fmt.Sprintf("- `%s`: **not run yet (%d of %d runs done)** (`fedbayes reproduce -budget %s -presets %s`); budget %s",
-			name, c.Done, c.Want, b, name, text)
+	c, spent := runs.count[name], ""
+	if t := runs.time[name]; t.Runs > 0 {
+		spent = ", " + hours(t.total()) + " spent"
 	}
-	return fmt.Sprintf("- `%s`: %d runs; budget %s", name, c.Done, text)
+	if !c.complete() {
+		return fmt.Sprintf("- `%s`: **not run yet (%d of %d runs done%s)** (`fedbayes reproduce -budget %s -presets %s`); budget %s",
+			name, c.Done, c.Want, spent, b, name, text)
+	}
+	return fmt.Sprintf("- `%s`: %d runs%s; budget %s", name, c.Done, spent, text)
 }
 
 // sortedKeys returns a set's members, sorted.

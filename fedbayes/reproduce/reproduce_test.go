@@ -268,7 +268,9 @@ func TestWriteReport(t *testing.T) {
 	dir := t.TempDir()
 	writeJamoussiRuns(t, dir, jamoussiPreset.Name(Reduced), []int64{0, 1}, 0, 0)
 	md, findings := writeReport(t, dir, Reduced)
-	for _, want := range []string{"**Budget: reduced.**", "| n1-AALV | 2 | ", "88.22 ± 0.34", "32 runs; budget reduced", "fedbayes reproduce -papers 002",
+	// Each reduced run (T = 5, evaluated at round 5 only): 15 s timed and 4 untimed rounds of 11 s,
+	// 59 s; 32 runs: 1,888 s, 31 min.
+	for _, want := range []string{"**Budget: reduced.**", "| n1-AALV | 2 | ", "88.22 ± 0.34", "32 runs, 31 min spent; budget reduced", "fedbayes reproduce -papers 002",
 		"More Bayesian layers lower the ECE, whatever the rule", "not run yet (0 of 32 runs done)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
@@ -296,7 +298,7 @@ func TestWritePartialMedium(t *testing.T) {
 	md, findings := writeReport(t, dir, Medium)
 	// Each medium run: rows at rounds 5 and 10 of 15 s each (30 s), and 8 untimed rounds of 11 s
 	// (88 s). 8 medium runs: 240 s recorded, 704 s estimated, 944 s = 16 min in all.
-	for _, want := range []string{"**Budget: medium.**", "`" + name + "`: **not run yet (8 of 48 runs done)**",
+	for _, want := range []string{"**Budget: medium.**", "`" + name + "`: **not run yet (8 of 48 runs done, 16 min spent)**",
 		"**Wall time spent** on the runs this report reads: 16 min over 8 runs: 4 min recorded in their 16 timed rounds",
 		"plus 12 min estimated for the 64 rounds that were not evaluated", "| n1-AALV | 0 | not run |"} {
 		if !strings.Contains(md, want) {
@@ -315,7 +317,8 @@ func TestWritePartialMedium(t *testing.T) {
 	writeJamoussiRuns(t, dir, name, []int64{2}, 0, 4)
 	writeJamoussiRuns(t, dir, name, []int64{0, 1, 2}, 4, 0)
 	md, findings = writeReport(t, dir, Medium)
-	if !strings.Contains(md, "`"+name+"`: 48 runs; budget medium") || !strings.Contains(md, "| n1-AALV | 3 |") {
+	// 48 runs of 118 s: 94 min.
+	if !strings.Contains(md, "`"+name+"`: 48 runs, 1.57 h spent; budget medium") || !strings.Contains(md, "| n1-AALV | 3 |") {
 		t.Errorf("complete medium report lacks the runs:\n%s", md[:min(len(md), 3000)])
 	}
 	if findings[0].Verdict != Holds {
