@@ -127,6 +127,13 @@ var RoundsPresets = map[string]RoundsSpec{
 		Local:  LocalConfig{Epochs: 2, BatchSize: 32, LearningRate: 0.05},
 		FedBE:  FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 4, BatchSize: 32, SWACycles: 4}},
 	},
+	"fedbe-fmnist-medium": {
+		Setup: Setup{Name: "fedbe-fmnist-medium", Dataset: "fashion-mnist", Subsample: 20000, Budget: "medium: 20,000 training (4,000 of them the server's) / all 10,000 test examples, T=20 rounds, E=5 local epochs, " +
+			"M=10 sampled models, 10 distillation epochs, 3 seeds (paper: CIFAR-10, T=40, E=20, 10K server examples, M=10)", Seeds: []int64{1, 2, 3}},
+		Rounds: 20,
+		Local:  LocalConfig{Epochs: 5, BatchSize: 32, LearningRate: 0.05},
+		FedBE:  FedBEConfig{Samples: 10, Distill: DistillConfig{Epochs: 10, BatchSize: 32, SWACycles: 5}},
+	},
 	"fedbe-fmnist-full": {
 		Setup: Setup{Name: "fedbe-fmnist-full", Dataset: "fashion-mnist", Budget: "full (Chen & Chao's 10 clients, T=40 rounds, E=20 local epochs, M=10, 3 seeds; Fashion-MNIST and an MLP instead of CIFAR-10 and a ConvNet)"},
 		Local: LocalConfig{BatchSize: 32, LearningRate: 0.05},

@@ -9,7 +9,7 @@ import (
 )
 
 // chenPreset is the multi-round FedBE against FedAvg comparison (fedbayes fedbe -preset ...).
-var chenPreset = Preset{Full: "fedbe-fmnist-full", Reduced: "fedbe-fmnist-fast", Kind: RoundsKind}
+var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast", Kind: RoundsKind}
 
 // chenCIFAR10 is Chen & Chao's non-IID CIFAR-10 accuracy (%) with the ConvNet and Dirichlet clients
 // (poster, "Non-i.i.d CIFAR-10" table): FedAvg, FedBE (w/o SWA) and FedBE; the poster gives no
@@ -26,7 +26,7 @@ func chenPaper() *Paper {
 		Presets: []Preset{chenPreset}, section: chenSection}
 }
 
-func chenSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+func chenSection(b Budget, runs paperRuns) (*Section, error) {
 	s := &Section{Heading: "004 · Chen & Chao: FedBE against FedAvg over rounds"}
 	s.Setting = "FedBE (Alg. 1): every round the clients train from the global model as in FedAvg; the server fits a " +
 		"global model distribution to the client models (a diagonal Gaussian, or a Dirichlet over their convex combinations), " +
@@ -37,7 +37,7 @@ func chenSection(b Budget, runs map[string][]results.Run) (*Section, error) {
 		"rounds of 20 local epochs, 10K unlabeled server images); its ConvNet column is set beside ours for the direction " +
 		"of the effects only, as the poster has no Fashion-MNIST numbers. Section 003 compares FedBE with one-round " +
 		"FedAvg in Hasan's setting.\n\n" + budgetLine(chenPreset, b, runs)
-	rs := runSet(runs[chenPreset.Name(b)])
+	rs := runSet(runs.complete[chenPreset.Name(b)])
 	methods := predictive.RoundsMethods
 	s.Blocks = append(s.Blocks, "Final round, ours (Fashion-MNIST) beside the poster's ConvNet on Dirichlet non-IID CIFAR-10:\n\n"+
 		compareTable(rs, "method", methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
@@ -77,8 +77,8 @@ func chenFindings(rs runSet) []Finding {
 		Source: "poster, non-IID CIFAR-10 table (every network, Step and Dirichlet: +1.6 to +9.3 points)"},
 		predictive.RoundsFedAvg, predictive.RoundsFedBEGaussian)
 	beats.explain("a one-hidden-layer MLP on Fashion-MNIST leaves the weight average little to lose: the poster's gap grows " +
-		"with depth (ConvNet +1.6, ResNet-56 +4.8 points on Dirichlet). The reduced budget also distils on 1,200 server " +
-		"examples for 4 epochs, against 10K images in the poster.")
+		"with depth (ConvNet +1.6, ResNet-56 +4.8 points on Dirichlet). The reduced and medium budgets also distil on 1,200 " +
+		"and 4,000 server examples for 4 and 10 epochs, against 10K images in the poster.")
 	swa := compare(Finding{Claim: "SWA adds to FedBE: FedBE ends above FedBE (w/o SWA)",
 		Source: "poster, non-IID CIFAR-10 table (+1.6 to +4.5 points)"},
 		predictive.RoundsFedBENoSWA, predictive.RoundsFedBEGaussian)

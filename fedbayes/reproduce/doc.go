@@ -1,8 +1,9 @@
 // Package reproduce checks whether the findings of the papers fedbayes is built from hold here. For
 // each paper it names the presets that reproduce its setting (engine presets for the parameter-space
-// papers, predictive and multi-round FedBE presets for the predictive-space ones) at the paper's budget or a reduced one,
-// runs them (resuming finished runs), and writes docs/reproduction.md: our table beside the paper's
-// numbers, figures, and for each qualitative finding whether it holds, with the evidence.
+// papers, predictive and multi-round FedBE presets for the predictive-space ones) at the paper's
+// budget, the report's medium one or a reduced one, runs them (resuming finished runs), and writes
+// docs/reproduction.md: our table beside the paper's numbers, figures, and for each qualitative
+// finding whether it holds, with the evidence. A preset whose runs are not all done gets no verdict.
 //
 // The papers are in ../shared/papers (see docs/reproduction.md for the references):
 //

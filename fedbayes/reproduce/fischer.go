@@ -76,7 +76,7 @@ func fischerPaper() *Paper {
 		Presets: []Preset{fischerE1Preset, fischerPriorPreset, fischerDWCPreset, fischerE5Preset}, section: fischerSection}
 }
 
-func fischerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+func fischerSection(b Budget, runs paperRuns) (*Section, error) {
 	s := &Section{Heading: "001 · Fischer et al. (2024): statistical aggregation methods"}
 	var lines []string
 	for _, p := range []Preset{fischerE1Preset, fischerE5Preset, fischerPriorPreset, fischerDWCPreset} {
@@ -86,7 +86,7 @@ func fischerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
 		"MC-dropout (0.2) nets aggregated by NWA (= FedAvg) as baselines; batch 32, SGD with an exponential decay after a " +
 		"silent period. **The paper's only dataset is CIFAR-10 with ResNet-20** (no Fashion-MNIST, no ECE): its numbers are set " +
 		"beside our Fashion-MNIST ones to compare orderings, not values.\n\n" + strings.Join(lines, "\n")
-	get := func(p Preset) runSet { return runSet(runs[p.Name(b)]) }
+	get := func(p Preset) runSet { return runSet(runs.complete[p.Name(b)]) }
 	cols := []metricCol{colAcc, colNLL}
 	for _, t := range []struct {
 		p    Preset
@@ -269,7 +269,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			f.Evidence += fmt.Sprintf(". No completed run of %s: see the skipped runs above (a run that diverged is not scored). "+
 				"The paper reports no divergence. A likely cause: the precision-weighted rules shrink the global variance about K-fold "+
 				"a round, and once it is the prior, its KL term has curvature about 1/(n σ²) for a client of n examples, beyond what "+
-				"SGD at the reduced budget's learning rate (0.01, with a few hundred examples per client) keeps stable", strings.Join(missing, ", "))
+				"SGD at the MLP presets' learning rate (0.01, with a few hundred to a few thousand examples per client) keeps stable", strings.Join(missing, ", "))
 		}
 		f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; in a few rounds it has not narrowed far from N(0, 10²).")
 		out = append(out, f)

@@ -38,7 +38,7 @@ func jamoussiPaper() *Paper {
 		Presets: []Preset{jamoussiPreset, jamoussiBFLP}, section: jamoussiSection}
 }
 
-func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+func jamoussiSection(b Budget, runs paperRuns) (*Section, error) {
 	s := &Section{Heading: "002 · Jamoussi et al. (BA-BFL): barycentric aggregation and hybrid networks"}
 	s.Setting = "LeNet whose last n = 1, 2 or 3 dense layers are Bayesian (n = 0: deterministic FedAvg), 10 clients all " +
 		"active with Dirichlet(0.5) label skew, size weights; the rules AALV, EAA, GAA, RKLB (Eq. 8) and WB (Eq. 9). " +
@@ -50,7 +50,7 @@ func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) 
 		"clamped to [−8, 8] in the forward pass and the KL, deterministic biases), their own aggregation (raw variances, " +
 		"GAA as Σw²σ²/Σw², which equals EAA with equal weights), and their scripts' budget (E = 50, seeds 0-2).\n\n" +
 		budgetLine(jamoussiPreset, b, runs) + "\n" + budgetLine(jamoussiBFLP, b, runs)
-	rs := runSet(runs[jamoussiPreset.Name(b)])
+	rs := runSet(runs.complete[jamoussiPreset.Name(b)])
 	rows := []string{"n0-FedAvg"}
 	for n := 1; n <= 3; n++ {
 		for _, r := range jamoussiRules {
@@ -61,7 +61,7 @@ func jamoussiSection(b Budget, runs map[string][]results.Run) (*Section, error) 
 		compareTable(rs, "variant", rows, []metricCol{colAcc, colECE, colNLL}, jamoussiFMNIST),
 		"Fairness (the paper gives these only as Fig. 5, without numbers):\n\n"+
 			compareTable(rs, "variant", rows, []metricCol{colWAcc, colWorst}, nil))
-	if rb := runSet(runs[jamoussiBFLP.Name(b)]); len(rb) > 0 {
+	if rb := runSet(runs.complete[jamoussiBFLP.Name(b)]); len(rb) > 0 {
 		s.Blocks = append(s.Blocks, "BA-BFL mode (the authors' code), final round, ours beside Table 1 (FMNIST):\n\n"+
 			compareTable(rb, "variant", rows, []metricCol{colAcc, colECE, colNLL, colWorst}, jamoussiFMNIST))
 	}

@@ -91,7 +91,7 @@ func ozerPaper() *Paper {
 	return p
 }
 
-func ozerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
+func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 	s := &Section{Heading: "000 · Ozer et al. (2022): how to combine variational Bayesian networks"}
 	var lines []string
 	for _, set := range ozerSettings {
@@ -113,13 +113,13 @@ func ozerSection(b Budget, runs map[string][]results.Run) (*Section, error) {
 		"(41,640 variational weights); means start at N(0, 1/fan_in); EAA and GAA clamp every partial sum, AALV averages raw " +
 		"values, PPA draws ⌊β_k N⌋ samples and uses the unbiased variance. Both modes evaluate as BFL-P's scores.py does, " +
 		"so the tables are like-for-like with the paper's: ECE over 100 bins in percent, NLL −log(p + 10⁻⁸), accuracy in percent."
-	get := func(set string) runSet { return runSet(runs[ozerPreset(set).Name(b)]) }
+	get := func(set string) runSet { return runSet(runs.complete[ozerPreset(set).Name(b)]) }
 	for _, set := range ozerSettings {
 		rs := get(set)
 		s.Blocks = append(s.Blocks, fmt.Sprintf("**%s** (%s), final round, ours beside the paper:\n\n%s",
 			ozerPreset(set).Name(b), setTitle(set), compareTable(rs, "variant", presetRows(ozerPreset(set), b, ozerRows), []metricCol{colAcc, colECE, colNLL}, ozerFMNIST[set])))
 	}
-	getB := func(set string) runSet { return runSet(runs[ozerPresetMode(set, true).Name(b)]) }
+	getB := func(set string) runSet { return runSet(runs.complete[ozerPresetMode(set, true).Name(b)]) }
 	for _, set := range ozerSettings {
 		if rs := getB(set); len(rs) > 0 {
 			s.Blocks = append(s.Blocks, fmt.Sprintf("**%s** (%s, BFL-P mode), final round, ours beside the paper:\n\n%s",
@@ -228,7 +228,7 @@ func ozerFindings(get func(string) runSet) []Finding {
 		f.Verdict = verdictOf(passed, all)
 		f.Evidence = fmt.Sprintf("%d of %d (EAA or PPA, GAA/AALV/CF) pairs have EAA/PPA lower by more than 2 combined SE: %s", passed, all, strings.Join(ev, ", "))
 		f.explain("the paper trains T = 500 rounds of E = 10 epochs; EAA's and PPA's variance grows by the spread of the client means every round, " +
-			"and a reduced budget of a few single-epoch rounds leaves that spread (and so the damage) small. Compare the spread table: " +
+			"and a budget of fewer rounds and epochs (see the budget lines above) leaves that spread (and so the damage) smaller. Compare the spread table: " +
 			"where EAA's and PPA's spread is not far above GAA's, the mechanism the paper names has not had time to act.")
 		out = append(out, f)
 	}
@@ -309,7 +309,7 @@ func ozerFindings(get func(string) runSet) []Finding {
 		f.Evidence = fmt.Sprintf("%d of %d comparisons (means) favour the variational model", passed, all)
 		if len(losses) > 0 {
 			f.Evidence += "; not: " + strings.Join(firstN(losses, 6), "; ")
-			f.Why = "after a few single-epoch rounds the variational nets are still far from converged and their posteriors are close to the initial (very narrow) one, " +
+			f.Why = "after rounds of one local epoch (the paper trains 50 rounds of 10) the variational nets are still far from converged and their posteriors are close to the initial (very narrow) one, " +
 				"so they behave much like the deterministic net; the paper's calibration gains come from 50 rounds of 10 epochs."
 		}
 		out = append(out, f)
@@ -338,7 +338,7 @@ func ozerFindings(get func(string) runSet) []Finding {
 			rs.where("variant", "FED").summary(results.Accuracy).format(100, 2), rs.where("variant", "FEDAVG").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-GAA").summary(results.Accuracy).format(100, 2), rs.where("variant", "FVBWA-AALV").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-CF").summary(results.Accuracy).format(100, 2))
-		f.explain("at the reduced budget the variational nets have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds.")
+		f.explain("below the paper's budget the variational nets may have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds.")
 		out = append(out, f)
 	}
 	return out

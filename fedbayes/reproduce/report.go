@@ -65,12 +65,18 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 	var notes [][]string
 	var info *runinfo.Info
 	commits := map[string]bool{}
+	var wall wallTime
 	for _, p := range papers {
-		runs, skipped, err := loadRuns(opt.Dir, p, opt.Budget)
+		runs, skipped, skipNotes, err := loadRuns(opt.Dir, p, opt.Budget)
 		if err != nil {
 			return nil, err
 		}
-		for _, rs := range runs {
+		pr, err := countRuns(p, opt.Budget, runs, skipped)
+		if err != nil {
+			return nil, err
+		}
+		addWallTime(p, opt.Budget, runs, skipped, pr, &wall)
+		for _, rs := range pr.complete {
 			if info == nil && len(rs) > 0 {
 				i := rs[0].Meta.Info
 				info = &i
@@ -83,12 +89,12 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 				commits[c] = true
 			}
 		}
-		sec, err := p.section(opt.Budget, runs)
+		sec, err := p.section(opt.Budget, pr)
 		if err != nil {
 			return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
 		}
 		sections = append(sections, sec)
-		notes = append(notes, skipped)
+		notes = append(notes, skipNotes)
 	}
 	figures := map[*plots.Chart]string{}
 	if !opt.NoFigures {
@@ -113,7 +119,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 	}
 	var b strings.Builder
-	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits))
+	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits), wall)
 	var all []Finding
 	for i, s := range sections {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Heading, strings.TrimSpace(s.Setting))
@@ -157,19 +163,30 @@ func verdictText(v Verdict) string {
 }
 
 // writeHeader writes the report's title, how it was made, and the summary of findings.
-func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info, commits []string) {
+func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info, commits []string, wall wallTime) {
 	b.WriteString("# Reproduction report\n\n")
 	b.WriteString("Do the findings of the papers fedbayes is built from hold in fedbayes? This page is generated: ")
 	fmt.Fprintf(b, "`%s` wrote it on %s from the runs in `%s` (`fedbayes reproduce` runs the presets below, keeping finished runs "+
 		"and resuming interrupted ones, then writes this page). Do not edit it by hand.\n\n", opt.Command, time.Now().UTC().Format("2006-01-02"), opt.Dir)
-	if opt.Budget == Reduced {
+	switch opt.Budget {
+	case Medium:
+		b.WriteString("**Budget: medium.** Every preset runs at its medium budget, stated under each section: all of " +
+			"Fashion-MNIST where the paper uses it, LeNet trained for the rounds at which it first passed 85 % with 10 IID clients " +
+			"in a measured run, at least 3 seeds, " +
+			"and the 100-client presets at the paper's local training for a tenth of its rounds. Runs of other budgets " +
+			"(reduced, full) are never mixed in. A preset whose runs are not all done is reported as **not run yet (k of n " +
+			"runs done)**, with no table and no verdict: a verdict waits for every seed and row. " +
+			"`make reproduce BUDGET=medium` continues the runs where they stopped. Why each preset runs what it runs, and " +
+			"the wall time estimated per preset: `docs/reproduction/budgets.md`.\n\n")
+	case Reduced:
 		b.WriteString("**Budget: reduced.** Every preset ran at its reduced budget (under 30 minutes per preset on 2 CPU cores), " +
 			"stated under each section: far fewer rounds, local epochs, examples and seeds than the papers. " +
 			"Our absolute numbers are therefore not comparable to the papers'; what can be compared is the ordering of methods, " +
 			"which is what the findings below test. `make reproduce BUDGET=full` runs the papers' budgets (days on 2 cores).\n\n")
-	} else {
+	default:
 		b.WriteString("**Budget: full** (the papers' rounds, epochs and seeds where they state them).\n\n")
 	}
+	fmt.Fprintf(b, "**Wall time spent** on the runs this report reads: %s.\n\n", wall)
 	if info != nil {
 		word := "commit"
 		if len(commits) > 1 {
@@ -182,8 +199,8 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	b.WriteString("Verdicts: a finding *holds* when every check it names passes, *holds in part* when some do (or only the means " +
 		"agree where the check asks for more), and *does not hold* when none does. A claim that one method beats another " +
 		"is checked as a gap of more than 2 combined standard errors; checks marked \"(means)\" and orderings compare " +
-		"means only, which with 2 seeds is indicative, not significant. Each finding's evidence gives its numbers.\n\n")
-	b.WriteString("| paper | presets run | finding | verdict |\n|---|---|---|---|\n")
+		"means only, which with few seeds is indicative, not significant. Each finding's evidence gives its numbers.\n\n")
+	b.WriteString("| paper | presets | finding | verdict |\n|---|---|---|---|\n")
 	for i, p := range papers {
 		names := make([]string, len(p.Presets))
 		for j, pr := range p.Presets {
@@ -204,18 +221,23 @@ func shortCommit(c string) string {
 	return c
 }
 
-// budgetLine states a preset's budget for a section, or says it has no runs.
-func budgetLine(p Preset, b Budget, runs map[string][]results.Run) string {
+// budgetLine states a preset's budget for a section, or says it is not run yet and how many of its
+// runs are done.
+func budgetLine(p Preset, b Budget, runs paperRuns) string {
 	name := p.Name(b)
 	text, err := p.Budget(b)
 	if err != nil {
 		text = err.Error()
 	}
-	n := len(runs[name])
-	if n == 0 {
-		return fmt.Sprintf("- `%s`: **not run yet** (`fedbayes reproduce -budget %s -presets %s`); budget %s", name, b, name, text)
+	c, spent := runs.count[name], ""
+	if t := runs.time[name]; t.Runs > 0 {
+		spent = ", " + hours(t.total()) + " spent"
 	}
-	return fmt.Sprintf("- `%s`: %d runs; budget %s", name, n, text)
+	if !c.complete() {
+		return fmt.Sprintf("- `%s`: **not run yet (%d of %d runs done%s)** (`fedbayes reproduce -budget %s -presets %s`); budget %s",
+			name, c.Done, c.Want, spent, b, name, text)
+	}
+	return fmt.Sprintf("- `%s`: %d runs%s; budget %s", name, c.Done, spent, text)
 }
 
 // sortedKeys returns a set's members, sorted.

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,38 +112,72 @@ func TestBelow(t *testing.T) {
 	}
 }
 
-// TestPresetsExist checks that every paper preset exists at both budgets and that a reduced one
-// states its budget.
+// TestPresetsExist checks that every paper preset exists at every budget, that a reduced or medium
+// one says so in its budget, and that a medium one runs at least 3 seeds (issue 17).
 func TestPresetsExist(t *testing.T) {
 	for _, p := range Papers() {
 		for _, pr := range p.Presets {
-			for _, b := range []Budget{Full, Reduced} {
+			for _, b := range []Budget{Full, Medium, Reduced} {
 				text, err := pr.Budget(b)
 				if err != nil {
 					t.Fatalf("paper %s preset %s: %v", p.ID, pr.Name(b), err)
 				}
-				if b == Reduced && !strings.HasPrefix(text, "reduced") {
-					t.Errorf("%s: budget %q does not say it is reduced", pr.Name(b), text)
-				}
-				if b == Full && !strings.HasPrefix(text, "full") {
-					t.Errorf("%s: budget %q does not say it is full", pr.Name(b), text)
+				if !strings.HasPrefix(text, string(b)) {
+					t.Errorf("%s: budget %q does not say it is %s", pr.Name(b), text, b)
 				}
 				var err2 error
+				seeds := 0
 				switch pr.Kind {
 				case EngineKind:
 					s, _ := engine.Preset(pr.Name(b))
 					_, err2 = s.Expand()
+					seeds = len(s.WithDefaults().Seeds)
 				case PredictiveKind:
 					s, _ := predictive.Preset(pr.Name(b))
 					err2 = s.WithDefaults().Validate()
+					seeds = len(s.WithDefaults().Seeds)
 				case RoundsKind:
 					s, _ := predictive.RoundsPreset(pr.Name(b))
 					err2 = s.WithDefaults().Validate()
+					seeds = len(s.WithDefaults().Seeds)
 				}
 				if err2 != nil {
 					t.Errorf("%s: %v", pr.Name(b), err2)
 				}
+				if b == Medium && seeds < 3 {
+					t.Errorf("%s: %d seeds, want at least 3 at the medium budget", pr.Name(b), seeds)
+				}
 			}
+		}
+	}
+}
+
+// TestMediumOzer checks the medium budget of Ozer et al.'s presets: all the data, the measured
+// rounds for 10 clients, the paper's local epochs for 100, and Table 4's rows kept.
+func TestMediumOzer(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		rounds, epochs, every int
+		variants              int
+	}{
+		{"ozer2022-fmnist-c10-iid-medium", 10, 1, 5, 12},
+		{"ozer2022-fmnist-c10-dirichlet-bflp-medium", 10, 1, 5, 12},
+		{"ozer2022-fmnist-c100-dirichlet-medium", 50, 10, 10, 7},
+		{"ozer2022-fmnist-c100-iid-bflp-medium", 50, 10, 10, 7},
+	} {
+		s, err := engine.Preset(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := s.WithDefaults()
+		if d.Name != tc.name || d.Dataset.Subsample != 0 || d.Dataset.TestSubsample != 0 || d.Training.Rounds != tc.rounds ||
+			d.Training.LocalEpochs != tc.epochs || d.Evaluation.Every != tc.every || len(d.Variants) != tc.variants || len(d.Seeds) != 3 {
+			t.Errorf("%s: name %s, subsample %d/%d, T=%d E=%d every %d, %d variants, %d seeds; want all data, T=%d E=%d every %d, %d variants, 3 seeds",
+				tc.name, d.Name, d.Dataset.Subsample, d.Dataset.TestSubsample, d.Training.Rounds, d.Training.LocalEpochs, d.Evaluation.Every,
+				len(d.Variants), len(d.Seeds), tc.rounds, tc.epochs, tc.every, tc.variants)
+		}
+		if strings.HasSuffix(strings.TrimSuffix(tc.name, engine.MediumSuffix), engine.BFLPSuffix) != (d.Model.Compat == "bfl-p") {
+			t.Errorf("%s: model.compat %q", tc.name, d.Model.Compat)
 		}
 	}
 }
@@ -159,6 +194,10 @@ func TestPresetOf(t *testing.T) {
 		{"ozer2022-fmnist-c100-dirichlet-reduced-FVBA-EAA", Reduced, "ozer2022-fmnist-c100-dirichlet-reduced"},
 		{"ozer2022-fmnist-c10-iid-reduced-FED", Reduced, "ozer2022-fmnist-c10-iid-reduced"},
 		{"ozer2022-fmnist-c10-iid-FED", Reduced, ""},
+		{"ozer2022-fmnist-c10-iid-medium-FED", Full, ""},
+		{"ozer2022-fmnist-c10-iid-medium-FED", Medium, "ozer2022-fmnist-c10-iid-medium"},
+		{"ozer2022-fmnist-c10-iid-bflp-medium-FVBWA-GAA", Medium, "ozer2022-fmnist-c10-iid-bflp-medium"},
+		{"ozer2022-fmnist-c10-iid-reduced-FED", Medium, ""},
 	} {
 		if got := presetOf(p, tc.b, tc.setting); got != tc.want {
 			t.Errorf("presetOf(%q, %s) = %q, want %q", tc.setting, tc.b, got, tc.want)
@@ -166,21 +205,26 @@ func TestPresetOf(t *testing.T) {
 	}
 }
 
-// TestWriteReport writes runs of the 002 preset to disk and checks the report: our table beside
-// the paper's, the budget stated, and the findings decided from the numbers.
-func TestWriteReport(t *testing.T) {
-	dir := t.TempDir()
-	name := jamoussiPreset.Name(Reduced)
+// writeJamoussiRuns writes completed runs of a Jamoussi et al. preset for the given seeds and the
+// spec's variants from..to-1 (to <= 0: to the last): ECE and NLL fall with the number n of
+// Bayesian layers, and so does the worst-10% accuracy. Every run has a row at each round the spec
+// evaluates, each timed local 10 s, aggregation 1 s, evaluation 4 s.
+func writeJamoussiRuns(t *testing.T, dir, name string, seeds []int64, from, to int) {
+	t.Helper()
 	spec, err := engine.Preset(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ECE and NLL fall with n for every rule: the first finding holds.
-	for _, v := range []string{"n0-FedAvg", "n1-AALV", "n2-AALV", "n3-AALV"} {
-		n := float64(v[1] - '0')
-		for seed := int64(0); seed < 2; seed++ {
-			setting := name + "-" + v
-			meta, err := results.NewMeta(setting, map[string]string{"variant": v}, seed, spec, runinfo.Collect("test"))
+	d := spec.WithDefaults()
+	if to <= 0 {
+		to = len(spec.Variants)
+	}
+	vs := spec.Variants[from:to]
+	for _, v := range vs {
+		n := float64(v.Label[1] - '0')
+		for _, seed := range seeds {
+			setting := name + "-" + v.Label
+			meta, err := results.NewMeta(setting, map[string]string{"variant": v.Label}, seed, spec, runinfo.Collect("test"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,17 +234,24 @@ func TestWriteReport(t *testing.T) {
 			}
 			m := map[string]float64{results.Accuracy: 0.8, results.ECE: 0.1 - 0.02*n + 0.001*float64(seed), results.NLL: 0.8 - 0.1*n,
 				results.WorstAccuracy: 0.5 - 0.05*n}
-			if err := w.Append(results.Row{Round: 5, Metrics: m}); err != nil {
-				t.Fatal(err)
+			for r := d.Evaluation.Every; r <= d.Training.Rounds; r += d.Evaluation.Every {
+				if err := w.Append(results.Row{Round: r, Metrics: m, Time: results.Timing{LocalSeconds: 10, AggregateSeconds: 1, EvalSeconds: 4}}); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err := w.Complete(5); err != nil {
+			if err := w.Complete(d.Training.Rounds); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
+}
+
+// writeReport writes the 002 report at budget b from dir and returns it and its findings.
+func writeReport(t *testing.T, dir string, b Budget) (string, []Finding) {
+	t.Helper()
 	out := filepath.Join(dir, "docs", "reproduction.md")
 	papers, _ := SelectPapers([]string{"002"})
-	findings, err := Write(context.Background(), papers, ReportOptions{Dir: dir, Budget: Reduced, Output: out, NoFigures: true, Command: "fedbayes reproduce -papers 002"})
+	findings, err := Write(context.Background(), papers, ReportOptions{Dir: dir, Budget: b, Output: out, NoFigures: true, Command: "fedbayes reproduce -papers 002"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,9 +259,19 @@ func TestWriteReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(raw)
-	for _, want := range []string{"**Budget: reduced.**", "| n1-AALV | 2 | ", "88.22 ± 0.34", "8 runs; budget reduced", "fedbayes reproduce -papers 002",
-		"More Bayesian layers lower the ECE, whatever the rule"} {
+	return string(raw), findings
+}
+
+// TestWriteReport writes runs of the 002 preset to disk and checks the report: our table beside
+// the paper's, the budget stated, and the findings decided from the numbers.
+func TestWriteReport(t *testing.T) {
+	dir := t.TempDir()
+	writeJamoussiRuns(t, dir, jamoussiPreset.Name(Reduced), []int64{0, 1}, 0, 0)
+	md, findings := writeReport(t, dir, Reduced)
+	// Each reduced run (T = 5, evaluated at round 5 only): 15 s timed and 4 untimed rounds of 11 s,
+	// 59 s; 32 runs: 1,888 s, 31 min.
+	for _, want := range []string{"**Budget: reduced.**", "| n1-AALV | 2 | ", "88.22 ± 0.34", "32 runs, 31 min spent; budget reduced", "fedbayes reproduce -papers 002",
+		"More Bayesian layers lower the ECE, whatever the rule", "not run yet (0 of 32 runs done)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -220,6 +281,48 @@ func TestWriteReport(t *testing.T) {
 	}
 	if findings[3].Verdict != Holds {
 		t.Errorf("fairness finding: %s (%s); want holds (worst accuracy falls with n)", findings[3].Verdict, findings[3].Evidence)
+	}
+}
+
+// TestWritePartialMedium checks a partly computed medium budget: a preset with some of its runs
+// done is reported as not run yet (k of n runs done), with no numbers and no verdict, and reduced
+// runs in the same directory are not mixed in; the header states the budget and the wall time of
+// what ran. Once every run is done the verdicts come back.
+func TestWritePartialMedium(t *testing.T) {
+	dir := t.TempDir()
+	name := jamoussiPreset.Name(Medium)
+	// Reduced runs of every variant: they must not count towards the medium report.
+	writeJamoussiRuns(t, dir, jamoussiPreset.Name(Reduced), []int64{0, 1}, 0, 0)
+	// 4 variants x 2 seeds of the medium preset's 16 x 3.
+	writeJamoussiRuns(t, dir, name, []int64{0, 1}, 0, 4)
+	md, findings := writeReport(t, dir, Medium)
+	// Each medium run: rows at rounds 5 and 10 of 15 s each (30 s), and 8 untimed rounds of 11 s
+	// (88 s). 8 medium runs: 240 s recorded, 704 s estimated, 944 s = 16 min in all.
+	for _, want := range []string{"**Budget: medium.**", "`" + name + "`: **not run yet (8 of 48 runs done, 16 min spent)**",
+		"**Wall time spent** on the runs this report reads: 16 min over 8 runs: 4 min recorded in their 16 timed rounds",
+		"plus 12 min estimated for the 64 rounds that were not evaluated", "| n1-AALV | 0 | not run |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("partial report lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "reduced-n1") || strings.Contains(md, "| n1-AALV | 2 |") {
+		t.Errorf("partial medium report shows reduced or partial runs")
+	}
+	for _, f := range findings {
+		if f.Verdict != NotRun {
+			t.Errorf("partial: finding %q has verdict %s (%s); want not run", f.Claim, f.Verdict, f.Evidence)
+		}
+	}
+	// The rest of the runs: the preset is complete and judged.
+	writeJamoussiRuns(t, dir, name, []int64{2}, 0, 4)
+	writeJamoussiRuns(t, dir, name, []int64{0, 1, 2}, 4, 0)
+	md, findings = writeReport(t, dir, Medium)
+	// 48 runs of 118 s: 94 min.
+	if !strings.Contains(md, "`"+name+"`: 48 runs, 1.57 h spent; budget medium") || !strings.Contains(md, "| n1-AALV | 3 |") {
+		t.Errorf("complete medium report lacks the runs:\n%s", md[:min(len(md), 3000)])
+	}
+	if findings[0].Verdict != Holds {
+		t.Errorf("complete: ECE finding %s (%s); want holds", findings[0].Verdict, findings[0].Evidence)
 	}
 }
 
@@ -252,5 +355,100 @@ func TestChenFindings(t *testing.T) {
 				t.Errorf("%s: finding %d does not hold but says nothing about why", tc.name, i)
 			}
 		}
+	}
+}
+
+// TestWallTime checks the wall time summed from rows, by hand: timed rows add all their parts,
+// rounds without a row add the mean training and aggregation of the run's rows.
+func TestWallTime(t *testing.T) {
+	row := func(round int, local, agg, eval float64) results.Row {
+		return results.Row{Round: round, Time: results.Timing{LocalSeconds: local, AggregateSeconds: agg, EvalSeconds: eval}}
+	}
+	done := results.Status{State: results.Completed, Round: 10}
+	for _, tc := range []struct {
+		name       string
+		runs       []results.Run
+		recorded   float64
+		estimated  float64
+		timed, not int
+		text       string
+	}{
+		{"every round", []results.Run{{Status: results.Status{State: results.Completed, Round: 2}, Rows: []results.Row{row(1, 10, 1, 4), row(2, 20, 1, 4)}}}, 40, 0, 2, 0,
+			"1 min over 1 run: 1 min recorded in their 2 timed rounds (training, aggregation and evaluation)"},
+		// Rows at 5 and 10 of 10: 8 untimed rounds at (11 + 21) / 2 = 16 s.
+		{"every 5", []results.Run{{Status: done, Rows: []results.Row{row(5, 10, 1, 4), row(10, 20, 1, 4)}}}, 40, 128, 2, 8,
+			"3 min over 1 run: 1 min recorded in their 2 timed rounds (training, aggregation and evaluation), plus 2 min estimated for the 8 rounds"},
+		// An unfinished run: rounds after its last row are not counted.
+		{"unfinished", []results.Run{{Rows: []results.Row{row(5, 3000, 0, 600)}}}, 3600, 4 * 3000, 1, 4, "4.33 h over 1 run: 1.00 h recorded"},
+		{"no rows", []results.Run{{}, {}}, 0, 0, 0, 0, "0 min over 2 runs"},
+		{"none", nil, 0, 0, 0, 0, "no runs yet"},
+	} {
+		var w wallTime
+		for _, r := range tc.runs {
+			w.add(r)
+		}
+		if math.Abs(w.Recorded-tc.recorded) > 1e-9 || math.Abs(w.Estimated-tc.estimated) > 1e-9 || w.TimedRounds != tc.timed || w.Untimed != tc.not {
+			t.Errorf("%s: recorded %g, estimated %g, timed %d, untimed %d; want %g, %g, %d, %d", tc.name, w.Recorded, w.Estimated,
+				w.TimedRounds, w.Untimed, tc.recorded, tc.estimated, tc.timed, tc.not)
+		}
+		if got := w.String(); !strings.HasPrefix(got, tc.text) {
+			t.Errorf("%s: %q, want it to start with %q", tc.name, got, tc.text)
+		}
+	}
+}
+
+// TestCountRunsDiverged checks that a diverged run counts as done (it is a result) and an
+// unfinished one does not.
+func TestCountRunsDiverged(t *testing.T) {
+	dir := t.TempDir()
+	name := chenPreset.Name(Medium)
+	spec, err := predictive.RoundsPreset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := spec.WithDefaults()
+	i := 0
+	for _, m := range d.Methods {
+		for _, seed := range d.Seeds {
+			setting := name + "-" + m
+			meta, err := results.NewMeta(setting, map[string]string{"method": m}, seed, spec, runinfo.Collect("test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := results.Create(filepath.Join(dir, "004", results.RunName(setting, seed)), meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i++
+			switch i {
+			case 1: // diverged at round 3
+				if err := w.Finish(results.Status{State: results.Diverged, Round: 3, Reason: "NaN loss"}); err != nil {
+					t.Fatal(err)
+				}
+			case 2: // unfinished
+			default:
+				for r := 1; r <= d.Rounds; r++ {
+					if err := w.Append(results.Row{Round: r, Metrics: map[string]float64{results.Accuracy: 0.7}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Complete(d.Rounds); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	p := chenPaper()
+	runs, skipped, _, err := loadRuns(dir, p, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := countRuns(p, Medium, runs, skipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runCount{Done: i - 1, Want: i}
+	if got := pr.count[name]; got != want || len(pr.complete[name]) != 0 {
+		t.Errorf("count %+v with %d complete runs shown; want %+v and none shown (one run unfinished)", got, len(pr.complete[name]), want)
 	}
 }

@@ -23,18 +23,22 @@ type Budget string
 const (
 	// Full is the papers' rounds, epochs, data and seeds (days on 2 CPU cores).
 	Full Budget = "full"
+	// Medium is the budget of the report (issue 17): the smallest at which LeNet reaches 85 % on 10
+	// IID Fashion-MNIST clients, with at least 3 seeds everywhere (hours per preset on 2 CPU cores;
+	// see docs/reproduction.md for the estimate per preset).
+	Medium Budget = "medium"
 	// Reduced is each preset's reduced budget (under 30 minutes per preset on 2 CPU cores), stated in
 	// every run's spec and in the report.
 	Reduced Budget = "reduced"
 )
 
-// ParseBudget reads "full" or "reduced".
+// ParseBudget reads "full", "medium" or "reduced".
 func ParseBudget(s string) (Budget, error) {
 	switch Budget(s) {
-	case Full, Reduced:
+	case Full, Medium, Reduced:
 		return Budget(s), nil
 	}
-	return "", fmt.Errorf("reproduce: budget %q; want full or reduced", s)
+	return "", fmt.Errorf("reproduce: budget %q; want full, medium or reduced", s)
 }
 
 // Kind says which runner a preset belongs to.
@@ -49,12 +53,14 @@ const (
 	RoundsKind
 )
 
-// Preset is one experiment of a paper: an engine preset (whose reduced form is NAME-reduced), a
-// one-round predictive preset or a multi-round FedBE preset (for these two, Full and Reduced name
-// different presets).
+// Preset is one experiment of a paper: an engine preset (whose reduced and medium forms are
+// NAME-reduced and NAME-medium), a one-round predictive preset or a multi-round FedBE preset (for
+// these two, Full, Medium and Reduced name different presets).
 type Preset struct {
 	// Full names the preset at the paper's budget.
 	Full string
+	// Medium names the medium-budget preset; empty means Full + engine.MediumSuffix.
+	Medium string
 	// Reduced names the reduced-budget preset; empty means Full + engine.ReducedSuffix.
 	Reduced string
 	// Kind is the runner of the preset.
@@ -65,6 +71,12 @@ type Preset struct {
 func (p Preset) Name(b Budget) string {
 	if b == Full {
 		return p.Full
+	}
+	if b == Medium {
+		if p.Medium != "" {
+			return p.Medium
+		}
+		return p.Full + engine.MediumSuffix
 	}
 	if p.Reduced != "" {
 		return p.Reduced
@@ -126,7 +138,7 @@ type Paper struct {
 	// Dir is the results sub-directory (default ID); papers sharing runs share it.
 	Dir string
 	// section builds the report section from the runs of each preset (by preset name at the budget).
-	section func(b Budget, runs map[string][]results.Run) (*Section, error)
+	section func(b Budget, runs paperRuns) (*Section, error)
 }
 
 // dir is the paper's results sub-directory.
@@ -167,7 +179,7 @@ func SelectPapers(ids []string) ([]*Paper, error) {
 type Options struct {
 	// Dir is the results directory; each paper's runs go to Dir/ID.
 	Dir string
-	// Budget is Full or Reduced.
+	// Budget is Full, Medium or Reduced.
 	Budget Budget
 	// Presets, if not empty, limits the run to these preset names (at the budget); the report still
 	// covers every preset of the selected papers and says which have no runs.
@@ -208,27 +220,29 @@ func Run(ctx context.Context, papers []*Paper, opt Options) error {
 }
 
 // loadRuns reads a paper's complete runs and sorts them by preset (at the budget). Runs of other
-// presets or budgets in the directory are ignored; incomplete, failed and diverged runs are skipped
-// and returned as notes.
-func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []string, error) {
+// presets or budgets in the directory are ignored; incomplete, failed and diverged runs of the
+// paper's presets are returned as skipped, and as notes for the report.
+func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []results.Skipped, []string, error) {
 	out := map[string][]results.Run{}
 	var notes []string
+	var mine []results.Skipped
 	pdir := filepath.Join(dir, p.dir())
 	if _, err := os.Stat(pdir); errors.Is(err, fs.ErrNotExist) {
-		return out, nil, nil // nothing run yet
+		return out, nil, nil, nil // nothing run yet
 	}
 	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, pdir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		return nil, nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
 	}
 	for _, s := range skipped {
 		if presetOf(p, b, filepath.Base(s.Dir)) != "" {
 			notes = append(notes, fmt.Sprintf("skipped %s: %s", filepath.Base(s.Dir), s.Reason))
+			mine = append(mine, s)
 		}
 	}
 	settings, err := presetSettings(p, b)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, r := range runs {
 		name := presetOf(p, b, r.Meta.Setting)
@@ -249,7 +263,7 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []strin
 		})
 	}
 	sort.Strings(notes)
-	return out, notes, nil
+	return out, mine, notes, nil
 }
 
 // presetSettings lists the setting names of each engine preset of the paper at budget b.
@@ -276,13 +290,14 @@ func presetSettings(p *Paper, b Budget) (map[string]map[string]bool, error) {
 }
 
 // presetOf returns the name of the paper's preset (at budget b) a setting or run directory belongs to,
-// or "". A full-budget preset does not claim its own "-reduced" settings.
+// or "". A full-budget preset does not claim its own "-reduced" or "-medium" settings.
 func presetOf(p *Paper, b Budget, setting string) string {
 	best := ""
 	for _, pr := range p.Presets {
 		name := pr.Name(b)
 		rest, ok := strings.CutPrefix(setting, name+"-")
-		if !ok || strings.HasPrefix(rest, strings.TrimPrefix(engine.ReducedSuffix, "-")+"-") {
+		if !ok || strings.HasPrefix(rest, strings.TrimPrefix(engine.ReducedSuffix, "-")+"-") ||
+			strings.HasPrefix(rest, strings.TrimPrefix(engine.MediumSuffix, "-")+"-") {
 			continue
 		}
 		if len(name) > len(best) {

@@ -16,11 +16,11 @@ func init() {
 	register(&command{name: "reproduce", summary: "run the papers' presets and write the reproduction report (docs/reproduction.md)", run: runReproduce})
 }
 
-// runReproduce implements `fedbayes reproduce [-budget reduced|full] [-papers IDS] [-presets NAMES]
+// runReproduce implements `fedbayes reproduce [-budget reduced|medium|full] [-papers IDS] [-presets NAMES]
 // [-results DIR] [-o FILE] [-report-only] [-no-figures]`.
 func runReproduce(args []string, stdout io.Writer) error {
 	fs := newFlagSet("reproduce", "", stdout)
-	budget := fs.String("budget", "reduced", "reduced (each preset under 30 minutes on 2 cores) or full (the papers' budgets: days)")
+	budget := fs.String("budget", "reduced", "reduced (each preset under 30 minutes on 2 cores), medium (the report's budget: hours per preset) or full (the papers' budgets: days)")
 	papers := fs.String("papers", "", "comma-separated paper ids (000,001,002,003,004); default all")
 	presets := fs.String("presets", "", "comma-separated preset names to run (at the budget); default all of the papers'. The report covers every preset")
 	dir := fs.String("results", "results/reproduce", "results directory (one sub-directory per paper); finished runs are kept")

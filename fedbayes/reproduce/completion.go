@@ -1,0 +1,189 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// runCount is how far a preset has run: Done finished runs (completed, or diverged, which is a
+// result too) of the Want its spec makes at the budget.
+type runCount struct{ Done, Want int }
+
+// complete reports whether every run of the preset has finished.
+func (c runCount) complete() bool { return c.Want > 0 && c.Done >= c.Want }
+
+// paperRuns are the runs a paper's section is built from.
+type paperRuns struct {
+	// complete are the completed runs of the presets whose runs have all finished, by preset name
+	// at the budget. A preset with runs still to do has none here: its section says "not run yet"
+	// and gives no verdict, so that a partly computed budget is never judged on some of its seeds
+	// or rows.
+	complete map[string][]results.Run
+	// count is each preset's progress, by preset name at the budget.
+	count map[string]runCount
+	// time is the wall time spent on each preset's runs so far (finished or not), by preset name at
+	// the budget.
+	time map[string]wallTime
+}
+
+// wantRuns is the number of runs preset p makes at budget b: settings x seeds for an engine preset,
+// h values x methods x seeds for a one-round predictive preset, methods x seeds for a multi-round
+// one.
+func wantRuns(p Preset, b Budget) (int, error) {
+	name := p.Name(b)
+	switch p.Kind {
+	case PredictiveKind:
+		s, err := predictive.Preset(name)
+		if err != nil {
+			return 0, err
+		}
+		s = s.WithDefaults()
+		return len(s.H) * len(s.Methods) * len(s.Seeds), nil
+	case RoundsKind:
+		s, err := predictive.RoundsPreset(name)
+		if err != nil {
+			return 0, err
+		}
+		s = s.WithDefaults()
+		return len(s.Methods) * len(s.Seeds), nil
+	}
+	s, err := engine.Preset(name)
+	if err != nil {
+		return 0, err
+	}
+	settings, err := s.Expand()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, st := range settings {
+		n += len(st.Spec.WithDefaults().Seeds)
+	}
+	return n, nil
+}
+
+// countRuns sorts a paper's runs into paperRuns: finished runs are the completed ones plus the
+// skipped run directories of the preset whose status is diverged.
+func countRuns(p *Paper, b Budget, runs map[string][]results.Run, skipped []results.Skipped) (paperRuns, error) {
+	out := paperRuns{complete: map[string][]results.Run{}, count: map[string]runCount{}, time: map[string]wallTime{}}
+	diverged := map[string]int{}
+	for _, s := range skipped {
+		if r, err := results.ReadRun(s.Dir); err == nil && r.Status.State == results.Diverged {
+			if name := presetOf(p, b, r.Meta.Setting); name != "" {
+				diverged[name]++
+			}
+		}
+	}
+	for _, pr := range p.Presets {
+		name := pr.Name(b)
+		want, err := wantRuns(pr, b)
+		if err != nil {
+			return paperRuns{}, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		c := runCount{Done: len(runs[name]) + diverged[name], Want: want}
+		out.count[name] = c
+		if c.complete() {
+			out.complete[name] = runs[name]
+		}
+	}
+	return out, nil
+}
+
+// wallTime is the wall time of the runs a report reads, from their rows.
+type wallTime struct {
+	// Runs is the number of run directories read (complete or not).
+	Runs int
+	// Recorded is the sum over the runs' rows of their timed parts (local training, aggregation,
+	// evaluation), in seconds; TimedRounds is the number of those rows.
+	Recorded    float64
+	TimedRounds int
+	// Estimated is the training and aggregation of the rounds an engine run did not evaluate
+	// (and so did not time), at the mean of the same run's timed rounds, in seconds; Untimed is the
+	// number of those rounds.
+	Estimated float64
+	Untimed   int
+}
+
+// add counts one run: its rows, and the rounds before its last row (or its final round, when
+// completed) that have no row.
+func (w *wallTime) add(r results.Run) {
+	w.Runs++
+	if len(r.Rows) == 0 {
+		return
+	}
+	var train float64
+	for _, row := range r.Rows {
+		w.Recorded += row.Time.Total()
+		train += row.Time.LocalSeconds + row.Time.AggregateSeconds
+	}
+	w.TimedRounds += len(r.Rows)
+	last := r.Rows[len(r.Rows)-1].Round
+	if r.Status.State == results.Completed && r.Status.Round > last {
+		last = r.Status.Round
+	}
+	if untimed := last - len(r.Rows); untimed > 0 && r.Rows[0].Round >= 1 {
+		w.Untimed += untimed
+		w.Estimated += float64(untimed) * train / float64(len(r.Rows))
+	}
+}
+
+// total is the recorded plus the estimated time, in seconds.
+func (w wallTime) total() float64 { return w.Recorded + w.Estimated }
+
+// String states the wall time for the report's header.
+func (w wallTime) String() string {
+	if w.Runs == 0 {
+		return "no runs yet"
+	}
+	s := fmt.Sprintf("%s over %d %s: %s recorded in their %d timed %s (training, aggregation and evaluation)",
+		hours(w.total()), w.Runs, plural(w.Runs, "run"), hours(w.Recorded), w.TimedRounds, plural(w.TimedRounds, "round"))
+	if w.Untimed > 0 {
+		s += fmt.Sprintf(", plus %s estimated for the %d %s that were not evaluated and so not timed "+
+			"(their training and aggregation at the mean of the same run's timed rounds)", hours(w.Estimated), w.Untimed, plural(w.Untimed, "round"))
+	}
+	return s
+}
+
+// plural is word, with an "s" unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// hours prints seconds as "1.25 h" (or "42 min" under an hour).
+func hours(sec float64) string {
+	if sec < 3600 {
+		return fmt.Sprintf("%.0f min", math.Round(sec/60))
+	}
+	return fmt.Sprintf("%.2f h", sec/3600)
+}
+
+// addWallTime adds up the wall time of every run of the paper's presets at budget b, per preset
+// (into pr.time) and in all (into w): the complete runs and the skipped run directories of those
+// presets (unfinished or diverged runs took time too).
+func addWallTime(p *Paper, b Budget, runs map[string][]results.Run, skipped []results.Skipped, pr paperRuns, w *wallTime) {
+	add := func(name string, r results.Run) {
+		t := pr.time[name]
+		t.add(r)
+		pr.time[name] = t
+		w.add(r)
+	}
+	for name, rs := range runs {
+		for _, r := range rs {
+			add(name, r)
+		}
+	}
+	for _, s := range skipped {
+		if r, err := results.ReadRun(s.Dir); err == nil {
+			if name := presetOf(p, b, r.Meta.Setting); name != "" {
+				add(name, r)
+			}
+		}
+	}
+}
