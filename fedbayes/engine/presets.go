@@ -300,16 +300,7 @@ func init() {
 					func() *Spec { return ozer(d.name, clients, part) },
 					func(s *Spec) *Spec {
 						if clients == 100 {
-							r := reduce(s, 30000, 1000, 15, 1, []int64{0, 1}, 5)
-							var keep []Variant
-							for _, v := range r.Variants {
-								if !strings.HasPrefix(v.Label, "FVBA-") {
-									keep = append(keep, v)
-								}
-							}
-							r.Variants = keep
-							r.Budget += "; FED, FEDAVG and the FVBWA rows only (Table 4's weighting)"
-							return r
+							return fvbwaRowsOnly(reduce(s, 30000, 1000, 15, 1, []int64{0, 1}, 5))
 						}
 						return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0)
 					})
@@ -366,6 +357,20 @@ func init() {
 			},
 			func(s *Spec) *Spec { return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0) })
 	}
+}
+
+// fvbwaRowsOnly keeps FED, FEDAVG and the FVBWA rows of an Ozer et al. (2022) spec (Table 4's size
+// weighting): the 100-client budgets run those only.
+func fvbwaRowsOnly(s *Spec) *Spec {
+	var keep []Variant
+	for _, v := range s.Variants {
+		if !strings.HasPrefix(v.Label, "FVBA-") {
+			keep = append(keep, v)
+		}
+	}
+	s.Variants = keep
+	s.Budget += "; FED, FEDAVG and the FVBWA rows only (Table 4's weighting)"
+	return s
 }
 
 // mlpFlipout swaps ResNet-20 for a Flipout MLP with one hidden layer of 100 units (and the variants'

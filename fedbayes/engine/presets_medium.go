@@ -67,16 +67,7 @@ func medium(s *Spec, train, test, rounds, epochs, every int) *Spec {
 func mediumOzer(clients int) func(*Spec) *Spec {
 	return func(s *Spec) *Spec {
 		if clients == 100 {
-			m := medium(s, 0, 0, mediumC100Rounds, mediumC100Epochs, 10)
-			var keep []Variant
-			for _, v := range m.Variants {
-				if !strings.HasPrefix(v.Label, "FVBA-") {
-					keep = append(keep, v)
-				}
-			}
-			m.Variants = keep
-			m.Budget += "; FED, FEDAVG and the FVBWA rows only (Table 4's weighting)"
-			return m
+			return fvbwaRowsOnly(medium(s, 0, 0, mediumC100Rounds, mediumC100Epochs, 10))
 		}
 		return medium(s, 0, 0, mediumC10Rounds, mediumC10Epochs, 5)
 	}
