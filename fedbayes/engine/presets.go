@@ -58,13 +58,21 @@ func variant(label string, pathValues ...any) Variant {
 // evaluation every `every` rounds (after the last round only when every <= 0). The Budget sentence
 // states the cut and the paper's budget.
 func reduce(s *Spec, train, test, rounds, epochs int, seeds []int64, every int) *Spec {
+	return cutBudget(s, "reduced", ReducedSuffix, train, test, rounds, epochs, seeds, every, func(n int) string { return fmt.Sprint(n) })
+}
+
+// cutBudget is reduce and medium: it names the cut spec NAME+suffix, keeps train/test examples (0:
+// all; count formats the number), rounds, local epochs, seeds (copied) and evaluation every `every`
+// rounds (after the last round only when every <= 0 or beyond the last), halves a schedule's silent
+// period if it is longer than half the rounds, and states the cut beside the paper's budget.
+func cutBudget(s *Spec, label, suffix string, train, test, rounds, epochs int, seeds []int64, every int, count func(int) string) *Spec {
 	full := s.WithDefaults()
 	c := s.Clone()
-	c.Name += ReducedSuffix
+	c.Name += suffix
 	c.Dataset.Subsample, c.Dataset.TestSubsample = train, test
 	c.Training.Rounds, c.Training.LocalEpochs = rounds, epochs
-	c.Seeds = seeds
-	if every <= 0 {
+	c.Seeds = append([]int64(nil), seeds...)
+	if every <= 0 || every > rounds {
 		every = rounds
 	}
 	c.Evaluation.Every = every
@@ -73,17 +81,30 @@ func reduce(s *Spec, train, test, rounds, epochs int, seeds []int64, every int) 
 		sc.SilentRounds = rounds / 2
 		c.Training.Schedule = &sc
 	}
-	trainText, testText := "all", "all"
-	if train > 0 {
-		trainText = fmt.Sprint(train)
+	examples := func(n int) string {
+		if n <= 0 {
+			return "all"
+		}
+		return count(n)
 	}
-	if test > 0 {
-		testText = fmt.Sprint(test)
-	}
-	c.Budget = fmt.Sprintf("reduced: %s training / %s test examples, T=%d rounds, E=%d local epochs, %d seeds "+
-		"(paper budget: all examples, T=%d, E=%d, %d seeds)", trainText, testText, rounds, epochs, len(seeds),
+	c.Budget = fmt.Sprintf("%s: %s training / %s test examples, T=%d rounds, E=%d local epochs, %d seeds "+
+		"(paper budget: all examples, T=%d, E=%d, %d seeds)", label, examples(train), examples(test), rounds, epochs, len(seeds),
 		full.Training.Rounds, full.Training.LocalEpochs, len(full.Seeds))
 	return c
+}
+
+// dwcCut finishes the reduced or medium cut r of a Fischer et al. (2024) Table 4 preset s: the
+// Flipout MLP, the IID and 2-class partitions only, and server pre-training of at most pretrain epochs.
+func dwcCut(r, s *Spec, pretrain int) *Spec {
+	r = mlpFlipout(r)
+	r.Sweep = map[string][]json.RawMessage{"partition": s.Sweep["partition"][:2]}
+	for _, v := range r.Variants {
+		if a, ok := v.Set["aggregation"]; ok && strings.Contains(string(a), "pretrain") {
+			v.Set["aggregation"] = []byte(strings.Replace(string(a), `"epochs":100`, fmt.Sprintf(`"epochs":%d`, pretrain), 1))
+		}
+	}
+	r.Budget += fmt.Sprintf("; MLP (100 hidden, Flipout) instead of ResNet-20; IID and 2-class only; pre-training at most %d epochs", pretrain)
+	return r
 }
 
 // bflp switches an Ozer et al. (2022) spec to the behaviour of their public code, BFL-P
@@ -324,17 +345,7 @@ func init() {
 		dwc := "fischer2024-" + d.short + "-dwc"
 		addPaperPreset(dwc, "Fischer et al. (2024) Table 4, "+d.name+": DWC without and with server pre-training, WS with pre-training; one round of 400 local epochs",
 			func() *Spec { return fischerDWC(d.name) },
-			func(s *Spec) *Spec {
-				r := mlpFlipout(reduce(s, 6000, 1000, 1, 20, []int64{0, 1}, 0))
-				r.Sweep = map[string][]json.RawMessage{"partition": s.Sweep["partition"][:2]}
-				for _, v := range r.Variants {
-					if a, ok := v.Set["aggregation"]; ok && strings.Contains(string(a), "pretrain") {
-						v.Set["aggregation"] = []byte(strings.Replace(string(a), `"epochs":100`, `"epochs":20`, 1))
-					}
-				}
-				r.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; IID and 2-class only; pre-training at most 20 epochs"
-				return r
-			})
+			func(s *Spec) *Spec { return dwcCut(reduce(s, 6000, 1000, 1, 20, []int64{0, 1}, 0), s, 20) })
 	}
 	for _, d := range ozerDatasets {
 		name := "jamoussi-" + d.short

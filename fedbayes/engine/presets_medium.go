@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // MediumSuffix ends the name of a paper preset's medium-budget form: the smallest budget at which
@@ -34,31 +33,7 @@ const (
 // mediumSeeds, and evaluation every `every` rounds (after the last round only when every <= 0). Its
 // Budget sentence states the cut and the paper's budget.
 func medium(s *Spec, train, test, rounds, epochs, every int) *Spec {
-	full := s.WithDefaults()
-	c := s.Clone()
-	c.Name += MediumSuffix
-	c.Dataset.Subsample, c.Dataset.TestSubsample = train, test
-	c.Training.Rounds, c.Training.LocalEpochs = rounds, epochs
-	c.Seeds = append([]int64(nil), mediumSeeds...)
-	if every <= 0 || every > rounds {
-		every = rounds
-	}
-	c.Evaluation.Every = every
-	if c.Training.Schedule != nil && c.Training.Schedule.SilentRounds > rounds/2 {
-		sc := *c.Training.Schedule
-		sc.SilentRounds = rounds / 2
-		c.Training.Schedule = &sc
-	}
-	count := func(n int) string {
-		if n <= 0 {
-			return "all"
-		}
-		return thousands(n)
-	}
-	c.Budget = fmt.Sprintf("medium: %s training / %s test examples, T=%d rounds, E=%d local epochs, %d seeds "+
-		"(paper budget: all examples, T=%d, E=%d, %d seeds)", count(train), count(test), rounds, epochs, len(c.Seeds),
-		full.Training.Rounds, full.Training.LocalEpochs, len(full.Seeds))
-	return c
+	return cutBudget(s, "medium", MediumSuffix, train, test, rounds, epochs, mediumSeeds, every, thousands)
 }
 
 // mediumOzer is the medium budget of an Ozer et al. (2022) preset (both modes): 10 clients run every
@@ -102,17 +77,7 @@ func mediumFischer(epochs int) func(*Spec) *Spec {
 // mediumFischerDWC is the medium budget of Fischer et al. (2024)'s Table 4: one round of 40 local
 // epochs of the Flipout MLP on 12,000 training examples, pre-training of at most 40 epochs, IID and
 // 2-class partitions.
-func mediumFischerDWC(s *Spec) *Spec {
-	m := mlpFlipout(medium(s, 12000, 0, 1, 40, 0))
-	m.Sweep = map[string][]json.RawMessage{"partition": s.Sweep["partition"][:2]}
-	for _, v := range m.Variants {
-		if a, ok := v.Set["aggregation"]; ok && strings.Contains(string(a), "pretrain") {
-			v.Set["aggregation"] = []byte(strings.Replace(string(a), `"epochs":100`, `"epochs":40`, 1))
-		}
-	}
-	m.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; IID and 2-class only; pre-training at most 40 epochs"
-	return m
-}
+func mediumFischerDWC(s *Spec) *Spec { return dwcCut(medium(s, 12000, 0, 1, 40, 0), s, 40) }
 
 // addMedium registers base+MediumSuffix, cut from base's full spec when it is built (so the order of
 // the package's init functions does not matter).
