@@ -59,11 +59,9 @@ func validateStrategy(c *Spec) error {
 			if err := oneOf("aggregation.server.distill.optimizer", d.Optimizer, "", "sgd", "adam"); err != nil {
 				return err
 			}
+			// SWA cycles against epochs are checked by the strategies that distil (their defaults differ).
 			if d.Epochs < 0 || d.BatchSize < 0 || d.LearningRate < 0 || d.SWACycles < 0 {
 				return specErr("aggregation.server.distill", "epochs, batch_size, learning_rate and swa_cycles must be >= 0 (0 takes the default)")
-			}
-			if dd := (predictive.DistillConfig{Epochs: d.Epochs, SWACycles: d.SWACycles}).WithDefaults(); dd.SWACycles > dd.Epochs {
-				return specErr("aggregation.server.distill.swa_cycles", "%d cycles in %d epochs; at most one cycle per epoch", dd.SWACycles, dd.Epochs)
 			}
 		}
 	}

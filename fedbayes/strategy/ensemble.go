@@ -105,7 +105,11 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 		return nil, err
 	}
 	p := &ensemblePredictor{model: m, clients: stacked, draws: r.Draws, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
-	g := &Global{Posterior: next, Predictor: p, Weights: normalised(r.SizeWeights())}
+	w, err := r.NormalizedSizeWeights()
+	if err != nil {
+		return nil, err
+	}
+	g := &Global{Posterior: next, Predictor: p, Weights: w}
 	var onServer *predictive.ClassAggregate
 	switch e.Method {
 	case Mixture:

@@ -88,7 +88,8 @@ func (f *FedBE) Aggregate(r *Round) (*Global, error) {
 			return nil, err
 		}
 	}
-	return &Global{Posterior: g, Weights: normalised(r.SizeWeights())}, nil
+	w, err := r.NormalizedSizeWeights()
+	return &Global{Posterior: g, Weights: w}, err
 }
 
 // Means returns p's means as a deterministic posterior (log-variances dropped; tensors shared).
@@ -112,19 +113,6 @@ func WithLogVars(m, v *posterior.Posterior) (*posterior.Posterior, error) {
 		out.Params[i] = posterior.Param{Name: q.Name, Mean: q.Mean, LogVar: src.LogVar}
 	}
 	return out, nil
-}
-
-// normalised returns w / sum(w).
-func normalised(w []float64) []float64 {
-	sum := 0.0
-	for _, v := range w {
-		sum += v
-	}
-	out := make([]float64, len(w))
-	for i, v := range w {
-		out[i] = v / sum
-	}
-	return out
 }
 
 func init() {

@@ -40,7 +40,8 @@ func (f *FedPA) Aggregate(r *Round) (*Global, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Global{Posterior: g, Weights: normalised(r.SizeWeights())}, nil
+	w, err := r.NormalizedSizeWeights()
+	return &Global{Posterior: g, Weights: w}, err
 }
 
 func init() {

@@ -3,6 +3,8 @@ package strategy
 import (
 	"fmt"
 
+	"fedbayes.dev/fedbayes/aggregate"
+
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
@@ -88,6 +90,9 @@ func (r *Round) SizeWeights() []float64 {
 	}
 	return w
 }
+
+// NormalizedSizeWeights are the active clients' sizes over their sum (aggregate.SizeWeights).
+func (r *Round) NormalizedSizeWeights() ([]float64, error) { return aggregate.SizeWeights(r.Sizes) }
 
 // Global is the outcome of a strategy's round.
 type Global struct {
