@@ -404,15 +404,21 @@ func fischerReduced(epochs int) func(*Spec) *Spec {
 		if epochs == 5 {
 			rounds = 4
 		}
-		r := mlpFlipout(reduce(s, 3000, 1000, rounds, epochs, []int64{0, 1}, 0))
-		if p, ok := s.Sweep["partition"]; ok {
-			r.Sweep = map[string][]json.RawMessage{"partition": p[:2]}
-			r.Budget += "; IID and 2-class only"
-		}
-		r.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; lr 0.01 decaying after round T/2"
-		r.Training.LearningRate = 0.01
-		return r
+		return fischerCut(reduce(s, 3000, 1000, rounds, epochs, []int64{0, 1}, 0), s)
 	}
+}
+
+// fischerCut finishes the reduced or medium cut r of a Fischer et al. (2024) Table 2-3 preset s: the
+// Flipout MLP at learning rate 0.01, the IID and 2-class partitions only.
+func fischerCut(r, s *Spec) *Spec {
+	r = mlpFlipout(r)
+	if p, ok := s.Sweep["partition"]; ok {
+		r.Sweep = map[string][]json.RawMessage{"partition": p[:2]}
+		r.Budget += "; IID and 2-class only"
+	}
+	r.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; lr 0.01 decaying after round T/2"
+	r.Training.LearningRate = 0.01
+	return r
 }
 
 // Preset returns a copy of the named preset spec: a paper preset at the paper's budget, or with the

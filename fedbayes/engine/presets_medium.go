@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "fmt"
 
 // MediumSuffix ends the name of a paper preset's medium-budget form: the smallest budget at which
 // the reproduction report can test the papers' claims (issue 17): LeNet on all of Fashion-MNIST
@@ -63,14 +60,7 @@ func mediumFischer(epochs int) func(*Spec) *Spec {
 		if epochs == 5 {
 			rounds = 8
 		}
-		m := mlpFlipout(medium(s, 12000, 0, rounds, epochs, 0))
-		if p, ok := s.Sweep["partition"]; ok {
-			m.Sweep = map[string][]json.RawMessage{"partition": p[:2]}
-			m.Budget += "; IID and 2-class only"
-		}
-		m.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; lr 0.01 decaying after round T/2"
-		m.Training.LearningRate = 0.01
-		return m
+		return fischerCut(medium(s, 12000, 0, rounds, epochs, 0), s)
 	}
 }
 
