@@ -153,19 +153,11 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 			"Each task runs (or resumes) the run whose index is its array index; fedbayes status " + dir + " shows them all.",
 		},
 	}
-	text, err := s.Render()
-	if err != nil {
-		return nil, err
-	}
-	sub.Script = filepath.Join(dir, SlurmDir, "job-"+jobNameSafe(sweepName)+"-"+stamp+".sbatch")
-	if err := results.WriteFileAtomic(sub.Script, []byte(text), 0o755); err != nil {
+	if err := writeAndSubmit(ctx, sub, s, dir, sweepName, stamp, o.DryRun); err != nil {
 		return nil, err
 	}
 	if o.DryRun {
 		return sub, nil
-	}
-	if sub.JobID, err = sbatch(ctx, sub.Script); err != nil {
-		return nil, err
 	}
 	if err := appendJob(dir, sub.JobID, sweepName, sub.Tasks, stamp); err != nil {
 		return sub, fmt.Errorf("cluster: job %s was submitted, but recording it failed (fedbayes status will not see its queued tasks): %w", sub.JobID, err)
@@ -356,19 +348,26 @@ func SubmitCommand(ctx context.Context, o CommandOptions) (*Submission, error) {
 		Command:   append([]string{bin}, o.Args...),
 		Comment:   []string{fmt.Sprintf("fedbayes: %s, written %s", o.Name, stamp)},
 	}
-	text, err := s.Render()
-	if err != nil {
-		return nil, err
-	}
-	sub.Script = filepath.Join(dir, SlurmDir, "job-"+jobNameSafe(o.Name)+"-"+stamp+".sbatch")
-	if err := results.WriteFileAtomic(sub.Script, []byte(text), 0o755); err != nil {
-		return nil, err
-	}
-	if o.DryRun {
-		return sub, nil
-	}
-	if sub.JobID, err = sbatch(ctx, sub.Script); err != nil {
+	if err := writeAndSubmit(ctx, sub, s, dir, o.Name, stamp, o.DryRun); err != nil {
 		return nil, err
 	}
 	return sub, nil
+}
+
+// writeAndSubmit renders s into DIR/SlurmDir/job-NAME-STAMP.sbatch (atomically; sub.Script) and,
+// unless dryRun, submits it with sbatch (sub.JobID).
+func writeAndSubmit(ctx context.Context, sub *Submission, s Script, dir, name, stamp string, dryRun bool) error {
+	text, err := s.Render()
+	if err != nil {
+		return err
+	}
+	sub.Script = filepath.Join(dir, SlurmDir, "job-"+jobNameSafe(name)+"-"+stamp+".sbatch")
+	if err := results.WriteFileAtomic(sub.Script, []byte(text), 0o755); err != nil {
+		return err
+	}
+	if dryRun {
+		return nil
+	}
+	sub.JobID, err = sbatch(ctx, sub.Script)
+	return err
 }
