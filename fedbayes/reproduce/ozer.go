@@ -127,6 +127,12 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 					[]metricCol{colAcc, colECE, colNLL}, ozerFMNIST[set])))
 		}
 	}
+	for _, set := range ozerSettings {
+		if cmp := modeComparison(get(set), getB(set), ozerRows); cmp != "" {
+			s.Blocks = append(s.Blocks, fmt.Sprintf("**What BFL-P's code changes** (%s): the same rows, seeds and budget in both modes.\n\n%s\n\n%s",
+				setTitle(set), cmp, ozerModeMechanisms))
+		}
+	}
 	// Table 4: learned spread, FVBWA, non-IID.
 	var spread strings.Builder
 	spread.WriteString("Learned spread ‖σ‖₂ of the final FVBWA models on non-IID data (Table 4):\n\n| rule | 10 clients (ours) | 10 clients (paper) | 100 clients (ours) | 100 clients (paper) |\n|---|---|---|---|---|\n")

@@ -1,0 +1,68 @@
+package reproduce
+
+import (
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/results"
+)
+
+// modeRuns makes one run per seed of a variant with the given accuracies (one per seed) and spread.
+func modeRuns(variant string, accs []float64, spread float64) runSet {
+	var rs runSet
+	for seed, a := range accs {
+		m := map[string]float64{results.Accuracy: a, results.ECE: 0.05, results.NLL: 0.4}
+		if spread > 0 {
+			m[results.Spread] = spread
+		}
+		rs = append(rs, fakeRun("x-"+variant, int64(seed), map[string]string{"variant": variant}, m))
+	}
+	return rs
+}
+
+func TestModeComparison(t *testing.T) {
+	// Three seeds 0.01 apart: standard deviation 0.01, SE 0.01/√3 = 0.00577, combined SE √2 · 0.00577 =
+	// 0.816 points. FVBWA-GAA: 80 % against 85 %: Δ = +5.00 > 2 · 0.816, beyond the noise.
+	// FVBWA-AALV: 80 % against 81 %: Δ = +1.00 < 1.63, within it.
+	// FED: only in the text mode, left out.
+	text := append(append(modeRuns("FVBWA-GAA", []float64{0.79, 0.80, 0.81}, 2), modeRuns("FVBWA-AALV", []float64{0.79, 0.80, 0.81}, 2)...),
+		modeRuns("FED", []float64{0.7, 0.7, 0.7}, 0)...)
+	bflp := append(modeRuns("FVBWA-GAA", []float64{0.84, 0.85, 0.86}, 4), modeRuns("FVBWA-AALV", []float64{0.80, 0.81, 0.82}, 2)...)
+	got := modeComparison(text, bflp, ozerRows)
+	for _, want := range []string{
+		"| FVBWA-GAA | 3 / 3 | +5.00 ± 0.82 † | +0.00 ± 0.00 | +0.000 ± 0.000 | +2.000 ± 0.000 † |",
+		"| FVBWA-AALV | 3 / 3 | +1.00 ± 0.82 | +0.00 ± 0.00 | +0.000 ± 0.000 | +0.000 ± 0.000 |",
+		"Acc (%): higher in BFL-P mode in 1 of 2 rows, lower in 0, within the noise in 1 (mean Δ +3.00).",
+		"spread ‖σ‖₂: higher in BFL-P mode in 1 of 2 rows, lower in 0, within the noise in 1 (mean Δ +1.000).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("modeComparison lacks %q; got:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| FED |") {
+		t.Errorf("a row run in one mode only is shown:\n%s", got)
+	}
+	if s := modeComparison(text, nil, ozerRows); s != "" {
+		t.Errorf("no BFL-P runs: got %q, want no block", s)
+	}
+}
+
+func TestModeShiftSignificant(t *testing.T) {
+	mk := func(mean, se float64) stat {
+		return stat{results.Summary{Mean: mean, SE: se, N: 3}}
+	}
+	for _, c := range []struct {
+		name       string
+		text, bflp stat
+		want       bool
+	}{
+		{"beyond 2 SE", mk(0.5, 0.01), mk(0.53, 0.01), true},    // 0.03 > 2·0.01414
+		{"within 2 SE", mk(0.5, 0.01), mk(0.52, 0.01), false},   // 0.02 < 0.0283
+		{"down beyond 2 SE", mk(0.5, 0.0), mk(0.4, 0.01), true}, // 0.1 > 0.02
+		{"missing", stat{}, mk(0.4, 0.01), false},
+	} {
+		if got := (modeShift{c.text, c.bflp}).significant(); got != c.want {
+			t.Errorf("%s: significant = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
