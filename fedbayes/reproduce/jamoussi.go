@@ -64,6 +64,11 @@ func jamoussiSection(b Budget, runs paperRuns) (*Section, error) {
 	if rb := runSet(runs.complete[jamoussiBFLP.Name(b)]); len(rb) > 0 {
 		s.Blocks = append(s.Blocks, "BA-BFL mode (the authors' code), final round, ours beside Table 1 (FMNIST):\n\n"+
 			compareTable(rb, "variant", rows, []metricCol{colAcc, colECE, colNLL, colWorst}, jamoussiFMNIST))
+		if cmp := modeComparison(rs, rb, rows, "BA-BFL"); cmp != "" {
+			s.Blocks = append(s.Blocks, "**What BA-BFL's code changes**: the same rows, seeds and budget in both modes.\n\n"+cmp+
+				"\n\nThe mode switches BFL-P's layers (variances frozen at the clamp, deterministic biases) and BA-BFL's own aggregation "+
+				"(raw variances; GAA as Σw²σ²/Σw²) at once, so each Δ is their sum.")
+		}
 	}
 	// Figures: ECE and NLL against n, one line per rule (n = 0 is FedAvg for every rule).
 	for _, m := range []metricCol{colECE, colNLL, colWorst} {

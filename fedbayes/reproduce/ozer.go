@@ -128,7 +128,7 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 		}
 	}
 	for _, set := range ozerSettings {
-		if cmp := modeComparison(get(set), getB(set), ozerRows); cmp != "" {
+		if cmp := modeComparison(get(set), getB(set), ozerRows, "BFL-P"); cmp != "" {
 			s.Blocks = append(s.Blocks, fmt.Sprintf("**What BFL-P's code changes** (%s): the same rows, seeds and budget in both modes.\n\n%s\n\n%s",
 				setTitle(set), cmp, ozerModeMechanisms))
 		}

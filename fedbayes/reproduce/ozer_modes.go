@@ -6,32 +6,33 @@ import (
 	"strings"
 )
 
-// modeShift is one row's metric in the two modes of an Ozer preset: the paper's text and BFL-P's
-// code (model.compat "bfl-p").
+// modeShift is one row's metric in the two modes of a preset: the paper's text and the authors'
+// code (model.compat "bfl-p" for Ozer et al., "ba-bfl" for Jamoussi et al.).
 type modeShift struct {
-	text, bflp stat
+	text, code stat
 }
 
-// delta is BFL-P's mean minus the text's.
-func (m modeShift) delta() float64 { return m.bflp.Mean - m.text.Mean }
+// delta is the code mode's mean minus the text mode's.
+func (m modeShift) delta() float64 { return m.code.Mean - m.text.Mean }
 
 // significant reports whether the modes differ by more than twice their combined standard error,
 // the report's verdict rule.
 func (m modeShift) significant() bool {
-	return m.text.ok() && m.bflp.ok() && math.Abs(m.delta()) > 2*math.Hypot(m.text.se(), m.bflp.se())
+	return m.text.ok() && m.code.ok() && math.Abs(m.delta()) > 2*math.Hypot(m.text.se(), m.code.se())
 }
 
 // modeColumns are the metrics compared between the two modes.
 var modeColumns = []metricCol{colAcc, colECE, colNLL, colSpread}
 
-// modeComparison compares the same rows of an Ozer setting run in the paper-text mode and in BFL-P
-// mode (issue 17: "say what each difference does to accuracy, ECE, NLL and spread"). It returns a
-// Markdown table (per row and metric: BFL-P's mean ± SE minus the text's, marked † beyond 2
-// combined standard errors) and one sentence per metric counting the rows that moved up, down or
-// stayed within the noise. Rows missing in either mode are left out; "" when none is in both.
-func modeComparison(text, bflp runSet, rows []string) string {
+// modeComparison compares the same rows of a setting run in the paper-text mode and in the mode of
+// the authors' code, named mode (issue 17: "say what each difference does to accuracy, ECE, NLL and
+// spread"). It returns a Markdown table (per row and metric: the code mode's mean ± SE minus the
+// text's, marked † beyond 2 combined standard errors) and one sentence per metric counting the rows
+// that moved up, down or stayed within the noise. Rows missing in either mode are left out; "" when
+// none is in both.
+func modeComparison(text, code runSet, rows []string, mode string) string {
 	var b strings.Builder
-	b.WriteString("| row | seeds (text / BFL-P) |")
+	b.WriteString("| row | seeds (text / " + mode + ") |")
 	sep := "|---|---|"
 	for _, c := range modeColumns {
 		b.WriteString(" Δ " + c.header + " |")
@@ -45,7 +46,7 @@ func modeComparison(text, bflp runSet, rows []string) string {
 	counts := make([]tally, len(modeColumns))
 	shown := 0
 	for _, row := range rows {
-		t, p := text.where("variant", row), bflp.where("variant", row)
+		t, p := text.where("variant", row), code.where("variant", row)
 		if len(t) == 0 || len(p) == 0 {
 			continue
 		}
@@ -53,11 +54,11 @@ func modeComparison(text, bflp runSet, rows []string) string {
 		fmt.Fprintf(&b, "| %s | %d / %d |", row, len(t), len(p))
 		for i, c := range modeColumns {
 			m := modeShift{t.summary(c.name), p.summary(c.name)}
-			if !m.text.ok() || !m.bflp.ok() {
+			if !m.text.ok() || !m.code.ok() {
 				b.WriteString(" – |")
 				continue
 			}
-			se := math.Hypot(m.text.se(), m.bflp.se())
+			se := math.Hypot(m.text.se(), m.code.se())
 			mark := ""
 			switch {
 			case !m.significant():
@@ -78,14 +79,14 @@ func modeComparison(text, bflp runSet, rows []string) string {
 	if shown == 0 {
 		return ""
 	}
-	b.WriteString("\nΔ is BFL-P mode minus text mode (mean over seeds ± combined standard error); † marks a gap beyond 2 combined standard errors.")
+	b.WriteString("\nΔ is " + mode + " mode minus text mode (mean over seeds ± combined standard error); † marks a gap beyond 2 combined standard errors.")
 	for i, c := range modeColumns {
 		t := counts[i]
 		if t.n == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, " %s: higher in BFL-P mode in %d of %d rows, lower in %d, within the noise in %d (mean Δ %+.*f).",
-			c.header, t.up, t.n, t.down, t.same, c.digits, t.sum/float64(t.n)*c.scale)
+		fmt.Fprintf(&b, " %s: higher in %s mode in %d of %d rows, lower in %d, within the noise in %d (mean Δ %+.*f).",
+			c.header, mode, t.up, t.n, t.down, t.same, c.digits, t.sum/float64(t.n)*c.scale)
 	}
 	return b.String()
 }

@@ -28,7 +28,7 @@ func TestModeComparison(t *testing.T) {
 	text := append(append(modeRuns("FVBWA-GAA", []float64{0.79, 0.80, 0.81}, 2), modeRuns("FVBWA-AALV", []float64{0.79, 0.80, 0.81}, 2)...),
 		modeRuns("FED", []float64{0.7, 0.7, 0.7}, 0)...)
 	bflp := append(modeRuns("FVBWA-GAA", []float64{0.84, 0.85, 0.86}, 4), modeRuns("FVBWA-AALV", []float64{0.80, 0.81, 0.82}, 2)...)
-	got := modeComparison(text, bflp, ozerRows)
+	got := modeComparison(text, bflp, ozerRows, "BFL-P")
 	for _, want := range []string{
 		"| FVBWA-GAA | 3 / 3 | +5.00 ± 0.82 † | +0.00 ± 0.00 | +0.000 ± 0.000 | +2.000 ± 0.000 † |",
 		"| FVBWA-AALV | 3 / 3 | +1.00 ± 0.82 | +0.00 ± 0.00 | +0.000 ± 0.000 | +0.000 ± 0.000 |",
@@ -42,7 +42,7 @@ func TestModeComparison(t *testing.T) {
 	if strings.Contains(got, "| FED |") {
 		t.Errorf("a row run in one mode only is shown:\n%s", got)
 	}
-	if s := modeComparison(text, nil, ozerRows); s != "" {
+	if s := modeComparison(text, nil, ozerRows, "BFL-P"); s != "" {
 		t.Errorf("no BFL-P runs: got %q, want no block", s)
 	}
 }
@@ -63,6 +63,32 @@ func TestModeShiftSignificant(t *testing.T) {
 	} {
 		if got := (modeShift{c.text, c.bflp}).significant(); got != c.want {
 			t.Errorf("%s: significant = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestOzerSectionComparesModes checks that the 000 section shows the mode comparison of a setting
+// exactly when both of its modes have complete runs.
+func TestOzerSectionComparesModes(t *testing.T) {
+	acc := map[string]float64{"FED": 0.8, "FEDAVG": 0.8, "EAA": 0.82, "GAA": 0.83, "AALV": 0.83, "PPA": 0.8, "CF": 0.83}
+	spread := map[string]float64{"EAA": 10, "GAA": 4, "AALV": 3, "PPA": 12, "CF": 1.5}
+	text := ozerPresetMode("c10-iid", false).Name(Medium)
+	code := ozerPresetMode("c10-iid", true).Name(Medium)
+	for _, c := range []struct {
+		name     string
+		complete map[string][]results.Run
+		want     bool
+	}{
+		{"both modes", map[string][]results.Run{text: ozerRuns(acc, spread), code: ozerRuns(acc, spread)}, true},
+		{"text only", map[string][]results.Run{text: ozerRuns(acc, spread)}, false},
+	} {
+		s, err := ozerSection(Medium, paperRuns{complete: c.complete})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(s.Blocks, "\n"), "**What BFL-P's code changes** (10 clients, all active, IID)")
+		if got != c.want {
+			t.Errorf("%s: mode comparison shown = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
