@@ -25,6 +25,7 @@ var presetTimes = map[string]string{
 	"fischer2024-fmnist-prior-reduced":       "1 min",
 	"fischer2024-fmnist-dwc-reduced":         "8 min",
 	"jamoussi-fmnist-reduced":                "17 min",
+	"fedbe-fmnist-fast":                      "2 min",
 }
 
 // paperOf is the short reference of a preset's description: the text before its first colon
