@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/partition"
@@ -103,14 +104,7 @@ func FromRounds(rs predictive.RoundsSpec) (*Spec, error) {
 }
 
 // ChenPresetNames lists the multi-round FedBE presets (Chen & Chao on an MLP), sorted.
-func ChenPresetNames() []string {
-	names := make([]string, 0, len(chenRounds))
-	for n := range chenRounds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func ChenPresetNames() []string { return slices.Sorted(maps.Keys(chenRounds)) }
 
 // ChenRounds returns the multi-round FedBE preset name as a predictive.RoundsSpec (what Preset runs,
 // through FromRounds), for `fedbayes fedbe -preset`; ok is false for another name.

@@ -84,12 +84,9 @@ func TestFederationAnatomy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, c := range f.Clients {
-		total += c.Len()
-	}
-	if len(f.Clients) != 3 || len(f.Sizes) != 3 || total+f.Server.Len() != 500 || f.Server.Len() != 100 || f.Test.Len() != 100 {
-		t.Fatalf("federation: %d clients of %v, server %d, test %d", len(f.Clients), f.Sizes, f.Server.Len(), f.Test.Len())
+	// The split itself is engine.NewFederation's (checked in package engine).
+	if len(f.Clients) != 3 || f.Server == nil {
+		t.Fatalf("federation: %d clients, server %v", len(f.Clients), f.Server)
 	}
 	trained, err := f.FirstRound()
 	if err != nil {
