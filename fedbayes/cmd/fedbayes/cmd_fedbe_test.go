@@ -85,9 +85,11 @@ func TestFedBECommandRefusesOldRuns(t *testing.T) {
 	if err := w.Complete(0); err != nil {
 		t.Fatal(err)
 	}
-	var out, errOut bytes.Buffer
-	status := runMain([]string{"fedbe", "-preset", "fedbe-digits-fast", "-o", dir}, &out, &errOut)
-	if status != 1 || !strings.Contains(errOut.String(), "former multi-round FedBE runner") {
-		t.Errorf("status %d, stderr %s; want 1 and the reason", status, errOut.String())
+	for _, args := range [][]string{{"fedbe", "-preset", "fedbe-digits-fast", "-o", dir}, {"run", "fedbe-digits-fast", "-o", dir, "--resume"}} {
+		var out, errOut bytes.Buffer
+		status := runMain(args, &out, &errOut)
+		if status != 1 || !strings.Contains(errOut.String(), "former multi-round FedBE runner") {
+			t.Errorf("%v: status %d, stderr %s; want 1 and the reason", args, status, errOut.String())
+		}
 	}
 }

@@ -82,6 +82,12 @@ func runRun(args []string, stdout io.Writer) error {
 		if err := checkData(settings); err != nil {
 			return err
 		}
+		// The FedBE presets' runs of the former multi-round runner have the same names.
+		if slices.Contains(engine.ChenPresetNames(), positional[0]) {
+			if err := engine.RefuseOldRounds(*out); err != nil {
+				return err
+			}
+		}
 	}
 	if *show {
 		var specs []*engine.Spec
