@@ -16,12 +16,13 @@ import (
 )
 
 // TestFederationIsRunsRoundOne splits a FedBE spec with NewFederation, trains round 1 with FirstRound
-// and takes FedBE's server step with the round's seed: the global model scores exactly what Run
-// recorded for round 1 of the fedbe-gaussian run.
+// and takes FedBE's server step with the round's seed (predictive.FedBEServer) and FedAvg's
+// (predictive.FedAvgModel): the global models are, bit for bit, those of round 1 of the engine's
+// fedbe-gaussian and fedavg runs.
 func TestFederationIsRunsRoundOne(t *testing.T) {
 	requireDigits(t)
 	rs, err := predictive.ParseRoundsSpec([]byte(`{"name": "fed", "dataset": "digits", "subsample": 500, "test_subsample": 200,
-		"clients": 3, "hidden": [8], "seeds": [2], "alpha": 1, "rounds": 1, "methods": ["fedbe-gaussian"],
+		"clients": 3, "hidden": [8], "seeds": [2], "alpha": 1, "rounds": 1, "methods": ["fedavg", "fedbe-gaussian"],
 		"local": {"epochs": 1, "batch_size": 16, "learning_rate": 0.05},
 		"fedbe": {"samples": 2, "distill": {"epochs": 2, "batch_size": 16, "swa_cycles": 2}}}`))
 	if err != nil {
@@ -62,7 +63,7 @@ func TestFederationIsRunsRoundOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := predictive.FedBEConfig{Distribution: "gaussian", Samples: 2, Distill: *settings[0].Spec.Aggregation.Server.Distill, Seed: f.AggregateSeed(1)}
+	fc := predictive.FedBEConfig{Distribution: "gaussian", Samples: 2, Distill: *settings[1].Spec.Aggregation.Server.Distill, Seed: f.AggregateSeed(1)}
 	g, err := predictive.FedBEServer(f.Config, strategy.Means(trained), f.Sizes, f.Server.X, fc, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -81,16 +82,27 @@ func TestFederationIsRunsRoundOne(t *testing.T) {
 	}
 	// The global model is the run's, to the last bit; its scores agree up to the order of the sums
 	// (the engine's evaluator predicts through the one-client model, EnsembleMean through a stack).
-	c, ok, _, err := results.LatestCheckpoint(filepath.Join(dir, results.RunName("fed-fedbe-gaussian", 2)))
-	if err != nil || !ok {
-		t.Fatalf("checkpoint: %v %v", ok, err)
+	saved := func(setting string) string {
+		c, ok, _, err := results.LatestCheckpoint(filepath.Join(dir, results.RunName(setting, 2)))
+		if err != nil || !ok {
+			t.Fatalf("checkpoint of %s: %v %v", setting, ok, err)
+		}
+		_, p, err := decodeCheckpoint(c.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return posteriorDigest(t, p)
 	}
-	_, saved, err := decodeCheckpoint(c.Blob)
+	if a, b := posteriorDigest(t, g), saved("fed-fedbe-gaussian"); a != b {
+		t.Errorf("round 1 taken apart gives FedBE's global model %s, the run's checkpoint holds %s", a, b)
+	}
+	// FedAvg's is the clients' size-weighted mean (predictive.FedAvgModel, what the former runner took).
+	avg, err := predictive.FedAvgModel(trained, f.Sizes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := posteriorDigest(t, g), posteriorDigest(t, saved); a != b {
-		t.Errorf("round 1 taken apart gives global model %s, the run's checkpoint holds %s", a, b)
+	if a, b := posteriorDigest(t, avg), saved("fed-fedavg"); a != b {
+		t.Errorf("round 1 taken apart gives FedAvg's global model %s, the run's checkpoint holds %s", a, b)
 	}
 	want := run.Rows[0].Metrics
 	if got.Accuracy != want[results.Accuracy] || math.Abs(got.NLL-want[results.NLL]) > 1e-6*want[results.NLL] {
