@@ -1,8 +1,8 @@
 // Package notebook holds what the notebooks share, so that their cells show the research and not
 // the plumbing: the budget knob (Budget, Resolve, Knob, PerBudget), where results go (ResultsDir,
 // SpecDir), training several engine specs under one progress bar that stops cleanly on Kernel >
-// Interrupt (Train), running the predictive and multi-round FedBE experiments the same way
-// (RunPredictive, RunRounds), reading the runs back for the cells that depend on them (Load,
+// Interrupt (Train; multi-round FedBE runs through it as engine specs), running the one-round
+// predictive experiments the same way (RunPredictive), reading the runs back for the cells that depend on them (Load,
 // LoadDir), filters and groupings over runs (Where, Label, Values, SeedSeries, FinalVersus, Pick),
 // tables (ShowTable, TextTable, MeanSE) and charts (Show, Row), the FedBE anatomy of notebook 05
 // (NewFederation, FedBEAnatomy) and the uncertainty study of notebook 03 (StudySpec, TrainStudy,

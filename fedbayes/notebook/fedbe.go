@@ -1,56 +1,47 @@
 package notebook
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
-// Federation is one seed's data for a multi-round spec, as predictive.RunRounds splits it
-// (predictive.Federation), with what notebook 05 does with it.
+// Federation is one seed's data of an engine spec exactly as engine.Run splits it
+// (engine.Federation), with what notebook 05 does with it.
 type Federation struct {
-	*predictive.Federation
+	*engine.Federation
 }
 
-// NewFederation validates the spec and splits its data for seed as predictive.RunRounds does
-// (predictive.NewFederation).
-func NewFederation(spec predictive.RoundsSpec, seed int64) (*Federation, error) {
-	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	f, err := predictive.NewFederation(spec, seed)
+// NewFederation splits the data of spec for seed as engine.Run does (engine.NewFederation).
+func NewFederation(spec *engine.Spec, seed int64) (*Federation, error) {
+	f, err := engine.NewFederation(spec, seed)
 	if err != nil {
 		return nil, fmt.Errorf("notebook: %w", err)
 	}
 	return &Federation{f}, nil
 }
 
-// FirstRound trains the clients for one round from a common initial model (client 0's), with the
-// local training lc and the batch order of round 1 of predictive.FedBE and predictive.FedAvg, and
-// returns the trained clients stacked [K, ...].
-func (f *Federation) FirstRound(lc predictive.LocalConfig) (*posterior.Posterior, error) {
-	m, err := models.New(f.Config)
+// FirstRound trains every client for round 1 from the runs' initial global model, exactly as round 1
+// of engine.Run (engine.Federation.FirstRound), and returns their means stacked [K, ...] (FedBE
+// combines point estimates). A spec whose round 1 leaves clients out is refused: the anatomy needs
+// them all.
+func (f *Federation) FirstRound() (*posterior.Posterior, error) {
+	trained, ids, err := f.Federation.FirstRound(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	first, err := m.ClientPosterior(0)
-	if err != nil {
-		return nil, err
+	if len(ids) != len(f.Clients) {
+		return nil, fmt.Errorf("notebook: round 1 trains %d of %d clients; the anatomy of a FedBE step needs them all (partition.participation 1)", len(ids), len(f.Clients))
 	}
-	if err := m.SetPosterior(first); err != nil {
-		return nil, err
-	}
-	lc.Seed += 131 // round 1
-	if _, err := predictive.TrainClients(m, f.Clients, lc); err != nil {
-		return nil, err
-	}
-	return m.Posterior()
+	return strategy.Means(trained), nil
 }
 
 // Evaluate returns the test metrics of one global model (an unstacked deterministic posterior).
@@ -95,13 +86,18 @@ func (p Piece) Cells() []string {
 }
 
 // FedBEAnatomy takes one FedBE server step (Chen and Chao 2021, Alg. 1) apart on trained clients
-// (stacked [K, ...], FirstRound) and scores every piece on the test set: the K clients, their
+// (stacked [K, ...], FirstRound) and scores every piece on the test set (with fc.Seed =
+// AggregateSeed(1) and the spec's FedBE options, the student is round 1's global model of the
+// engine's run): the K clients, their
 // weighted mean w̄ (FedAvg's global model), the M models sampled from the global model distribution
 // (steps 1-2, predictive.FedBETeachers), the ensemble of all M+K+1 teachers whose averaged
 // predictive gives the pseudo-labels (step 3), and the distilled student (step 4,
 // predictive.FedBEServer, SWA included), which is the next global model.
 func (f *Federation) FedBEAnatomy(trained *posterior.Posterior, fc predictive.FedBEConfig) ([]Piece, error) {
 	fc = fc.WithDefaults()
+	if f.Server == nil {
+		return nil, fmt.Errorf("notebook: the spec has no server set (dataset.server_fraction); FedBE distils on it")
+	}
 	M, K := fc.Samples, len(f.Clients)
 	teachers, _, err := predictive.FedBETeachers(trained, f.Sizes, fc, fc.Seed)
 	if err != nil {

@@ -2,13 +2,13 @@ package notebook
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
@@ -57,43 +57,43 @@ func TestAnatomyMarkdown(t *testing.T) {
 	}
 }
 
-// tinyRounds is a multi-round spec on 300 digits that runs in seconds.
-func tinyRounds(t *testing.T) predictive.RoundsSpec {
+// tinyRounds is a multi-round FedBE spec on 500 digits that runs in seconds, as an engine spec.
+func tinyRounds(t *testing.T) *engine.Spec {
 	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "digits.csv.gz")); err != nil {
 		t.Skipf("digits not installed: %v", err)
 	}
-	return predictive.RoundsSpec{
-		Setup:  predictive.Setup{Name: "nb", Dataset: "digits", Subsample: 300, TestSubsample: 100, Clients: 3, Hidden: []int{8}, Seeds: []int64{1}, Methods: []string{predictive.RoundsFedAvg}},
+	s, err := engine.FromRounds(predictive.RoundsSpec{
+		Setup:  predictive.Setup{Name: "nb", Dataset: "digits", Subsample: 500, TestSubsample: 100, Clients: 3, Hidden: []int{8}, Seeds: []int64{1}},
 		Alpha:  1,
-		Rounds: 2,
+		Rounds: 1,
 		Local:  predictive.LocalConfig{Epochs: 1, BatchSize: 16, LearningRate: 0.05},
 		FedBE:  predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return s
 }
 
-// The federation splits the data as the spec says, and the anatomy scores every piece of a FedBE
-// server step: M samples, K clients, their mean, the ensemble and the student.
+// The federation splits the data as the engine does, and the anatomy scores every piece of a FedBE
+// server step: M samples, K clients, their mean, the ensemble and the student; with the round's seed
+// and the spec's options the student is round 1's global model of the engine's fedbe-dirichlet run.
 func TestFederationAnatomy(t *testing.T) {
 	spec := tinyRounds(t)
 	f, err := NewFederation(spec, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, c := range f.Clients {
-		total += c.Len()
+	// The split itself is engine.NewFederation's (checked in package engine).
+	if len(f.Clients) != 3 || f.Server == nil {
+		t.Fatalf("federation: %d clients, server %v", len(f.Clients), f.Server)
 	}
-	if len(f.Clients) != 3 || len(f.Sizes) != 3 || total+f.Server.Len() != 300 || f.Server.Len() != 60 || f.Test.Len() != 100 {
-		t.Fatalf("federation: %d clients of %v, server %d, test %d", len(f.Clients), f.Sizes, f.Server.Len(), f.Test.Len())
-	}
-	lc := spec.Local
-	lc.Seed = 1
-	trained, err := f.FirstRound(lc)
+	trained, err := f.FirstRound()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := spec.FedBE
-	fc.Seed, fc.Distribution = 1, "dirichlet"
+	fc := predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1},
+		Seed: f.AggregateSeed(1), Distribution: "dirichlet"}
 	pieces, err := f.FedBEAnatomy(trained, fc)
 	if err != nil {
 		t.Fatal(err)
@@ -109,48 +109,20 @@ func TestFederationAnatomy(t *testing.T) {
 			}
 		}
 	}
-	bad := spec
-	bad.Clients = 1
-	if _, err := NewFederation(bad, 1); err == nil || !strings.Contains(err.Error(), "clients") {
-		t.Errorf("one client: %v", err)
-	}
-}
-
-// cancelOnUpdate cancels a context at the first round reported.
-type cancelOnUpdate struct {
-	progress.Reporter
-	cancel context.CancelFunc
-}
-
-func (c cancelOnUpdate) Update(int, map[string]float64, progress.Timings) { c.cancel() }
-
-// An interrupt stops RunRounds with a *Stopped error that says the run starts again; the next call
-// finishes it.
-func TestRunRoundsInterrupt(t *testing.T) {
-	spec := tinyRounds(t)
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	err := runRounds(ctx, dir, spec, cancelOnUpdate{Reporter: progress.Discard, cancel: cancel})
-	var stopped *Stopped
-	if !errors.As(err, &stopped) || stopped.Run != "nb-fedavg-seed1" || stopped.Round != 1 || !stopped.Restarts {
-		t.Fatalf("error %v (%#v), want stopped after round 1 of nb-fedavg-seed1", err, stopped)
-	}
-	if !strings.Contains(err.Error(), "this one starts again") {
-		t.Errorf("message %q", err)
-	}
-	var inc *Incomplete
-	if _, err := LoadDir(dir); !errors.As(err, &inc) {
-		t.Errorf("LoadDir after the stop: %v", err)
-	}
-	if err := runRounds(context.Background(), dir, spec, progress.Discard); err != nil {
+	if _, err := train(context.Background(), dir, progress.Discard, spec); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := LoadDir(dir)
-	if err != nil || len(runs) != 1 || len(runs[0].Rows) != 2 {
-		t.Fatalf("LoadDir after the rerun: %d runs, %v", len(runs), err)
+	run, err := results.ReadRun(filepath.Join(dir, results.RunName("nb-"+predictive.RoundsFedBEDirichlet, 1)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := runs[0].Rows[1].Metrics[results.ECE]; !ok {
-		t.Errorf("round 2 has no ECE: %v", runs[0].Rows[1].Metrics)
+	if got, want := pieces[4].Results[0].Accuracy, run.Rows[0].Metrics[results.Accuracy]; got != want {
+		t.Errorf("the anatomy's student scores %v, round 1 of the run %v", got, want)
+	}
+	bad := spec.Clone()
+	bad.Dataset.Name = "nosuch"
+	if _, err := NewFederation(bad, 1); err == nil || !strings.Contains(err.Error(), "dataset.name") {
+		t.Errorf("unknown dataset: %v", err)
 	}
 }

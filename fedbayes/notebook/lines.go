@@ -8,7 +8,7 @@ import (
 )
 
 // LineProgress is an io.Writer for the progress log of a runner that reports in lines
-// (predictive.Run, predictive.RunRounds): it cuts what it is given into whole lines, asks Advance
+// (predictive.Run): it cuts what it is given into whole lines, asks Advance
 // what each line means, writes the lines to show to W and advances Bar by the steps they count.
 // A notebook thus gets one progress bar, with an ETA, over a runner that only prints.
 type LineProgress struct {

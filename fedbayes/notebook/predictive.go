@@ -1,13 +1,11 @@
 package notebook
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -91,59 +89,6 @@ func RunPredictive(dir string, s predictive.Spec) error {
 	fmt.Printf("%s: %d h values x %d seeds in %s (runs in %s)\n", s.Dataset, len(s.H), len(s.Seeds),
 		time.Since(start).Round(100*time.Millisecond), dir)
 	return nil
-}
-
-// roundLine matches predictive.RunRounds's line of a round ("NAME METHOD seed S round r/R: ...")
-// and of a run it skips ("NAME METHOD seed S: already complete, skipped").
-var roundLine = regexp.MustCompile(`^\S+ (\S+) seed (-?\d+)(?: round (\d+)/(\d+))?: (.*)$`)
-
-// RunRounds runs a multi-round spec (predictive.RunRounds: every seed and method, FedAvg and FedBE
-// on the same clients) into dir, keeping the runs already complete there, with one progress bar over
-// all their rounds and a line per finished run. Kernel > Interrupt (SIGINT) stops it at the end of
-// the round in progress with a *Stopped error; the finished runs are kept and the stopped one
-// starts again on the next call.
-func RunRounds(dir string, s predictive.RoundsSpec) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return runRounds(ctx, dir, s, progress.New())
-}
-
-func runRounds(ctx context.Context, dir string, s predictive.RoundsSpec, bar progress.Reporter) error {
-	s = s.WithDefaults()
-	start := time.Now()
-	bar.Start(len(s.Seeds)*len(s.Methods)*s.Rounds, "all runs (rounds)")
-	var last Stopped
-	log := &LineProgress{W: os.Stdout, Bar: bar, Advance: func(line string) (int, bool) {
-		m := roundLine.FindStringSubmatch(line)
-		if m == nil {
-			return 0, false
-		}
-		last.Run = results.RunName(s.Name+"-"+m[1], parseInt(m[2]))
-		if m[3] == "" { // skipped: all its rounds are done
-			last.Round = s.Rounds
-			return s.Rounds, true
-		}
-		last.Round = int(parseInt(m[3]))
-		return 1, m[3] == m[4]
-	}}
-	err := predictive.RunRounds(ctx, s, dir, log)
-	if errors.Is(err, context.Canceled) {
-		bar.Done("stopped")
-		return &Stopped{Run: last.Run, Round: last.Round, Restarts: true}
-	}
-	if err != nil {
-		bar.Done("failed")
-		return err
-	}
-	bar.Done("completed")
-	fmt.Printf("%d methods x %d seeds x %d rounds in %s (runs in %s)\n", len(s.Methods), len(s.Seeds), s.Rounds,
-		time.Since(start).Round(100*time.Millisecond), dir)
-	return nil
-}
-
-func parseInt(s string) int64 {
-	v, _ := strconv.ParseInt(s, 10, 64)
-	return v
 }
 
 // BetaFits reads the fitted β of every β-PredBayes run (predictive.BetaFile in the run's folder),

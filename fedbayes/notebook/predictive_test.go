@@ -86,29 +86,6 @@ func TestLineProgress(t *testing.T) {
 	}
 }
 
-// The round lines of predictive.RunRounds advance the bar by one round, a skipped run by all its
-// rounds, and only a run's last round is shown.
-func TestRoundLine(t *testing.T) {
-	for _, tc := range []struct {
-		line                        string
-		ok                          bool
-		method, seed, round, rounds string
-	}{
-		{"fedbe fedavg seed 2 round 3/5: 1.2s/round, accuracy 0.8 nll 0.5 ece 0.1", true, "fedavg", "2", "3", "5"},
-		{"nb fedbe-gaussian-no-swa seed 1: already complete, skipped", true, "fedbe-gaussian-no-swa", "1", "", ""},
-		{"loading data", false, "", "", "", ""},
-	} {
-		m := roundLine.FindStringSubmatch(tc.line)
-		if (m != nil) != tc.ok {
-			t.Errorf("%q: match %v, want %v", tc.line, m != nil, tc.ok)
-			continue
-		}
-		if m != nil && (m[1] != tc.method || m[2] != tc.seed || m[3] != tc.round || m[4] != tc.rounds) {
-			t.Errorf("%q: %q", tc.line, m[1:])
-		}
-	}
-}
-
 func TestSpecDir(t *testing.T) {
 	type spec struct{ H []float64 }
 	a, err := SpecDir("/r", "digits-fast", spec{[]float64{0, 0.5}})

@@ -44,15 +44,9 @@ type Stopped struct {
 	// Run is the run directory's name; Round the last round it completed.
 	Run   string
 	Round int
-	// Restarts is true for a runner that cannot resume a run part-way (RunRounds): the finished
-	// runs are kept and the stopped one starts again from its first round.
-	Restarts bool
 }
 
 func (s *Stopped) Error() string {
-	if s.Restarts {
-		return fmt.Sprintf("stopped after round %d of %s; run the cell again to go on (finished runs are kept, this one starts again)", s.Round, s.Run)
-	}
 	return fmt.Sprintf("stopped after round %d of %s; run the cell again to resume", s.Round, s.Run)
 }
 

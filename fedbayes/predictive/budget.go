@@ -55,12 +55,3 @@ func (s Spec) DescribeBudget() string {
 	}
 	return out
 }
-
-// DescribeBudget states what the spec (with defaults) runs, for run.json and tables; see
-// Spec.DescribeBudget.
-func (s RoundsSpec) DescribeBudget() string {
-	d := s.WithDefaults()
-	return fmt.Sprintf("%s: %s training / %s test examples (%g of training for the server), %d clients, T=%s, E=%s, %s",
-		d.Dataset, examplesText(d.Subsample), examplesText(d.TestSubsample), d.ServerFraction, d.Clients,
-		plural(d.Rounds, "round"), plural(d.Local.Epochs, "local epoch"), plural(len(d.Seeds), "seed"))
-}

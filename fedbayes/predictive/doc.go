@@ -24,7 +24,8 @@
 // (Eq. 2.13), FedPA (Al-Shedivat et al. 2021: shrinkage covariances of the clients' samples, one
 // server step) and FedKT (Li et al. 2021: voting teachers, students and a consistent vote on the
 // server set) complete the thesis's Table 3.1, and Run executes a whole Spec and writes its runs
-// through fedbayes/results. RunRounds executes a RoundsSpec: FedBE against FedAvg over several
-// rounds on the same clients (Chen & Chao's comparison), one results row per round.
+// through fedbayes/results. A RoundsSpec describes FedBE against FedAvg over several rounds on the
+// same clients (Chen & Chao's comparison); the engine runs it (engine.FromRounds), with FedBEServer
+// as the server step of its FedBE strategies.
 // docs/predictive.md has the formulas and the verification.
 package predictive

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"fedbayes.dev/fedbayes/aggregate"
-	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
 )
@@ -131,17 +130,4 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 		return nil, err
 	}
 	return student.ClientPosterior(0)
-}
-
-// FedBE runs fc.Rounds rounds of FedBE: every round the clients start from the global model, train
-// locally (fc.Local) on clients[k], and the server runs FedBEServer. The clients' initial global
-// model is client 0's initialisation of cfg. onRound, if not nil, sees each round's global model.
-// cfg.Clients is set to len(clients).
-func FedBE(cfg models.Config, clients []*data.Dataset, serverX []float32, fc FedBEConfig,
-	onRound func(round int, global *posterior.Posterior) error) (*posterior.Posterior, error) {
-	fc = fc.WithDefaults()
-	server := func(r int, trained *posterior.Posterior, sizes []float64) (*posterior.Posterior, error) {
-		return FedBEServer(cfg, trained, sizes, serverX, fc, r)
-	}
-	return federate("FedBE", cfg, clients, fc.Local, fc.Rounds, server, withoutTiming(onRound))
 }

@@ -3,7 +3,6 @@ package predictive
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -95,74 +94,4 @@ func (s RoundsSpec) Validate() error {
 		return bad("fedbe.alpha", s.FedBE.Alpha, "want a positive, finite concentration")
 	}
 	return nil
-}
-
-// fedbeConfig is the FedBE configuration of a method for one seed (the zero config for FedAvg).
-func (s RoundsSpec) fedbeConfig(method string, seed int64) (FedBEConfig, bool) {
-	fc := s.FedBE
-	fc.Seed = seed*1009 + 3
-	fc.Local.Seed = seed
-	switch method {
-	case RoundsFedBEGaussian:
-		fc.Distribution = "gaussian"
-	case RoundsFedBEDirichlet:
-		fc.Distribution = "dirichlet"
-	case RoundsFedBENoSWA:
-		fc.Distribution = "gaussian"
-		fc.Distill.SWACycles = 1
-	default:
-		return FedBEConfig{}, false
-	}
-	return fc, true
-}
-
-// RoundsPresets are named multi-round specs: NAME-fast finishes in minutes on two cores,
-// fedbe-fmnist-full runs Chen & Chao's rounds, local epochs and client count on all of
-// Fashion-MNIST (hours on the pure-Go backend).
-var RoundsPresets = map[string]RoundsSpec{
-	"fedbe-fmnist-fast": {
-		Setup: Setup{Name: "fedbe-fmnist-fast", Dataset: "fashion-mnist", Subsample: 6000, TestSubsample: 2000, Budget: "reduced: 6,000 training (1,200 of them the server's) / 2,000 test examples, T=10 rounds, E=2 local epochs, " +
-			"M=5 sampled models, 4 distillation epochs, 2 seeds (paper: CIFAR-10, T=40, E=20, 10K server examples, M=10)", Seeds: []int64{1, 2}},
-		Rounds: 10,
-		Local:  LocalConfig{Epochs: 2, BatchSize: 32, LearningRate: 0.05},
-		FedBE:  FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 4, BatchSize: 32, SWACycles: 4}},
-	},
-	"fedbe-fmnist-medium": {
-		Setup: Setup{Name: "fedbe-fmnist-medium", Dataset: "fashion-mnist", Subsample: 20000, Budget: "medium: 20,000 training (4,000 of them the server's) / all 10,000 test examples, T=20 rounds, E=5 local epochs, " +
-			"M=10 sampled models, 10 distillation epochs, 3 seeds (paper: CIFAR-10, T=40, E=20, 10K server examples, M=10)", Seeds: []int64{1, 2, 3}},
-		Rounds: 20,
-		Local:  LocalConfig{Epochs: 5, BatchSize: 32, LearningRate: 0.05},
-		FedBE:  FedBEConfig{Samples: 10, Distill: DistillConfig{Epochs: 10, BatchSize: 32, SWACycles: 5}},
-	},
-	"fedbe-fmnist-full": {
-		Setup: Setup{Name: "fedbe-fmnist-full", Dataset: "fashion-mnist", Budget: "full (Chen & Chao's 10 clients, T=40 rounds, E=20 local epochs, M=10, 3 seeds; Fashion-MNIST and an MLP instead of CIFAR-10 and a ConvNet)"},
-		Local: LocalConfig{BatchSize: 32, LearningRate: 0.05},
-		FedBE: FedBEConfig{Distill: DistillConfig{Epochs: 20, BatchSize: 32}},
-	},
-	"fedbe-digits-fast": {
-		Setup:  Setup{Name: "fedbe-digits-fast", Dataset: "digits", Hidden: []int{32}, Budget: "reduced: scikit-learn digits, 32 hidden units, T=5 rounds, E=5 local epochs, 2 seeds", Seeds: []int64{1, 2}},
-		Rounds: 5,
-		Alpha:  0.3,
-		Local:  LocalConfig{Epochs: 5, BatchSize: 32, LearningRate: 0.05},
-		FedBE:  FedBEConfig{Samples: 5, Distill: DistillConfig{Epochs: 10, BatchSize: 32, SWACycles: 2}},
-	},
-}
-
-// RoundsPresetNames lists the multi-round presets, sorted.
-func RoundsPresetNames() []string {
-	var out []string
-	for n := range RoundsPresets {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// RoundsPreset returns a copy of the named multi-round preset.
-func RoundsPreset(name string) (RoundsSpec, error) {
-	s, ok := RoundsPresets[name]
-	if !ok {
-		return RoundsSpec{}, fmt.Errorf("predictive: unknown rounds preset %q; presets: %s", name, strings.Join(RoundsPresetNames(), ", "))
-	}
-	return s, nil
 }

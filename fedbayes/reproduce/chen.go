@@ -8,8 +8,12 @@ import (
 	"fedbayes.dev/fedbayes/results"
 )
 
-// chenPreset is the multi-round FedBE against FedAvg comparison (fedbayes fedbe -preset ...).
-var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast", Kind: RoundsKind}
+// chenPreset is the multi-round FedBE against FedAvg comparison: engine presets (engine.FromRounds)
+// with one variant per method, labelled by the method (fedbayes run fedbe-fmnist-fast).
+var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast", Kind: EngineKind}
+
+// chenLabel is the results label of a run's method in the FedBE presets: the engine's variant label.
+const chenLabel = "variant"
 
 // chenCIFAR10 is Chen & Chao's non-IID CIFAR-10 accuracy (%) with the ConvNet and Dirichlet clients
 // (poster, "Non-i.i.d CIFAR-10" table): FedAvg, FedBE (w/o SWA) and FedBE; the poster gives no
@@ -32,7 +36,7 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 		"global model distribution to the client models (a diagonal Gaussian, or a Dirichlet over their convex combinations), " +
 		"takes M sampled models, the clients and their mean as teachers, pseudo-labels its unlabeled set with their averaged " +
 		"predictive and distils it, with SWA, into the next global model. FedAvg runs the same rounds with the same clients, " +
-		"initial model and batch order. 10 clients, all active, Dirichlet(0.1) label skew, 20% of the training set kept " +
+		"initial model and batch order, through the engine (one variant per method). 10 clients, all active, Dirichlet(0.1) label skew, 20% of the training set kept " +
 		"unlabeled for the server, an MLP with 100 hidden units. The poster's table is non-IID CIFAR-10 (10 clients, 40 " +
 		"rounds of 20 local epochs, 10K unlabeled server images); its ConvNet column is set beside ours for the direction " +
 		"of the effects only, as the poster has no Fashion-MNIST numbers. Section 003 compares FedBE with one-round " +
@@ -40,9 +44,9 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 	rs := runSet(runs.complete[chenPreset.Name(b)])
 	methods := predictive.RoundsMethods
 	s.Blocks = append(s.Blocks, "Final round, ours (Fashion-MNIST) beside the poster's ConvNet on Dirichlet non-IID CIFAR-10:\n\n"+
-		compareTable(rs, "method", methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
+		compareTable(rs, chenLabel, methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
 	for _, m := range []metricCol{colAcc, colNLL} {
-		series := learningSeries(rs, "method", methods, m.name, m.scale)
+		series := learningSeries(rs, chenLabel, methods, m.name, m.scale)
 		if len(series) == 0 {
 			continue
 		}
@@ -55,7 +59,7 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 
 // chenFindings checks the poster's non-IID table: FedBE above FedAvg, and SWA adding to it.
 func chenFindings(rs runSet) []Finding {
-	acc := func(method string) stat { return rs.where("method", method).summary(results.Accuracy) }
+	acc := func(method string) stat { return rs.where(chenLabel, method).summary(results.Accuracy) }
 	compare := func(f Finding, lo, hi string) Finding {
 		a, b := acc(lo), acc(hi)
 		switch {

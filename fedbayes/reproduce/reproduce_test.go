@@ -136,10 +136,6 @@ func TestPresetsExist(t *testing.T) {
 					s, _ := predictive.Preset(pr.Name(b))
 					err2 = s.WithDefaults().Validate()
 					seeds = len(s.WithDefaults().Seeds)
-				case RoundsKind:
-					s, _ := predictive.RoundsPreset(pr.Name(b))
-					err2 = s.WithDefaults().Validate()
-					seeds = len(s.WithDefaults().Seeds)
 				}
 				if err2 != nil {
 					t.Errorf("%s: %v", pr.Name(b), err2)
@@ -332,7 +328,7 @@ func TestChenFindings(t *testing.T) {
 		var out runSet
 		for m, a := range acc {
 			for seed := int64(1); seed <= 2; seed++ {
-				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{"method": m}, map[string]float64{results.Accuracy: a + 0.002*float64(seed)}))
+				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{chenLabel: m}, map[string]float64{results.Accuracy: a + 0.002*float64(seed)}))
 			}
 		}
 		return out
@@ -402,20 +398,22 @@ func TestWallTime(t *testing.T) {
 func TestCountRunsDiverged(t *testing.T) {
 	dir := t.TempDir()
 	name := chenPreset.Name(Medium)
-	spec, err := predictive.RoundsPreset(name)
+	spec, err := engine.Preset(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := spec.WithDefaults()
+	settings, err := spec.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
 	i := 0
-	for _, m := range d.Methods {
-		for _, seed := range d.Seeds {
-			setting := name + "-" + m
-			meta, err := results.NewMeta(setting, map[string]string{"method": m}, seed, spec, runinfo.Collect("test"))
+	for _, st := range settings {
+		for _, seed := range st.Spec.Seeds {
+			meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, runinfo.Collect("test"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := results.Create(filepath.Join(dir, "004", results.RunName(setting, seed)), meta)
+			w, err := results.Create(filepath.Join(dir, "004", results.RunName(st.Name, seed)), meta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -427,12 +425,13 @@ func TestCountRunsDiverged(t *testing.T) {
 				}
 			case 2: // unfinished
 			default:
-				for r := 1; r <= d.Rounds; r++ {
+				rounds := st.Spec.Training.Rounds
+				for r := 1; r <= rounds; r++ {
 					if err := w.Append(results.Row{Round: r, Metrics: map[string]float64{results.Accuracy: 0.7}}); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if err := w.Complete(d.Rounds); err != nil {
+				if err := w.Complete(rounds); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -450,5 +449,39 @@ func TestCountRunsDiverged(t *testing.T) {
 	want := runCount{Done: i - 1, Want: i}
 	if got := pr.count[name]; got != want || len(pr.complete[name]) != 0 {
 		t.Errorf("count %+v with %d complete runs shown; want %+v and none shown (one run unfinished)", got, len(pr.complete[name]), want)
+	}
+}
+
+// TestChenRefusesOldRuns checks that a run written by the former multi-round runner, under the name
+// of an engine FedBE preset, is refused with a message that says why, both by the report and before
+// running the preset.
+func TestChenRefusesOldRuns(t *testing.T) {
+	dir := t.TempDir()
+	name := chenPreset.Name(Reduced)
+	setting := name + "-" + predictive.RoundsFedAvg
+	old := map[string]any{"spec": map[string]any{"name": name, "dataset": "fashion-mnist", "rounds": 10, "local": map[string]any{}, "fedbe": map[string]any{}},
+		"method": predictive.RoundsFedAvg}
+	meta, err := results.NewMeta(setting, map[string]string{"method": predictive.RoundsFedAvg, "dataset": "fashion-mnist"}, 1, old, runinfo.Collect("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.Create(filepath.Join(dir, "004", results.RunName(setting, 1)), meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 1; r <= 10; r++ {
+		if err := w.Append(results.Row{Round: r, Metrics: map[string]float64{results.Accuracy: 0.7}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Complete(10); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := loadRuns(dir, chenPaper(), Reduced); err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
+		t.Errorf("reading an old run for the report: %v; want a refusal that says why", err)
+	}
+	err = chenPreset.run(context.Background(), Reduced, filepath.Join(dir, "004"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
+		t.Errorf("running the preset over an old run: %v; want a refusal that says why", err)
 	}
 }

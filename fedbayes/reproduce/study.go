@@ -49,13 +49,11 @@ const (
 	EngineKind Kind = iota
 	// PredictiveKind is a one-round predictive.Preset (fedbayes predictive).
 	PredictiveKind
-	// RoundsKind is a multi-round predictive.RoundsPreset (fedbayes fedbe).
-	RoundsKind
 )
 
 // Preset is one experiment of a paper: an engine preset (whose reduced and medium forms are
-// NAME-reduced and NAME-medium), a one-round predictive preset or a multi-round FedBE preset (for
-// these two, Full, Medium and Reduced name different presets).
+// NAME-reduced and NAME-medium unless Medium and Reduced name other presets, as the multi-round FedBE
+// presets do) or a one-round predictive preset (Full, Medium and Reduced name different presets).
 type Preset struct {
 	// Full names the preset at the paper's budget.
 	Full string
@@ -90,9 +88,6 @@ func (p Preset) Budget(b Budget) (string, error) {
 	case PredictiveKind:
 		s, err := predictive.Preset(p.Name(b))
 		return s.Budget, err
-	case RoundsKind:
-		s, err := predictive.RoundsPreset(p.Name(b))
-		return s.Budget, err
 	}
 	s, err := engine.Preset(p.Name(b))
 	if err != nil {
@@ -112,15 +107,13 @@ func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) erro
 		}
 		_, err = predictive.Run(spec, dir, opt.Log)
 		return err
-	case RoundsKind:
-		spec, err := predictive.RoundsPreset(name)
-		if err != nil {
-			return err
-		}
-		return predictive.RunRounds(ctx, spec, dir, opt.Log)
 	}
 	spec, err := engine.Preset(name)
 	if err != nil {
+		return err
+	}
+	// Runs of the former multi-round FedBE runner carry the names of the engine's FedBE presets.
+	if err := engine.RefuseOldRounds(dir); err != nil {
 		return err
 	}
 	_, err = engine.Run(ctx, spec, engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true})
@@ -229,6 +222,10 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	pdir := filepath.Join(dir, p.dir())
 	if _, err := os.Stat(pdir); errors.Is(err, fs.ErrNotExist) {
 		return out, nil, nil, nil // nothing run yet
+	}
+	// Runs of the former multi-round FedBE runner carry the names of the engine's FedBE presets.
+	if err := engine.RefuseOldRounds(pdir); err != nil {
+		return nil, nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
 	}
 	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, pdir)
 	if err != nil {

@@ -7,53 +7,95 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"syscall"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/results"
 )
 
 func init() {
-	register(&command{name: "fedbe", summary: "multi-round FedBE against FedAvg on the same clients (Chen & Chao, Alg. 1)", run: runFedBE})
+	register(&command{name: "fedbe", summary: "multi-round FedBE against FedAvg on the same clients (Chen & Chao, Alg. 1): an alias of `fedbayes run` for a rounds spec", run: runFedBE})
 }
 
-// runFedBE runs a multi-round spec (a JSON file or a preset) and prints the last round's table.
+// chenRoundsPreset returns a multi-round FedBE preset as its rounds spec.
+func chenRoundsPreset(name string) (predictive.RoundsSpec, error) {
+	rs, ok := engine.ChenRounds(name)
+	if !ok {
+		return rs, fmt.Errorf("unknown rounds preset %q; presets: %s", name, strings.Join(engine.ChenPresetNames(), ", "))
+	}
+	return rs, nil
+}
+
+// runFedBE runs a multi-round spec (a rounds spec JSON file, or a preset) through the engine: the
+// spec is translated by engine.FromRounds (one variant per method) and run as `fedbayes run` runs
+// it, keeping finished runs and resuming interrupted ones; it prints the last round's table.
 func runFedBE(args []string, stdout io.Writer) error {
 	fs := newFlagSet("fedbe", "[SPEC.json]", stdout)
-	sf := newSetupFlags(fs, predictive.RoundsPresetNames(), predictive.RoundsMethods,
-		"results/fedbe", "results directory (one run per method and seed; complete runs are kept on a rerun)")
+	sf := newSetupFlags(fs, engine.ChenPresetNames(), predictive.RoundsMethods,
+		"results/fedbe", "results directory (one run per method and seed; finished runs are kept, interrupted ones resume)")
 	rounds := fs.Int("rounds", 0, "communication rounds, replacing the spec's (0: the spec's)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	spec, err := presetOrFile(*sf.preset, fs.Args(), predictive.RoundsPreset, predictive.LoadRoundsSpec, predictive.RoundsPresetNames())
+	rs, err := presetOrFile(*sf.preset, fs.Args(), chenRoundsPreset, predictive.LoadRoundsSpec, engine.ChenPresetNames())
 	if err != nil {
 		return err
 	}
-	if err := sf.apply(&spec.Setup); err != nil {
+	if err := sf.apply(&rs.Setup); err != nil {
 		return err
 	}
 	if *rounds != 0 {
-		spec.Rounds = *rounds
+		rs.Rounds = *rounds
 	}
-	out, printSpec := sf.out, sf.print
-	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
+	spec, err := engine.FromRounds(rs)
+	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if *printSpec {
-		return writeJSON(stdout, spec)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := predictive.RunRounds(ctx, spec, *out, predictiveLog); err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; completed runs are kept: run the same command again to continue")
-		}
-		return err
-	}
-	tab, err := specTable(*out, spec.Name+"-", spec.Dataset, "accuracy,nll,ece", nil)
+	settings, err := spec.Expand()
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "after round %d, mean ± SE over seeds:\n%sruns in %s (one row per round); reprint with: fedbayes table -rows method %s\n", spec.Rounds, tab.Markdown(), *out, *out)
+	if *sf.print {
+		var specs []*engine.Spec
+		for _, s := range settings {
+			specs = append(specs, s.Spec)
+		}
+		return writeJSON(stdout, specs)
+	}
+	if err := checkData(settings); err != nil {
+		return err
+	}
+	if err := engine.RefuseOldRounds(*sf.out); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(stdout), NoFigures: true})
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted; run the same command again to continue")
+	}
+	if err != nil {
+		return err
+	}
+	var mine []results.Run
+	for _, r := range sum.Runs {
+		run, err := results.ReadRun(r.Dir)
+		if err != nil {
+			return err
+		}
+		mine = append(mine, run)
+	}
+	columns, err := results.ParseColumns("accuracy,nll,ece")
+	if err != nil {
+		return err
+	}
+	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"variant"}, Metrics: columns})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "after round %d, mean ± SE over seeds:\n%sruns in %s (one row per round); reprint with: fedbayes table -rows variant %s\n",
+		settings[0].Spec.Training.Rounds, tab.Markdown(), *sf.out, *sf.out)
 	return err
 }

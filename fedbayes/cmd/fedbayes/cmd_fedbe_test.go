@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/runinfo"
 )
 
 func TestFedBECommandUsage(t *testing.T) {
@@ -29,6 +30,7 @@ func TestFedBECommandUsage(t *testing.T) {
 		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-seeds", "1,x"}, 2, `-seeds: "x"`},
 		{[]string{"fedbe", spec}, 1, `unknown field "nosuch"`},
 		{[]string{"fedbe", "-preset", "fedbe-fmnist-full", "-print"}, 0, `"rounds": 40`},
+		{[]string{"fedbe", "-preset", "fedbe-fmnist-full", "-print"}, 0, `"rule": "fedbe-gaussian-no-swa"`},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
@@ -45,20 +47,49 @@ func TestFedBECommandRun(t *testing.T) {
 	if a := data.Status(data.Dir()); !sklearnPresent(a) {
 		t.Skipf("scikit-learn data not installed in %s (run `fedbayes data install`)", data.Dir())
 	}
-	predictiveLog = io.Discard
-	defer func() { predictiveLog = os.Stderr }()
 	dir := t.TempDir()
 	args := []string{"fedbe", "-preset", "fedbe-digits-fast", "-seeds", "1", "-rounds", "2", "-o", dir, "-methods", "fedavg,fedbe-gaussian"}
 	var out, errOut bytes.Buffer
 	if status := runMain(args, &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
-	for _, want := range []string{"after round 2", "| fedavg |", "| fedbe-gaussian |", "accuracy"} {
+	for _, want := range []string{"after round 2", "| fedavg |", "| fedbe-gaussian |", "accuracy", "fedbayes table -rows variant"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fedbe-digits-fast-fedbe-gaussian-seed1", "rounds.jsonl")); err != nil {
 		t.Errorf("no rounds: %v", err)
+	}
+	// A rerun keeps the finished runs: the same table, nothing trained again.
+	out.Reset()
+	if status := runMain(args, &out, &errOut); status != 0 || !strings.Contains(out.String(), "| fedbe-gaussian |") {
+		t.Errorf("rerun: status %d, output %s %s", status, out.String(), errOut.String())
+	}
+}
+
+// TestFedBECommandRefusesOldRuns checks that a results directory holding a run of the former
+// multi-round runner is refused before anything runs, with the reason.
+func TestFedBECommandRefusesOldRuns(t *testing.T) {
+	dir := t.TempDir()
+	old := map[string]any{"spec": map[string]any{"name": "fedbe-digits-fast", "dataset": "digits", "local": map[string]any{}, "fedbe": map[string]any{}},
+		"method": "fedavg"}
+	meta, err := results.NewMeta("fedbe-digits-fast-fedavg", map[string]string{"method": "fedavg"}, 1, old, runinfo.Collect("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.Create(filepath.Join(dir, "fedbe-digits-fast-fedavg-seed1"), meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Complete(0); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"fedbe", "-preset", "fedbe-digits-fast", "-o", dir}, {"run", "fedbe-digits-fast", "-o", dir, "--resume"}} {
+		var out, errOut bytes.Buffer
+		status := runMain(args, &out, &errOut)
+		if status != 1 || !strings.Contains(errOut.String(), "former multi-round FedBE runner") {
+			t.Errorf("%v: status %d, stderr %s; want 1 and the reason", args, status, errOut.String())
+		}
 	}
 }

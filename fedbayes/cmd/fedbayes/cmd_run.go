@@ -82,6 +82,12 @@ func runRun(args []string, stdout io.Writer) error {
 		if err := checkData(settings); err != nil {
 			return err
 		}
+		// The FedBE presets' runs of the former multi-round runner have the same names.
+		if slices.Contains(engine.ChenPresetNames(), positional[0]) {
+			if err := engine.RefuseOldRounds(*out); err != nil {
+				return err
+			}
+		}
 	}
 	if *show {
 		var specs []*engine.Spec
@@ -199,18 +205,17 @@ func metricText(m map[string]float64, name string) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-// allPresetNames lists every preset `fedbayes run` takes: the engine's, then the one-round
-// predictive-space and multi-round FedBE presets of Hasan (2023) and Chen & Chao.
+// allPresetNames lists every preset `fedbayes run` takes: the engine's (the multi-round FedBE presets
+// of Chen & Chao among them), then the one-round predictive-space presets of Hasan (2023).
 func allPresetNames() []string {
 	names := append([]string(nil), engine.PresetNames()...)
-	names = append(names, predictive.PresetNames()...)
-	return append(names, predictive.RoundsPresetNames()...)
+	return append(names, predictive.PresetNames()...)
 }
 
-// predictivePreset returns, for the name of a one-round predictive-space preset (Hasan (2023)) or a
-// multi-round FedBE preset (Chen & Chao), the command that runs it with its own runner (what `fedbayes
-// predictive -preset` and `fedbayes fedbe -preset` do); ok is false for any other argument. Their
-// results share the run layout, so `table`, `figures` and `reproduce` read them beside the engine's.
+// predictivePreset returns, for the name of a one-round predictive-space preset (Hasan (2023)), the
+// command that runs it with its own runner (what `fedbayes predictive -preset` does); ok is false for
+// any other argument. Its results share the run layout, so `table`, `figures` and `reproduce` read
+// them beside the engine's.
 func predictivePreset(arg, out string, resume, show, fast bool, taskIndex int) (func(io.Writer) error, bool) {
 	if _, err := engine.Preset(arg); err == nil {
 		return nil, false
@@ -231,8 +236,6 @@ func predictivePreset(arg, out string, resume, show, fast bool, taskIndex int) (
 	switch {
 	case slices.Contains(predictive.PresetNames(), arg):
 		run = runPredictive
-	case slices.Contains(predictive.RoundsPresetNames(), arg):
-		run = runFedBE
 	default:
 		return nil, false
 	}

@@ -88,7 +88,7 @@ func TestRunTakesPredictivePresets(t *testing.T) {
 		want string
 	}{
 		{[]string{"fmnist-fast", "-print"}, `"name": "fmnist-fast"`},
-		{[]string{"fedbe-digits-fast", "-print"}, `"name": "fedbe-digits-fast"`},
+		{[]string{"fedbe-digits-fast", "-print"}, `"name": "fedbe-digits-fast-fedavg"`},
 	} {
 		var b bytes.Buffer
 		if err := runRun(tc.args, &b); err != nil {

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/partition"
+	"fedbayes.dev/fedbayes/posterior"
+)
+
+// Federation is one seed's data of a spec exactly as Run splits it (the same seed streams): the
+// clients' training sets, the server's set, the test set and the partition, with the clients' model
+// and the initial global model every setting of the spec starts from. A notebook uses it to take one
+// round of a run apart (notebook 05: the pieces of a FedBE server step).
+type Federation struct {
+	// Config is the clients' model with one client and the run's initialisation seed.
+	Config    models.Config
+	Partition *partition.Partition
+	// Clients are the clients' training sets, in client order; Sizes their example counts.
+	Clients []*data.Dataset
+	Sizes   []float64
+	// Server is the server's set (nil without dataset.server_fraction); Test the test set.
+	Server, Test *data.Dataset
+
+	spec *Spec
+	prob *problem
+	seed int64
+}
+
+// NewFederation loads and splits the data of spec's first setting (every setting of a spec whose
+// variants change only the server strategy shares it) for seed, as Run does.
+func NewFederation(spec *Spec, seed int64) (*Federation, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("engine: nil spec")
+	}
+	settings, err := spec.Expand()
+	if err != nil {
+		return nil, err
+	}
+	s := settings[0].Spec
+	p, err := newProblem(s, seed, &datasetCache{})
+	if err != nil {
+		return nil, err
+	}
+	f := &Federation{Config: modelConfig(s, p, 1, deriveInt63(seed, tagInit)), Partition: p.part, Server: p.server, Test: p.test,
+		spec: s, prob: p, seed: seed}
+	for k, idx := range p.part.Clients {
+		d, err := p.train.Select(idx)
+		if err != nil {
+			return nil, fmt.Errorf("engine: client %d: %w", k, err)
+		}
+		f.Clients = append(f.Clients, d)
+		f.Sizes = append(f.Sizes, float64(d.Len()))
+	}
+	return f, nil
+}
+
+// Initial returns the initial global model of the runs (unstacked), before any round.
+func (f *Federation) Initial() (*posterior.Posterior, error) {
+	m, err := models.New(f.Config)
+	if err != nil {
+		return nil, err
+	}
+	return m.ClientPosterior(0)
+}
+
+// FirstRound trains round 1's active clients from the initial global model exactly as Run's round 1
+// does (the same batches, noise streams and optimizer) and returns them stacked [K, ...] with their
+// ids. A spec that pre-trains the global model or samples its clients is refused.
+func (f *Federation) FirstRound(ctx context.Context) (*posterior.Posterior, []int, error) {
+	s := f.spec
+	if s.Aggregation.Pretrain != nil || s.Training.Sampler != nil || s.Training.Mode == "sequential" {
+		return nil, nil, fmt.Errorf("engine: FirstRound trains vectorised optimisation clients from the initial model; " +
+			"unset aggregation.pretrain, training.sampler and training.mode sequential")
+	}
+	part, err := partition.NewParticipation(s.Partition.Clients, s.Partition.Participation, derive(f.seed, tagParticipation))
+	if err != nil {
+		return nil, nil, fmt.Errorf("partition.participation: %w", err)
+	}
+	ids, err := part.Round(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := models.New(modelConfig(s, f.prob, part.Active, deriveInt63(f.seed, tagInit)))
+	if err != nil {
+		return nil, nil, err
+	}
+	trn, err := m.NewTrainer(optimizerConfig(s.Training))
+	if err != nil {
+		return nil, nil, err
+	}
+	global, err := f.Initial()
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs := make([]clientJob, len(ids))
+	for j, id := range ids {
+		jobs[j] = clientJob{id: id, indices: f.prob.part.Clients[id]}
+	}
+	out, err := trainVectorized(ctx, m, trn, roundInput{spec: s, prob: f.prob, seed: f.seed, round: 1, global: global, jobs: jobs})
+	if err != nil {
+		return nil, nil, err
+	}
+	if out.diverged != "" {
+		return nil, nil, fmt.Errorf("engine: round 1 diverged: %s", out.diverged)
+	}
+	return out.stacked, ids, nil
+}
+
+// AggregateSeed is the seed the server strategy gets in round (strategy.Round.Seed): FedBE's samples
+// and distillation order in that round of the runs.
+func (f *Federation) AggregateSeed(round int) int64 { return deriveInt63(f.seed, tagAggregate, round) }

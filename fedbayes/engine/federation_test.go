@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/metrics"
+	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
+)
+
+// TestFederationIsRunsRoundOne splits a FedBE spec with NewFederation, trains round 1 with FirstRound
+// and takes FedBE's server step with the round's seed (predictive.FedBEServer) and FedAvg's
+// (predictive.FedAvgModel): the global models are, bit for bit, those of round 1 of the engine's
+// fedbe-gaussian and fedavg runs.
+func TestFederationIsRunsRoundOne(t *testing.T) {
+	requireDigits(t)
+	rs, err := predictive.ParseRoundsSpec([]byte(`{"name": "fed", "dataset": "digits", "subsample": 500, "test_subsample": 200,
+		"clients": 3, "hidden": [8], "seeds": [2], "alpha": 1, "rounds": 1, "methods": ["fedavg", "fedbe-gaussian"],
+		"local": {"epochs": 1, "batch_size": 16, "learning_rate": 0.05},
+		"fedbe": {"samples": 2, "distill": {"epochs": 2, "batch_size": 16, "swa_cycles": 2}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := FromRounds(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), spec, Options{Dir: dir, Progress: progress.Discard, NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := results.ReadRun(filepath.Join(dir, results.RunName("fed-fedbe-gaussian", 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f, err := NewFederation(spec, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, c := range f.Clients {
+		total += c.Len()
+	}
+	if len(f.Clients) != 3 || len(f.Sizes) != 3 || total+f.Server.Len() != 500 || f.Server.Len() != 100 || f.Test.Len() != 200 {
+		t.Fatalf("federation: %d clients of %v, server %d, test %d", len(f.Clients), f.Sizes, f.Server.Len(), f.Test.Len())
+	}
+	trained, ids, err := f.FirstRound(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 3 {
+		t.Fatalf("round 1 trained clients %v, want all 3", ids)
+	}
+	settings, err := spec.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := predictive.FedBEConfig{Distribution: "gaussian", Samples: 2, Distill: *settings[1].Spec.Aggregation.Server.Distill, Seed: f.AggregateSeed(1)}
+	g, err := predictive.FedBEServer(f.Config, strategy.Means(trained), f.Sizes, f.Server.X, fc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := posterior.Stack([]*posterior.Posterior{g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs, _, _, err := predictive.EnsembleMean(f.Config, one, f.Test.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := metrics.EvaluateClassification(probs, f.Test.Labels, f.Test.NumClasses, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The global model is the run's, to the last bit; its scores agree up to the order of the sums
+	// (the engine's evaluator predicts through the one-client model, EnsembleMean through a stack).
+	saved := func(setting string) string {
+		c, ok, _, err := results.LatestCheckpoint(filepath.Join(dir, results.RunName(setting, 2)))
+		if err != nil || !ok {
+			t.Fatalf("checkpoint of %s: %v %v", setting, ok, err)
+		}
+		_, p, err := decodeCheckpoint(c.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return posteriorDigest(t, p)
+	}
+	if a, b := posteriorDigest(t, g), saved("fed-fedbe-gaussian"); a != b {
+		t.Errorf("round 1 taken apart gives FedBE's global model %s, the run's checkpoint holds %s", a, b)
+	}
+	// FedAvg's is the clients' size-weighted mean (predictive.FedAvgModel, what the former runner took).
+	avg, err := predictive.FedAvgModel(trained, f.Sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := posteriorDigest(t, avg), saved("fed-fedavg"); a != b {
+		t.Errorf("round 1 taken apart gives FedAvg's global model %s, the run's checkpoint holds %s", a, b)
+	}
+	want := run.Rows[0].Metrics
+	if got.Accuracy != want[results.Accuracy] || math.Abs(got.NLL-want[results.NLL]) > 1e-6*want[results.NLL] {
+		t.Errorf("round 1 taken apart: accuracy %v, NLL %v; the run recorded %v, %v", got.Accuracy, got.NLL, want[results.Accuracy], want[results.NLL])
+	}
+
+	bad := spec.Clone()
+	bad.Training.Mode = "sequential"
+	fb, err := NewFederation(bad, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := fb.FirstRound(context.Background()); err == nil || !strings.Contains(err.Error(), "sequential") {
+		t.Errorf("sequential: %v", err)
+	}
+}
