@@ -172,6 +172,11 @@ type ServerSpec struct {
 	// BetaMin and BetaMax bound beta-PredBayes's beta (both 0: [0, 1], Hasan (2023)).
 	BetaMin float64 `json:"beta_min,omitempty"`
 	BetaMax float64 `json:"beta_max,omitempty"`
+	// FedKT configures the fedkt strategy (Li et al. 2021): students s (default 2), teachers t per
+	// student (default 5), plain_vote, the teachers' local training (zero: the spec's training
+	// optimizer, lr, momentum, local_epochs and batch_size) and the students' distillation (zero:
+	// server.distill, else predictive's defaults). Its seed is derived per round.
+	FedKT *predictive.FedKTConfig `json:"fedkt,omitempty"`
 }
 
 // PretrainSpec is the server's pre-training of the global model on its own set (Fischer et al. (2024),

@@ -70,29 +70,30 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 	return e, nil
 }
 
-// clientModel returns the K-client network loaded with the round's clients.
-func (e *Ensemble) clientModel(r *Round) (*models.Model, *posterior.Posterior, error) {
+// clientNetwork returns the K-client network loaded with the round's clients; *cache keeps the
+// network between rounds (compiled once) and is rebuilt when the number of clients changes.
+func clientNetwork(cache **models.Model, r *Round) (*models.Model, *posterior.Posterior, error) {
 	stacked, err := r.StackedClients()
 	if err != nil {
 		return nil, nil, err
 	}
 	K := len(r.IDs)
-	if e.model == nil || e.model.Clients() != K {
+	if *cache == nil || (*cache).Clients() != K {
 		cfg := r.Model
 		cfg.Clients = K
-		if e.model, err = models.New(cfg); err != nil {
+		if *cache, err = models.New(cfg); err != nil {
 			return nil, nil, err
 		}
 	}
-	if err := e.model.SetPosterior(stacked); err != nil {
+	if err := (*cache).SetPosterior(stacked); err != nil {
 		return nil, nil, err
 	}
-	return e.model, stacked, nil
+	return *cache, stacked, nil
 }
 
 // Aggregate fits beta (beta-PredBayes) and returns the combination as the global Predictor.
 func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
-	m, stacked, err := e.clientModel(r)
+	m, stacked, err := clientNetwork(&e.model, r)
 	if err != nil {
 		return nil, err
 	}
@@ -135,18 +136,19 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 			return nil, fmt.Errorf("%s on the server set: %w", e.Method, err)
 		}
 	}
-	if g.Posterior, err = e.distil(r, next, onServer.Beta(p.beta)); err != nil {
+	if g.Posterior, err = distil(r, next, onServer.Beta(p.beta), *e.Distill); err != nil {
 		return nil, err
 	}
 	g.Predictor = nil
 	return g, nil
 }
 
-// distil trains one network of the clients' kind, starting at the clients' average start, to
-// reproduce the teacher's class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the
-// distillation step; predictive.Distill). Hasan's student starts from a fresh initialisation: over
-// several rounds, starting from the clients' average keeps what the previous rounds learned.
-func (e *Ensemble) distil(r *Round, start *posterior.Posterior, teacher []float32) (*posterior.Posterior, error) {
+// distil trains one network of the clients' kind, starting at start, to reproduce the teacher's
+// class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the distillation step;
+// predictive.Distill). D-BCM and D-beta-PredBayes start at the clients' average: Hasan's student
+// starts from a fresh initialisation, but over several rounds the clients' average keeps what the
+// previous rounds learned.
+func distil(r *Round, start *posterior.Posterior, teacher []float32, dc predictive.DistillConfig) (*posterior.Posterior, error) {
 	cfg := r.Model
 	cfg.Clients, cfg.Seed = 1, r.Seed
 	student, err := models.New(cfg)
@@ -156,7 +158,6 @@ func (e *Ensemble) distil(r *Round, start *posterior.Posterior, teacher []float3
 	if err := student.SetPosterior(start); err != nil {
 		return nil, err
 	}
-	dc := *e.Distill
 	dc.Seed = r.Seed
 	if err := predictive.Distill(student, r.Server.X, []predictive.Teacher{{Probs: teacher}}, dc); err != nil {
 		return nil, fmt.Errorf("distillation: %w", err)
@@ -178,31 +179,42 @@ type ensemblePredictor struct {
 	beta    float64
 }
 
-// aggregate evaluates every client on x and combines them (predictive.NewClassAggregate). Client
-// k's Monte Carlo noise is seeded by (seed, k).
+// aggregate evaluates every client on x and combines them (predictive.NewClassAggregate).
 func (p *ensemblePredictor) aggregate(x []float32, seed int64) (*predictive.ClassAggregate, error) {
-	if p.draws != nil {
-		cp, err := predictive.PredictSamples(p.model, p.draws, x)
-		if err != nil {
-			return nil, err
-		}
-		return predictive.NewClassAggregate(cp.Probs, p.sizes, nil, p.classes)
-	}
-	if err := p.model.SetPosterior(p.clients); err != nil {
-		return nil, err
-	}
-	seeds := make([]int64, p.model.Clients())
-	for k := range seeds {
-		seeds[k] = seed*1_000_003 + int64(k)
-	}
-	if err := p.model.SetNoiseSeeds(seeds); err != nil {
-		return nil, err
-	}
-	cp, err := predictive.PredictModel(p.model, x, max(p.samples, 1))
+	probs, err := clientPredictives(p.model, p.clients, p.draws, p.samples, x, seed)
 	if err != nil {
 		return nil, err
 	}
-	return predictive.NewClassAggregate(cp.Probs, p.sizes, nil, p.classes)
+	return predictive.NewClassAggregate(probs, p.sizes, nil, p.classes)
+}
+
+// clientPredictives returns every client's Monte Carlo predictive on x, [K][N*C] (Hasan (2023), Alg. 1,
+// step 3): the average over its posterior samples when draws is not nil (SG-MCMC local training),
+// else over `samples` stochastic passes of m loaded with clients (one pass for a deterministic
+// net). Client k's Monte Carlo noise is seeded by (seed, k).
+func clientPredictives(m *models.Model, clients *posterior.Posterior, draws []*posterior.Posterior, samples int, x []float32, seed int64) ([][]float32, error) {
+	if draws != nil {
+		cp, err := predictive.PredictSamples(m, draws, x)
+		if err != nil {
+			return nil, err
+		}
+		return cp.Probs, nil
+	}
+	if err := m.SetPosterior(clients); err != nil {
+		return nil, err
+	}
+	seeds := make([]int64, m.Clients())
+	for k := range seeds {
+		seeds[k] = seed*1_000_003 + int64(k)
+	}
+	if err := m.SetNoiseSeeds(seeds); err != nil {
+		return nil, err
+	}
+	cp, err := predictive.PredictModel(m, x, max(samples, 1))
+	if err != nil {
+		return nil, err
+	}
+	return cp.Probs, nil
 }
 
 // Predict implements Predictor.

@@ -50,6 +50,26 @@ type Round struct {
 	Server *data.Dataset
 	// Samples is the number of Monte Carlo samples of a stochastic client's predictive.
 	Samples int
+	// Data, when not nil, returns the active clients' training sets in the order of IDs. Only a
+	// strategy whose clients do more than send their trained models reads it: FedKT, whose clients
+	// train teacher ensembles of their own (Li et al. 2021). The engine sets it; it copies the
+	// examples, so call it once.
+	Data func() ([]*data.Dataset, error)
+}
+
+// ClientData returns the active clients' training sets (Data), or an error if the round has none.
+func (r *Round) ClientData() ([]*data.Dataset, error) {
+	if r.Data == nil {
+		return nil, fmt.Errorf("strategy: round %d gives no client data", r.Number)
+	}
+	sets, err := r.Data()
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) != len(r.IDs) {
+		return nil, fmt.Errorf("strategy: round %d: %d client data sets for %d clients", r.Number, len(sets), len(r.IDs))
+	}
+	return sets, nil
 }
 
 // Clients returns the round's client models one by one.
@@ -143,6 +163,11 @@ type Settings struct {
 	// PriorStd is the standard deviation of the clients' Gaussian prior on every parameter (the
 	// sampler's), which EP-MCMC divides out.
 	PriorStd float64
+	// FedKT configures FedKT's teachers and students (zero fields: predictive's defaults).
+	FedKT predictive.FedKTConfig
+	// Regression says the clients predict Gaussians (models.Regression); the strategies that
+	// combine class probabilities or vote on labels refuse it.
+	Regression bool
 }
 
 // FieldError is a strategy refusing its settings; Field is the spec field at fault (a JSON path of
