@@ -19,8 +19,10 @@ type problem struct {
 	// server is the server's set (nil without dataset.server_fraction).
 	server *data.Dataset
 	test   *data.Dataset
-	// numClasses is C; exampleSize the values per example.
+	// numClasses is C (0 for regression); exampleSize the values per example.
 	numClasses, exampleSize int
+	// regression says the examples have targets, standardised on the training set, instead of labels.
+	regression bool
 }
 
 // datasetCache keeps loaded datasets for the runs of one Run call (a sweep loads each dataset once).
@@ -39,9 +41,6 @@ func (c *datasetCache) load(name, dir string) (train, test *data.Dataset, err er
 	train, test, err = data.Load(name, dir)
 	if err != nil {
 		return nil, nil, err
-	}
-	if train.IsRegression() {
-		return nil, nil, fmt.Errorf("dataset %q is a regression dataset; the engine runs classification", name)
 	}
 	if c.items == nil {
 		c.items = map[string][2]*data.Dataset{}
@@ -74,7 +73,12 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 		}
 		test = part
 	}
-	p := &problem{test: test, numClasses: train.NumClasses, exampleSize: train.ExampleSize()}
+	if train.IsRegression() {
+		if train, test, err = standardizeTargets(train, test); err != nil {
+			return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
+		}
+	}
+	p := &problem{test: test, numClasses: train.NumClasses, exampleSize: train.ExampleSize(), regression: train.IsRegression()}
 	if f := s.Dataset.ServerFraction; f > 0 {
 		server, rest, err := data.SplitServer(train, f, derive(seed, tagServer))
 		if err != nil {
@@ -103,6 +107,9 @@ func makePartition(ps PartitionSpec, train *data.Dataset, seed int64) (*partitio
 		err error
 	)
 	labels, c, k := train.Labels, train.NumClasses, ps.Clients
+	if train.IsRegression() {
+		return sortedPartition(ps, train, s)
+	}
 	switch ps.Method {
 	case "iid":
 		p, err = partition.IID(labels, c, k, s)

@@ -64,7 +64,8 @@ type Variant struct {
 // DatasetSpec names the data.
 type DatasetSpec struct {
 	// Name is a data.Load name: fashion-mnist, digits, iris, wine, breast-cancer, mnist, emnist-SPLIT,
-	// cifar10, cifar100, svhn (classification datasets).
+	// cifar10, cifar100, svhn (classification), or diabetes, boston (regression: the targets are
+	// standardised on the training set, the model predicts a Gaussian, the metrics are mse and nll).
 	Name string `json:"name"`
 	// Dir is the data folder; empty means data.Dir() ($FEDBAYES_DATA or the user cache).
 	Dir string `json:"dir,omitempty"`
@@ -98,6 +99,10 @@ type PartitionSpec struct {
 	ClassesPerClient int `json:"classes_per_client,omitempty"`
 	// H is the heterogeneity in [0, 1] (heterogeneity).
 	H float64 `json:"h,omitempty"`
+	// SortFeature names the input feature a regression dataset is sorted by for heterogeneity
+	// (partition.SortedByKey, Hasan (2023), Secs. 3.3.2 and 4.3); default: the first feature.
+	// Regression only.
+	SortFeature string `json:"sort_feature,omitempty"`
 }
 
 // ModelSpec holds the models.Config fields a user sets (the input shape and classes come from the data,
@@ -127,6 +132,10 @@ type ModelSpec struct {
 	KLWeight float64 `json:"kl_weight,omitempty"`
 	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
 	DropoutRate float64 `json:"dropout_rate,omitempty"`
+	// NoiseVar is the initial variance of a regression model's Gaussian likelihood, learned per
+	// client (models.Config.LearnNoise; default 0.5 on standardised targets, as Hasan's runner).
+	// Regression only.
+	NoiseVar float64 `json:"noise_var,omitempty"`
 	// Compat is "bfl-p" to follow Ozer et al. (2022)'s public code instead of the paper's text, in the
 	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP), or "ba-bfl" for Jamoussi et
 	// al.'s (models.CompatBABFL, aggregate.Options.BABFL); empty follows the text.

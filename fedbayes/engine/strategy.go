@@ -20,6 +20,7 @@ func strategySettings(s *Spec) strategy.Settings {
 		Kind:       models.Kind(s.Model.Kind),
 		HasServer:  s.Dataset.ServerFraction > 0,
 		Sampling:   s.Training.Sampler != nil,
+		Regression: regressionSet(s.Dataset.Name),
 	}
 	if s.Training.Sampler != nil {
 		st.PriorStd = samplerConfig(s).PriorStd

@@ -44,6 +44,11 @@ type Ensemble struct {
 	// Distill, when not nil, distils the combination on the server set into one network of the
 	// clients' kind, which becomes the global model (D-BCM, D-beta-PredBayes).
 	Distill *predictive.DistillConfig
+	// Regression combines the clients' Gaussian predictives (predictive.GaussAggregate, Hasan
+	// (2023), Eqs. 3.4-3.5 and 4.6-4.7) instead of class probabilities; PriorStd is then the
+	// sampler's prior standard deviation, from which the BCM's prior predictive is estimated.
+	Regression bool
+	PriorStd   float64
 
 	model *models.Model // the K-client network, kept between rounds (compiled once)
 }
@@ -53,7 +58,15 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 	if (method == BetaPredBayes || distilled) && !s.HasServer {
 		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "this strategy fits beta or distils on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
 	}
-	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}}
+	if s.Regression {
+		if distilled {
+			return nil, &FieldError{Field: "aggregation.rule", Problem: "the distilled forms distil class probabilities; for regression use bcm, mixture or beta-predbayes"}
+		}
+		if !s.Sampling || !(s.PriorStd > 0) {
+			return nil, &FieldError{Field: "training.sampler", Problem: "the regression BCM divides out the prior predictive of the clients' Gaussian prior: set a sampler (cSGHMC or SGLD) with its prior_std, as Hasan (2023), Sec. 4.4"}
+		}
+	}
+	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}, Regression: s.Regression, PriorStd: s.PriorStd}
 	if distilled {
 		dc := s.FedBE.Distill.WithDefaults()
 		if dc.SWACycles > dc.Epochs {
@@ -104,6 +117,9 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 	next, err := aggregate.Stacked(carry, stacked, r.SizeWeights(), aggregate.Options{Normalize: true})
 	if err != nil {
 		return nil, err
+	}
+	if e.Regression {
+		return e.aggregateGauss(r, m, next)
 	}
 	p := &ensemblePredictor{model: m, clients: stacked, draws: r.Draws, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
 	w, err := r.NormalizedSizeWeights()
@@ -233,4 +249,75 @@ func init() {
 	}
 	registerBuiltin(DBCM, func(s Settings) (Strategy, error) { return newEnsemble(BCM, true, s) })
 	registerBuiltin(DBetaPredBayes, func(s Settings) (Strategy, error) { return newEnsemble(BetaPredBayes, true, s) })
+}
+
+// PriorDraws is the number of prior networks from which the regression BCM's prior predictive is
+// estimated (predictive.PriorPredictive; Hasan's runner used the same number).
+const PriorDraws = 200
+
+// aggregateGauss is Aggregate for regression clients that sample: the global model predicts with the
+// product, mixture or beta-interpolation of their Gaussian predictives.
+func (e *Ensemble) aggregateGauss(r *Round, m *models.Model, next *posterior.Posterior) (*Global, error) {
+	if r.Draws == nil {
+		return nil, fmt.Errorf("%s for regression needs the clients' posterior samples", e.Method)
+	}
+	w, err := r.NormalizedSizeWeights()
+	if err != nil {
+		return nil, err
+	}
+	p := &gaussPredictor{model: m, draws: r.Draws, sizes: r.SizeWeights(), priorStd: e.PriorStd, beta: 1}
+	g := &Global{Posterior: next, Predictor: p, Weights: w}
+	switch e.Method {
+	case Mixture:
+		p.beta = 0
+	case BetaPredBayes:
+		agg, err := p.aggregate(r.Server.X, r.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("beta-PredBayes on the server set: %w", err)
+		}
+		fit, err := predictive.FitBetaGauss(agg, r.Server.Targets, e.Beta)
+		if err != nil {
+			return nil, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
+		}
+		p.beta = fit.Beta
+		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
+	}
+	return g, nil
+}
+
+// gaussPredictor predicts with beta-PredBayes's interpolation of the clients' Gaussian predictives
+// (Hasan (2023), Eqs. 3.4-3.5, 4.6-4.7 and 4.8): beta 1 is the BCM, beta 0 the mixture.
+type gaussPredictor struct {
+	model    *models.Model
+	draws    []*posterior.Posterior
+	sizes    []float64
+	priorStd float64
+	beta     float64
+}
+
+// aggregate evaluates every client's samples on x and combines them with the prior predictive of
+// the BCM correction, estimated from PriorDraws networks drawn from the prior (seeded by seed).
+func (p *gaussPredictor) aggregate(x []float32, seed int64) (*predictive.GaussAggregate, error) {
+	cp, err := predictive.PredictSamples(p.model, p.draws, x)
+	if err != nil {
+		return nil, err
+	}
+	prior, err := predictive.PriorPredictive(p.model, x, PriorDraws, p.priorStd, seed)
+	if err != nil {
+		return nil, err
+	}
+	return predictive.NewGaussAggregate(cp.Mean, cp.Var, p.sizes, prior.Mean, prior.Var)
+}
+
+// Predict implements Predictor: a regression model has no class probabilities.
+func (p *gaussPredictor) Predict([]float32, int64) ([]float32, error) { return nil, errGaussian }
+
+// PredictGaussian implements GaussianPredictor.
+func (p *gaussPredictor) PredictGaussian(x []float32, seed int64) (mean, variance []float32, err error) {
+	a, err := p.aggregate(x, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	mean, variance = a.Beta(p.beta)
+	return mean, variance, nil
 }

@@ -135,6 +135,19 @@ type Predictor interface {
 	Predict(x []float32, seed int64) ([]float32, error)
 }
 
+// GaussianPredictor is a Predictor of a regression global model (models.Regression): it returns the
+// predictive mean and variance of each of the N examples of x. A regression strategy whose global
+// model is not one network sets a Predictor that implements it; its Predict then reports that it
+// predicts Gaussians.
+type GaussianPredictor interface {
+	Predictor
+	PredictGaussian(x []float32, seed int64) (mean, variance []float32, err error)
+}
+
+// errGaussian is what Predict of a GaussianPredictor returns: a regression model has no class
+// probabilities.
+var errGaussian = fmt.Errorf("strategy: a regression global model predicts Gaussians (PredictGaussian), not class probabilities")
+
 // Settings are a spec's options of the server step that built-in strategies read; a registered
 // strategy may ignore them.
 type Settings struct {
