@@ -31,14 +31,16 @@ type datasetCache struct {
 	items map[string][2]*data.Dataset
 }
 
-func (c *datasetCache) load(name, dir string) (train, test *data.Dataset, err error) {
+// load returns the dataset's training and test sets; split seeds the train/test split of a dataset
+// that has none of its own (data.WithSeed; 0 for every spec without dataset.split_per_seed).
+func (c *datasetCache) load(name, dir string, split uint64) (train, test *data.Dataset, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := name + "\x00" + dir
+	key := fmt.Sprintf("%s\x00%s\x00%d", name, dir, split)
 	if v, ok := c.items[key]; ok {
 		return v[0], v[1], nil
 	}
-	train, test, err = data.Load(name, dir)
+	train, test, err = data.Load(name, dir, data.WithSeed(split))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,7 +57,11 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 	if dir == "" {
 		dir = data.Dir()
 	}
-	train, test, err := cache.load(s.Dataset.Name, dir)
+	var split uint64
+	if s.Dataset.SplitPerSeed {
+		split = uint64(seed)
+	}
+	train, test, err := cache.load(s.Dataset.Name, dir, split)
 	if err != nil {
 		return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
 	}

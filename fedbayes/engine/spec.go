@@ -74,6 +74,11 @@ type DatasetSpec struct {
 	Subsample int `json:"subsample,omitempty"`
 	// TestSubsample keeps this many test examples; 0 keeps all.
 	TestSubsample int `json:"test_subsample,omitempty"`
+	// SplitPerSeed splits a dataset that has no test split of its own (the tables: digits, iris,
+	// wine, breast-cancer, diabetes, boston) into training and test sets by each run's seed
+	// (data.WithSeed), as Hasan's one-round runner did; false keeps one split (seed 0) for every seed.
+	// Datasets with a test split ignore it.
+	SplitPerSeed bool `json:"split_per_seed,omitempty"`
 	// ServerFraction sets aside this fraction of the training set for the server (data.SplitServer):
 	// the pre-training set of Fischer et al. (2024), Sec. 3.6 (0.1). 0 means none. Required by
 	// aggregation.pretrain.

@@ -160,7 +160,17 @@ func loadSpec(arg string) (*engine.Spec, error) {
 // printRunSummary prints one line per run: setting, seed, state, last round and final metrics.
 func printRunSummary(w io.Writer, sum *engine.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "setting\tseed\tstate\tround\taccuracy\tnll\tece\tnote")
+	regression := false
+	for _, r := range sum.Runs {
+		if _, ok := r.Metrics[results.MSE]; ok {
+			regression = true
+		}
+	}
+	first := results.Accuracy // the first metric column: mse for regression, else accuracy
+	if regression {
+		first = results.MSE
+	}
+	fmt.Fprintf(tw, "setting\tseed\tstate\tround\t%s\tnll\tece\tnote\n", first)
 	for _, r := range sum.Runs {
 		state := string(r.State)
 		if state == "" {
@@ -175,7 +185,7 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 			note = strings.TrimSpace("resumed " + note)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Setting, r.Seed, state, r.Round,
-			metricText(r.Metrics, results.Accuracy), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
+			metricText(r.Metrics, first), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
 	}
 	_ = tw.Flush()
 	if sum.Budget != "" {
@@ -199,18 +209,17 @@ func metricText(m map[string]float64, name string) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-// allPresetNames lists every preset `fedbayes run` takes: the engine's, then the one-round
-// predictive-space and multi-round FedBE presets of Hasan (2023) and Chen & Chao.
+// allPresetNames lists every preset `fedbayes run` takes: the engine's (Hasan (2023)'s one-round
+// presets among them, engine.FromPredictive), then the multi-round FedBE presets of Chen & Chao.
 func allPresetNames() []string {
 	names := append([]string(nil), engine.PresetNames()...)
-	names = append(names, predictive.PresetNames()...)
 	return append(names, predictive.RoundsPresetNames()...)
 }
 
-// predictivePreset returns, for the name of a one-round predictive-space preset (Hasan (2023)) or a
-// multi-round FedBE preset (Chen & Chao), the command that runs it with its own runner (what `fedbayes
-// predictive -preset` and `fedbayes fedbe -preset` do); ok is false for any other argument. Their
-// results share the run layout, so `table`, `figures` and `reproduce` read them beside the engine's.
+// predictivePreset returns, for the name of a multi-round FedBE preset (Chen & Chao), the command
+// that runs it with its own runner (what `fedbayes fedbe -preset` does); ok is false for any other
+// argument (Hasan (2023)'s one-round presets are engine presets). Its results share the run layout,
+// so `table`, `figures` and `reproduce` read them beside the engine's.
 func predictivePreset(arg, out string, resume, show, fast bool, taskIndex int) (func(io.Writer) error, bool) {
 	if _, err := engine.Preset(arg); err == nil {
 		return nil, false
@@ -229,8 +238,6 @@ func predictivePreset(arg, out string, resume, show, fast bool, taskIndex int) (
 	}
 	var run func([]string, io.Writer) error
 	switch {
-	case slices.Contains(predictive.PresetNames(), arg):
-		run = runPredictive
 	case slices.Contains(predictive.RoundsPresetNames(), arg):
 		run = runFedBE
 	default:

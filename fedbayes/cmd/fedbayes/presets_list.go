@@ -80,16 +80,9 @@ func listPresets(w io.Writer, dir string) error {
 
 	fmt.Fprintln(w, "The full presets run the papers' budgets (hours to weeks on 2 cores); NAME-reduced runs under about 30 minutes.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Predictive-space presets (Hasan (2023), one round; Chen & Chao, FedBE over rounds), run the same way:")
+	fmt.Fprintln(w, "Multi-round FedBE presets (Chen & Chao), run the same way:")
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "preset	paper	budget")
-	for _, n := range predictive.PresetNames() {
-		s, err := predictive.Preset(n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "%s	%s	%s\n", n, "Hasan (2023) Tables 3.1-4.2", s.WithDefaults().DescribeBudget())
-	}
 	for _, n := range predictive.RoundsPresetNames() {
 		s, err := predictive.RoundsPreset(n)
 		if err != nil {
