@@ -31,18 +31,10 @@ type paperRuns struct {
 }
 
 // wantRuns is the number of runs preset p makes at budget b: settings x seeds for an engine preset,
-// h values x methods x seeds for a one-round predictive preset, methods x seeds for a multi-round
-// one.
+// methods x seeds for a multi-round FedBE one.
 func wantRuns(p Preset, b Budget) (int, error) {
 	name := p.Name(b)
 	switch p.Kind {
-	case PredictiveKind:
-		s, err := predictive.Preset(name)
-		if err != nil {
-			return 0, err
-		}
-		s = s.WithDefaults()
-		return len(s.H) * len(s.Methods) * len(s.Seeds), nil
 	case RoundsKind:
 		s, err := predictive.RoundsPreset(name)
 		if err != nil {

@@ -132,10 +132,6 @@ func TestPresetsExist(t *testing.T) {
 					s, _ := engine.Preset(pr.Name(b))
 					_, err2 = s.Expand()
 					seeds = len(s.WithDefaults().Seeds)
-				case PredictiveKind:
-					s, _ := predictive.Preset(pr.Name(b))
-					err2 = s.WithDefaults().Validate()
-					seeds = len(s.WithDefaults().Seeds)
 				case RoundsKind:
 					s, _ := predictive.RoundsPreset(pr.Name(b))
 					err2 = s.WithDefaults().Validate()

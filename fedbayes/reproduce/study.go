@@ -47,15 +47,14 @@ type Kind int
 const (
 	// EngineKind is an engine.Preset (fedbayes run); its reduced form is NAME-reduced.
 	EngineKind Kind = iota
-	// PredictiveKind is a one-round predictive.Preset (fedbayes predictive).
-	PredictiveKind
 	// RoundsKind is a multi-round predictive.RoundsPreset (fedbayes fedbe).
 	RoundsKind
 )
 
 // Preset is one experiment of a paper: an engine preset (whose reduced and medium forms are
-// NAME-reduced and NAME-medium), a one-round predictive preset or a multi-round FedBE preset (for
-// these two, Full, Medium and Reduced name different presets).
+// NAME-reduced and NAME-medium unless Medium and Reduced name other presets, as Hasan (2023)'s
+// fmnist-medium and fmnist-fast) or a multi-round FedBE preset (Full, Medium and Reduced name
+// different presets).
 type Preset struct {
 	// Full names the preset at the paper's budget.
 	Full string
@@ -87,9 +86,6 @@ func (p Preset) Name(b Budget) string {
 // Budget returns the budget sentence the preset records in its runs.
 func (p Preset) Budget(b Budget) (string, error) {
 	switch p.Kind {
-	case PredictiveKind:
-		s, err := predictive.Preset(p.Name(b))
-		return s.Budget, err
 	case RoundsKind:
 		s, err := predictive.RoundsPreset(p.Name(b))
 		return s.Budget, err
@@ -105,13 +101,6 @@ func (p Preset) Budget(b Budget) (string, error) {
 func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) error {
 	name := p.Name(b)
 	switch p.Kind {
-	case PredictiveKind:
-		spec, err := predictive.Preset(name)
-		if err != nil {
-			return err
-		}
-		_, err = predictive.Run(spec, dir, opt.Log)
-		return err
 	case RoundsKind:
 		spec, err := predictive.RoundsPreset(name)
 		if err != nil {
@@ -244,15 +233,23 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	formerRuns := map[string]int{} // runs of the former one-round runner, by preset
 	for _, r := range runs {
 		name := presetOf(p, b, r.Meta.Setting)
 		if name == "" {
 			continue
 		}
 		if set, ok := settings[name]; ok && !set[r.Meta.Setting] {
+			if r.Meta.Labels["method"] != "" && r.Meta.Labels["variant"] == "" && strings.HasPrefix(r.Meta.Setting, name+"-h") {
+				formerRuns[name]++
+			}
 			continue // a setting the preset no longer has (e.g. a row dropped from a reduced budget)
 		}
 		out[name] = append(out[name], r)
+	}
+	for name, n := range formerRuns {
+		notes = append(notes, fmt.Sprintf("left out %d runs of %s by the former one-round runner (settings %s-hH-METHOD): "+
+			"Hasan (2023)'s presets run on the engine now (settings %s-METHOD-H); run the preset again", n, name, name, name))
 	}
 	for _, rs := range out {
 		sort.SliceStable(rs, func(i, j int) bool {
