@@ -56,7 +56,8 @@ func TestRegressionStrategies(t *testing.T) {
 		}
 		s.Variants = append(s.Variants, v)
 	}
-	sum := runQuiet(t, s, t.TempDir(), false)
+	dir := t.TempDir()
+	sum := runQuiet(t, s, dir, false)
 	if len(sum.Runs) != len(s.Variants) {
 		t.Fatalf("%d runs, want %d", len(sum.Runs), len(s.Variants))
 	}
@@ -71,6 +72,34 @@ func TestRegressionStrategies(t *testing.T) {
 		}
 		if _, ok := r.Metrics[results.Accuracy]; ok {
 			t.Errorf("%s: an accuracy recorded for regression", r.Setting)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, results.RunName(r.Setting, 1), predictive.BetaFile))
+		if r.Labels["variant"] != "beta-predbayes" {
+			if err == nil {
+				t.Errorf("%s: a %s written", r.Setting, predictive.BetaFile)
+			}
+			continue
+		}
+		var fit predictive.BetaFit
+		if err != nil || json.Unmarshal(raw, &fit) != nil || fit.Beta != r.Metrics[strategy.MetricBeta] || len(fit.Curve) < 3 {
+			t.Errorf("%s: %s: %v; fit %+v, want the recorded beta %v and its curve", r.Setting, predictive.BetaFile, err, fit, r.Metrics[strategy.MetricBeta])
+		}
+	}
+}
+
+// TestStrategyFileNames checks that a strategy's files must have plain names other than the run's own.
+func TestStrategyFileNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"beta.json", true}, {"curve_2.csv", true}, {"../x.json", false}, {"a/b", false}, {".hidden", false},
+		{"run.json", false}, {"status.json", false}, {"rounds.jsonl", false}, {"checkpoints", false}, {"", false},
+	} {
+		err := writeStrategyFiles(dir, map[string][]byte{tc.name: []byte("{}")})
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: error %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }

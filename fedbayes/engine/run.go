@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"fedbayes.dev/fedbayes/backend"
@@ -315,6 +318,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 				ClientWeights:  next.Weights,
 				ClientAccuracy: acc,
 			}
+			if err := writeStrategyFiles(r.w.Dir(), next.Files); err != nil {
+				return round, err
+			}
 			if err := r.w.Append(row); err != nil {
 				return round, err
 			}
@@ -357,4 +363,19 @@ func backendConfig() string {
 		return c
 	}
 	return backend.PureGo
+}
+
+// writeStrategyFiles writes a round's strategy.Global.Files into the run directory, atomically,
+// refusing a name that is not a plain file name or that is one of the run's own files.
+func writeStrategyFiles(dir string, files map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" ||
+			strings.HasPrefix(name, ".") || slices.Contains([]string{results.MetaFile, results.RowsFile, results.StatusFile, results.CheckpointsDir}, name) {
+			return fmt.Errorf("the strategy's file %q: want a plain file name (letters, digits, '.', '_', '-') other than the run's own files", name)
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, name), files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -56,6 +57,8 @@ type counter struct {
 func (c *counter) Update(round int, _ map[string]float64, _ progress.Timings) { c.round = round }
 
 func TestLineProgress(t *testing.T) {
+	// A line that ends a trial ("h=0.5 seed=2: 3.1s") or skips one advances the bar.
+	trialLine := regexp.MustCompile(`^h=\S+ seed=-?\d+: `)
 	for _, tc := range []struct {
 		name   string
 		writes []string
@@ -200,12 +203,13 @@ func TestBetaFits(t *testing.T) {
 	curve := func(b float64) []predictive.BetaPoint {
 		return []predictive.BetaPoint{{Beta: 0, NLL: 1 + b}, {Beta: 0.5, NLL: 0.5 + b}, {Beta: 1, NLL: 2 + b}}
 	}
+	// The former one-round runner's runs (label method) and the engine's (label variant) are read alike.
 	for _, c := range []struct {
-		h    string
-		seed int64
-		beta float64
-	}{{"0", 1, 0.25}, {"0", 2, 0.75}, {"0.5", 1, 0.5}} {
-		dir := writeRun(t, root, "beta-h"+c.h, map[string]string{"method": predictive.MethodBeta, "h": c.h}, c.seed, "beta", []float64{c.beta}, true)
+		h, label string
+		seed     int64
+		beta     float64
+	}{{"0", "method", 1, 0.25}, {"0", "method", 2, 0.75}, {"0.5", "variant", 1, 0.5}} {
+		dir := writeRun(t, root, "beta-h"+c.h, map[string]string{c.label: predictive.MethodBeta, "h": c.h}, c.seed, "beta", []float64{c.beta}, true)
 		raw, _ := json.Marshal(predictive.BetaFit{Beta: c.beta, Curve: curve(c.beta)})
 		if err := os.WriteFile(filepath.Join(dir, predictive.BetaFile), raw, 0o644); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"fedbayes.dev/fedbayes/aggregate"
@@ -142,6 +143,9 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 		}
 		p.beta = fit.Beta
 		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
+		if g.Files, err = betaFile(fit); err != nil {
+			return nil, err
+		}
 		onServer = agg
 	}
 	if e.Distill == nil {
@@ -281,8 +285,21 @@ func (e *Ensemble) aggregateGauss(r *Round, m *models.Model, next *posterior.Pos
 		}
 		p.beta = fit.Beta
 		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
+		if g.Files, err = betaFile(fit); err != nil {
+			return nil, err
+		}
 	}
 	return g, nil
+}
+
+// betaFile is the round's predictive.BetaFile: the fitted beta and the server NLL against beta
+// (Hasan (2023), Eq. 4.11), as JSON.
+func betaFile(fit predictive.BetaFit) (map[string][]byte, error) {
+	b, err := json.MarshalIndent(fit, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("beta-PredBayes: recording the fit: %w", err)
+	}
+	return map[string][]byte{predictive.BetaFile: append(b, '\n')}, nil
 }
 
 // gaussPredictor predicts with beta-PredBayes's interpolation of the clients' Gaussian predictives

@@ -127,6 +127,11 @@ type Global struct {
 	// Metrics are figures of the round the strategy reports (for example "dwc_fallbacks" or
 	// "beta"), recorded with the round's metrics.
 	Metrics map[string]float64
+	// Files are documents of the round the strategy reports beyond numbers, by file name (letters,
+	// digits, '.', '_' and '-'), which the engine writes atomically into the run's directory before
+	// the round's row: beta-PredBayes's fitted beta with its server NLL curve (predictive.BetaFile).
+	// A later round's file replaces an earlier one's.
+	Files map[string][]byte
 }
 
 // Predictor is a global model that is not one network: it returns class probabilities [N, C] for the
