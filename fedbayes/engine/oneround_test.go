@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/predictive"
-	"fedbayes.dev/fedbayes/results"
 )
 
 // TestOneRoundBaselines runs the one-round baselines OneshotFL and FedKT (Hasan (2023), Table 3.1)
@@ -27,30 +26,13 @@ func TestOneRoundBaselines(t *testing.T) {
 	if len(sum.Runs) != 2 {
 		t.Fatalf("%d runs, want 2", len(sum.Runs))
 	}
-	for _, r := range sum.Runs {
-		if r.State != results.Completed {
-			t.Fatalf("%s: %s %s", r.Setting, r.State, r.Reason)
-		}
-		t.Logf("%s: accuracy %.3f, NLL %.3f", r.Setting, r.Metrics[results.Accuracy], r.Metrics[results.NLL])
-		if acc := r.Metrics[results.Accuracy]; !(acc > 0.4) {
-			t.Errorf("%s: accuracy %v, want well above chance (0.1)", r.Setting, acc)
-		}
-	}
-	again := runQuiet(t, s, t.TempDir(), false)
-	for i, r := range sum.Runs {
-		if a, b := r.Metrics[results.NLL], again.Runs[i].Metrics[results.NLL]; a != b {
-			t.Errorf("%s: NLL %v then %v with the same seed", r.Setting, a, b)
-		}
-	}
+	requireLearned(t, sum, 0.4)
+	requireRepeats(t, s, sum)
 }
 
 // TestOneRoundBaselineSpecErrors checks the refusals of OneshotFL and FedKT, each naming its field.
 func TestOneRoundBaselineSpecErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		modify func(s *Spec)
-		path   string
-	}{
+	checkSpecErrors(t, digitsSpec, []specErrorCase{
 		{"oneshotfl without server set", func(s *Spec) { s.Aggregation.Rule = "oneshotfl" }, "dataset.server_fraction"},
 		{"fedkt without server set", func(s *Spec) { s.Aggregation.Rule = "fedkt" }, "dataset.server_fraction"},
 		{"fedkt with a sampler", func(s *Spec) {
@@ -73,14 +55,5 @@ func TestOneRoundBaselineSpecErrors(t *testing.T) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "fedkt", 0.2
 			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Local: predictive.LocalConfig{Optimizer: "lbfgs"}}}
 		}, "aggregation.server.fedkt.local.optimizer"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := digitsSpec()
-			tc.modify(s)
-			err := s.Validate()
-			if se, ok := err.(*SpecError); !ok || se.Path != tc.path {
-				t.Fatalf("error %v, want a SpecError at %s", err, tc.path)
-			}
-		})
-	}
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/partition"
+	"fedbayes.dev/fedbayes/predictive"
 )
 
 // problem is the data side of one run: the clients' pool of training examples and its partition, the
@@ -80,7 +81,7 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 		test = part
 	}
 	if train.IsRegression() {
-		if train, test, err = standardizeTargets(train, test); err != nil {
+		if train, test, err = predictive.StandardizeTargets(train, test); err != nil {
 			return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
 		}
 	}

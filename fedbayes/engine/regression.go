@@ -58,22 +58,6 @@ func validateRegression(c *Spec) error {
 	return nil
 }
 
-// standardizeTargets standardises both sets' targets with the training set's mean and standard
-// deviation (data.FitStandardizer), as Hasan's runner does: mse and nll are on that scale.
-func standardizeTargets(train, test *data.Dataset) (*data.Dataset, *data.Dataset, error) {
-	st, err := data.FitStandardizer(train)
-	if err != nil {
-		return nil, nil, err
-	}
-	if train, err = st.ApplyTargets(train); err != nil {
-		return nil, nil, err
-	}
-	if test, err = st.ApplyTargets(test); err != nil {
-		return nil, nil, err
-	}
-	return train, test, nil
-}
-
 // sortedPartition splits a regression dataset: heterogeneity h sorts a fraction h of it by the
 // feature partition.sort_feature (default the first) and cuts it into contiguous ranges, the rest
 // is shared uniformly (partition.SortedByKey, Hasan (2023), Secs. 3.3.2 and 4.3); iid is h = 0.

@@ -7,20 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/strategy"
 )
-
-// requireDiabetes skips the test when scikit-learn's diabetes set is not installed.
-func requireDiabetes(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "diabetes_target.csv.gz")); err != nil {
-		t.Skipf("diabetes not installed (run `fedbayes data install`): %v", err)
-	}
-}
 
 // diabetesSpec is one round on the diabetes set (Hasan (2023), Sec. 4.4) at a test's budget: 5
 // clients sorted by the first feature with h = 0.5, a server set, an MLP with a Gaussian likelihood.
@@ -156,12 +147,13 @@ func TestRegressionEvaluationByHand(t *testing.T) {
 	}
 }
 
+// TestRegressionSpecErrors checks what a regression dataset refuses, and the regression-only fields
+// on a classification dataset, each by its field.
 func TestRegressionSpecErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		modify func(s *Spec)
-		path   string
-	}{
+	if err := diabetesSpec().Validate(); err != nil {
+		t.Fatalf("the base spec is refused: %v", err)
+	}
+	checkSpecErrors(t, diabetesSpec, []specErrorCase{
 		{"dirichlet on regression", func(s *Spec) { s.Partition.Method, s.Partition.H, s.Partition.Alpha = "dirichlet", 0, 0.5 }, "partition.method"},
 		{"lenet on regression", func(s *Spec) { s.Model.Arch = "lenet" }, "model.arch"},
 		{"fairness on regression", func(s *Spec) { s.Evaluation.Fairness = "local" }, "evaluation.fairness"},
@@ -181,17 +173,5 @@ func TestRegressionSpecErrors(t *testing.T) {
 			*s = *digitsSpec()
 			s.Model.NoiseVar = 0.5
 		}, "model.noise_var"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := diabetesSpec()
-			if err := s.Validate(); err != nil {
-				t.Fatalf("the base spec is refused: %v", err)
-			}
-			tc.modify(s)
-			err := s.Validate()
-			if se, ok := err.(*SpecError); !ok || se.Path != tc.path {
-				t.Fatalf("error %v, want a SpecError at %s", err, tc.path)
-			}
-		})
-	}
+	})
 }

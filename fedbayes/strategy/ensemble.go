@@ -129,24 +129,15 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 	}
 	g := &Global{Posterior: next, Predictor: p, Weights: w}
 	var onServer *predictive.ClassAggregate
-	switch e.Method {
-	case Mixture:
-		p.beta = 0
-	case BetaPredBayes:
+	if p.beta, err = e.chooseBeta(g, func() (predictive.BetaFit, error) {
 		agg, err := p.aggregate(r.Server.X, r.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("beta-PredBayes on the server set: %w", err)
-		}
-		fit, err := predictive.FitBetaClass(agg, r.Server.Labels, e.Beta)
-		if err != nil {
-			return nil, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
-		}
-		p.beta = fit.Beta
-		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
-		if g.Files, err = betaFile(fit); err != nil {
-			return nil, err
+			return predictive.BetaFit{}, fmt.Errorf("the clients on the server set: %w", err)
 		}
 		onServer = agg
+		return predictive.FitBetaClass(agg, r.Server.Labels, e.Beta)
+	}); err != nil {
+		return nil, err
 	}
 	if e.Distill == nil {
 		return g, nil
@@ -271,35 +262,41 @@ func (e *Ensemble) aggregateGauss(r *Round, m *models.Model, next *posterior.Pos
 	}
 	p := &gaussPredictor{model: m, draws: r.Draws, sizes: r.SizeWeights(), priorStd: e.PriorStd, beta: 1}
 	g := &Global{Posterior: next, Predictor: p, Weights: w}
-	switch e.Method {
-	case Mixture:
-		p.beta = 0
-	case BetaPredBayes:
+	if p.beta, err = e.chooseBeta(g, func() (predictive.BetaFit, error) {
 		agg, err := p.aggregate(r.Server.X, r.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("beta-PredBayes on the server set: %w", err)
+			return predictive.BetaFit{}, fmt.Errorf("the clients on the server set: %w", err)
 		}
-		fit, err := predictive.FitBetaGauss(agg, r.Server.Targets, e.Beta)
-		if err != nil {
-			return nil, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
-		}
-		p.beta = fit.Beta
-		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
-		if g.Files, err = betaFile(fit); err != nil {
-			return nil, err
-		}
+		return predictive.FitBetaGauss(agg, r.Server.Targets, e.Beta)
+	}); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
 
-// betaFile is the round's predictive.BetaFile: the fitted beta and the server NLL against beta
-// (Hasan (2023), Eq. 4.11), as JSON.
-func betaFile(fit predictive.BetaFit) (map[string][]byte, error) {
-	b, err := json.MarshalIndent(fit, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("beta-PredBayes: recording the fit: %w", err)
+// chooseBeta returns the interpolation's beta for e.Method (Hasan (2023), Eq. 4.8): 1 for the BCM,
+// 0 for the mixture, and for beta-PredBayes the beta that fit finds on the server set (Eq. 4.11),
+// recorded in g as the metric MetricBeta and the file predictive.BetaFile with its NLL-versus-beta
+// curve.
+func (e *Ensemble) chooseBeta(g *Global, fit func() (predictive.BetaFit, error)) (float64, error) {
+	switch e.Method {
+	case Mixture:
+		return 0, nil
+	case BetaPredBayes:
+	default:
+		return 1, nil
 	}
-	return map[string][]byte{predictive.BetaFile: append(b, '\n')}, nil
+	f, err := fit()
+	if err != nil {
+		return 0, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return 0, fmt.Errorf("beta-PredBayes: recording the fit: %w", err)
+	}
+	g.Metrics = map[string]float64{MetricBeta: f.Beta}
+	g.Files = map[string][]byte{predictive.BetaFile: append(b, '\n')}
+	return f.Beta, nil
 }
 
 // gaussPredictor predicts with beta-PredBayes's interpolation of the clients' Gaussian predictives

@@ -109,19 +109,7 @@ func TestOneshotFLApproachesLogitAverage(t *testing.T) {
 	if !slices.Equal(g.Weights, []float64{1. / 3, 1. / 3, 1. / 3}) {
 		t.Errorf("weights %v, want equal", g.Weights)
 	}
-	crossEntropy := func(p *posterior.Posterior) float64 {
-		st, err := posterior.Stack([]*posterior.Posterior{p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := clientProbs(t, cfg, st, server.X)[0]
-		ce := 0.0
-		for i, v := range teacher {
-			ce -= v * math.Log(math.Max(q[i], 1e-12))
-		}
-		return ce / 40
-	}
-	before, after := crossEntropy(prev[0]), crossEntropy(g.Posterior)
+	before, after := crossEntropy(t, cfg, prev[0], server.X, teacher), crossEntropy(t, cfg, g.Posterior, server.X, teacher)
 	if !(after < before-1e-3) {
 		t.Errorf("cross-entropy to the logit average: %v at the start, %v distilled", before, after)
 	}
