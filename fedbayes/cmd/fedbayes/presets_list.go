@@ -25,6 +25,10 @@ var presetTimes = map[string]string{
 	"fischer2024-fmnist-prior-reduced":       "1 min",
 	"fischer2024-fmnist-dwc-reduced":         "8 min",
 	"jamoussi-fmnist-reduced":                "17 min",
+	"fmnist-fast":                            "4.5 min",
+	"digits-fast":                            "34 s",
+	"diabetes-fast":                          "3 s",
+	"boston-fast":                            "4 s",
 }
 
 // paperOf is the short reference of a preset's description: the text before its first colon
