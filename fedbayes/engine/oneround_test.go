@@ -51,6 +51,14 @@ func TestOneRoundBaselineSpecErrors(t *testing.T) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "fedkt", 0.2
 			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1 << 40, Teachers: 1 << 40}}
 		}, "aggregation.server.fedkt"},
+		{"student start on bcm", func(s *Spec) {
+			s.Aggregation.Rule, s.Dataset.ServerFraction = "bcm", 0.2
+			s.Aggregation.Server = &ServerSpec{StudentStart: "previous"}
+		}, "aggregation.server.student_start"},
+		{"unknown student start", func(s *Spec) {
+			s.Aggregation.Rule, s.Dataset.ServerFraction = "d-bcm", 0.2
+			s.Aggregation.Server = &ServerSpec{StudentStart: "fresh"}
+		}, "aggregation.server.student_start"},
 		{"fedkt bad optimizer", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "fedkt", 0.2
 			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Local: predictive.LocalConfig{Optimizer: "lbfgs"}}}

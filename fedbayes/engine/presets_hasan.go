@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // FromPredictive turns a one-round predictive-space spec (predictive.Spec: Hasan (2023)'s runner of
@@ -20,7 +21,8 @@ import (
 //   - fedpa, ep-mcmc, bcm, mixture, beta-predbayes, d-bcm and d-beta-predbayes sample them
 //     (training.sampler: the spec's sampler);
 //   - the server options come from the spec's fedpa, fedbe, distill, fedkt and beta fields; ep-mcmc
-//     draws ep_draws networks (evaluation.samples).
+//     draws ep_draws networks (evaluation.samples); the students of d-bcm and d-beta-predbayes start
+//     from a fresh initialisation (aggregation.server.student_start "previous"), as the thesis's.
 //
 // The engine derives its seeds per (seed, round, client) where the runner derived them per method,
 // so the numbers differ seed by seed; over seeds the means agree within their standard errors
@@ -90,7 +92,9 @@ func FromPredictive(ps predictive.Spec) (*Spec, error) {
 		case predictive.MethodBeta:
 			v = variant(m, "aggregation.rule", m, "training.sampler", sampler, "aggregation.server", beta(&ServerSpec{}))
 		case predictive.MethodDBCM, predictive.MethodDBeta:
-			v = variant(m, "aggregation.rule", m, "training.sampler", sampler, "aggregation.server", beta(&ServerSpec{Distill: &distill}))
+			// The student starts from a fresh initialisation, as Hasan (2023), Algs. 1-2.
+			v = variant(m, "aggregation.rule", m, "training.sampler", sampler,
+				"aggregation.server", beta(&ServerSpec{Distill: &distill, StudentStart: strategy.StudentFromPrevious}))
 		default:
 			return nil, fmt.Errorf("engine: predictive spec %s: method %q has no engine strategy", ps.Name, m)
 		}

@@ -69,6 +69,9 @@ func TestHasanPresetsAreEnginePresets(t *testing.T) {
 					if d := c.Aggregation.Server.Distill; d == nil || *d != ps.Distill {
 						t.Errorf("%s: distillation %+v, want %+v", st.Name, d, ps.Distill)
 					}
+					if start := c.Aggregation.Server.StudentStart; (m != predictive.MethodOneshot) != (start == "previous") {
+						t.Errorf("%s: student_start %q, want previous for the distilled ensembles only", st.Name, start)
+					}
 				case predictive.MethodFedBE:
 					if sv := c.Aggregation.Server; sv.Samples != ps.FedBE.Samples || *sv.Distill != ps.FedBE.Distill {
 						t.Errorf("%s: fedbe %+v, want %+v", st.Name, sv, ps.FedBE)

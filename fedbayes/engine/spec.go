@@ -186,6 +186,11 @@ type ServerSpec struct {
 	// BetaMin and BetaMax bound beta-PredBayes's beta (both 0: [0, 1], Hasan (2023)).
 	BetaMin float64 `json:"beta_min,omitempty"`
 	BetaMax float64 `json:"beta_max,omitempty"`
+	// StudentStart is where the student of D-BCM and D-beta-PredBayes starts: "average" (default:
+	// the clients' size-weighted average, which keeps what earlier rounds learned) or "previous" (the
+	// global model the round started from: in round 1 a fresh initialisation, as Hasan (2023), Algs.
+	// 1-2; the 003 presets).
+	StudentStart string `json:"student_start,omitempty"`
 	// FedKT configures the fedkt strategy (Li et al. 2021): students s (default 2), teachers t per
 	// student (default 5), plain_vote, the teachers' local training (zero: the spec's training
 	// optimizer, lr, momentum, local_epochs and batch_size) and the students' distillation (zero:

@@ -31,6 +31,7 @@ func strategySettings(s *Spec) strategy.Settings {
 			st.FedBE.Distill = *sv.Distill
 		}
 		st.BetaMin, st.BetaMax = sv.BetaMin, sv.BetaMax
+		st.StudentStart = sv.StudentStart
 		st.FedPA = predictive.FedPAConfig{Rho: sv.FedPARho, ServerLR: sv.ServerLR}
 		if sv.FedKT != nil {
 			st.FedKT = *sv.FedKT
@@ -79,6 +80,14 @@ func validateStrategy(c *Spec) error {
 	}
 	if err := validateFedKT(c); err != nil {
 		return err
+	}
+	if sv := c.Aggregation.Server; sv != nil && sv.StudentStart != "" {
+		if err := oneOf("aggregation.server.student_start", sv.StudentStart, strategy.StudentStarts...); err != nil {
+			return err
+		}
+		if r := strings.ToLower(strings.TrimSpace(c.Aggregation.Rule)); r != strategy.DBCM && r != strategy.DBetaPredBayes {
+			return specErr("aggregation.server.student_start", "set, but aggregation.rule is %s; it applies to d-bcm and d-beta-predbayes", c.Aggregation.Rule)
+		}
 	}
 	if err := oneOf("aggregation.weighting", c.Aggregation.Weighting, strategy.Weightings...); err != nil {
 		return err

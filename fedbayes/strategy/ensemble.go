@@ -30,6 +30,19 @@ const (
 // MetricBeta is the beta that beta-PredBayes fitted in the round (recorded with the round).
 const MetricBeta = "beta"
 
+// Where the distilled forms' student starts (Settings.StudentStart).
+const (
+	// StudentFromAverage starts the student at the clients' size-weighted average (the default),
+	// which keeps over several rounds what the earlier rounds learned.
+	StudentFromAverage = "average"
+	// StudentFromPrevious starts the student at the global model the round started from: in round 1
+	// a fresh initialisation, as Hasan (2023), Algs. 1-2.
+	StudentFromPrevious = "previous"
+)
+
+// StudentStarts lists the values of Settings.StudentStart ("" is StudentFromAverage).
+var StudentStarts = []string{StudentFromAverage, StudentFromPrevious}
+
 // Ensemble is a predictive-space strategy: the global model predicts with a combination of the
 // clients' Monte Carlo predictives (each client averages Round.Samples stochastic passes, Hasan
 // (2023), Alg. 1, step 3) instead of one network. The clients' next round starts from their
@@ -45,6 +58,9 @@ type Ensemble struct {
 	// Distill, when not nil, distils the combination on the server set into one network of the
 	// clients' kind, which becomes the global model (D-BCM, D-beta-PredBayes).
 	Distill *predictive.DistillConfig
+	// FromPrevious starts the distilled student at Round.Previous instead of the clients' average
+	// (StudentFromPrevious).
+	FromPrevious bool
 	// Regression combines the clients' Gaussian predictives (predictive.GaussAggregate, Hasan
 	// (2023), Eqs. 3.4-3.5 and 4.6-4.7) instead of class probabilities; PriorStd is then the
 	// sampler's prior standard deviation, from which the BCM's prior predictive is estimated.
@@ -77,6 +93,7 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 			return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: "SWA averages point estimates; a Bayesian student is distilled without it (0)"}
 		}
 		e.Distill = &dc
+		e.FromPrevious = s.StudentStart == StudentFromPrevious
 	}
 	if (s.BetaMin != 0 || s.BetaMax != 0) && !(s.BetaMax > s.BetaMin) {
 		return nil, &FieldError{Field: "aggregation.server.beta_max", Problem: fmt.Sprintf("the beta range [%v, %v] is empty", s.BetaMin, s.BetaMax)}
@@ -147,7 +164,14 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 			return nil, fmt.Errorf("%s on the server set: %w", e.Method, err)
 		}
 	}
-	if g.Posterior, err = distil(r, next, onServer.Beta(p.beta), *e.Distill); err != nil {
+	start := next
+	if e.FromPrevious {
+		if r.Previous == nil {
+			return nil, fmt.Errorf("%s: the student starts from the round's starting model, which the round lacks", e.Method)
+		}
+		start = r.Previous
+	}
+	if g.Posterior, err = distil(r, start, onServer.Beta(p.beta), *e.Distill); err != nil {
 		return nil, err
 	}
 	g.Predictor = nil
@@ -156,9 +180,9 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 
 // distil trains one network of the clients' kind, starting at start, to reproduce the teacher's
 // class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the distillation step;
-// predictive.Distill). D-BCM and D-beta-PredBayes start at the clients' average: Hasan's student
-// starts from a fresh initialisation, but over several rounds the clients' average keeps what the
-// previous rounds learned.
+// predictive.Distill). D-BCM and D-beta-PredBayes start at the clients' average unless
+// Settings.StudentStart is StudentFromPrevious: Hasan's student starts from a fresh initialisation,
+// but over several rounds the clients' average keeps what the previous rounds learned.
 func distil(r *Round, start *posterior.Posterior, teacher []float32, dc predictive.DistillConfig) (*posterior.Posterior, error) {
 	cfg := r.Model
 	cfg.Clients, cfg.Seed = 1, r.Seed

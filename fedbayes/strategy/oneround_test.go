@@ -163,3 +163,72 @@ func TestFedKTIsPredictiveFedKT(t *testing.T) {
 		t.Errorf("weights %v, want equal", g.Weights)
 	}
 }
+
+// TestDistilledStudentStart checks StudentStart of D-BCM: "previous" distils from the round's
+// starting model, the default from the clients' average (each equals distil from that start, bit
+// for bit), and "previous" without a starting model is an error.
+func TestDistilledStudentStart(t *testing.T) {
+	cfg, stacked := twoClients(t, models.Deterministic, 2)
+	_, start := clientsWithSeed(t, models.Deterministic, 1, 9)
+	prev, err := posterior.Unstack(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := &data.Dataset{Name: "server", X: inputs(24), Shape: []int{4}, NumClasses: 3, Labels: make([]int32, 24)}
+	dc := predictive.DistillConfig{Epochs: 3, BatchSize: 8}
+	round := func() *Round {
+		return &Round{Number: 1, IDs: []int{0, 1}, Sizes: []int{10, 30}, Stacked: stacked, Previous: prev[0], Model: cfg, Server: server, Samples: 1, Seed: 4}
+	}
+	bcm, err := New(BCM, Settings{Kind: models.Deterministic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := bcm.Aggregate(round())
+	if err != nil {
+		t.Fatal(err)
+	}
+	teacher, err := gb.Predictor.Predict(server.X, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		start string
+		from  *posterior.Posterior
+	}{{"", gb.Posterior}, {StudentFromAverage, gb.Posterior}, {StudentFromPrevious, prev[0]}} {
+		st, err := New(DBCM, Settings{Kind: models.Deterministic, HasServer: true, StudentStart: tc.start, FedBE: FedBEOptions{Distill: dc}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := st.Aggregate(round())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := distil(round(), tc.from, teacher, dc.WithDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(flat(t, g.Posterior), flat(t, want)) {
+			t.Errorf("student_start %q: the student is not the one distilled from its start", tc.start)
+		}
+	}
+	fromAvg, err := distil(round(), gb.Posterior, teacher, dc.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPrev, err := distil(round(), prev[0], teacher, dc.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(flat(t, fromAvg), flat(t, fromPrev)) {
+		t.Fatal("the two starts give the same student; the check above cannot tell them apart")
+	}
+	st, err := New(DBCM, Settings{Kind: models.Deterministic, HasServer: true, StudentStart: StudentFromPrevious, FedBE: FedBEOptions{Distill: dc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := round()
+	r.Previous = nil
+	if _, err := st.Aggregate(r); err == nil {
+		t.Error("student_start previous without a starting model was accepted")
+	}
+}

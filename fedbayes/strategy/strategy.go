@@ -181,6 +181,9 @@ type Settings struct {
 	// PriorStd is the standard deviation of the clients' Gaussian prior on every parameter (the
 	// sampler's), which EP-MCMC divides out.
 	PriorStd float64
+	// StudentStart is where D-BCM's and D-beta-PredBayes's student starts: StudentFromAverage
+	// (default, "") or StudentFromPrevious.
+	StudentStart string
 	// FedKT configures FedKT's teachers and students (zero fields: predictive's defaults).
 	FedKT predictive.FedKTConfig
 	// Regression says the clients predict Gaussians (models.Regression); the strategies that
