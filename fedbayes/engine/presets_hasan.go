@@ -106,10 +106,6 @@ func FromPredictive(ps predictive.Spec) (*Spec, error) {
 	return s, nil
 }
 
-// HasanPresets lists the names of the engine presets made from Hasan (2023)'s one-round presets
-// (predictive.Presets), sorted.
-func HasanPresets() []string { return predictive.PresetNames() }
-
 func init() {
 	for _, name := range predictive.PresetNames() {
 		ps, err := predictive.Preset(name)
