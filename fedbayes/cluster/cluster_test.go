@@ -295,7 +295,7 @@ func TestSubmitAndResubmit(t *testing.T) {
 		t.Errorf("counts: %s; %s", reps[0].Summary(), reps[1].Summary())
 	}
 
-	// A single command as one task (fedbayes reproduce -slurm for the predictive presets).
+	// A single command as one task (a whole preset's fedbayes reproduce -run-only).
 	one, err := SubmitCommand(ctx, CommandOptions{Name: "reproduce 002", Dir: dir, Args: []string{"reproduce", "-run-only"}, Binary: executable(t)})
 	if err != nil || one.JobID != "4242" {
 		t.Fatalf("SubmitCommand: %+v %v", one, err)

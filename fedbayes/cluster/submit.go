@@ -323,8 +323,8 @@ func prepare(binaryFlag, resultsDir string, dryRun bool) (bin, dir string, err e
 	return bin, dir, nil
 }
 
-// SubmitCommand submits one fedbayes command as a single Slurm task (for the runners that have no
-// per-run index, such as the predictive presets of fedbayes reproduce -slurm). Its checks are those
+// SubmitCommand submits one fedbayes command as a single Slurm task (for work that has no per-run
+// index, such as a `fedbayes reproduce -run-only` of a whole preset). Its checks are those
 // of Submit that apply: options, sbatch on PATH, a writable directory.
 func SubmitCommand(ctx context.Context, o CommandOptions) (*Submission, error) {
 	if err := o.Resources.Validate(); err != nil {

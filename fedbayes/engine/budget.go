@@ -93,7 +93,7 @@ func describeBudget(s *Spec, cache *datasetCache) Budget {
 	if dir == "" {
 		dir = data.Dir()
 	}
-	if tr, te, err := cache.load(s.Dataset.Name, dir); err == nil {
+	if tr, te, err := cache.load(s.Dataset.Name, dir, 0); err == nil {
 		train, test = tr.Len(), te.Len()
 	}
 	return BudgetOf(s, train, test)

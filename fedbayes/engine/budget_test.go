@@ -4,10 +4,11 @@ import (
 	"context"
 
 	"encoding/json"
-	"fedbayes.dev/fedbayes/progress"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/progress"
 
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"

@@ -48,6 +48,13 @@ func newEvaluator(m *models.Model, s *Spec, p *problem, seed int64) *evaluator {
 func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[string]float64, []float64, error) {
 	global := g.Posterior
 	evalSeed := deriveInt63(seed, tagEval, round)
+	if e.prob.regression {
+		out, err := e.evaluateRegression(g, evalSeed)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, nil, e.spread(g, out)
+	}
 	predict := func(x []float32) ([]float32, error) { return g.Predictor.Predict(x, evalSeed) }
 	if g.Predictor == nil {
 		if err := e.m.SetPosterior(global); err != nil {
@@ -79,26 +86,8 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 		results.ECE:      res.ECE,
 		results.Brier:    res.Brier,
 	}
-	// The learned spread is a property of one Gaussian global model; a predictive-space global
-	// (g.Predictor) has none.
-	var logVars [][]float32
-	for _, q := range global.Params {
-		if g.Predictor != nil {
-			break
-		}
-		if q.LogVar == nil {
-			continue
-		}
-		lv, err := tensors.CopyFlatData[float32](q.LogVar)
-		if err != nil {
-			return nil, nil, fmt.Errorf("evaluation: spread of %q: %w", q.Name, err)
-		}
-		logVars = append(logVars, lv)
-	}
-	if len(logVars) > 0 {
-		if out[results.Spread], err = metrics.SpreadNorm(logVars...); err != nil {
-			return nil, nil, fmt.Errorf("evaluation: spread: %w", err)
-		}
+	if err := e.spread(g, out); err != nil {
+		return nil, nil, err
 	}
 	if e.fairX == nil {
 		return out, nil, nil
@@ -151,4 +140,31 @@ func classification(probs []float32, labels []int32, classes int, ev EvaluationS
 		return metrics.ClassificationResult{}, err
 	}
 	return a.Result()
+}
+
+// spread records in out the learned spread (Ozer et al. (2022), Table 4) of a Gaussian global
+// model; a predictive-space global (g.Predictor) has none.
+func (e *evaluator) spread(g *strategy.Global, out map[string]float64) error {
+	if g.Predictor != nil {
+		return nil
+	}
+	var logVars [][]float32
+	for _, q := range g.Posterior.Params {
+		if q.LogVar == nil {
+			continue
+		}
+		lv, err := tensors.CopyFlatData[float32](q.LogVar)
+		if err != nil {
+			return fmt.Errorf("evaluation: spread of %q: %w", q.Name, err)
+		}
+		logVars = append(logVars, lv)
+	}
+	if len(logVars) > 0 {
+		v, err := metrics.SpreadNorm(logVars...)
+		if err != nil {
+			return fmt.Errorf("evaluation: spread: %w", err)
+		}
+		out[results.Spread] = v
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ import (
 // modelConfig is the models.Config of a spec for K clients with a given seed.
 func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
 	m := s.Model
-	return models.Config{
+	cfg := models.Config{
 		Arch:           models.Arch(m.Arch),
 		InputShape:     p.train.Shape,
 		NumClasses:     p.numClasses,
@@ -33,6 +33,10 @@ func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
 		Clients:        k,
 		Seed:           seed,
 	}
+	if p.regression {
+		cfg.Task, cfg.NumClasses, cfg.LearnNoise, cfg.NoiseVar = models.Regression, 0, true, m.NoiseVar
+	}
+	return cfg
 }
 
 // compatOf is the model's compatibility mode (validated with the spec).
@@ -111,24 +115,36 @@ type batchFiller struct {
 	batchSize int
 }
 
-// fill copies the examples order[start:start+B] of a client into slot j of x/labels/mask; a partial
-// batch is padded with zeros and masked out. It returns the number of real examples.
-func (f batchFiller) fill(x []float32, labels []int32, mask []float32, j int, indices, order []int, start int) int {
+// fill copies the examples order[start:start+B] of a client into slot j of x/labels (classification)
+// or x/targets (regression; labels untouched) and mask; a partial batch is padded with zeros and
+// masked out. It returns the number of real examples. targets may be nil for classification.
+func (f batchFiller) fill(x []float32, labels []int32, targets, mask []float32, j int, indices, order []int, start int) int {
 	ex, b := f.prob.exampleSize, f.batchSize
 	xs := x[j*b*ex : (j+1)*b*ex]
 	ls, ms := labels[j*b:(j+1)*b], mask[j*b:(j+1)*b]
+	var ts []float32
+	if f.prob.regression {
+		ts = targets[j*b : (j+1)*b]
+	}
 	n := 0
 	for i := 0; i < b; i++ {
 		pos := start + i
 		if pos >= len(order) {
 			clear(xs[i*ex:])
 			clear(ls[i:])
+			if ts != nil {
+				clear(ts[i:])
+			}
 			clear(ms[i:])
 			break
 		}
 		src := indices[order[pos]]
 		copy(xs[i*ex:(i+1)*ex], f.prob.train.X[src*ex:(src+1)*ex])
-		ls[i] = f.prob.train.Labels[src]
+		if f.prob.regression {
+			ts[i] = f.prob.train.Targets[src]
+		} else {
+			ls[i] = f.prob.train.Labels[src]
+		}
 		ms[i] = 1
 		n++
 	}
@@ -188,6 +204,7 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 	}
 	x := make([]float32, k*b*ex)
 	labels := make([]int32, k*b)
+	targets := in.prob.targetBuffer(k * b)
 	mask := make([]float32, k*b)
 	active := make([]bool, k)
 	fill := batchFiller{prob: in.prob, batchSize: b}
@@ -211,14 +228,17 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 			for j, job := range in.jobs {
 				active[j] = s < steps[j]
 				if active[j] {
-					seen += fill.fill(x, labels, mask, j, job.indices, orders[j], s*b)
+					seen += fill.fill(x, labels, targets, mask, j, job.indices, orders[j], s*b)
 				} else {
 					clear(x[j*b*ex : (j+1)*b*ex])
 					clear(labels[j*b : (j+1)*b])
+					if targets != nil {
+						clear(targets[j*b : (j+1)*b])
+					}
 					clear(mask[j*b : (j+1)*b])
 				}
 			}
-			stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: sizes, Mask: mask, Active: active})
+			stats, err := t.Step(models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: sizes, Mask: mask, Active: active})
 			if err != nil {
 				return localOutcome{}, fmt.Errorf("local training, epoch %d, step %d: %w", e+1, s+1, err)
 			}
@@ -252,6 +272,7 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 	b, ex := in.spec.Training.BatchSize, in.prob.exampleSize
 	x := make([]float32, b*ex)
 	labels := make([]int32, b)
+	targets := in.prob.targetBuffer(b)
 	mask := make([]float32, b)
 	fill := batchFiller{prob: in.prob, batchSize: b}
 	out := localOutcome{loss: make([]float64, len(in.jobs)), clients: make([]*posterior.Posterior, len(in.jobs))}
@@ -271,8 +292,8 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 				if err := ctx.Err(); err != nil {
 					return localOutcome{}, err
 				}
-				seen += fill.fill(x, labels, mask, 0, job.indices, order, s*b)
-				stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask})
+				seen += fill.fill(x, labels, targets, mask, 0, job.indices, order, s*b)
+				stats, err := t.Step(models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: []int{n}, Mask: mask})
 				if err != nil {
 					return localOutcome{}, fmt.Errorf("local training of client %d, epoch %d, step %d: %w", job.id, e+1, s+1, err)
 				}

@@ -48,7 +48,7 @@ func pretrain(ctx context.Context, m *models.Model, t *models.Trainer, s *Spec, 
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			fill.fill(x, labels, mask, 0, all, order, start)
+			fill.fill(x, labels, nil, mask, 0, all, order, start)
 			stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask})
 			if err != nil {
 				return nil, fmt.Errorf("pre-training, epoch %d: %w", e+1, err)

@@ -8,6 +8,7 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/partition"
+	"fedbayes.dev/fedbayes/predictive"
 )
 
 // problem is the data side of one run: the clients' pool of training examples and its partition, the
@@ -19,8 +20,10 @@ type problem struct {
 	// server is the server's set (nil without dataset.server_fraction).
 	server *data.Dataset
 	test   *data.Dataset
-	// numClasses is C; exampleSize the values per example.
+	// numClasses is C (0 for regression); exampleSize the values per example.
 	numClasses, exampleSize int
+	// regression says the examples have targets, standardised on the training set, instead of labels.
+	regression bool
 }
 
 // datasetCache keeps loaded datasets for the runs of one Run call (a sweep loads each dataset once).
@@ -29,19 +32,18 @@ type datasetCache struct {
 	items map[string][2]*data.Dataset
 }
 
-func (c *datasetCache) load(name, dir string) (train, test *data.Dataset, err error) {
+// load returns the dataset's training and test sets; split seeds the train/test split of a dataset
+// that has none of its own (data.WithSeed; 0 for every spec without dataset.split_per_seed).
+func (c *datasetCache) load(name, dir string, split uint64) (train, test *data.Dataset, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := name + "\x00" + dir
+	key := fmt.Sprintf("%s\x00%s\x00%d", name, dir, split)
 	if v, ok := c.items[key]; ok {
 		return v[0], v[1], nil
 	}
-	train, test, err = data.Load(name, dir)
+	train, test, err = data.Load(name, dir, data.WithSeed(split))
 	if err != nil {
 		return nil, nil, err
-	}
-	if train.IsRegression() {
-		return nil, nil, fmt.Errorf("dataset %q is a regression dataset; the engine runs classification", name)
 	}
 	if c.items == nil {
 		c.items = map[string][2]*data.Dataset{}
@@ -56,7 +58,11 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 	if dir == "" {
 		dir = data.Dir()
 	}
-	train, test, err := cache.load(s.Dataset.Name, dir)
+	var split uint64
+	if s.Dataset.SplitPerSeed {
+		split = uint64(seed)
+	}
+	train, test, err := cache.load(s.Dataset.Name, dir, split)
 	if err != nil {
 		return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
 	}
@@ -74,7 +80,12 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 		}
 		test = part
 	}
-	p := &problem{test: test, numClasses: train.NumClasses, exampleSize: train.ExampleSize()}
+	if train.IsRegression() {
+		if train, test, err = predictive.StandardizeTargets(train, test); err != nil {
+			return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
+		}
+	}
+	p := &problem{test: test, numClasses: train.NumClasses, exampleSize: train.ExampleSize(), regression: train.IsRegression()}
 	if f := s.Dataset.ServerFraction; f > 0 {
 		server, rest, err := data.SplitServer(train, f, derive(seed, tagServer))
 		if err != nil {
@@ -103,6 +114,9 @@ func makePartition(ps PartitionSpec, train *data.Dataset, seed int64) (*partitio
 		err error
 	)
 	labels, c, k := train.Labels, train.NumClasses, ps.Clients
+	if train.IsRegression() {
+		return sortedPartition(ps, train, s)
+	}
 	switch ps.Method {
 	case "iid":
 		p, err = partition.IID(labels, c, k, s)

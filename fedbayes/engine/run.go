@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"fedbayes.dev/fedbayes/backend"
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/posterior"
@@ -73,6 +77,17 @@ func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior
 		Model:    modelConfig(r.spec, r.prob, 1, deriveInt63(r.seed, tagInit)),
 		Server:   r.prob.server,
 		Samples:  r.spec.Evaluation.Samples,
+		Data: func() ([]*data.Dataset, error) {
+			sets := make([]*data.Dataset, len(ids))
+			for j, id := range ids {
+				d, err := r.prob.train.Select(r.prob.part.Clients[id])
+				if err != nil {
+					return nil, fmt.Errorf("client %d: %w", id, err)
+				}
+				sets[j] = d
+			}
+			return sets, nil
+		},
 	}
 	g, err := r.strategy.Aggregate(in)
 	if err != nil {
@@ -303,6 +318,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 				ClientWeights:  next.Weights,
 				ClientAccuracy: acc,
 			}
+			if err := writeStrategyFiles(r.w.Dir(), next.Files); err != nil {
+				return round, err
+			}
 			if err := r.w.Append(row); err != nil {
 				return round, err
 			}
@@ -345,4 +363,19 @@ func backendConfig() string {
 		return c
 	}
 	return backend.PureGo
+}
+
+// writeStrategyFiles writes a round's strategy.Global.Files into the run directory, atomically,
+// refusing a name that is not a plain file name or that is one of the run's own files.
+func writeStrategyFiles(dir string, files map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" ||
+			strings.HasPrefix(name, ".") || slices.Contains([]string{results.MetaFile, results.RowsFile, results.StatusFile, results.CheckpointsDir}, name) {
+			return fmt.Errorf("the strategy's file %q: want a plain file name (letters, digits, '.', '_', '-') other than the run's own files", name)
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, name), files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -64,7 +64,8 @@ type Variant struct {
 // DatasetSpec names the data.
 type DatasetSpec struct {
 	// Name is a data.Load name: fashion-mnist, digits, iris, wine, breast-cancer, mnist, emnist-SPLIT,
-	// cifar10, cifar100, svhn (classification datasets).
+	// cifar10, cifar100, svhn (classification), or diabetes, boston (regression: the targets are
+	// standardised on the training set, the model predicts a Gaussian, the metrics are mse and nll).
 	Name string `json:"name"`
 	// Dir is the data folder; empty means data.Dir() ($FEDBAYES_DATA or the user cache).
 	Dir string `json:"dir,omitempty"`
@@ -73,6 +74,11 @@ type DatasetSpec struct {
 	Subsample int `json:"subsample,omitempty"`
 	// TestSubsample keeps this many test examples; 0 keeps all.
 	TestSubsample int `json:"test_subsample,omitempty"`
+	// SplitPerSeed splits a dataset that has no test split of its own (the tables: digits, iris,
+	// wine, breast-cancer, diabetes, boston) into training and test sets by each run's seed
+	// (data.WithSeed), as Hasan's one-round runner did; false keeps one split (seed 0) for every seed.
+	// Datasets with a test split ignore it.
+	SplitPerSeed bool `json:"split_per_seed,omitempty"`
 	// ServerFraction sets aside this fraction of the training set for the server (data.SplitServer):
 	// the pre-training set of Fischer et al. (2024), Sec. 3.6 (0.1). 0 means none. Required by
 	// aggregation.pretrain.
@@ -98,6 +104,10 @@ type PartitionSpec struct {
 	ClassesPerClient int `json:"classes_per_client,omitempty"`
 	// H is the heterogeneity in [0, 1] (heterogeneity).
 	H float64 `json:"h,omitempty"`
+	// SortFeature names the input feature a regression dataset is sorted by for heterogeneity
+	// (partition.SortedByKey, Hasan (2023), Secs. 3.3.2 and 4.3); default: the first feature.
+	// Regression only.
+	SortFeature string `json:"sort_feature,omitempty"`
 }
 
 // ModelSpec holds the models.Config fields a user sets (the input shape and classes come from the data,
@@ -127,6 +137,10 @@ type ModelSpec struct {
 	KLWeight float64 `json:"kl_weight,omitempty"`
 	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
 	DropoutRate float64 `json:"dropout_rate,omitempty"`
+	// NoiseVar is the initial variance of a regression model's Gaussian likelihood, learned per
+	// client (models.Config.LearnNoise; default 0.5 on standardised targets, as Hasan's runner).
+	// Regression only.
+	NoiseVar float64 `json:"noise_var,omitempty"`
 	// Compat is "bfl-p" to follow Ozer et al. (2022)'s public code instead of the paper's text, in the
 	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP), or "ba-bfl" for Jamoussi et
 	// al.'s (models.CompatBABFL, aggregate.Options.BABFL); empty follows the text.
@@ -172,6 +186,16 @@ type ServerSpec struct {
 	// BetaMin and BetaMax bound beta-PredBayes's beta (both 0: [0, 1], Hasan (2023)).
 	BetaMin float64 `json:"beta_min,omitempty"`
 	BetaMax float64 `json:"beta_max,omitempty"`
+	// StudentStart is where the student of D-BCM and D-beta-PredBayes starts: "average" (default:
+	// the clients' size-weighted average, which keeps what earlier rounds learned) or "previous" (the
+	// global model the round started from: in round 1 a fresh initialisation, as Hasan (2023), Algs.
+	// 1-2; the 003 presets).
+	StudentStart string `json:"student_start,omitempty"`
+	// FedKT configures the fedkt strategy (Li et al. 2021): students s (default 2), teachers t per
+	// student (default 5), plain_vote, the teachers' local training (zero: the spec's training
+	// optimizer, lr, momentum, local_epochs and batch_size) and the students' distillation (zero:
+	// server.distill, else predictive's defaults). Its seed is derived per round.
+	FedKT *predictive.FedKTConfig `json:"fedkt,omitempty"`
 }
 
 // PretrainSpec is the server's pre-training of the global model on its own set (Fischer et al. (2024),

@@ -18,7 +18,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"unknown pretrain field", `{` + base + `, "aggregation": {"pretrain": {"epoch": 3}}}`, "aggregation.pretrain.epoch", "fields here: epochs, patience"},
 		{"missing dataset", `{}`, "dataset.name", "missing; one of fashion-mnist"},
 		{"bad dataset", `{"dataset": {"name": "mnits"}}`, "dataset.name", `"mnits" is not one of`},
-		{"regression dataset", `{"dataset": {"name": "boston"}}`, "dataset.name", "regression"},
+		{"regression dataset split by class", `{"dataset": {"name": "boston"}, "partition": {"method": "dirichlet"}}`, "partition.method", "regression"},
 		{"bad optimizer", `{` + base + `, "training": {"optimizer": "rmsprop"}}`, "training.optimizer", `"rmsprop" is not one of sgd, adam`},
 		{"bad rule", `{` + base + `, "aggregation": {"rule": "mean"}}`, "aggregation.rule", "EAA, GAA, AALV"},
 		{"fedavg on bayes", `{` + base + `, "aggregation": {"rule": "FedAvg"}}`, "aggregation.rule", "drops the variances"},

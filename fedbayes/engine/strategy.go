@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/predictive"
@@ -19,6 +20,7 @@ func strategySettings(s *Spec) strategy.Settings {
 		Kind:       models.Kind(s.Model.Kind),
 		HasServer:  s.Dataset.ServerFraction > 0,
 		Sampling:   s.Training.Sampler != nil,
+		Regression: regressionSet(s.Dataset.Name),
 	}
 	if s.Training.Sampler != nil {
 		st.PriorStd = samplerConfig(s).PriorStd
@@ -29,7 +31,18 @@ func strategySettings(s *Spec) strategy.Settings {
 			st.FedBE.Distill = *sv.Distill
 		}
 		st.BetaMin, st.BetaMax = sv.BetaMin, sv.BetaMax
+		st.StudentStart = sv.StudentStart
 		st.FedPA = predictive.FedPAConfig{Rho: sv.FedPARho, ServerLR: sv.ServerLR}
+		if sv.FedKT != nil {
+			st.FedKT = *sv.FedKT
+		}
+	}
+	if st.FedKT.Local == (predictive.LocalConfig{}) {
+		t := s.Training
+		st.FedKT.Local = predictive.LocalConfig{Optimizer: t.Optimizer, LearningRate: t.LearningRate, Momentum: t.Momentum, Epochs: t.LocalEpochs, BatchSize: t.BatchSize}
+	}
+	if st.FedKT.Distill == (predictive.DistillConfig{}) {
+		st.FedKT.Distill = st.FedBE.Distill
 	}
 	return st
 }
@@ -65,6 +78,17 @@ func validateStrategy(c *Spec) error {
 			}
 		}
 	}
+	if err := validateFedKT(c); err != nil {
+		return err
+	}
+	if sv := c.Aggregation.Server; sv != nil && sv.StudentStart != "" {
+		if err := oneOf("aggregation.server.student_start", sv.StudentStart, strategy.StudentStarts...); err != nil {
+			return err
+		}
+		if r := strings.ToLower(strings.TrimSpace(c.Aggregation.Rule)); r != strategy.DBCM && r != strategy.DBetaPredBayes {
+			return specErr("aggregation.server.student_start", "set, but aggregation.rule is %s; it applies to d-bcm and d-beta-predbayes", c.Aggregation.Rule)
+		}
+	}
 	if err := oneOf("aggregation.weighting", c.Aggregation.Weighting, strategy.Weightings...); err != nil {
 		return err
 	}
@@ -93,6 +117,36 @@ func validateSampler(c *Spec) error {
 	}
 	if err := samplerConfig(c).Validate(); err != nil {
 		return specErr("training.sampler", "%v", err)
+	}
+	return nil
+}
+
+// validateFedKT checks aggregation.server.fedkt: only the fedkt strategy reads it, its sizes are not
+// negative, and the K s t teachers it trains at once stay within the engine's bound on clients.
+func validateFedKT(c *Spec) error {
+	sv := c.Aggregation.Server
+	if sv == nil || sv.FedKT == nil {
+		return nil
+	}
+	if !strings.EqualFold(strings.TrimSpace(c.Aggregation.Rule), strategy.FedKTName) {
+		return specErr("aggregation.server.fedkt", "set, but aggregation.rule is %s; it configures fedkt", c.Aggregation.Rule)
+	}
+	k := sv.FedKT
+	if k.Students < 0 || k.Teachers < 0 {
+		return specErr("aggregation.server.fedkt", "students %d and teachers %d must be >= 0 (0 takes 2 and 5)", k.Students, k.Teachers)
+	}
+	if k.Local.Epochs < 0 || k.Local.BatchSize < 0 || k.Local.LearningRate < 0 || k.Distill.Epochs < 0 || k.Distill.BatchSize < 0 || k.Distill.LearningRate < 0 {
+		return specErr("aggregation.server.fedkt", "the epochs, batch sizes and learning rates of local and distill must be >= 0 (0 takes the default)")
+	}
+	if err := oneOf("aggregation.server.fedkt.local.optimizer", k.Local.Optimizer, "", "sgd", "adam"); err != nil {
+		return err
+	}
+	if err := oneOf("aggregation.server.fedkt.distill.optimizer", k.Distill.Optimizer, "", "sgd", "adam"); err != nil {
+		return err
+	}
+	d := k.WithDefaults()
+	if d.Students > maxClients || d.Teachers > maxClients || c.Partition.Clients > maxClients || c.Partition.Clients*d.Students*d.Teachers > maxClients {
+		return specErr("aggregation.server.fedkt", "%d clients x %d students x %d teachers: too many teacher networks; at most %d", c.Partition.Clients, d.Students, d.Teachers, maxClients)
 	}
 	return nil
 }

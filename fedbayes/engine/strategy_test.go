@@ -85,11 +85,7 @@ func TestStrategiesOnLeNet(t *testing.T) {
 
 // TestStrategySpecErrors checks that a strategy's needs are refused with the field that lacks them.
 func TestStrategySpecErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		modify func(s *Spec)
-		path   string
-	}{
+	checkSpecErrors(t, digitsSpec, []specErrorCase{
 		{"fedbe without server set", func(s *Spec) { s.Aggregation.Rule = "fedbe-gaussian" }, "dataset.server_fraction"},
 		{"beta without server set", func(s *Spec) { s.Aggregation.Rule = "beta-predbayes" }, "dataset.server_fraction"},
 		{"server options on a rule", func(s *Spec) { s.Aggregation.Server = &ServerSpec{Samples: 3} }, "aggregation.server"},
@@ -98,17 +94,7 @@ func TestStrategySpecErrors(t *testing.T) {
 		}, "aggregation.server.samples"},
 		{"population on bcm", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "bcm", 10 }, "aggregation.population"},
 		{"unknown strategy", func(s *Spec) { s.Aggregation.Rule = "krum" }, "aggregation.rule"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := digitsSpec()
-			tc.modify(s)
-			err := s.Validate()
-			se, ok := err.(*SpecError)
-			if !ok || se.Path != tc.path {
-				t.Fatalf("error %v, want a SpecError at %s", err, tc.path)
-			}
-		})
-	}
+	})
 }
 
 // meanOfMeans is a strategy defined outside package strategy, as a notebook would: the plain mean of
@@ -194,25 +180,14 @@ func TestSamplingClients(t *testing.T) {
 	s.Aggregation.Weighting = "size"
 	dir := t.TempDir()
 	sum := runQuiet(t, s, dir, false)
+	requireLearned(t, sum, 0.3)
 	for _, r := range sum.Runs {
-		if r.State != results.Completed {
-			t.Fatalf("%s: %s %s", r.Setting, r.State, r.Reason)
-		}
-		t.Logf("%s: accuracy %.3f, NLL %.3f", r.Setting, r.Metrics[results.Accuracy], r.Metrics[results.NLL])
-		if acc := r.Metrics[results.Accuracy]; !(acc > 0.3) {
-			t.Errorf("%s: accuracy %v", r.Setting, acc)
-		}
 		if _, ok := r.Metrics["loss"]; ok {
 			t.Errorf("%s: a loss recorded for sampling clients", r.Setting)
 		}
 	}
 	// Same seed, same result: the sampler's noise is seeded by (seed, round).
-	again := runQuiet(t, s, t.TempDir(), false)
-	for i, r := range sum.Runs {
-		if a, b := r.Metrics[results.NLL], again.Runs[i].Metrics[results.NLL]; a != b {
-			t.Errorf("%s: NLL %v then %v with the same seed", r.Setting, a, b)
-		}
-	}
+	requireRepeats(t, s, sum)
 	for _, tc := range []struct {
 		name   string
 		modify func(s *Spec)

@@ -126,6 +126,10 @@ func (s *Spec) WithDefaults() *Spec {
 		}
 	}
 	defInt(&c.Evaluation.Bins, 15)
+	if regressionSet(c.Dataset.Name) {
+		def(&c.Evaluation.Fairness, "off") // per-client accuracy has no regression counterpart here
+		defF(&c.Model.NoiseVar, 0.5)
+	}
 	def(&c.Evaluation.Fairness, "local")
 	defInt(&c.Evaluation.FairnessExamples, 200)
 	if len(c.Seeds) == 0 {
@@ -138,7 +142,7 @@ func (s *Spec) WithDefaults() *Spec {
 // path. It touches no data: dataset names are checked against data.Names.
 func (s *Spec) Validate() error {
 	c := s.WithDefaults()
-	for _, check := range []func(*Spec) error{validateData, validatePartition, validateModel, validateAggregation, validateTraining, validateEvaluation, validateBounds} {
+	for _, check := range []func(*Spec) error{validateData, validatePartition, validateModel, validateRegression, validateAggregation, validateTraining, validateEvaluation, validateBounds} {
 		if err := check(c); err != nil {
 			return err
 		}
@@ -156,14 +160,13 @@ func (s *Spec) Validate() error {
 func validateData(c *Spec) error {
 	d := c.Dataset
 	if d.Name == "" {
-		return specErr("dataset.name", "missing; one of %s", strings.Join(classificationNames(), ", "))
+		return specErr("dataset.name", "missing; one of %s", strings.Join(data.Names(), ", "))
 	}
 	if !slices.Contains(data.Names(), d.Name) && !strings.HasPrefix(d.Name, "csv:") {
-		return specErr("dataset.name", "%q is not one of %s", d.Name, strings.Join(classificationNames(), ", "))
+		return specErr("dataset.name", "%q is not one of %s", d.Name, strings.Join(data.Names(), ", "))
 	}
-	if slices.Contains([]string{"boston", "diabetes"}, d.Name) || strings.HasPrefix(d.Name, "csv:") {
-		return specErr("dataset.name", "%q is a regression or CSV dataset; the engine runs classification: %s",
-			d.Name, strings.Join(classificationNames(), ", "))
+	if strings.HasPrefix(d.Name, "csv:") {
+		return specErr("dataset.name", "%q is a CSV dataset; the engine runs %s", d.Name, strings.Join(data.Names(), ", "))
 	}
 	if d.Subsample < 0 {
 		return specErr("dataset.subsample", "%d; must be >= 0 (0 keeps all)", d.Subsample)
@@ -175,17 +178,6 @@ func validateData(c *Spec) error {
 		return specErr("dataset.server_fraction", "%v; must be in [0, 1)", d.ServerFraction)
 	}
 	return nil
-}
-
-// classificationNames lists the dataset names the engine accepts.
-func classificationNames() []string {
-	var out []string
-	for _, n := range data.Names() {
-		if n != "boston" && n != "diabetes" {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func validatePartition(c *Spec) error {

@@ -7,19 +7,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
-	"time"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
-	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
 
-// MethodNames are the legend and table names of the predictive-space methods (Hasan 2023) and of
-// the multi-round methods (Chen and Chao 2021), by their results label "method".
+// MethodNames are the legend and table names of the predictive-space methods (Hasan 2023), by the
+// label "variant" of the engine's one-round runs, and of the multi-round methods (Chen and Chao
+// 2021), by their label "method".
 var MethodNames = map[string]string{
 	predictive.MethodBCM: "BCM", predictive.MethodMixture: "mixture", predictive.MethodBeta: "β-PredBayes",
 	predictive.MethodDBCM: "D-BCM", predictive.MethodDBeta: "D-β-PredBayes", predictive.MethodFedAvg: "FedAvg",
@@ -63,39 +62,30 @@ func LoadDir(dir string) ([]results.Run, error) {
 	return runs, nil
 }
 
-// trialLine matches predictive.Run's line that ends a trial ("h=0.5 seed=2: 3.1s") or skips one
-// ("h=0.5 seed=2: already complete, skipped"); its per-method lines are left to the tables.
-var trialLine = regexp.MustCompile(`^h=\S+ seed=-?\d+: `)
-
-// RunPredictive runs a predictive-space spec (predictive.Run: every h and seed, every method) into
-// dir, keeping the trials already complete there, with one progress bar over the trials (h x
-// seed) and a line per trial.
+// RunPredictive runs a one-round predictive-space spec (every h and seed, every method) through the
+// engine (engine.FromPredictive: one variant per method, a sweep over h) into dir, keeping the runs
+// already finished there, with one progress bar over all runs. Kernel > Interrupt (SIGINT) stops it
+// between two training steps with a *Stopped error; running the cell again resumes.
 func RunPredictive(dir string, s predictive.Spec) error {
-	s = s.WithDefaults()
-	start := time.Now()
-	bar := progress.New()
-	bar.Start(len(s.H)*len(s.Seeds), s.Dataset+": trials (h x seed)")
-	log := &LineProgress{W: os.Stdout, Bar: bar, Advance: func(line string) (int, bool) {
-		if trialLine.MatchString(line) {
-			return 1, true
-		}
-		return 0, false
-	}}
-	if _, err := predictive.Run(s, dir, log); err != nil {
-		bar.Done("failed")
+	es, err := engine.FromPredictive(s)
+	if err != nil {
 		return err
 	}
-	bar.Done("completed")
-	fmt.Printf("%s: %d h values x %d seeds in %s (runs in %s)\n", s.Dataset, len(s.H), len(s.Seeds),
-		time.Since(start).Round(100*time.Millisecond), dir)
-	return nil
+	out, err := Train(dir, es)
+	if out != nil && err == nil {
+		fmt.Printf("%s: %s\n", s.Dataset, out)
+	}
+	return err
 }
 
 // BetaFits reads the fitted β of every β-PredBayes run (predictive.BetaFile in the run's folder),
-// by h and seed.
+// by h and seed: the engine's runs (label variant) and the former one-round runner's (label method).
 func BetaFits(runs []results.Run) (map[float64]map[int64]predictive.BetaFit, error) {
 	out := map[float64]map[int64]predictive.BetaFit{}
-	for _, r := range WithLabel(runs, "method", predictive.MethodBeta) {
+	beta := Where(runs, func(r results.Run) bool {
+		return Label(r, "variant") == predictive.MethodBeta || Label(r, "method") == predictive.MethodBeta
+	})
+	for _, r := range beta {
 		h, err := strconv.ParseFloat(Label(r, "h"), 64)
 		if err != nil {
 			return nil, fmt.Errorf("notebook: run %s: label h %q: %w", r.Dir, Label(r, "h"), err)

@@ -55,37 +55,6 @@ type counter struct {
 
 func (c *counter) Update(round int, _ map[string]float64, _ progress.Timings) { c.round = round }
 
-func TestLineProgress(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		writes []string
-		shown  string
-		done   int
-	}{
-		{"whole lines", []string{"h=0 seed=1: 2.0s\n", "h=0 seed=1 bcm acc\n"}, "h=0 seed=1: 2.0s\n", 1},
-		{"split across writes", []string{"h=0 se", "ed=1: 2.0s\nh=0.5 seed=1: already complete, skipped\n"},
-			"h=0 seed=1: 2.0s\nh=0.5 seed=1: already complete, skipped\n", 2},
-		{"an unfinished line waits", []string{"h=0 seed=1: 2.0s"}, "", 0},
-	} {
-		var out bytes.Buffer
-		bar := &counter{Reporter: progress.Discard}
-		lp := &LineProgress{W: &out, Bar: bar, Advance: func(line string) (int, bool) {
-			if trialLine.MatchString(line) {
-				return 1, true
-			}
-			return 0, false
-		}}
-		for _, w := range tc.writes {
-			if n, err := lp.Write([]byte(w)); n != len(w) || err != nil {
-				t.Errorf("%s: Write = %d, %v", tc.name, n, err)
-			}
-		}
-		if out.String() != tc.shown || lp.Done != tc.done || bar.round != tc.done {
-			t.Errorf("%s: shown %q, done %d, bar at %d; want %q, %d", tc.name, out.String(), lp.Done, bar.round, tc.shown, tc.done)
-		}
-	}
-}
-
 func TestSpecDir(t *testing.T) {
 	type spec struct{ H []float64 }
 	a, err := SpecDir("/r", "digits-fast", spec{[]float64{0, 0.5}})
@@ -177,12 +146,13 @@ func TestBetaFits(t *testing.T) {
 	curve := func(b float64) []predictive.BetaPoint {
 		return []predictive.BetaPoint{{Beta: 0, NLL: 1 + b}, {Beta: 0.5, NLL: 0.5 + b}, {Beta: 1, NLL: 2 + b}}
 	}
+	// The former one-round runner's runs (label method) and the engine's (label variant) are read alike.
 	for _, c := range []struct {
-		h    string
-		seed int64
-		beta float64
-	}{{"0", 1, 0.25}, {"0", 2, 0.75}, {"0.5", 1, 0.5}} {
-		dir := writeRun(t, root, "beta-h"+c.h, map[string]string{"method": predictive.MethodBeta, "h": c.h}, c.seed, "beta", []float64{c.beta}, true)
+		h, label string
+		seed     int64
+		beta     float64
+	}{{"0", "method", 1, 0.25}, {"0", "method", 2, 0.75}, {"0.5", "variant", 1, 0.5}} {
+		dir := writeRun(t, root, "beta-h"+c.h, map[string]string{c.label: predictive.MethodBeta, "h": c.h}, c.seed, "beta", []float64{c.beta}, true)
 		raw, _ := json.Marshal(predictive.BetaFit{Beta: c.beta, Curve: curve(c.beta)})
 		if err := os.WriteFile(filepath.Join(dir, predictive.BetaFile), raw, 0o644); err != nil {
 			t.Fatal(err)

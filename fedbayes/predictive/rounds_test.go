@@ -34,19 +34,3 @@ func TestRoundsSpecValidate(t *testing.T) {
 		t.Errorf("unknown field: %v", err)
 	}
 }
-
-// TestDescribeBudget checks that the budget recorded is computed from the spec that runs: a preset
-// with its rounds, seeds and data overridden says so, whatever its label.
-func TestDescribeBudget(t *testing.T) {
-	s, err := Preset("fmnist-fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Seeds, s.Subsample, s.H = []int64{7}, 500, []float64{0.3}
-	got := s.DescribeBudget()
-	for _, want := range []string{"fashion-mnist: ≤500 training / ≤2,000 test examples", "h = 0.3", "1 seed,", "10 local epochs"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("DescribeBudget = %q, want it to contain %q", got, want)
-		}
-	}
-}

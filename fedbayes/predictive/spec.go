@@ -10,6 +10,10 @@ import (
 	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
+// BetaFile is the file, in the run directory of a beta-PredBayes run, that holds the fitted beta and
+// the server NLL-versus-beta curve (a BetaFit as JSON; the engine writes it from strategy.Global.Files).
+const BetaFile = "beta.json"
+
 // The methods of the one-round comparison (Hasan (2023), Tables 3.1, 3.2 and 4.2).
 const (
 	// MethodFedAvg is FedAvg run for one round (FedAvgModel).
@@ -51,7 +55,9 @@ var RegressionMethods = []string{MethodFedAvg, MethodFedPA, MethodEPMCMC, Method
 
 // Spec is a one-round predictive-space experiment: a dataset split into an unlabeled server set and
 // K clients with heterogeneity h, every method run once per h and seed. JSON field names are
-// snake_case; unknown fields are errors (ParseSpec).
+// snake_case; unknown fields are errors (ParseSpec). It is the format of Hasan (2023)'s presets and of
+// `fedbayes predictive` spec files; the engine runs it (engine.FromPredictive turns it into an engine
+// spec with one variant per method).
 type Spec struct {
 	// Setup holds the data, server fraction, clients (default 5), MLP, seeds, methods and budget.
 	Setup

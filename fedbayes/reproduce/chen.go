@@ -10,7 +10,7 @@ import (
 
 // chenPreset is the multi-round FedBE against FedAvg comparison: engine presets (engine.FromRounds)
 // with one variant per method, labelled by the method (fedbayes run fedbe-fmnist-fast).
-var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast", Kind: EngineKind}
+var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast"}
 
 // chenLabel is the results label of a run's method in the FedBE presets: the engine's variant label.
 const chenLabel = "variant"

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"fedbayes.dev/fedbayes/engine"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -30,19 +29,9 @@ type paperRuns struct {
 	time map[string]wallTime
 }
 
-// wantRuns is the number of runs preset p makes at budget b: settings x seeds for an engine preset,
-// h values x methods x seeds for a one-round predictive preset.
+// wantRuns is the number of runs preset p makes at budget b: settings x seeds.
 func wantRuns(p Preset, b Budget) (int, error) {
 	name := p.Name(b)
-	switch p.Kind {
-	case PredictiveKind:
-		s, err := predictive.Preset(name)
-		if err != nil {
-			return 0, err
-		}
-		s = s.WithDefaults()
-		return len(s.H) * len(s.Methods) * len(s.Seeds), nil
-	}
 	s, err := engine.Preset(name)
 	if err != nil {
 		return 0, err

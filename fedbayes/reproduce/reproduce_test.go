@@ -125,18 +125,9 @@ func TestPresetsExist(t *testing.T) {
 				if !strings.HasPrefix(text, string(b)) {
 					t.Errorf("%s: budget %q does not say it is %s", pr.Name(b), text, b)
 				}
-				var err2 error
-				seeds := 0
-				switch pr.Kind {
-				case EngineKind:
-					s, _ := engine.Preset(pr.Name(b))
-					_, err2 = s.Expand()
-					seeds = len(s.WithDefaults().Seeds)
-				case PredictiveKind:
-					s, _ := predictive.Preset(pr.Name(b))
-					err2 = s.WithDefaults().Validate()
-					seeds = len(s.WithDefaults().Seeds)
-				}
+				s, _ := engine.Preset(pr.Name(b))
+				_, err2 := s.Expand()
+				seeds := len(s.WithDefaults().Seeds)
 				if err2 != nil {
 					t.Errorf("%s: %v", pr.Name(b), err2)
 				}

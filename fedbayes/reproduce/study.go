@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -41,19 +40,9 @@ func ParseBudget(s string) (Budget, error) {
 	return "", fmt.Errorf("reproduce: budget %q; want full, medium or reduced", s)
 }
 
-// Kind says which runner a preset belongs to.
-type Kind int
-
-const (
-	// EngineKind is an engine.Preset (fedbayes run); its reduced form is NAME-reduced.
-	EngineKind Kind = iota
-	// PredictiveKind is a one-round predictive.Preset (fedbayes predictive).
-	PredictiveKind
-)
-
-// Preset is one experiment of a paper: an engine preset (whose reduced and medium forms are
-// NAME-reduced and NAME-medium unless Medium and Reduced name other presets, as the multi-round FedBE
-// presets do) or a one-round predictive preset (Full, Medium and Reduced name different presets).
+// Preset is one experiment of a paper, an engine preset (fedbayes run): its reduced and medium forms
+// are NAME-reduced and NAME-medium unless Medium and Reduced name other presets, as Hasan (2023)'s
+// fmnist-fast and fmnist-medium and Chen & Chao's fedbe-fmnist-fast and fedbe-fmnist-medium do.
 type Preset struct {
 	// Full names the preset at the paper's budget.
 	Full string
@@ -61,8 +50,6 @@ type Preset struct {
 	Medium string
 	// Reduced names the reduced-budget preset; empty means Full + engine.ReducedSuffix.
 	Reduced string
-	// Kind is the runner of the preset.
-	Kind Kind
 }
 
 // Name is the preset's name at budget b.
@@ -84,11 +71,6 @@ func (p Preset) Name(b Budget) string {
 
 // Budget returns the budget sentence the preset records in its runs.
 func (p Preset) Budget(b Budget) (string, error) {
-	switch p.Kind {
-	case PredictiveKind:
-		s, err := predictive.Preset(p.Name(b))
-		return s.Budget, err
-	}
 	s, err := engine.Preset(p.Name(b))
 	if err != nil {
 		return "", err
@@ -99,15 +81,6 @@ func (p Preset) Budget(b Budget) (string, error) {
 // run runs the preset at budget b into dir: engine runs resume, finished runs of every kind are kept.
 func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) error {
 	name := p.Name(b)
-	switch p.Kind {
-	case PredictiveKind:
-		spec, err := predictive.Preset(name)
-		if err != nil {
-			return err
-		}
-		_, err = predictive.Run(spec, dir, opt.Log)
-		return err
-	}
 	spec, err := engine.Preset(name)
 	if err != nil {
 		return err
@@ -241,15 +214,23 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	formerRuns := map[string]int{} // runs of the former one-round runner, by preset
 	for _, r := range runs {
 		name := presetOf(p, b, r.Meta.Setting)
 		if name == "" {
 			continue
 		}
 		if set, ok := settings[name]; ok && !set[r.Meta.Setting] {
+			if r.Meta.Labels["method"] != "" && r.Meta.Labels["variant"] == "" && strings.HasPrefix(r.Meta.Setting, name+"-h") {
+				formerRuns[name]++
+			}
 			continue // a setting the preset no longer has (e.g. a row dropped from a reduced budget)
 		}
 		out[name] = append(out[name], r)
+	}
+	for name, n := range formerRuns {
+		notes = append(notes, fmt.Sprintf("left out %d runs of %s by the former one-round runner (settings %s-hH-METHOD): "+
+			"Hasan (2023)'s presets run on the engine now (settings %s-METHOD-H); run the preset again", n, name, name, name))
 	}
 	for _, rs := range out {
 		sort.SliceStable(rs, func(i, j int) bool {
@@ -267,9 +248,6 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 func presetSettings(p *Paper, b Budget) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
 	for _, pr := range p.Presets {
-		if pr.Kind != EngineKind {
-			continue
-		}
 		spec, err := engine.Preset(pr.Name(b))
 		if err != nil {
 			return nil, err

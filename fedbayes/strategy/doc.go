@@ -7,7 +7,11 @@
 //     Jamoussi et al. (BA-BFL)), registered under their aggregate.Rule names;
 //   - FedBE (Chen & Chao, Alg. 1): "fedbe-gaussian", "fedbe-dirichlet" and "fedbe-gaussian-no-swa";
 //   - the predictive-space combinations of Hasan (2023): "bcm" (Eq. 3.3), "mixture" (Eq. 4.5) and
-//     "beta-predbayes" (Eqs. 4.8-4.11), whose global model is a Predictor over the clients.
+//     "beta-predbayes" (Eqs. 4.8-4.11), whose global model is a Predictor over the clients, and
+//     their distilled forms "d-bcm" and "d-beta-predbayes" (Algs. 1-2);
+//   - the one-round baselines of Hasan (2023), Table 3.1: "ep-mcmc" (Neiswanger et al. 2014),
+//     "fedpa" (Al-Shedivat et al. 2021), "oneshotfl" (Guha et al. 2019) and "fedkt" (Li et al.
+//     2021).
 //
 // A researcher adds a rule of their own by implementing the one-method interface and registering it;
 // the engine (package engine) then runs it from any spec whose aggregation.rule names it, beside the

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"fedbayes.dev/fedbayes/aggregate"
@@ -29,6 +30,19 @@ const (
 // MetricBeta is the beta that beta-PredBayes fitted in the round (recorded with the round).
 const MetricBeta = "beta"
 
+// Where the distilled forms' student starts (Settings.StudentStart).
+const (
+	// StudentFromAverage starts the student at the clients' size-weighted average (the default),
+	// which keeps over several rounds what the earlier rounds learned.
+	StudentFromAverage = "average"
+	// StudentFromPrevious starts the student at the global model the round started from: in round 1
+	// a fresh initialisation, as Hasan (2023), Algs. 1-2.
+	StudentFromPrevious = "previous"
+)
+
+// StudentStarts lists the values of Settings.StudentStart ("" is StudentFromAverage).
+var StudentStarts = []string{StudentFromAverage, StudentFromPrevious}
+
 // Ensemble is a predictive-space strategy: the global model predicts with a combination of the
 // clients' Monte Carlo predictives (each client averages Round.Samples stochastic passes, Hasan
 // (2023), Alg. 1, step 3) instead of one network. The clients' next round starts from their
@@ -44,6 +58,14 @@ type Ensemble struct {
 	// Distill, when not nil, distils the combination on the server set into one network of the
 	// clients' kind, which becomes the global model (D-BCM, D-beta-PredBayes).
 	Distill *predictive.DistillConfig
+	// FromPrevious starts the distilled student at Round.Previous instead of the clients' average
+	// (StudentFromPrevious).
+	FromPrevious bool
+	// Regression combines the clients' Gaussian predictives (predictive.GaussAggregate, Hasan
+	// (2023), Eqs. 3.4-3.5 and 4.6-4.7) instead of class probabilities; PriorStd is then the
+	// sampler's prior standard deviation, from which the BCM's prior predictive is estimated.
+	Regression bool
+	PriorStd   float64
 
 	model *models.Model // the K-client network, kept between rounds (compiled once)
 }
@@ -53,7 +75,15 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 	if (method == BetaPredBayes || distilled) && !s.HasServer {
 		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "this strategy fits beta or distils on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
 	}
-	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}}
+	if s.Regression {
+		if distilled {
+			return nil, &FieldError{Field: "aggregation.rule", Problem: "the distilled forms distil class probabilities; for regression use bcm, mixture or beta-predbayes"}
+		}
+		if !s.Sampling || !(s.PriorStd > 0) {
+			return nil, &FieldError{Field: "training.sampler", Problem: "the regression BCM divides out the prior predictive of the clients' Gaussian prior: set a sampler (cSGHMC or SGLD) with its prior_std, as Hasan (2023), Sec. 4.4"}
+		}
+	}
+	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}, Regression: s.Regression, PriorStd: s.PriorStd}
 	if distilled {
 		dc := s.FedBE.Distill.WithDefaults()
 		if dc.SWACycles > dc.Epochs {
@@ -63,6 +93,7 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 			return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: "SWA averages point estimates; a Bayesian student is distilled without it (0)"}
 		}
 		e.Distill = &dc
+		e.FromPrevious = s.StudentStart == StudentFromPrevious
 	}
 	if (s.BetaMin != 0 || s.BetaMax != 0) && !(s.BetaMax > s.BetaMin) {
 		return nil, &FieldError{Field: "aggregation.server.beta_max", Problem: fmt.Sprintf("the beta range [%v, %v] is empty", s.BetaMin, s.BetaMax)}
@@ -70,29 +101,30 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 	return e, nil
 }
 
-// clientModel returns the K-client network loaded with the round's clients.
-func (e *Ensemble) clientModel(r *Round) (*models.Model, *posterior.Posterior, error) {
+// clientNetwork returns the K-client network loaded with the round's clients; *cache keeps the
+// network between rounds (compiled once) and is rebuilt when the number of clients changes.
+func clientNetwork(cache **models.Model, r *Round) (*models.Model, *posterior.Posterior, error) {
 	stacked, err := r.StackedClients()
 	if err != nil {
 		return nil, nil, err
 	}
 	K := len(r.IDs)
-	if e.model == nil || e.model.Clients() != K {
+	if *cache == nil || (*cache).Clients() != K {
 		cfg := r.Model
 		cfg.Clients = K
-		if e.model, err = models.New(cfg); err != nil {
+		if *cache, err = models.New(cfg); err != nil {
 			return nil, nil, err
 		}
 	}
-	if err := e.model.SetPosterior(stacked); err != nil {
+	if err := (*cache).SetPosterior(stacked); err != nil {
 		return nil, nil, err
 	}
-	return e.model, stacked, nil
+	return *cache, stacked, nil
 }
 
 // Aggregate fits beta (beta-PredBayes) and returns the combination as the global Predictor.
 func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
-	m, stacked, err := e.clientModel(r)
+	m, stacked, err := clientNetwork(&e.model, r)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +136,9 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.Regression {
+		return e.aggregateGauss(r, m, next)
+	}
 	p := &ensemblePredictor{model: m, clients: stacked, draws: r.Draws, sizes: r.SizeWeights(), samples: r.Samples, classes: r.Model.NumClasses, beta: 1}
 	w, err := r.NormalizedSizeWeights()
 	if err != nil {
@@ -111,21 +146,15 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 	}
 	g := &Global{Posterior: next, Predictor: p, Weights: w}
 	var onServer *predictive.ClassAggregate
-	switch e.Method {
-	case Mixture:
-		p.beta = 0
-	case BetaPredBayes:
+	if p.beta, err = e.chooseBeta(g, func() (predictive.BetaFit, error) {
 		agg, err := p.aggregate(r.Server.X, r.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("beta-PredBayes on the server set: %w", err)
+			return predictive.BetaFit{}, fmt.Errorf("the clients on the server set: %w", err)
 		}
-		fit, err := predictive.FitBetaClass(agg, r.Server.Labels, e.Beta)
-		if err != nil {
-			return nil, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
-		}
-		p.beta = fit.Beta
-		g.Metrics = map[string]float64{MetricBeta: fit.Beta}
 		onServer = agg
+		return predictive.FitBetaClass(agg, r.Server.Labels, e.Beta)
+	}); err != nil {
+		return nil, err
 	}
 	if e.Distill == nil {
 		return g, nil
@@ -135,18 +164,26 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 			return nil, fmt.Errorf("%s on the server set: %w", e.Method, err)
 		}
 	}
-	if g.Posterior, err = e.distil(r, next, onServer.Beta(p.beta)); err != nil {
+	start := next
+	if e.FromPrevious {
+		if r.Previous == nil {
+			return nil, fmt.Errorf("%s: the student starts from the round's starting model, which the round lacks", e.Method)
+		}
+		start = r.Previous
+	}
+	if g.Posterior, err = distil(r, start, onServer.Beta(p.beta), *e.Distill); err != nil {
 		return nil, err
 	}
 	g.Predictor = nil
 	return g, nil
 }
 
-// distil trains one network of the clients' kind, starting at the clients' average start, to
-// reproduce the teacher's class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the
-// distillation step; predictive.Distill). Hasan's student starts from a fresh initialisation: over
-// several rounds, starting from the clients' average keeps what the previous rounds learned.
-func (e *Ensemble) distil(r *Round, start *posterior.Posterior, teacher []float32) (*posterior.Posterior, error) {
+// distil trains one network of the clients' kind, starting at start, to reproduce the teacher's
+// class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the distillation step;
+// predictive.Distill). D-BCM and D-beta-PredBayes start at the clients' average unless
+// Settings.StudentStart is StudentFromPrevious: Hasan's student starts from a fresh initialisation,
+// but over several rounds the clients' average keeps what the previous rounds learned.
+func distil(r *Round, start *posterior.Posterior, teacher []float32, dc predictive.DistillConfig) (*posterior.Posterior, error) {
 	cfg := r.Model
 	cfg.Clients, cfg.Seed = 1, r.Seed
 	student, err := models.New(cfg)
@@ -156,7 +193,6 @@ func (e *Ensemble) distil(r *Round, start *posterior.Posterior, teacher []float3
 	if err := student.SetPosterior(start); err != nil {
 		return nil, err
 	}
-	dc := *e.Distill
 	dc.Seed = r.Seed
 	if err := predictive.Distill(student, r.Server.X, []predictive.Teacher{{Probs: teacher}}, dc); err != nil {
 		return nil, fmt.Errorf("distillation: %w", err)
@@ -178,31 +214,42 @@ type ensemblePredictor struct {
 	beta    float64
 }
 
-// aggregate evaluates every client on x and combines them (predictive.NewClassAggregate). Client
-// k's Monte Carlo noise is seeded by (seed, k).
+// aggregate evaluates every client on x and combines them (predictive.NewClassAggregate).
 func (p *ensemblePredictor) aggregate(x []float32, seed int64) (*predictive.ClassAggregate, error) {
-	if p.draws != nil {
-		cp, err := predictive.PredictSamples(p.model, p.draws, x)
-		if err != nil {
-			return nil, err
-		}
-		return predictive.NewClassAggregate(cp.Probs, p.sizes, nil, p.classes)
-	}
-	if err := p.model.SetPosterior(p.clients); err != nil {
-		return nil, err
-	}
-	seeds := make([]int64, p.model.Clients())
-	for k := range seeds {
-		seeds[k] = seed*1_000_003 + int64(k)
-	}
-	if err := p.model.SetNoiseSeeds(seeds); err != nil {
-		return nil, err
-	}
-	cp, err := predictive.PredictModel(p.model, x, max(p.samples, 1))
+	probs, err := clientPredictives(p.model, p.clients, p.draws, p.samples, x, seed)
 	if err != nil {
 		return nil, err
 	}
-	return predictive.NewClassAggregate(cp.Probs, p.sizes, nil, p.classes)
+	return predictive.NewClassAggregate(probs, p.sizes, nil, p.classes)
+}
+
+// clientPredictives returns every client's Monte Carlo predictive on x, [K][N*C] (Hasan (2023), Alg. 1,
+// step 3): the average over its posterior samples when draws is not nil (SG-MCMC local training),
+// else over `samples` stochastic passes of m loaded with clients (one pass for a deterministic
+// net). Client k's Monte Carlo noise is seeded by (seed, k).
+func clientPredictives(m *models.Model, clients *posterior.Posterior, draws []*posterior.Posterior, samples int, x []float32, seed int64) ([][]float32, error) {
+	if draws != nil {
+		cp, err := predictive.PredictSamples(m, draws, x)
+		if err != nil {
+			return nil, err
+		}
+		return cp.Probs, nil
+	}
+	if err := m.SetPosterior(clients); err != nil {
+		return nil, err
+	}
+	seeds := make([]int64, m.Clients())
+	for k := range seeds {
+		seeds[k] = seed*1_000_003 + int64(k)
+	}
+	if err := m.SetNoiseSeeds(seeds); err != nil {
+		return nil, err
+	}
+	cp, err := predictive.PredictModel(m, x, max(samples, 1))
+	if err != nil {
+		return nil, err
+	}
+	return cp.Probs, nil
 }
 
 // Predict implements Predictor.
@@ -221,4 +268,94 @@ func init() {
 	}
 	registerBuiltin(DBCM, func(s Settings) (Strategy, error) { return newEnsemble(BCM, true, s) })
 	registerBuiltin(DBetaPredBayes, func(s Settings) (Strategy, error) { return newEnsemble(BetaPredBayes, true, s) })
+}
+
+// PriorDraws is the number of prior networks from which the regression BCM's prior predictive is
+// estimated (predictive.PriorPredictive; Hasan's runner used the same number).
+const PriorDraws = 200
+
+// aggregateGauss is Aggregate for regression clients that sample: the global model predicts with the
+// product, mixture or beta-interpolation of their Gaussian predictives.
+func (e *Ensemble) aggregateGauss(r *Round, m *models.Model, next *posterior.Posterior) (*Global, error) {
+	if r.Draws == nil {
+		return nil, fmt.Errorf("%s for regression needs the clients' posterior samples", e.Method)
+	}
+	w, err := r.NormalizedSizeWeights()
+	if err != nil {
+		return nil, err
+	}
+	p := &gaussPredictor{model: m, draws: r.Draws, sizes: r.SizeWeights(), priorStd: e.PriorStd, beta: 1}
+	g := &Global{Posterior: next, Predictor: p, Weights: w}
+	if p.beta, err = e.chooseBeta(g, func() (predictive.BetaFit, error) {
+		agg, err := p.aggregate(r.Server.X, r.Seed)
+		if err != nil {
+			return predictive.BetaFit{}, fmt.Errorf("the clients on the server set: %w", err)
+		}
+		return predictive.FitBetaGauss(agg, r.Server.Targets, e.Beta)
+	}); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// chooseBeta returns the interpolation's beta for e.Method (Hasan (2023), Eq. 4.8): 1 for the BCM,
+// 0 for the mixture, and for beta-PredBayes the beta that fit finds on the server set (Eq. 4.11),
+// recorded in g as the metric MetricBeta and the file predictive.BetaFile with its NLL-versus-beta
+// curve.
+func (e *Ensemble) chooseBeta(g *Global, fit func() (predictive.BetaFit, error)) (float64, error) {
+	switch e.Method {
+	case Mixture:
+		return 0, nil
+	case BetaPredBayes:
+	default:
+		return 1, nil
+	}
+	f, err := fit()
+	if err != nil {
+		return 0, fmt.Errorf("beta-PredBayes: fitting beta: %w", err)
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return 0, fmt.Errorf("beta-PredBayes: recording the fit: %w", err)
+	}
+	g.Metrics = map[string]float64{MetricBeta: f.Beta}
+	g.Files = map[string][]byte{predictive.BetaFile: append(b, '\n')}
+	return f.Beta, nil
+}
+
+// gaussPredictor predicts with beta-PredBayes's interpolation of the clients' Gaussian predictives
+// (Hasan (2023), Eqs. 3.4-3.5, 4.6-4.7 and 4.8): beta 1 is the BCM, beta 0 the mixture.
+type gaussPredictor struct {
+	model    *models.Model
+	draws    []*posterior.Posterior
+	sizes    []float64
+	priorStd float64
+	beta     float64
+}
+
+// aggregate evaluates every client's samples on x and combines them with the prior predictive of
+// the BCM correction, estimated from PriorDraws networks drawn from the prior (seeded by seed).
+func (p *gaussPredictor) aggregate(x []float32, seed int64) (*predictive.GaussAggregate, error) {
+	cp, err := predictive.PredictSamples(p.model, p.draws, x)
+	if err != nil {
+		return nil, err
+	}
+	prior, err := predictive.PriorPredictive(p.model, x, PriorDraws, p.priorStd, seed)
+	if err != nil {
+		return nil, err
+	}
+	return predictive.NewGaussAggregate(cp.Mean, cp.Var, p.sizes, prior.Mean, prior.Var)
+}
+
+// Predict implements Predictor: a regression model has no class probabilities.
+func (p *gaussPredictor) Predict([]float32, int64) ([]float32, error) { return nil, errGaussian }
+
+// PredictGaussian implements GaussianPredictor.
+func (p *gaussPredictor) PredictGaussian(x []float32, seed int64) (mean, variance []float32, err error) {
+	a, err := p.aggregate(x, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	mean, variance = a.Beta(p.beta)
+	return mean, variance, nil
 }

@@ -3,6 +3,7 @@ package strategy
 import (
 	"fmt"
 
+	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/predictive"
 )
@@ -52,12 +53,30 @@ type drawnEnsemble struct {
 
 // Predict implements Predictor.
 func (d *drawnEnsemble) Predict(x []float32, seed int64) ([]float32, error) {
+	if d.round.Model.Task == models.Regression {
+		return nil, errGaussian
+	}
+	probs, _, _, err := d.predict(x, seed)
+	return probs, err
+}
+
+// PredictGaussian implements GaussianPredictor: the equally weighted mixture of the drawn networks'
+// Gaussians (Hasan (2023), Eqs. 4.6-4.7).
+func (d *drawnEnsemble) PredictGaussian(x []float32, seed int64) (mean, variance []float32, err error) {
+	if d.round.Model.Task != models.Regression {
+		return nil, nil, fmt.Errorf("strategy: PredictGaussian on a classification model")
+	}
+	_, mean, variance, err = d.predict(x, seed)
+	return mean, variance, err
+}
+
+// predict draws Round.Samples networks (at least 2) and averages their predictives on x.
+func (d *drawnEnsemble) predict(x []float32, seed int64) (probs, mean, variance []float32, err error) {
 	draws, err := predictive.DrawModels(d.global, max(d.round.Samples, 2), seed)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	probs, _, _, err := predictive.EnsembleMean(d.round.Model, draws, x)
-	return probs, err
+	return predictive.EnsembleMean(d.round.Model, draws, x)
 }
 
 func init() {

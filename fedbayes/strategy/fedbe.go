@@ -50,6 +50,9 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if !s.HasServer {
 		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "FedBE distils on the server's set: set a server fraction (Chen & Chao keep 20% of the training set, 0.2)"}
 	}
+	if s.Regression {
+		return nil, &FieldError{Field: "aggregation.rule", Problem: "FedBE distils the teachers' class probabilities; it is for classification"}
+	}
 	fc := predictive.FedBEConfig{Distribution: distribution, Samples: s.FedBE.Samples, Alpha: s.FedBE.Alpha, Distill: s.FedBE.Distill}
 	if !swa {
 		fc.Distill.SWACycles = 1

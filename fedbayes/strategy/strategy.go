@@ -50,6 +50,26 @@ type Round struct {
 	Server *data.Dataset
 	// Samples is the number of Monte Carlo samples of a stochastic client's predictive.
 	Samples int
+	// Data, when not nil, returns the active clients' training sets in the order of IDs. Only a
+	// strategy whose clients do more than send their trained models reads it: FedKT, whose clients
+	// train teacher ensembles of their own (Li et al. 2021). The engine sets it; it copies the
+	// examples, so call it once.
+	Data func() ([]*data.Dataset, error)
+}
+
+// ClientData returns the active clients' training sets (Data), or an error if the round has none.
+func (r *Round) ClientData() ([]*data.Dataset, error) {
+	if r.Data == nil {
+		return nil, fmt.Errorf("strategy: round %d gives no client data", r.Number)
+	}
+	sets, err := r.Data()
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) != len(r.IDs) {
+		return nil, fmt.Errorf("strategy: round %d: %d client data sets for %d clients", r.Number, len(sets), len(r.IDs))
+	}
+	return sets, nil
 }
 
 // Clients returns the round's client models one by one.
@@ -107,6 +127,11 @@ type Global struct {
 	// Metrics are figures of the round the strategy reports (for example "dwc_fallbacks" or
 	// "beta"), recorded with the round's metrics.
 	Metrics map[string]float64
+	// Files are documents of the round the strategy reports beyond numbers, by file name (letters,
+	// digits, '.', '_' and '-'), which the engine writes atomically into the run's directory before
+	// the round's row: beta-PredBayes's fitted beta with its server NLL curve (predictive.BetaFile).
+	// A later round's file replaces an earlier one's.
+	Files map[string][]byte
 }
 
 // Predictor is a global model that is not one network: it returns class probabilities [N, C] for the
@@ -114,6 +139,19 @@ type Global struct {
 type Predictor interface {
 	Predict(x []float32, seed int64) ([]float32, error)
 }
+
+// GaussianPredictor is a Predictor of a regression global model (models.Regression): it returns the
+// predictive mean and variance of each of the N examples of x. A regression strategy whose global
+// model is not one network sets a Predictor that implements it; its Predict then reports that it
+// predicts Gaussians.
+type GaussianPredictor interface {
+	Predictor
+	PredictGaussian(x []float32, seed int64) (mean, variance []float32, err error)
+}
+
+// errGaussian is what Predict of a GaussianPredictor returns: a regression model has no class
+// probabilities.
+var errGaussian = fmt.Errorf("strategy: a regression global model predicts Gaussians (PredictGaussian), not class probabilities")
 
 // Settings are a spec's options of the server step that built-in strategies read; a registered
 // strategy may ignore them.
@@ -143,6 +181,14 @@ type Settings struct {
 	// PriorStd is the standard deviation of the clients' Gaussian prior on every parameter (the
 	// sampler's), which EP-MCMC divides out.
 	PriorStd float64
+	// StudentStart is where D-BCM's and D-beta-PredBayes's student starts: StudentFromAverage
+	// (default, "") or StudentFromPrevious.
+	StudentStart string
+	// FedKT configures FedKT's teachers and students (zero fields: predictive's defaults).
+	FedKT predictive.FedKTConfig
+	// Regression says the clients predict Gaussians (models.Regression); the strategies that
+	// combine class probabilities or vote on labels refuse it.
+	Regression bool
 }
 
 // FieldError is a strategy refusing its settings; Field is the spec field at fault (a JSON path of

@@ -45,6 +45,22 @@ func inputs(n int) []float32 {
 	return x
 }
 
+// crossEntropy is the mean cross-entropy, over the examples of x, from the class probabilities
+// target ([N, C]) to the predictions of the one network p.
+func crossEntropy(t *testing.T, cfg models.Config, p *posterior.Posterior, x []float32, target []float64) float64 {
+	t.Helper()
+	st, err := posterior.Stack([]*posterior.Posterior{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := clientProbs(t, cfg, st, x)[0]
+	ce := 0.0
+	for i, v := range target {
+		ce -= v * math.Log(math.Max(q[i], 1e-12))
+	}
+	return ce / float64(len(target)/cfg.NumClasses)
+}
+
 // clientProbs predicts every client of stacked on x with a deterministic net, in float64.
 func clientProbs(t *testing.T, cfg models.Config, stacked *posterior.Posterior, x []float32) [][]float64 {
 	t.Helper()
@@ -352,19 +368,11 @@ func TestDistilledBCMApproachesTeacher(t *testing.T) {
 	if gd.Predictor != nil || gd.Posterior == nil {
 		t.Fatal("D-BCM's global model is not one network")
 	}
-	crossEntropy := func(p *posterior.Posterior) float64 {
-		st, err := posterior.Stack([]*posterior.Posterior{p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := clientProbs(t, cfg, st, server.X)[0]
-		ce := 0.0
-		for i, v := range teacher {
-			ce -= float64(v) * math.Log(math.Max(q[i], 1e-12))
-		}
-		return ce / 40
+	target := make([]float64, len(teacher))
+	for i, v := range teacher {
+		target[i] = float64(v)
 	}
-	before, after := crossEntropy(gb.Posterior), crossEntropy(gd.Posterior)
+	before, after := crossEntropy(t, cfg, gb.Posterior, server.X, target), crossEntropy(t, cfg, gd.Posterior, server.X, target)
 	if !(after < before) {
 		t.Errorf("cross-entropy to the BCM: %v before distillation, %v after", before, after)
 	}

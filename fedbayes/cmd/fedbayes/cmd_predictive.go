@@ -1,31 +1,41 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 func init() {
-	register(&command{name: "predictive", summary: "one-round predictive-space comparison: BCM, mixture, beta-PredBayes, distillation, FedBE, EP-MCMC, FedAvg, OneshotFL (Hasan 2023)", run: runPredictive})
+	register(&command{name: "predictive", summary: "Hasan (2023)'s one-round comparison from a predictive spec or preset, run by the engine (an alias of fedbayes run)", run: runPredictive})
 }
 
-// predictiveLog receives the per-trial progress lines (a variable so tests can silence it).
+// predictiveLog receives the runs' progress (a variable so tests can silence it).
 var predictiveLog io.Writer = os.Stderr
 
-// runPredictive runs a predictive-space spec (a JSON file or a preset) and prints the paper table.
+// runPredictive runs a one-round predictive-space spec (a JSON file in the format of predictive.Spec,
+// or a preset) and prints the thesis's table. It is a thin alias of `fedbayes run`: the spec becomes
+// an engine spec (engine.FromPredictive: one variant per method, a sweep over h) and engine.Run runs
+// it, resuming, so complete runs are kept on a rerun. It stays for its flags (-h, -methods, -seeds on
+// the thesis's terms) and its table; `fedbayes run NAME` runs the same presets.
 func runPredictive(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predictive", "[SPEC.json]", stdout)
 	sf := newSetupFlags(fs, predictive.PresetNames(), predictive.ClassificationMethods,
-		"results/predictive", "results directory (one run per method, h and seed; complete trials are skipped on a rerun)")
+		"results/predictive", "results directory (one run per method, h and seed; complete runs are kept on a rerun)")
 	hs := fs.String("h", "", "comma-separated heterogeneity values, replacing the spec's")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -37,7 +47,6 @@ func runPredictive(args []string, stdout io.Writer) error {
 	if err := sf.apply(&spec.Setup); err != nil {
 		return err
 	}
-	out, printSpec := sf.out, sf.print
 	if *hs != "" {
 		spec.H = nil
 		for _, s := range splitList(*hs) {
@@ -52,14 +61,23 @@ func runPredictive(args []string, stdout io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if *printSpec {
-		return writeJSON(stdout, spec)
+	es, err := engine.FromPredictive(spec)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	outcomes, err := predictive.Run(spec, *out, predictiveLog)
+	if *sf.print {
+		return writeJSON(stdout, es)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := engine.Run(ctx, es, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(predictiveLog)})
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted; run the same command again to continue")
+	}
 	if err != nil {
 		return err
 	}
-	return printPredictiveTable(stdout, spec, *out, outcomes)
+	return printPredictiveTable(stdout, spec, *sf.out, sum)
 }
 
 // presetOrFile returns the spec named by a -preset flag or read from the one positional argument,
@@ -119,41 +137,62 @@ func parseSeeds(list string) ([]int64, error) {
 	return out, nil
 }
 
-// printPredictiveTable prints the spec's runs as the thesis's table (rows: methods; columns: h) and
-// the fitted betas.
-func printPredictiveTable(w io.Writer, spec predictive.Spec, dir string, outcomes []predictive.Outcome) error {
+// printPredictiveTable prints the spec's runs as the thesis's table (rows: methods, the engine's
+// variants; columns: h) and the fitted betas of this invocation's runs.
+func printPredictiveTable(w io.Writer, spec predictive.Spec, dir string, sum *engine.Summary) error {
 	metrics := "accuracy,nll,ece"
 	if spec.IsRegression() {
 		metrics = "mse,nll"
 	}
-	tab, err := specTable(dir, spec.Name+"-h", spec.Dataset, metrics, []string{"h"})
+	// The table holds this summary's runs only: a results folder may also hold runs of the former
+	// one-round runner, named NAME-hH-METHOD and labelled by method, which are not these.
+	settings := map[string]bool{}
+	for _, r := range sum.Runs {
+		settings[r.Setting] = true
+	}
+	runs, skipped, err := results.Load(dir)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(tableWarnings, "fedbayes: the table leaves out %s\n", s)
+	}
+	var mine []results.Run
+	for _, r := range runs {
+		if settings[r.Meta.Setting] {
+			mine = append(mine, r)
+		}
+	}
+	columns, err := results.ParseColumns(metrics)
+	if err != nil {
+		return err
+	}
+	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"variant"}, Cols: []string{"h"}, Metrics: columns})
 	if err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, tab.Markdown()); err != nil {
 		return err
 	}
-	// Fitted beta per h over the runs of this invocation (their curves are in beta.json).
-	betas := map[float64][]float64{}
-	for _, o := range outcomes {
-		if o.Method == predictive.MethodBeta && o.Beta != nil {
-			betas[o.H] = append(betas[o.H], o.Beta.Beta)
+	betas := map[string][]float64{}
+	for _, r := range sum.Runs {
+		if b, ok := r.Metrics[strategy.MetricBeta]; ok && r.Labels["variant"] == predictive.MethodBeta {
+			betas[r.Labels["h"]] = append(betas[r.Labels["h"]], b)
 		}
 	}
-	var hs []float64
+	hs := make([]string, 0, len(betas))
 	for h := range betas {
 		hs = append(hs, h)
 	}
-	sort.Float64s(hs)
+	sort.Strings(hs)
 	for _, h := range hs {
 		s, err := results.Summarize(betas[h])
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "fitted beta at h=%g: %.3f ± %.3f over %d seeds (NLL-versus-beta curves: %s in each run)\n",
-			h, s.Mean, s.SE, s.N, predictive.BetaFile)
+		fmt.Fprintf(w, "fitted beta at h=%s: %.3f ± %.3f over %d seeds\n", h, s.Mean, s.SE, s.N)
 	}
-	fmt.Fprintf(w, "runs in %s; reprint with: fedbayes table -rows method -cols h -metrics %s %s\n", dir, metrics, dir)
+	fmt.Fprintf(w, "runs in %s; reprint with: fedbayes table -rows variant -cols h -metrics %s %s\n", dir, metrics, dir)
 	return nil
 }
 

@@ -28,7 +28,7 @@ func TestPredictiveCommandUsage(t *testing.T) {
 		{[]string{"predictive", "-preset", "digits-fast", "-h", "1.5"}, 2, "field h = 1.5"},
 		{[]string{"predictive", "-preset", "digits-fast", "-seeds", "x"}, 2, `-seeds: "x"`},
 		{[]string{"predictive", spec}, 1, `unknown field "nosuch"`},
-		{[]string{"predictive", "-preset", "diabetes-fast", "-print"}, 0, `"methods": [`},
+		{[]string{"predictive", "-preset", "diabetes-fast", "-print"}, 0, `"variants": [`},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
@@ -40,8 +40,8 @@ func TestPredictiveCommandUsage(t *testing.T) {
 	}
 }
 
-// TestPredictiveCommandRun runs the digits preset for one h and seed with a few methods and checks
-// the printed table, the fitted beta and that a rerun skips the complete trial.
+// TestPredictiveCommandRun runs the digits preset for one h and seed with a few methods through the
+// engine and checks the printed table, the fitted beta and that a rerun keeps the complete runs.
 func TestPredictiveCommandRun(t *testing.T) {
 	if a := data.Status(data.Dir()); !sklearnPresent(a) {
 		t.Skipf("scikit-learn data not installed in %s (run `fedbayes data install`)", data.Dir())
@@ -55,13 +55,13 @@ func TestPredictiveCommandRun(t *testing.T) {
 	if status := runMain(args, &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
-	for _, want := range []string{"| method |", "| bcm |", "| d-bcm |", "| fedavg |", "| beta-predbayes |", "fitted beta at h=0.9:", "accuracy"} {
+	for _, want := range []string{"| variant |", "| bcm |", "| d-bcm |", "| fedavg |", "| beta-predbayes |", "fitted beta at h=0.9:", "accuracy"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "digits-fast-h0.9-beta-predbayes-seed1", "beta.json")); err != nil {
-		t.Errorf("no beta curve: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "digits-fast-beta-predbayes-0.9-seed1", "run.json")); err != nil {
+		t.Errorf("no engine run of beta-PredBayes: %v", err)
 	}
 	// A rerun finds the trial complete and prints the same table.
 	var again bytes.Buffer

@@ -14,10 +14,9 @@ import (
 )
 
 // submitReproduce implements `fedbayes reproduce -slurm`: every selected preset at the budget goes
-// to Slurm, into the same results directories as a local reproduce (RESULTS/ID). Engine presets are
-// job arrays of one task per run; predictive presets, which have no per-run index, are one task
-// each running `fedbayes reproduce -run-only` for that preset. Every engine preset's spec is checked,
-// and sbatch looked for, before the first submission.
+// to Slurm, into the same results directories as a local reproduce (RESULTS/ID), as a job array of one
+// task per run (every paper's presets are engine presets). Every preset's spec is checked, and sbatch
+// looked for, before the first submission.
 func submitReproduce(papers []*reproduce.Paper, budgetName string, b reproduce.Budget, dir string, only []string,
 	res cluster.Resources, dry bool, stdout io.Writer) error {
 	abs, err := filepath.Abs(dir)
@@ -31,7 +30,7 @@ func submitReproduce(papers []*reproduce.Paper, budgetName string, b reproduce.B
 	type job struct {
 		paper  *reproduce.Paper
 		preset reproduce.Preset
-		spec   *engine.Spec // nil for a predictive preset
+		spec   *engine.Spec
 	}
 	var jobs []job
 	for _, p := range papers {
@@ -41,13 +40,11 @@ func submitReproduce(papers []*reproduce.Paper, budgetName string, b reproduce.B
 				continue
 			}
 			j := job{paper: p, preset: pr}
-			if pr.Kind == reproduce.EngineKind {
-				if j.spec, err = engine.Preset(name); err != nil {
-					return err
-				}
-				if _, err := engine.RunList(j.spec); err != nil {
-					return fmt.Errorf("preset %s: %w", name, err)
-				}
+			if j.spec, err = engine.Preset(name); err != nil {
+				return err
+			}
+			if _, err := engine.RunList(j.spec); err != nil {
+				return fmt.Errorf("preset %s: %w", name, err)
 			}
 			jobs = append(jobs, j)
 		}
@@ -63,17 +60,7 @@ func submitReproduce(papers []*reproduce.Paper, budgetName string, b reproduce.B
 	for _, j := range jobs {
 		pdir := filepath.Join(abs, paperDir(j.paper))
 		name := j.preset.Name(b)
-		if j.spec != nil {
-			sub, err := cluster.Submit(ctx, cluster.Options{Spec: j.spec, SpecName: name, Dir: pdir, Resources: res, DryRun: dry, NoFigures: true})
-			if err != nil {
-				return fmt.Errorf("reproduce %s: %s: %w", j.paper.ID, name, err)
-			}
-			fmt.Fprintf(stdout, "reproduce %s: %s: ", j.paper.ID, name)
-			printSubmissionLine(stdout, sub, dry)
-			continue
-		}
-		args := []string{"reproduce", "-run-only", "-papers", j.paper.ID, "-presets", name, "-budget", budgetName, "-results", abs}
-		sub, err := cluster.SubmitCommand(ctx, cluster.CommandOptions{Name: "reproduce-" + name, Dir: pdir, Args: args, Resources: res, DryRun: dry})
+		sub, err := cluster.Submit(ctx, cluster.Options{Spec: j.spec, SpecName: name, Dir: pdir, Resources: res, DryRun: dry, NoFigures: true})
 		if err != nil {
 			return fmt.Errorf("reproduce %s: %s: %w", j.paper.ID, name, err)
 		}

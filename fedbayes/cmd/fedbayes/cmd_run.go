@@ -14,7 +14,6 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -61,9 +60,6 @@ func runRun(args []string, stdout io.Writer) error {
 	}
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
-	}
-	if delegated, ok := predictivePreset(positional[0], *out, *resume, *show, *fast, *taskIndex); ok {
-		return delegated(stdout)
 	}
 	spec, err := loadSpec(positional[0])
 	if err != nil {
@@ -166,7 +162,17 @@ func loadSpec(arg string) (*engine.Spec, error) {
 // printRunSummary prints one line per run: setting, seed, state, last round and final metrics.
 func printRunSummary(w io.Writer, sum *engine.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "setting\tseed\tstate\tround\taccuracy\tnll\tece\tnote")
+	regression := false
+	for _, r := range sum.Runs {
+		if _, ok := r.Metrics[results.MSE]; ok {
+			regression = true
+		}
+	}
+	first := results.Accuracy // the first metric column: mse for regression, else accuracy
+	if regression {
+		first = results.MSE
+	}
+	fmt.Fprintf(tw, "setting\tseed\tstate\tround\t%s\tnll\tece\tnote\n", first)
 	for _, r := range sum.Runs {
 		state := string(r.State)
 		if state == "" {
@@ -181,7 +187,7 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 			note = strings.TrimSpace("resumed " + note)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Setting, r.Seed, state, r.Round,
-			metricText(r.Metrics, results.Accuracy), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
+			metricText(r.Metrics, first), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
 	}
 	_ = tw.Flush()
 	if sum.Budget != "" {
@@ -205,46 +211,6 @@ func metricText(m map[string]float64, name string) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-// allPresetNames lists every preset `fedbayes run` takes: the engine's (the multi-round FedBE presets
-// of Chen & Chao among them), then the one-round predictive-space presets of Hasan (2023).
-func allPresetNames() []string {
-	names := append([]string(nil), engine.PresetNames()...)
-	return append(names, predictive.PresetNames()...)
-}
-
-// predictivePreset returns, for the name of a one-round predictive-space preset (Hasan (2023)), the
-// command that runs it with its own runner (what `fedbayes predictive -preset` does); ok is false for
-// any other argument. Its results share the run layout, so `table`, `figures` and `reproduce` read
-// them beside the engine's.
-func predictivePreset(arg, out string, resume, show, fast bool, taskIndex int) (func(io.Writer) error, bool) {
-	if _, err := engine.Preset(arg); err == nil {
-		return nil, false
-	}
-	if _, err := os.Stat(arg); err == nil || strings.HasSuffix(arg, ".json") {
-		return nil, false
-	}
-	args := []string{"-preset", arg, "-o", out}
-	if show {
-		args = append(args, "-print")
-	}
-	refuse := func(flag string) func(io.Writer) error {
-		return func(io.Writer) error {
-			return fmt.Errorf("%w: %s applies to the engine's presets; %s keeps finished runs on a rerun by itself", errUsage, flag, arg)
-		}
-	}
-	var run func([]string, io.Writer) error
-	switch {
-	case slices.Contains(predictive.PresetNames(), arg):
-		run = runPredictive
-	default:
-		return nil, false
-	}
-	switch {
-	case fast:
-		return refuse("-fast"), true
-	case taskIndex >= 0:
-		return refuse("-task-index"), true
-	}
-	_ = resume // both runners skip finished runs and redo unfinished ones
-	return func(w io.Writer) error { return run(args, w) }, true
-}
+// allPresetNames lists every preset `fedbayes run` takes: the engine's, which include Hasan (2023)'s
+// one-round presets (engine.FromPredictive) and Chen & Chao's FedBE presets (engine.FromRounds).
+func allPresetNames() []string { return engine.PresetNames() }

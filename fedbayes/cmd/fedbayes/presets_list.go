@@ -9,7 +9,6 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
-	"fedbayes.dev/fedbayes/predictive"
 )
 
 // presetTimes are wall times measured on the 2-core reference machine with the pure-Go backend
@@ -26,6 +25,10 @@ var presetTimes = map[string]string{
 	"fischer2024-fmnist-dwc-reduced":         "8 min",
 	"jamoussi-fmnist-reduced":                "17 min",
 	"fedbe-fmnist-fast":                      "2 min",
+	"fmnist-fast":                            "4.5 min",
+	"digits-fast":                            "34 s",
+	"diabetes-fast":                          "3 s",
+	"boston-fast":                            "4 s",
 }
 
 // paperOf is the short reference of a preset's description: the text before its first colon
@@ -80,20 +83,6 @@ func listPresets(w io.Writer, dir string) error {
 	fmt.Fprintln(w, "budget: T rounds, E local epochs, seeds, training / test examples (all: the whole dataset).")
 
 	fmt.Fprintln(w, "The full presets run the papers' budgets (hours to weeks on 2 cores); NAME-reduced runs under about 30 minutes.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Predictive-space presets (Hasan (2023), one round), run the same way:")
-	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "preset	paper	budget")
-	for _, n := range predictive.PresetNames() {
-		s, err := predictive.Preset(n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "%s	%s	%s\n", n, "Hasan (2023) Tables 3.1-4.2", s.WithDefaults().DescribeBudget())
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
 	if len(missing) > 0 {
 		names := make([]string, 0, len(missing))
 		for n := range missing {

@@ -1,0 +1,77 @@
+package strategy
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/aggregate"
+
+	"fedbayes.dev/fedbayes/predictive"
+)
+
+// FedKTName is the registered name of FedKT.
+const FedKTName = "fedkt"
+
+// FedKT is one-shot federated learning by knowledge transfer (Li et al. 2021; a one-round baseline
+// of Hasan (2023), Sec. 2.2.2 and Table 3.1), run by predictive.FedKT: every client trains s x t
+// teachers on disjoint subsets of its data, labels the server's inputs with s majority votes and
+// trains s students on them; the server labels its inputs by the students' consistent vote and
+// trains the global model on those labels.
+//
+// FedKT's clients do not send one trained model: their local step is the teachers and students,
+// which this strategy trains from the clients' data (Round.ClientData) inside the server step, as
+// the simulation of what each client would do on its own machine. The models the engine's local
+// training produced in the round are not used (only their count and order); a spec with
+// aggregation.rule fedkt should keep training.local_epochs at 1 to spend little on them. FedKT
+// starts from nothing the previous round held, so it is a one-round method: over several rounds
+// every round repeats the same transfer with fresh seeds.
+type FedKT struct {
+	// Config holds the students s, the teachers t, the vote, the teachers' local training and the
+	// distillation (Seed is set from the round).
+	Config predictive.FedKTConfig
+}
+
+// newFedKT builds FedKT, refusing an experiment without a server set or with regression.
+func newFedKT(s Settings) (*FedKT, error) {
+	if !s.HasServer {
+		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "FedKT's students and global model learn the votes on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
+	}
+	if s.Regression {
+		return nil, &FieldError{Field: "aggregation.rule", Problem: "FedKT votes on class labels; it is for classification"}
+	}
+	if s.Sampling {
+		return nil, &FieldError{Field: "training.sampler", Problem: "FedKT's teachers use the local optimiser (Hasan (2023), Sec. 3.3.4); unset the sampler"}
+	}
+	c := s.FedKT.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, &FieldError{Field: "aggregation.server.fedkt", Problem: err.Error()}
+	}
+	if c.Distill.SWACycles > c.Distill.Epochs {
+		return nil, &FieldError{Field: "aggregation.server.fedkt.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", c.Distill.SWACycles, c.Distill.Epochs)}
+	}
+	return &FedKT{Config: c}, nil
+}
+
+// Aggregate runs FedKT on the round's clients' data and the server set.
+func (f *FedKT) Aggregate(r *Round) (*Global, error) {
+	if r.Server == nil {
+		return nil, fmt.Errorf("FedKT: the experiment has no server set")
+	}
+	sets, err := r.ClientData()
+	if err != nil {
+		return nil, fmt.Errorf("FedKT: %w", err)
+	}
+	kc := f.Config
+	kc.Seed = r.Seed
+	cfg := r.Model
+	cfg.Seed = r.Seed*3 + 1 // the teachers', students' and global model's initialisations
+	g, err := predictive.FedKT(cfg, sets, r.Server.X, kc)
+	if err != nil {
+		return nil, err
+	}
+	// The consistent vote counts every client once.
+	return &Global{Posterior: g, Weights: aggregate.EqualWeights(len(r.IDs))}, nil
+}
+
+func init() {
+	registerBuiltin(FedKTName, func(s Settings) (Strategy, error) { return newFedKT(s) })
+}
