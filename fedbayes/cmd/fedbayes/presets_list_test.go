@@ -71,7 +71,6 @@ func TestRunRefusesMissingData(t *testing.T) {
 	}
 }
 
-
 // `run -list` lists the predictive-space presets too: Hasan (2023)'s one-round presets
 // (engine.FromPredictive) and Chen & Chao's FedBE presets (engine.FromRounds) are engine presets.
 func TestRunTakesPredictivePresets(t *testing.T) {
