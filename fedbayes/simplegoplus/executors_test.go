@@ -323,7 +323,7 @@ func TestCompareAndWhereVsStock(t *testing.T) {
 	cmp := map[string]func(a, b *Node) *Node{"LessThan": LessThan, "LessOrEqual": LessOrEqual, "GreaterThan": GreaterThan, "GreaterOrEqual": GreaterOrEqual}
 	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
 		for name, c := range cmp {
-			for _, form := range []string{"tensors", "scalar", "owned"} {
+			for _, form := range []string{"tensors", "scalar", "scalar lhs", "owned"} {
 				run := func(be backends.Backend) []float64 {
 					out, _ := eval(t, be, func(a, b *Node) *Node {
 						a, b = ConvertDType(a, dt), ConvertDType(b, dt)
@@ -332,6 +332,9 @@ func TestCompareAndWhereVsStock(t *testing.T) {
 						case "scalar":
 							cond = c(a, Scalar(a.Graph(), dt, 0.25))
 							return ConvertDType(Where(cond, Scalar(a.Graph(), dt, 3), b), dtypes.Float64)
+						case "scalar lhs":
+							cond = c(Scalar(a.Graph(), dt, 0.25), b)
+							return ConvertDType(Where(cond, a, Scalar(a.Graph(), dt, -2)), dtypes.Float64)
 						case "owned":
 							return ConvertDType(Where(cond, Neg(a), Abs(b)), dtypes.Float64)
 						}
