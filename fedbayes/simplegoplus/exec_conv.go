@@ -137,6 +137,32 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		return canonical(xBuf, slices.Concat([]int{ax.InputBatch}, ax.InputSpatial, []int{ax.InputChannels}))
 	}
 	switch {
+	case g.isKernelGradient():
+		// The gradient of a kernel: output positions are the forward taps, taps the forward outputs.
+		// As the forward convolution f (batch and input channels swapped back), with its patches P
+		// [B_f*O_f, K_f*Cin_f]: Y = P^T . dY, dY as [B_f*O_f, Cout]; both operands are read in the
+		// layouts the forward pass has, and the long contraction is split over the cores.
+		f := g.forward()
+		dy := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		rows, cols := f.batch*sizeOf(f.out), sizeOf(f.kernel)*f.cin
+		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
+		patches, _ := flatOf[T](pBuf)
+		if f.patchesByColumn() {
+			// PT [Cin_f*K_f, B_f*O_f]: Y rows in the canonical order (Cin_f = this batch, then taps).
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels, ax.InputBatch}, ax.InputSpatial))
+			im2colT(f, x, patches)
+			contractSplit(backend, gemm{Batch: 1, M: cols, N: g.cout, K: rows, LdA: rows, LdB: g.cout, LdC: g.cout}, patches, dy, yc)
+		} else {
+			// P [B_f*O_f, K_f*Cin_f]: Y rows come as (taps, Cin_f); reorder into the canonical [Cin_f, K_f, Cout].
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
+			im2col(f, x, patches)
+			tmp := getBufferForShape(backend, os)
+			yt, _ := flatOf[T](tmp)
+			contractSplit(backend, gemm{Batch: 1, M: cols, N: g.cout, K: rows, TransA: true, LdA: cols, LdB: g.cout, LdC: g.cout}, patches, dy, yt)
+			transposeInto(yc, yt, []int{sizeOf(f.kernel), f.cin, g.cout}, []int{1, 0, 2})
+			putBuffer(backend, tmp)
+		}
+		putBuffer(backend, pBuf)
 	case g.useScatter():
 		// Kernel as [Cin, K..., Cout]; R = X [B*S, Cin] . W [Cin, K*Cout]; then col2im into Y.
 		x := channelsLast()
@@ -188,6 +214,74 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	return out
 }
 
+// isKernelGradient reports whether the convolution has the shape of a kernel's gradient (as GoMLX
+// builds it: the forward input with its batch and channel axes swapped, the output gradient as
+// kernel): fewer output values per output channel than terms in each of them, so patches by output
+// position would be a few very long rows, read from transposed operands.
+func (g *convGeometry) isKernelGradient() bool {
+	return g.batch*sizeOf(g.out) < g.cin*sizeOf(g.kernel)
+}
+
+// forward returns the convolution whose kernel gradient g is: the forward output positions are g's
+// taps and the forward taps g's output positions, so the forward stride is g's kernel dilation and
+// the forward kernel dilation g's stride; batch and input channels swap.
+func (g *convGeometry) forward() convGeometry {
+	return convGeometry{
+		batch: g.cin, cin: g.batch, cout: g.cout,
+		in: g.in, kernel: g.out, out: g.kernel,
+		stride: g.kDil, padLow: g.padLow, inDil: g.inDil, kDil: g.stride,
+	}
+}
+
+// contractSplit computes the product g (Batch 1) with its contraction cut into pieces whose partial
+// products are summed in a fixed order: for products with a long contraction and a small result
+// (kernel gradients), where splitting the rows leaves too few for both cores. The pieces depend
+// only on the shapes, so the result is the same whatever the number of cores.
+func contractSplit[T float32 | float64](backend *simplego.Backend, g gemm, a, b, c []T) {
+	flop := 2 * g.M * g.N * g.K
+	n := min(maxChunks, max(1, flop/minChunkFLOP), max(1, g.K/256))
+	if n == 1 {
+		runGemm(g, a, b, c)
+		return
+	}
+	size := g.M * g.N
+	partBuf := getBufferForShape(backend, shapes.Make(dtypes.FromGenericsType[T](), n-1, size))
+	parts, _ := flatOf[T](partBuf)
+	parallelDo(n, func(i int) {
+		lo, hi := i*g.K/n, (i+1)*g.K/n
+		p := g
+		p.K = hi - lo
+		if g.TransA {
+			p.OffA += lo * g.LdA // A is stored [K, M]
+		} else {
+			p.OffA += lo
+		}
+		p.OffB += lo * g.LdB
+		dst := c
+		if i > 0 {
+			dst = parts[(i-1)*size : i*size]
+			p.LdC = g.N
+			p.OffC = 0
+		}
+		switch a := any(a).(type) {
+		case []float32:
+			gemm32(p, a, any(b).([]float32), any(dst).([]float32))
+		case []float64:
+			gemm64(p, a, any(b).([]float64), any(dst).([]float64))
+		}
+	})
+	for i := 1; i < n; i++ {
+		part := parts[(i-1)*size : i*size]
+		for r := range g.M {
+			row := c[g.OffC+r*g.LdC : g.OffC+r*g.LdC+g.N]
+			for j, v := range part[r*g.N : (r+1)*g.N] {
+				row[j] += v
+			}
+		}
+	}
+	putBuffer(backend, partBuf)
+}
+
 // patchesByColumn reports whether the patches are cheaper to fill transposed ([Cin*K, B*O], in
 // runs along the last output axis) than by rows ([B*O, K*Cin], in runs of Cin channels): a run
 // costs about runOverhead element copies besides its length, and few input channels make the row
@@ -198,11 +292,23 @@ func (g *convGeometry) patchesByColumn() bool {
 	oLast := g.out[n-1]
 	k, o := sizeOf(g.kernel), sizeOf(g.out)
 	byRow := g.batch * o * k * (runOverhead + g.cin)
+	if g.tapRuns() {
+		kLast := g.kernel[n-1]
+		byRow = g.batch * o * (k / kLast) * (runOverhead + kLast*g.cin)
+	}
 	byCol := g.cin * k * g.batch * (o / oLast) * (runOverhead + oLast)
 	if g.cin > 1 {
 		byCol += g.batch * sizeOf(g.in) * g.cin // the transpose to channels-first
 	}
 	return byCol < byRow
+}
+
+// tapRuns reports whether the taps along the last spatial axis read consecutive input positions
+// (no kernel or input dilation there), so that im2col copies all of them, channels included, as one
+// run where none is padding.
+func (g *convGeometry) tapRuns() bool {
+	last := len(g.in) - 1
+	return g.kDil[last] == 1 && g.inDil[last] == 1
 }
 
 // coordTables returns, per spatial axis i, the input coordinate read by output o and tap t at
@@ -235,6 +341,7 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 	rowsPerChunk := max(1, chunkElems/cols)
 	chunks := (rows + rowsPerChunk - 1) / rowsPerChunk
 	sSize := sizeOf(g.in) * cin
+	tapRuns := g.tapRuns()
 	parallelDo(chunks, func(c int) {
 		o := make([]int, n)
 		t := make([]int, n)
@@ -264,7 +371,10 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 					clear(seg)
 				} else {
 					tl := tables[last][o[last]*kl : (o[last]+1)*kl]
-					if cin == 1 {
+					if tapRuns && tl[0] >= 0 && tl[kl-1] >= 0 {
+						// Consecutive input positions tl[0]..tl[0]+kl-1, all inside: one copy.
+						copy(seg, xb[base+tl[0]*cin:base+(tl[0]+kl)*cin])
+					} else if cin == 1 {
 						xr := xb[base:]
 						for k, c := range tl {
 							if c < 0 {
