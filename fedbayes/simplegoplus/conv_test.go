@@ -44,6 +44,8 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "strided forward's kernel gradient, channels", xDims: []int{4, 13, 13, 3}, kDims: []int{4, 6, 6, 3}, axes: kgrad, kDil: []int{2, 1}, pads: [][2]int{{1, 1}, {2, 0}}},
 		{name: "LeNet conv2 forward", xDims: []int{4, 12, 12, 6}, kDims: []int{5, 5, 6, 16}, axes: nhwc},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
+		{name: "scatter, uneven padding", xDims: []int{2, 4, 5, 3}, kDims: []int{5, 3, 3, 2}, axes: nhwc, pads: [][2]int{{4, 3}, {2, 1}}},
+		{name: "scatter, LeNet conv2 input gradient", xDims: []int{4, 8, 8, 16}, kDims: []int{5, 5, 16, 6}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
 		{name: "scatter with input dilation", xDims: []int{1, 3, 3, 2}, kDims: []int{3, 3, 2, 2}, axes: nhwc, pads: [][2]int{{1, 1}, {2, 1}}, inDil: []int{2, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

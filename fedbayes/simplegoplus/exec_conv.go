@@ -167,11 +167,31 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		// Kernel as [Cin, K..., Cout]; R = X [B*S, Cin] . W [Cin, K*Cout]; then col2im into Y.
 		x := channelsLast()
 		w := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		runs := g.outputRuns()
+		if runs {
+			// Taps along the last axis reversed, so that consecutive taps of one input position
+			// land on consecutive output positions: col2im then adds runs of taps and channels.
+			tmp := getBufferForShape(backend, ks)
+			wr, _ := flatOf[T](tmp)
+			kl, c := g.kernel[len(g.kernel)-1], g.cout
+			for blk := range len(w) / (kl * c) {
+				src, dst := w[blk*kl*c:(blk+1)*kl*c], wr[blk*kl*c:(blk+1)*kl*c]
+				for t := range kl {
+					copy(dst[(kl-1-t)*c:(kl-t)*c], src[t*c:(t+1)*c])
+				}
+			}
+			w = wr
+			temps = append(temps, tmp)
+		}
 		rows, cols := g.batch*sizeOf(g.in), sizeOf(g.kernel)*g.cout
 		rBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		r, _ := flatOf[T](rBuf)
 		runGemm(gemm{Batch: 1, M: rows, N: cols, K: g.cin, LdA: g.cin, LdB: cols, LdC: cols}, x, w, r)
-		col2im(g, r, yc)
+		if runs {
+			col2imRuns(g, r, yc)
+		} else {
+			col2im(g, r, yc)
+		}
 		putBuffer(backend, rBuf)
 	case g.patchesByColumn():
 		// Kernel as [Cin, K..., Cout]; PT = the patches transposed [Cin*K, B*O], filled in runs along
@@ -530,6 +550,86 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 					}
 				}
 				for i := n - 1; i >= 0; i-- {
+					if t[i]++; t[i] < g.kernel[i] {
+						break
+					}
+					t[i] = 0
+				}
+			}
+		}
+	})
+}
+
+// outputRuns reports whether consecutive taps along the last spatial axis reach consecutive output
+// positions (unit stride, no dilation there), so that col2imRuns applies.
+func (g *convGeometry) outputRuns() bool {
+	last := len(g.in) - 1
+	return g.stride[last] == 1 && g.kDil[last] == 1 && g.inDil[last] == 1
+}
+
+// col2imRuns is col2im for outputRuns geometries, with r's taps along the last axis reversed
+// ([B*S, K_0.., reversed K_last, Cout]): input position s and reversed tap t' reach output
+// s + padLow - (K_last-1) + t' along the last axis, so the taps of one input position along that
+// axis, channels included, add to the output as one run. Every output element receives the same
+// terms in the same order as in col2im, so the result is identical.
+func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
+	n, cout := len(g.in), g.cout
+	last := n - 1
+	kl := g.kernel[last]
+	sSize, kSize, oSize := sizeOf(g.in), sizeOf(g.kernel), sizeOf(g.out)
+	outStrides := spatialStrides(g.out, cout)
+	// For each axis but the last, the output coordinate hit by input s and tap t, or -1.
+	tables := make([][]int, last)
+	for i := range last {
+		tab := make([]int, g.in[i]*g.kernel[i])
+		for s := range g.in[i] {
+			for k := range g.kernel[i] {
+				d := s*g.inDil[i] + g.padLow[i] - k*g.kDil[i]
+				o := -1
+				if d >= 0 && d%g.stride[i] == 0 && d/g.stride[i] < g.out[i] {
+					o = d / g.stride[i]
+				}
+				tab[s*g.kernel[i]+k] = o
+			}
+		}
+		tables[i] = tab
+	}
+	outerTaps := kSize / kl
+	parallelDo(g.batch, func(b int) {
+		yb := y[b*oSize*cout : (b+1)*oSize*cout]
+		clear(yb)
+		s := make([]int, n)
+		t := make([]int, last)
+		for sIdx := range sSize {
+			rest := sIdx
+			for i := n - 1; i >= 0; i-- {
+				s[i], rest = rest%g.in[i], rest/g.in[i]
+			}
+			first := s[last] + g.padLow[last] - (kl - 1) // output position of reversed tap 0
+			lo, hi := max(0, -first), min(kl, g.out[last]-first)
+			if lo >= hi {
+				continue
+			}
+			src := r[(b*sSize+sIdx)*kSize*cout:]
+			clear(t)
+			for ot := range outerTaps {
+				off, valid := (first+lo)*cout, true
+				for i := range last {
+					o := tables[i][s[i]*g.kernel[i]+t[i]]
+					if o < 0 {
+						valid = false
+						break
+					}
+					off += o * outStrides[i]
+				}
+				if valid {
+					seg := src[(ot*kl+lo)*cout : (ot*kl+hi)*cout]
+					dst := yb[off : off+len(seg)]
+					for j, v := range seg {
+						dst[j] += v
+					}
+				}
+				for i := last - 1; i >= 0; i-- {
 					if t[i]++; t[i] < g.kernel[i] {
 						break
 					}
