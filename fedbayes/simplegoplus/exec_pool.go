@@ -1,6 +1,9 @@
 package simplegoplus
 
 import (
+	"math"
+	"unsafe"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -175,6 +178,11 @@ func poolForward[T float32 | float64](p tiledPool, xBuf, outBuf *simplego.Buffer
 	x, _ := flatOf[T](xBuf)
 	out, _ := flatOf[T](outBuf)
 	l := newPoolLayout(bufferShape(xBuf), p.window)
+	if x32, ok := any(x).([]float32); ok && p.isMax {
+		out32 := any(out).([]float32)
+		l.forEachWindow(func(o int, taps []int) { maxWindow32(x32, out32[o:o+l.run], taps) })
+		return
+	}
 	l.forEachWindow(func(o int, taps []int) {
 		dst := out[o : o+l.run]
 		copy(dst, x[taps[0]:taps[0]+l.run])
@@ -206,6 +214,11 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 	out, _ := flatOf[T](outBuf)
 	clear(out)
 	l := newPoolLayout(bufferShape(xBuf), p.window)
+	if x32, ok := any(x).([]float32); ok && p.isMax {
+		src32, out32 := any(src).([]float32), any(out).([]float32)
+		l.forEachWindow(func(o int, taps []int) { argmaxScatter32(x32, src32[o:o+l.run], out32, taps) })
+		return
+	}
 	l.forEachWindow(func(o int, taps []int) {
 		for i := range l.run {
 			best, arg := x[taps[0]+i], taps[0]+i
@@ -217,4 +230,39 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 			out[arg] = src[o+i]
 		}
 	})
+}
+
+// maxWindow32 writes into dst (a run of l.run outputs) the max over the window's taps, as
+// poolForward does (the first value, then each later one that is greater), without branches: max
+// pooling follows a ReLU, and which tap wins is as random as the data. The greater-than flag (a
+// byte, 0 or 1) becomes a mask of bits that selects the new value.
+func maxWindow32(x, dst []float32, taps []int) {
+	run := len(dst)
+	copy(dst, x[taps[0]:taps[0]+run])
+	for _, t := range taps[1:] {
+		src := x[t : t+run]
+		for i, v := range src {
+			d := dst[i]
+			gt := v > d
+			m := -uint32(*(*uint8)(unsafe.Pointer(&gt)))
+			dst[i] = math.Float32frombits(math.Float32bits(v)&m | math.Float32bits(d)&^m)
+		}
+	}
+}
+
+// argmaxScatter32 is poolBackward's loop for float32 max pooling without branches: for each of the
+// run's positions, the first maximum of the window (the first value, then each later one that is
+// greater) gets the window's gradient src[i]; the index is selected with the same mask as the value.
+func argmaxScatter32(x, src, out []float32, taps []int) {
+	for i, g := range src {
+		best, arg := math.Float32bits(x[taps[0]+i]), uint(taps[0]+i)
+		for _, t := range taps[1:] {
+			v := x[t+i]
+			gt := v > math.Float32frombits(best)
+			m := -uint32(*(*uint8)(unsafe.Pointer(&gt)))
+			best = math.Float32bits(v)&m | best&^m
+			arg = uint(t+i)&uint(int(int32(m))) | arg&^uint(int(int32(m)))
+		}
+		out[arg] = g
+	}
 }
