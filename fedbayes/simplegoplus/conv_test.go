@@ -35,6 +35,8 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "strided padded", xDims: []int{2, 9, 8, 3}, kDims: []int{3, 2, 3, 4}, axes: nhwc, strides: []int{2, 3}, pads: [][2]int{{1, 2}, {0, 1}}},
 		{name: "kernel dilation", xDims: []int{1, 9, 9, 2}, kDims: []int{3, 3, 2, 2}, axes: nhwc, kDil: []int{2, 3}},
 		{name: "channels first", xDims: []int{2, 3, 7, 6}, kDims: []int{4, 3, 3, 2}, axes: nchw},
+		{name: "channels first, one channel (no transpose needed)", xDims: []int{3, 1, 9, 8}, kDims: []int{4, 1, 3, 3}, axes: nchw},
+		{name: "one channel, one output channel", xDims: []int{3, 9, 8, 1}, kDims: []int{3, 3, 1, 1}, axes: nhwc},
 		{name: "output positions (kernel-gradient layout)", xDims: []int{5, 7, 7, 2}, kDims: []int{5, 5, 5, 3}, axes: kgrad},
 		// LeNet's kernel gradients at batch 8 and 32: taps read as the forward patches transposed
 		// (one input channel) or by rows (six), the long contraction split over the cores.

@@ -113,10 +113,10 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	var temps []*simplego.Buffer
 	canonical := func(buf *simplego.Buffer, perm []int) []T {
 		flat, _ := flatOf[T](buf)
-		if isIdentity(perm) {
+		s := bufferShape(buf)
+		if sameLayout(s.Dimensions, perm) {
 			return flat
 		}
-		s := bufferShape(buf)
 		tmp := getBufferForShape(backend, s)
 		dst, _ := flatOf[T](tmp)
 		transposeInto(dst, flat, s.Dimensions, perm)
@@ -127,7 +127,8 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	out := getBufferForShape(backend, os)
 	y, _ := flatOf[T](out)
 	yc := y // the output in canonical order [B, O..., Cout]
-	if !isIdentity(outPerm) {
+	outMoves := !sameLayout(os.Dimensions, outPerm)
+	if outMoves {
 		tmp := getBufferForShape(backend, os)
 		yc, _ = flatOf[T](tmp)
 		temps = append(temps, tmp)
@@ -216,7 +217,7 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		putBuffer(backend, pBuf)
 	}
 
-	if !isIdentity(outPerm) {
+	if outMoves {
 		// yc is [B, O..., Cout]; the output axis outPerm[j] is canonical axis j.
 		inv := make([]int, len(outPerm))
 		for j, a := range outPerm {
@@ -300,6 +301,23 @@ func contractSplit[T float32 | float64](backend *simplego.Backend, g gemm, a, b,
 		}
 	}
 	putBuffer(backend, partBuf)
+}
+
+// sameLayout reports whether transposing an array of dimensions dims into the axis order perm
+// leaves its elements where they are: the axes longer than 1 keep their relative order (a LeNet's
+// first layer has one channel, so its input is channels-first and channels-last at once).
+func sameLayout(dims, perm []int) bool {
+	prev := -1
+	for _, a := range perm {
+		if dims[a] == 1 {
+			continue
+		}
+		if a < prev {
+			return false
+		}
+		prev = a
+	}
+	return true
 }
 
 // patchesByColumn reports whether the patches are cheaper to fill transposed ([Cin*K, B*O], in
