@@ -297,7 +297,13 @@ func TestMinMaxGradientVsStock(t *testing.T) {
 	a := []float64{1, -2, 0, 3, 3, math.Inf(1), math.Inf(-1), math.NaN(), -0.5, 2}
 	b := []float64{0, 0, 0, 3, 4, math.Inf(1), 1, 0, math.NaN(), -1}
 	w := []float64{0.5, -1, 2, -3, 1, 1, -2, 1, 1, -0.25}
-	for name, f := range map[string]func(x, y *Node) *Node{"Max": Max, "Min": Min, "Relu": func(x, _ *Node) *Node { return Max(x, ZerosLike(x)) }} {
+	for name, f := range map[string]func(x, y *Node) *Node{"Max": Max, "Min": Min, "Relu": func(x, _ *Node) *Node { return Max(x, ZerosLike(x)) },
+		// Clamps against a scalar bound (3 is tied with two of x).
+		"Max scalar": func(x, _ *Node) *Node { return Max(x, Scalar(x.Graph(), x.DType(), 3)) },
+		"Min scalar": func(x, _ *Node) *Node { return Min(x, Scalar(x.Graph(), x.DType(), 3)) },
+		"clamp": func(x, _ *Node) *Node {
+			return Min(Max(x, Scalar(x.Graph(), x.DType(), -1)), Scalar(x.Graph(), x.DType(), 2))
+		}} {
 		run := func(be backends.Backend) []float64 {
 			out, _ := eval(t, be, func(x, y, w *Node) *Node {
 				g := Gradient(ReduceAllSum(Mul(f(x, y), w)), x, y)
