@@ -276,16 +276,32 @@ func TestBroadcastingBinaryVsStock(t *testing.T) {
 		{[]int{4, 3, 5}, []int{4, 1, 5}},
 		{[]int{1, 3, 1}, []int{4, 3, 5}},
 		{[]int{2, 70, 130}, []int{2, 70, 1}},
+		// Biases: periodic along the flat output, on either side, in one chunk or several.
+		{[]int{2, 70, 130}, []int{1, 1, 130}},
+		{[]int{1, 70, 130}, []int{2, 70, 130}},
+		{[]int{8, 40, 40, 6}, []int{1, 1, 1, 6}},
+		{[]int{3, 5}, []int{1, 5}},
 	} {
 		a, b := randFloats(3, sizeOf(tc.a)), randFloats(4, sizeOf(tc.b))
 		for name, f := range map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min} {
-			run := func(be backends.Backend) []float64 {
-				out, _ := eval(t, be, func(x, y *Node) *Node {
-					return ConvertDType(f(ConvertDType(x, dtypes.Float32), ConvertDType(y, dtypes.Float32)), dtypes.Float64)
-				}, tensors.FromFlatDataAndDimensions(a, tc.a...), tensors.FromFlatDataAndDimensions(b, tc.b...))
-				return out
+			for _, form := range []struct {
+				shared bool
+				dt     dtypes.DType
+			}{{false, dtypes.Float32}, {true, dtypes.Float32}, {false, dtypes.Float64}} {
+				shared := form.shared
+				run := func(be backends.Backend) []float64 {
+					out, _ := eval(t, be, func(x, y *Node) *Node {
+						x, y = ConvertDType(Neg(x), form.dt), ConvertDType(Neg(y), form.dt)
+						r := f(x, y)
+						if shared { // x and y are used again: the op cannot write into them
+							r = Add(Add(r, ReduceAllSum(x)), ReduceAllSum(y))
+						}
+						return ConvertDType(r, dtypes.Float64)
+					}, tensors.FromFlatDataAndDimensions(a, tc.a...), tensors.FromFlatDataAndDimensions(b, tc.b...))
+					return out
+				}
+				closeSlices(t, fmt.Sprintf("%s %v %v %v", name, tc.a, tc.b, form), run(plusBackend()), run(stockBackend()), 0)
 			}
-			closeSlices(t, fmt.Sprintf("%s %v %v", name, tc.a, tc.b), run(plusBackend()), run(stockBackend()), 0)
 		}
 	}
 }
