@@ -52,7 +52,7 @@ func minMaxVJP(node *graph.Node, vjpOutputs []*graph.Node, outputShape shapes.Sh
 	if !in[1].Shape().Equal(node.Shape()) {
 		return stock(node, vjpOutputs, outputShape)
 	}
-	zero := graph.ZerosLike(v)
+	zero := graph.ScalarZero(v.Graph(), v.DType())
 	// Stock: side 0 gets v where x0 - x1 >= 0 (or is NaN) for Max; Min swaps the sides.
 	below := graph.LessThan(in[0], in[1])
 	toFirst, toSecond := graph.Where(below, zero, v), graph.Where(below, v, zero)
