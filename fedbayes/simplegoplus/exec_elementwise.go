@@ -22,19 +22,28 @@ import (
 const elemChunk = 1 << 14
 
 // parallelRange runs fn over [0, n) in chunks of elemChunk, on both cores when n is large.
-func parallelRange(n int, fn func(lo, hi int)) {
-	if n <= elemChunk {
+func parallelRange(n int, fn func(lo, hi int)) { parallelChunks(n, elemChunk, fn) }
+
+// costlyChunk is the chunk of the element-wise ops that cost tens of nanoseconds per element (Log,
+// Cos: the Box-Muller transform of every Gaussian noise draw), worth splitting at a few thousand.
+const costlyChunk = 1 << 11
+
+// parallelChunks runs fn over [0, n) in chunks of chunk elements, on both cores when there are
+// several. The chunks depend only on n, and each element is computed alone, so the result does not
+// depend on the number of cores.
+func parallelChunks(n, chunk int, fn func(lo, hi int)) {
+	if n <= chunk {
 		fn(0, n)
 		return
 	}
-	chunks := (n + elemChunk - 1) / elemChunk
-	parallelDo(chunks, func(c int) { fn(c*elemChunk, min(n, (c+1)*elemChunk)) })
+	chunks := (n + chunk - 1) / chunk
+	parallelDo(chunks, func(c int) { fn(c*chunk, min(n, (c+1)*chunk)) })
 }
 
 // unaryOps and binaryOps are the op types whose executors are replaced here.
 var (
 	unaryOps = []backends.OpType{backends.OpTypeExp, backends.OpTypeLog, backends.OpTypeNeg, backends.OpTypeAbs,
-		backends.OpTypeSqrt, backends.OpTypeRsqrt, backends.OpTypeSign}
+		backends.OpTypeSqrt, backends.OpTypeRsqrt, backends.OpTypeSign, backends.OpTypeCos}
 	binaryOps = []backends.OpType{backends.OpTypeAdd, backends.OpTypeSub, backends.OpTypeMul, backends.OpTypeDiv,
 		backends.OpTypeMax, backends.OpTypeMin}
 )
@@ -57,6 +66,10 @@ func unaryKernel[T float32 | float64](op backends.OpType, x, y []T) {
 	case backends.OpTypeLog:
 		for i, v := range x {
 			y[i] = T(math.Log(float64(v)))
+		}
+	case backends.OpTypeCos:
+		for i, v := range x {
+			y[i] = T(math.Cos(float64(v)))
 		}
 	case backends.OpTypeNeg:
 		for i, v := range x {
@@ -220,14 +233,18 @@ func execUnary(backend *simplego.Backend, node *simplego.Node, inputs []*simpleg
 		return stock.elementwise[op](backend, node, inputs, owned)
 	}
 	out := unaryOutput(backend, inputs, owned)
+	chunk := elemChunk
+	if op == backends.OpTypeLog || op == backends.OpTypeCos {
+		chunk = costlyChunk
+	}
 	if dtype == dtypes.Float32 {
 		x, _ := flatOf[float32](in)
 		y, _ := flatOf[float32](out)
-		parallelRange(len(x), func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
+		parallelChunks(len(x), chunk, func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
 	} else {
 		x, _ := flatOf[float64](in)
 		y, _ := flatOf[float64](out)
-		parallelRange(len(x), func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
+		parallelChunks(len(x), chunk, func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
 	}
 	return out, nil
 }

@@ -137,7 +137,7 @@ func TestElementwiseVsStock(t *testing.T) {
 		x[i] *= 30
 	}
 	y := randFloats(22, n)
-	unary := map[string]func(*Node) *Node{"Exp": Exp, "Log": Log, "Neg": Neg, "Abs": Abs, "Sqrt": Sqrt, "Rsqrt": Rsqrt, "Sign": Sign}
+	unary := map[string]func(*Node) *Node{"Exp": Exp, "Log": Log, "Neg": Neg, "Abs": Abs, "Sqrt": Sqrt, "Rsqrt": Rsqrt, "Sign": Sign, "Cos": Cos}
 	binary := map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min}
 	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
 		xt, yt := tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n)
