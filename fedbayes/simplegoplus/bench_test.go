@@ -99,7 +99,7 @@ func BenchmarkLeNetConv(b *testing.B) {
 				if c.pad > 0 {
 					cv = cv.PaddingPerDim([][2]int{{c.pad, c.pad}, {c.pad, c.pad}})
 				}
-				return ReduceAllSum(cv.Done())
+				return cv.Done()
 			})
 			if err != nil {
 				b.Fatal(err)
