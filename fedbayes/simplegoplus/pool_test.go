@@ -18,13 +18,15 @@ func TestMaxPool32Branchless(t *testing.T) {
 		{[]int{2, 6, 4, 3}, []int{1, 2, 2, 1}},
 		{[]int{1, 6, 6, 1}, []int{1, 3, 2, 1}},
 		{[]int{3, 8}, []int{1, 4}},
+		{[]int{9}, []int{3}},
+		{[]int{2, 5, 7, 3}, []int{1, 2, 3, 1}}, // odd dimensions: the last rows and columns are in no window
 	} {
 		x64 := randFloats(7, sizeOf(tc.dims))
 		x := make([]float32, len(x64))
 		for i, v := range x64 {
 			x[i] = float32(math.Round(v * 2)) // ties in most windows
 		}
-		x[0], x[1], x[5], x[9] = float32(math.NaN()), float32(math.Copysign(0, -1)), 0, float32(math.Inf(-1))
+		x[0], x[1], x[5], x[len(x)-1] = float32(math.NaN()), float32(math.Copysign(0, -1)), 0, float32(math.Inf(-1))
 		l := newPoolLayout(shapes.Make(dtypes.Float32, tc.dims...), tc.window)
 		outSize := sizeOf(l.outer) * l.run
 		src := make([]float32, outSize)
@@ -33,9 +35,15 @@ func TestMaxPool32Branchless(t *testing.T) {
 		}
 		got, want := make([]float32, outSize), make([]float32, outSize)
 		gotGrad, wantGrad := make([]float32, len(x)), make([]float32, len(x))
+		// The kernels as poolForward and poolBackward call them, a row of windows at a time.
+		l.forEachRow(func(o int, taps []int, n, inStep, outStep int) {
+			for w := range n {
+				maxWindow32(x, got[o+w*outStep:o+w*outStep+l.run], taps, w*inStep)
+				argmaxScatter32(x, src[o+w*outStep:o+w*outStep+l.run], gotGrad, taps, w*inStep)
+			}
+		})
+		// The plain rule, a window at a time.
 		l.forEachWindow(func(o int, taps []int) {
-			maxWindow32(x, got[o:o+l.run], taps)
-			argmaxScatter32(x, src[o:o+l.run], gotGrad, taps)
 			for i := range l.run {
 				best, arg := x[taps[0]+i], taps[0]+i
 				for _, tp := range taps[1:] {
