@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-jobs bench-torch reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -135,6 +135,11 @@ bench-round: ## one federated round (Fashion-MNIST 60k, 10 clients, E=1, Bayesia
 	  -timeout 90m ./fedbayes/engine | sed "s|^BenchmarkRound/|BenchmarkRound/GOMAXPROCS=$$p/|"; done | tee $(BUILD)/bench-round.txt
 	@echo "== summary (median of $${COUNT:-3} runs) =="
 	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench-round.txt
+
+bench-ab: ## one change measured in turn: BenchmarkStep at A=rev and B=rev (default main, HEAD) and PyTorch, COUNT times
+	@mkdir -p $(BUILD)
+	@kernels/install torch
+	kernels/bench-ab $${A:-main} $${B:-HEAD} $(BUILD)/bench-ab
 
 bench-jobs: tools data ## a sweep of 4 Bayesian LeNet runs as one process and as `fedbayes run -jobs 2` (COUNT=3 each)
 	@mkdir -p $(BUILD)

@@ -2,7 +2,6 @@ package models
 
 import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
 )
 
 // matmul contracts x [K, B, in] with w [K, in, out] per client: DotGeneral with K as batch axis gives
@@ -141,8 +140,10 @@ func flatten(x *Node) *Node {
 	return Reshape(x, d[0], d[1], -1)
 }
 
-// relu is GoMLX's ReLU activation.
-func relu(x *Node) *Node { return activations.Relu(x) }
+// relu is the ReLU activation, max(x, 0): GoMLX's activations.Relu with the zero as a scalar instead
+// of a tensor of zeros (ZerosLike), the same values without materialising the zeros, forward and in
+// the gradient.
+func relu(x *Node) *Node { return Max(x, ScalarZero(x.Graph(), x.DType())) }
 
 // dropout applies MC dropout to x [K, ...] when the model is an MCDropout net, in training and in
 // prediction alike (Gal and Ghahramani 2016): each unit is kept with probability 1 - rate and scaled

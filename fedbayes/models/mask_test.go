@@ -227,6 +227,16 @@ func TestBatchMaskErrors(t *testing.T) {
 	if _, err := tr.Step(Batch{X: x, Labels: y, DatasetSizes: []int{1, 1}, Mask: []float32{1, 1, 0, 0}, Active: []bool{true, false}}); err != nil {
 		t.Errorf("inactive client with an empty mask: %v", err)
 	}
+	// A single client must be active: its step graph has no masking of inactive clients.
+	one := newModel(t, Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{3}, Clients: 1})
+	tr1, err := one.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr1.Step(Batch{X: x[:4], Labels: y[:2], DatasetSizes: []int{1}, Active: []bool{false}})
+	if err == nil || !strings.Contains(err.Error(), "no client is active") {
+		t.Errorf("one inactive client: error %v, want it to contain %q", err, "no client is active")
+	}
 }
 
 // TestProximalTerm: with FedProx's term mu/2 ||w - c||^2 and plain SGD, the second step differs from

@@ -177,7 +177,11 @@ func (t *Trainer) stepGraph(ctx *context.Context, x, y, n, mask, active *Node) [
 	loss := Add(nll, Div(MulScalar(b.kl, m.cfg.KLWeight), n))
 	b.finish()
 	t.opt.UpdateGraph(ctx, g, ReduceAllSum(loss))
-	m.keepInactive(ctx, g, active)
+	if m.k > 1 {
+		// With one client, batchMasks requires it to be active: the masking Wheres (one pass over
+		// every parameter and optimizer state per step) would always keep the update.
+		m.keepInactive(ctx, g, active)
+	}
 	return []*Node{loss, nll, b.kl}
 }
 

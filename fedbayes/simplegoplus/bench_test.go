@@ -3,6 +3,8 @@ package simplegoplus
 import (
 	"testing"
 
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/train"
@@ -65,4 +67,62 @@ func BenchmarkLeNet28(b *testing.B) {
 // BenchmarkLeNet32 is the LeNet-style CNN on 3x32x32 (CIFAR-10, SVHN).
 func BenchmarkLeNet32(b *testing.B) {
 	b.Run("simplegoplus", func(b *testing.B) { benchTrainStep(b, plusBackend(), lenetModel(10, 0), []int{32, 32, 3}) })
+}
+
+// BenchmarkLeNetConv times the five convolutions of a LeNet training step at batch 64 in float32,
+// one graph each, as GoMLX lays them out (forward, kernel gradients, input gradient of the second
+// layer), so that a change of the convolution executor can be measured op by op:
+//
+//	go test ./fedbayes/simplegoplus -run '^$' -bench LeNetConv -count 5
+func BenchmarkLeNetConv(b *testing.B) {
+	nhwc := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
+		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
+		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
+	kgrad := backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
+		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
+		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+	for _, c := range []struct {
+		name         string
+		xDims, kDims []int
+		axes         backends.ConvolveAxesConfig
+		pad          int
+	}{
+		{"conv1", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, 0},
+		{"conv2", []int{64, 12, 12, 6}, []int{5, 5, 6, 16}, nhwc, 0},
+		{"conv1-kernel-grad", []int{64, 28, 28, 1}, []int{64, 24, 24, 6}, kgrad, 0},
+		{"conv2-kernel-grad", []int{64, 12, 12, 6}, []int{64, 8, 8, 16}, kgrad, 0},
+		{"conv2-input-grad", []int{64, 8, 8, 16}, []int{5, 5, 16, 6}, nhwc, 4},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			exec, err := NewExec(plusBackend(), func(x, k *Node) *Node {
+				cv := Convolve(x, k).AxesConfig(c.axes)
+				if c.pad > 0 {
+					cv = cv.PaddingPerDim([][2]int{{c.pad, c.pad}, {c.pad, c.pad}})
+				}
+				return cv.Done()
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := tensors.FromFlatDataAndDimensions(float32s(randFloats(1, sizeOf(c.xDims))), c.xDims...)
+			k := tensors.FromFlatDataAndDimensions(float32s(randFloats(2, sizeOf(c.kDims))), c.kDims...)
+			if _, err := exec.Exec(x, k); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := exec.Exec(x, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// float32s converts v to float32.
+func float32s(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
 }

@@ -35,8 +35,19 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "strided padded", xDims: []int{2, 9, 8, 3}, kDims: []int{3, 2, 3, 4}, axes: nhwc, strides: []int{2, 3}, pads: [][2]int{{1, 2}, {0, 1}}},
 		{name: "kernel dilation", xDims: []int{1, 9, 9, 2}, kDims: []int{3, 3, 2, 2}, axes: nhwc, kDil: []int{2, 3}},
 		{name: "channels first", xDims: []int{2, 3, 7, 6}, kDims: []int{4, 3, 3, 2}, axes: nchw},
+		{name: "channels first, one channel (no transpose needed)", xDims: []int{3, 1, 9, 8}, kDims: []int{4, 1, 3, 3}, axes: nchw},
+		{name: "one channel, one output channel", xDims: []int{3, 9, 8, 1}, kDims: []int{3, 3, 1, 1}, axes: nhwc},
 		{name: "output positions (kernel-gradient layout)", xDims: []int{5, 7, 7, 2}, kDims: []int{5, 5, 5, 3}, axes: kgrad},
+		// LeNet's kernel gradients at batch 8 and 32: taps read as the forward patches transposed
+		// (one input channel) or by rows (six), the long contraction split over the cores.
+		{name: "LeNet conv1 kernel gradient", xDims: []int{8, 28, 28, 1}, kDims: []int{8, 24, 24, 6}, axes: kgrad},
+		{name: "LeNet conv2 kernel gradient", xDims: []int{32, 12, 12, 6}, kDims: []int{32, 8, 8, 16}, axes: kgrad},
+		{name: "strided forward's kernel gradient", xDims: []int{4, 13, 13, 1}, kDims: []int{4, 6, 6, 3}, axes: kgrad, kDil: []int{2, 2}, pads: [][2]int{{1, 1}, {2, 0}}},
+		{name: "strided forward's kernel gradient, channels", xDims: []int{4, 13, 13, 3}, kDims: []int{4, 6, 6, 3}, axes: kgrad, kDil: []int{2, 1}, pads: [][2]int{{1, 1}, {2, 0}}},
+		{name: "LeNet conv2 forward", xDims: []int{4, 12, 12, 6}, kDims: []int{5, 5, 6, 16}, axes: nhwc},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
+		{name: "scatter, uneven padding", xDims: []int{2, 4, 5, 3}, kDims: []int{5, 3, 3, 2}, axes: nhwc, pads: [][2]int{{4, 3}, {2, 1}}},
+		{name: "scatter, LeNet conv2 input gradient", xDims: []int{4, 8, 8, 16}, kDims: []int{5, 5, 16, 6}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
 		{name: "scatter with input dilation", xDims: []int{1, 3, 3, 2}, kDims: []int{3, 3, 2, 2}, axes: nhwc, pads: [][2]int{{1, 1}, {2, 1}}, inDil: []int{2, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

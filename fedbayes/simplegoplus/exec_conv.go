@@ -113,10 +113,10 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	var temps []*simplego.Buffer
 	canonical := func(buf *simplego.Buffer, perm []int) []T {
 		flat, _ := flatOf[T](buf)
-		if isIdentity(perm) {
+		s := bufferShape(buf)
+		if sameLayout(s.Dimensions, perm) {
 			return flat
 		}
-		s := bufferShape(buf)
 		tmp := getBufferForShape(backend, s)
 		dst, _ := flatOf[T](tmp)
 		transposeInto(dst, flat, s.Dimensions, perm)
@@ -127,7 +127,8 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	out := getBufferForShape(backend, os)
 	y, _ := flatOf[T](out)
 	yc := y // the output in canonical order [B, O..., Cout]
-	if !isIdentity(outPerm) {
+	outMoves := !sameLayout(os.Dimensions, outPerm)
+	if outMoves {
 		tmp := getBufferForShape(backend, os)
 		yc, _ = flatOf[T](tmp)
 		temps = append(temps, tmp)
@@ -137,15 +138,61 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		return canonical(xBuf, slices.Concat([]int{ax.InputBatch}, ax.InputSpatial, []int{ax.InputChannels}))
 	}
 	switch {
+	case g.isKernelGradient():
+		// The gradient of a kernel: output positions are the forward taps, taps the forward outputs.
+		// As the forward convolution f (batch and input channels swapped back), with its patches P
+		// [B_f*O_f, K_f*Cin_f]: Y = P^T . dY, dY as [B_f*O_f, Cout]; both operands are read in the
+		// layouts the forward pass has, and the long contraction is split over the cores.
+		f := g.forward()
+		dy := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		rows, cols := f.batch*sizeOf(f.out), sizeOf(f.kernel)*f.cin
+		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
+		patches, _ := flatOf[T](pBuf)
+		if f.patchesByColumn() {
+			// PT [Cin_f*K_f, B_f*O_f]: Y rows in the canonical order (Cin_f = this batch, then taps).
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels, ax.InputBatch}, ax.InputSpatial))
+			im2colT(f, x, patches)
+			contractSplit(backend, gemm{Batch: 1, M: cols, N: g.cout, K: rows, LdA: rows, LdB: g.cout, LdC: g.cout}, patches, dy, yc)
+		} else {
+			// P [B_f*O_f, K_f*Cin_f]: Y rows come as (taps, Cin_f); reorder into the canonical [Cin_f, K_f, Cout].
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
+			im2col(f, x, patches)
+			tmp := getBufferForShape(backend, os)
+			yt, _ := flatOf[T](tmp)
+			contractSplit(backend, gemm{Batch: 1, M: cols, N: g.cout, K: rows, TransA: true, LdA: cols, LdB: g.cout, LdC: g.cout}, patches, dy, yt)
+			transposeInto(yc, yt, []int{sizeOf(f.kernel), f.cin, g.cout}, []int{1, 0, 2})
+			putBuffer(backend, tmp)
+		}
+		putBuffer(backend, pBuf)
 	case g.useScatter():
 		// Kernel as [Cin, K..., Cout]; R = X [B*S, Cin] . W [Cin, K*Cout]; then col2im into Y.
 		x := channelsLast()
 		w := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		runs := g.outputRuns()
+		if runs {
+			// Taps along the last axis reversed, so that consecutive taps of one input position
+			// land on consecutive output positions: col2im then adds runs of taps and channels.
+			tmp := getBufferForShape(backend, ks)
+			wr, _ := flatOf[T](tmp)
+			kl, c := g.kernel[len(g.kernel)-1], g.cout
+			for blk := range len(w) / (kl * c) {
+				src, dst := w[blk*kl*c:(blk+1)*kl*c], wr[blk*kl*c:(blk+1)*kl*c]
+				for t := range kl {
+					copy(dst[(kl-1-t)*c:(kl-t)*c], src[t*c:(t+1)*c])
+				}
+			}
+			w = wr
+			temps = append(temps, tmp)
+		}
 		rows, cols := g.batch*sizeOf(g.in), sizeOf(g.kernel)*g.cout
 		rBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		r, _ := flatOf[T](rBuf)
 		runGemm(gemm{Batch: 1, M: rows, N: cols, K: g.cin, LdA: g.cin, LdB: cols, LdC: cols}, x, w, r)
-		col2im(g, r, yc)
+		if runs {
+			col2imRuns(g, r, yc)
+		} else {
+			col2im(g, r, yc)
+		}
 		putBuffer(backend, rBuf)
 	case g.patchesByColumn():
 		// Kernel as [Cin, K..., Cout]; PT = the patches transposed [Cin*K, B*O], filled in runs along
@@ -170,7 +217,7 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		putBuffer(backend, pBuf)
 	}
 
-	if !isIdentity(outPerm) {
+	if outMoves {
 		// yc is [B, O..., Cout]; the output axis outPerm[j] is canonical axis j.
 		inv := make([]int, len(outPerm))
 		for j, a := range outPerm {
@@ -188,6 +235,91 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	return out
 }
 
+// isKernelGradient reports whether the convolution has the shape of a kernel's gradient (as GoMLX
+// builds it: the forward input with its batch and channel axes swapped, the output gradient as
+// kernel): fewer output values per output channel than terms in each of them, so patches by output
+// position would be a few very long rows, read from transposed operands.
+func (g *convGeometry) isKernelGradient() bool {
+	return g.batch*sizeOf(g.out) < g.cin*sizeOf(g.kernel)
+}
+
+// forward returns the convolution whose kernel gradient g is: the forward output positions are g's
+// taps and the forward taps g's output positions, so the forward stride is g's kernel dilation and
+// the forward kernel dilation g's stride; batch and input channels swap.
+func (g *convGeometry) forward() convGeometry {
+	return convGeometry{
+		batch: g.cin, cin: g.batch, cout: g.cout,
+		in: g.in, kernel: g.out, out: g.kernel,
+		stride: g.kDil, padLow: g.padLow, inDil: g.inDil, kDil: g.stride,
+	}
+}
+
+// contractSplit computes the product g (Batch 1) with its contraction cut into pieces whose partial
+// products are summed in a fixed order: for products with a long contraction and a small result
+// (kernel gradients), where splitting the rows leaves too few for both cores. The pieces depend
+// only on the shapes, so the result is the same whatever the number of cores.
+func contractSplit[T float32 | float64](backend *simplego.Backend, g gemm, a, b, c []T) {
+	flop := 2 * g.M * g.N * g.K
+	n := min(maxChunks, max(1, flop/minChunkFLOP), max(1, g.K/256))
+	if n == 1 {
+		runGemm(g, a, b, c)
+		return
+	}
+	size := g.M * g.N
+	partBuf := getBufferForShape(backend, shapes.Make(dtypes.FromGenericsType[T](), n-1, size))
+	parts, _ := flatOf[T](partBuf)
+	parallelDo(n, func(i int) {
+		lo, hi := i*g.K/n, (i+1)*g.K/n
+		p := g
+		p.K = hi - lo
+		if g.TransA {
+			p.OffA += lo * g.LdA // A is stored [K, M]
+		} else {
+			p.OffA += lo
+		}
+		p.OffB += lo * g.LdB
+		dst := c
+		if i > 0 {
+			dst = parts[(i-1)*size : i*size]
+			p.LdC = g.N
+			p.OffC = 0
+		}
+		switch a := any(a).(type) {
+		case []float32:
+			gemm32(p, a, any(b).([]float32), any(dst).([]float32))
+		case []float64:
+			gemm64(p, a, any(b).([]float64), any(dst).([]float64))
+		}
+	})
+	for i := 1; i < n; i++ {
+		part := parts[(i-1)*size : i*size]
+		for r := range g.M {
+			row := c[g.OffC+r*g.LdC : g.OffC+r*g.LdC+g.N]
+			for j, v := range part[r*g.N : (r+1)*g.N] {
+				row[j] += v
+			}
+		}
+	}
+	putBuffer(backend, partBuf)
+}
+
+// sameLayout reports whether transposing an array of dimensions dims into the axis order perm
+// leaves its elements where they are: the axes longer than 1 keep their relative order (a LeNet's
+// first layer has one channel, so its input is channels-first and channels-last at once).
+func sameLayout(dims, perm []int) bool {
+	prev := -1
+	for _, a := range perm {
+		if dims[a] == 1 {
+			continue
+		}
+		if a < prev {
+			return false
+		}
+		prev = a
+	}
+	return true
+}
+
 // patchesByColumn reports whether the patches are cheaper to fill transposed ([Cin*K, B*O], in
 // runs along the last output axis) than by rows ([B*O, K*Cin], in runs of Cin channels): a run
 // costs about runOverhead element copies besides its length, and few input channels make the row
@@ -198,11 +330,23 @@ func (g *convGeometry) patchesByColumn() bool {
 	oLast := g.out[n-1]
 	k, o := sizeOf(g.kernel), sizeOf(g.out)
 	byRow := g.batch * o * k * (runOverhead + g.cin)
+	if g.tapRuns() {
+		kLast := g.kernel[n-1]
+		byRow = g.batch * o * (k / kLast) * (runOverhead + kLast*g.cin)
+	}
 	byCol := g.cin * k * g.batch * (o / oLast) * (runOverhead + oLast)
 	if g.cin > 1 {
 		byCol += g.batch * sizeOf(g.in) * g.cin // the transpose to channels-first
 	}
 	return byCol < byRow
+}
+
+// tapRuns reports whether the taps along the last spatial axis read consecutive input positions
+// (no kernel or input dilation there), so that im2col copies all of them, channels included, as one
+// run where none is padding.
+func (g *convGeometry) tapRuns() bool {
+	last := len(g.in) - 1
+	return g.kDil[last] == 1 && g.inDil[last] == 1
 }
 
 // coordTables returns, per spatial axis i, the input coordinate read by output o and tap t at
@@ -235,6 +379,7 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 	rowsPerChunk := max(1, chunkElems/cols)
 	chunks := (rows + rowsPerChunk - 1) / rowsPerChunk
 	sSize := sizeOf(g.in) * cin
+	tapRuns := g.tapRuns()
 	parallelDo(chunks, func(c int) {
 		o := make([]int, n)
 		t := make([]int, n)
@@ -264,7 +409,10 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 					clear(seg)
 				} else {
 					tl := tables[last][o[last]*kl : (o[last]+1)*kl]
-					if cin == 1 {
+					if tapRuns && tl[0] >= 0 && tl[kl-1] >= 0 {
+						// Consecutive input positions tl[0]..tl[0]+kl-1, all inside: one copy.
+						copy(seg, xb[base+tl[0]*cin:base+(tl[0]+kl)*cin])
+					} else if cin == 1 {
 						xr := xb[base:]
 						for k, c := range tl {
 							if c < 0 {
@@ -420,6 +568,86 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 					}
 				}
 				for i := n - 1; i >= 0; i-- {
+					if t[i]++; t[i] < g.kernel[i] {
+						break
+					}
+					t[i] = 0
+				}
+			}
+		}
+	})
+}
+
+// outputRuns reports whether consecutive taps along the last spatial axis reach consecutive output
+// positions (unit stride, no dilation there), so that col2imRuns applies.
+func (g *convGeometry) outputRuns() bool {
+	last := len(g.in) - 1
+	return g.stride[last] == 1 && g.kDil[last] == 1 && g.inDil[last] == 1
+}
+
+// col2imRuns is col2im for outputRuns geometries, with r's taps along the last axis reversed
+// ([B*S, K_0.., reversed K_last, Cout]): input position s and reversed tap t' reach output
+// s + padLow - (K_last-1) + t' along the last axis, so the taps of one input position along that
+// axis, channels included, add to the output as one run. Every output element receives the same
+// terms in the same order as in col2im, so the result is identical.
+func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
+	n, cout := len(g.in), g.cout
+	last := n - 1
+	kl := g.kernel[last]
+	sSize, kSize, oSize := sizeOf(g.in), sizeOf(g.kernel), sizeOf(g.out)
+	outStrides := spatialStrides(g.out, cout)
+	// For each axis but the last, the output coordinate hit by input s and tap t, or -1.
+	tables := make([][]int, last)
+	for i := range last {
+		tab := make([]int, g.in[i]*g.kernel[i])
+		for s := range g.in[i] {
+			for k := range g.kernel[i] {
+				d := s*g.inDil[i] + g.padLow[i] - k*g.kDil[i]
+				o := -1
+				if d >= 0 && d%g.stride[i] == 0 && d/g.stride[i] < g.out[i] {
+					o = d / g.stride[i]
+				}
+				tab[s*g.kernel[i]+k] = o
+			}
+		}
+		tables[i] = tab
+	}
+	outerTaps := kSize / kl
+	parallelDo(g.batch, func(b int) {
+		yb := y[b*oSize*cout : (b+1)*oSize*cout]
+		clear(yb)
+		s := make([]int, n)
+		t := make([]int, last)
+		for sIdx := range sSize {
+			rest := sIdx
+			for i := n - 1; i >= 0; i-- {
+				s[i], rest = rest%g.in[i], rest/g.in[i]
+			}
+			first := s[last] + g.padLow[last] - (kl - 1) // output position of reversed tap 0
+			lo, hi := max(0, -first), min(kl, g.out[last]-first)
+			if lo >= hi {
+				continue
+			}
+			src := r[(b*sSize+sIdx)*kSize*cout:]
+			clear(t)
+			for ot := range outerTaps {
+				off, valid := (first+lo)*cout, true
+				for i := range last {
+					o := tables[i][s[i]*g.kernel[i]+t[i]]
+					if o < 0 {
+						valid = false
+						break
+					}
+					off += o * outStrides[i]
+				}
+				if valid {
+					seg := src[(ot*kl+lo)*cout : (ot*kl+hi)*cout]
+					dst := yb[off : off+len(seg)]
+					for j, v := range seg {
+						dst[j] += v
+					}
+				}
+				for i := last - 1; i >= 0; i-- {
 					if t[i]++; t[i] < g.kernel[i] {
 						break
 					}

@@ -22,19 +22,28 @@ import (
 const elemChunk = 1 << 14
 
 // parallelRange runs fn over [0, n) in chunks of elemChunk, on both cores when n is large.
-func parallelRange(n int, fn func(lo, hi int)) {
-	if n <= elemChunk {
+func parallelRange(n int, fn func(lo, hi int)) { parallelChunks(n, elemChunk, fn) }
+
+// costlyChunk is the chunk of the element-wise ops that cost tens of nanoseconds per element (Log,
+// Cos: the Box-Muller transform of every Gaussian noise draw), worth splitting at a few thousand.
+const costlyChunk = 1 << 11
+
+// parallelChunks runs fn over [0, n) in chunks of chunk elements, on both cores when there are
+// several. The chunks depend only on n, and each element is computed alone, so the result does not
+// depend on the number of cores.
+func parallelChunks(n, chunk int, fn func(lo, hi int)) {
+	if n <= chunk {
 		fn(0, n)
 		return
 	}
-	chunks := (n + elemChunk - 1) / elemChunk
-	parallelDo(chunks, func(c int) { fn(c*elemChunk, min(n, (c+1)*elemChunk)) })
+	chunks := (n + chunk - 1) / chunk
+	parallelDo(chunks, func(c int) { fn(c*chunk, min(n, (c+1)*chunk)) })
 }
 
 // unaryOps and binaryOps are the op types whose executors are replaced here.
 var (
 	unaryOps = []backends.OpType{backends.OpTypeExp, backends.OpTypeLog, backends.OpTypeNeg, backends.OpTypeAbs,
-		backends.OpTypeSqrt, backends.OpTypeRsqrt, backends.OpTypeSign}
+		backends.OpTypeSqrt, backends.OpTypeRsqrt, backends.OpTypeSign, backends.OpTypeCos}
 	binaryOps = []backends.OpType{backends.OpTypeAdd, backends.OpTypeSub, backends.OpTypeMul, backends.OpTypeDiv,
 		backends.OpTypeMax, backends.OpTypeMin}
 )
@@ -57,6 +66,10 @@ func unaryKernel[T float32 | float64](op backends.OpType, x, y []T) {
 	case backends.OpTypeLog:
 		for i, v := range x {
 			y[i] = T(math.Log(float64(v)))
+		}
+	case backends.OpTypeCos:
+		for i, v := range x {
+			y[i] = T(math.Cos(float64(v)))
 		}
 	case backends.OpTypeNeg:
 		for i, v := range x {
@@ -220,14 +233,18 @@ func execUnary(backend *simplego.Backend, node *simplego.Node, inputs []*simpleg
 		return stock.elementwise[op](backend, node, inputs, owned)
 	}
 	out := unaryOutput(backend, inputs, owned)
+	chunk := elemChunk
+	if op == backends.OpTypeLog || op == backends.OpTypeCos {
+		chunk = costlyChunk
+	}
 	if dtype == dtypes.Float32 {
 		x, _ := flatOf[float32](in)
 		y, _ := flatOf[float32](out)
-		parallelRange(len(x), func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
+		parallelChunks(len(x), chunk, func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
 	} else {
 		x, _ := flatOf[float64](in)
 		y, _ := flatOf[float64](out)
-		parallelRange(len(x), func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
+		parallelChunks(len(x), chunk, func(lo, hi int) { unaryKernel(op, x[lo:hi], y[lo:hi]) })
 	}
 	return out, nil
 }
@@ -243,6 +260,36 @@ func execBinary(backend *simplego.Backend, node *simplego.Node, inputs []*simple
 		return stock.elementwise[op](backend, node, inputs, owned)
 	}
 	lhs, rhs := inputs[0], inputs[1]
+	// A bias (an operand that varies only along trailing axes, [1, ..., 1, C...]) is applied
+	// period by period, without expanding it.
+	if period := periodOf(rs, outShape); period > 1 && ls.Equal(outShape) {
+		out := lhs
+		if owned[0] {
+			inputs[0] = nil
+		} else {
+			out = getBufferForShape(backend, outShape)
+		}
+		if outShape.DType == dtypes.Float32 {
+			periodicParallel[float32](op, lhs, rhs, out, period, false)
+		} else {
+			periodicParallel[float64](op, lhs, rhs, out, period, false)
+		}
+		return out, nil
+	}
+	if period := periodOf(ls, outShape); period > 1 && rs.Equal(outShape) {
+		out := rhs
+		if owned[1] {
+			inputs[1] = nil
+		} else {
+			out = getBufferForShape(backend, outShape)
+		}
+		if outShape.DType == dtypes.Float32 {
+			periodicParallel[float32](op, rhs, lhs, out, period, true)
+		} else {
+			periodicParallel[float64](op, rhs, lhs, out, period, true)
+		}
+		return out, nil
+	}
 	// An operand broadcast along some axes (a bias, a per-client scale) is expanded first with
 	// runs of copies; the op is then element-wise.
 	var expanded []*simplego.Buffer
@@ -281,6 +328,62 @@ func execBinary(backend *simplego.Backend, node *simplego.Node, inputs []*simple
 		binaryParallel[float64](op, lhs, rhs, out)
 	}
 	return out, nil
+}
+
+// periodOf returns the size of s when s is out's shape with its leading axes reduced to 1 and at
+// least one of them broadcast (a bias [1, 1, 1, C] of an activation [K, B, W, C]): its values repeat
+// with that period along the flat output. Otherwise it returns 0.
+func periodOf(s, out shapes.Shape) int {
+	if s.Rank() != out.Rank() || s.Size() == out.Size() {
+		return 0
+	}
+	a := 0
+	for a < s.Rank() && s.Dimensions[a] == 1 {
+		a++
+	}
+	for b := a; b < s.Rank(); b++ {
+		if s.Dimensions[b] != out.Dimensions[b] {
+			return 0
+		}
+	}
+	return s.Size()
+}
+
+// periodicParallel computes out = op(x, p) element-wise, where p repeats with its length along x
+// (or op(p, x) when swapped), on both cores in chunks of whole periods: the expression per
+// element is SimpleGo's, so the result is the same as with p expanded.
+func periodicParallel[T float32 | float64](op backends.OpType, xBuf, pBuf, outBuf *simplego.Buffer, period int, swapped bool) {
+	x, _ := flatOf[T](xBuf)
+	p, _ := flatOf[T](pBuf)
+	out, _ := flatOf[T](outBuf)
+	// A short period is repeated into a block of about a thousand elements, so that the kernel
+	// runs long loops.
+	if reps := 1024 / period; reps > 1 {
+		block := make([]T, 0, reps*period)
+		for range reps {
+			block = append(block, p...)
+		}
+		p, period = block, len(block)
+	}
+	n := len(x)
+	perChunk := max(1, elemChunk/period) * period
+	chunks := (n + perChunk - 1) / perChunk
+	run := func(c int) {
+		for lo := c * perChunk; lo < min(n, (c+1)*perChunk); lo += period {
+			hi := min(n, lo+period)
+			xs, ys, ps := x[lo:hi], out[lo:hi], p[:hi-lo]
+			if swapped {
+				binaryKernel(op, ps, xs, ys)
+			} else {
+				binaryKernel(op, xs, ps, ys)
+			}
+		}
+	}
+	if chunks == 1 {
+		run(0)
+		return
+	}
+	parallelDo(chunks, run)
 }
 
 // broadcastable reports whether s can be broadcast to out by SimpleGo's implicit binary-op

@@ -1,6 +1,9 @@
 package simplegoplus
 
 import (
+	"math"
+	"unsafe"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -123,6 +126,27 @@ func newPoolLayout(in shapes.Shape, window []int) poolLayout {
 // on both cores: windows tile the operand, so no two calls touch the same output (or, for the
 // gradient, the same operand position).
 func (l poolLayout) forEachWindow(fn func(outOff int, taps []int)) {
+	var shifted []int
+	l.forEachRow(func(outOff int, taps []int, n, inStep, outStep int) {
+		if cap(shifted) < len(taps) {
+			shifted = make([]int, len(taps))
+		}
+		shifted = shifted[:len(taps)]
+		for w := range n {
+			for i, t := range taps {
+				shifted[i] = t + w*inStep
+			}
+			fn(outOff+w*outStep, shifted)
+		}
+	})
+}
+
+// forEachRow calls fn(outOffset, tapOffsets, n, inStep, outStep) for every row of windows along the
+// last pooled axis: the row's n windows have their outputs outStep apart and their taps inStep
+// apart, the first one at outOffset and tapOffsets. One call per row instead of per window keeps
+// the loops long when the run of channels is short (a LeNet pools 6 channels). Blocks of rows run on
+// both cores; no two windows share an output or an operand position.
+func (l poolLayout) forEachRow(fn func(outOff int, taps []int, n, inStep, outStep int)) {
 	lead := len(l.outer)
 	nTaps := sizeOf(l.window)
 	// Offsets of the taps relative to the window's first element.
@@ -141,26 +165,32 @@ func (l poolLayout) forEachWindow(fn func(outOff int, taps []int)) {
 			t[a] = 0
 		}
 	}
-	windows := sizeOf(l.outer)
-	perChunk := max(1, elemChunk/max(1, nTaps*l.run))
-	parallelDo((windows+perChunk-1)/perChunk, func(c int) {
-		w0, w1 := c*perChunk, min(windows, (c+1)*perChunk)
+	if lead == 0 {
+		fn(0, rel, 1, 0, 0)
+		return
+	}
+	last := lead - 1
+	n, inStep, outStep := l.outer[last], l.window[last]*l.inStrides[last], l.outStrides[last]
+	rows := sizeOf(l.outer[:last])
+	perChunk := max(1, elemChunk/max(1, n*nTaps*l.run))
+	parallelDo((rows+perChunk-1)/perChunk, func(c int) {
+		r0, r1 := c*perChunk, min(rows, (c+1)*perChunk)
 		taps := make([]int, nTaps)
-		o := make([]int, lead)
-		for a, rest := lead-1, w0; a >= 0; a-- {
+		o := make([]int, last)
+		for a, rest := last-1, r0; a >= 0; a-- {
 			o[a], rest = rest%l.outer[a], rest/l.outer[a]
 		}
-		for range w1 - w0 {
+		for range r1 - r0 {
 			base, outOff := 0, 0
-			for a := range lead {
+			for a := range last {
 				base += o[a] * l.window[a] * l.inStrides[a]
 				outOff += o[a] * l.outStrides[a]
 			}
 			for i, r := range rel {
 				taps[i] = base + r
 			}
-			fn(outOff, taps)
-			for a := lead - 1; a >= 0; a-- {
+			fn(outOff, taps, n, inStep, outStep)
+			for a := last - 1; a >= 0; a-- {
 				if o[a]++; o[a] < l.outer[a] {
 					break
 				}
@@ -175,6 +205,15 @@ func poolForward[T float32 | float64](p tiledPool, xBuf, outBuf *simplego.Buffer
 	x, _ := flatOf[T](xBuf)
 	out, _ := flatOf[T](outBuf)
 	l := newPoolLayout(bufferShape(xBuf), p.window)
+	if x32, ok := any(x).([]float32); ok && p.isMax {
+		out32 := any(out).([]float32)
+		l.forEachRow(func(o int, taps []int, n, inStep, outStep int) {
+			for w := range n {
+				maxWindow32(x32, out32[o+w*outStep:o+w*outStep+l.run], taps, w*inStep)
+			}
+		})
+		return
+	}
 	l.forEachWindow(func(o int, taps []int) {
 		dst := out[o : o+l.run]
 		copy(dst, x[taps[0]:taps[0]+l.run])
@@ -206,6 +245,15 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 	out, _ := flatOf[T](outBuf)
 	clear(out)
 	l := newPoolLayout(bufferShape(xBuf), p.window)
+	if x32, ok := any(x).([]float32); ok && p.isMax {
+		src32, out32 := any(src).([]float32), any(out).([]float32)
+		l.forEachRow(func(o int, taps []int, n, inStep, outStep int) {
+			for w := range n {
+				argmaxScatter32(x32, src32[o+w*outStep:o+w*outStep+l.run], out32, taps, w*inStep)
+			}
+		})
+		return
+	}
 	l.forEachWindow(func(o int, taps []int) {
 		for i := range l.run {
 			best, arg := x[taps[0]+i], taps[0]+i
@@ -217,4 +265,42 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 			out[arg] = src[o+i]
 		}
 	})
+}
+
+// maxWindow32 writes into dst (a run of l.run outputs) the max over the window's taps (shifted by
+// shift), as
+// poolForward does (the first value, then each later one that is greater), without branches: max
+// pooling follows a ReLU, and which tap wins is as random as the data. The greater-than flag (a
+// byte, 0 or 1) becomes a mask of bits that selects the new value.
+func maxWindow32(x, dst []float32, taps []int, shift int) {
+	run := len(dst)
+	copy(dst, x[taps[0]+shift:taps[0]+shift+run])
+	for _, t := range taps[1:] {
+		src := x[t+shift : t+shift+run]
+		for i, v := range src {
+			d := dst[i]
+			gt := v > d
+			m := -uint32(*(*uint8)(unsafe.Pointer(&gt)))
+			dst[i] = math.Float32frombits(math.Float32bits(v)&m | math.Float32bits(d)&^m)
+		}
+	}
+}
+
+// argmaxScatter32 is poolBackward's loop for float32 max pooling without branches: for each of the
+// run's positions, the first maximum of the window (the first value, then each later one that is
+// greater) gets the window's gradient src[i]; the index is selected with the same mask as the value.
+// The window's taps are shifted by shift.
+func argmaxScatter32(x, src, out []float32, taps []int, shift int) {
+	for i, g := range src {
+		i := i + shift
+		best, arg := math.Float32bits(x[taps[0]+i]), uint(taps[0]+i)
+		for _, t := range taps[1:] {
+			v := x[t+i]
+			gt := v > math.Float32frombits(best)
+			m := -uint32(*(*uint8)(unsafe.Pointer(&gt)))
+			best = math.Float32bits(v)&m | best&^m
+			arg = uint(t+i)&uint(int(int32(m))) | arg&^uint(int(int32(m)))
+		}
+		out[arg] = g
+	}
 }

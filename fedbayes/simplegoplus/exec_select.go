@@ -1,6 +1,8 @@
 package simplegoplus
 
 import (
+	"unsafe"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -32,35 +34,94 @@ func execCompare(backend *simplego.Backend, node *simplego.Node, inputs []*simpl
 	return out, nil
 }
 
+// compareParallel computes y = a op b on both cores; a or b may hold a single value. Each case of
+// the operands' sizes has its own loop so that the comparison compiles to a flag set, not a branch.
 func compareParallel[T float32 | float64](op backends.OpType, aBuf, bBuf *simplego.Buffer, y []bool) {
 	a, _ := flatOf[T](aBuf)
 	b, _ := flatOf[T](bBuf)
-	at := func(x []T, i int) T {
-		if len(x) == 1 {
-			return x[0]
-		}
-		return x[i]
-	}
 	parallelRange(len(y), func(lo, hi int) {
-		switch op {
-		case backends.OpTypeLessThan:
-			for i := lo; i < hi; i++ {
-				y[i] = at(a, i) < at(b, i)
-			}
-		case backends.OpTypeLessOrEqual:
-			for i := lo; i < hi; i++ {
-				y[i] = at(a, i) <= at(b, i)
-			}
-		case backends.OpTypeGreaterThan:
-			for i := lo; i < hi; i++ {
-				y[i] = at(a, i) > at(b, i)
-			}
-		case backends.OpTypeGreaterOrEqual:
-			for i := lo; i < hi; i++ {
-				y[i] = at(a, i) >= at(b, i)
-			}
+		switch {
+		case len(b) == 1 && len(a) != 1:
+			compareScalar(op, a[lo:hi], b[0], y[lo:hi], false)
+		case len(a) == 1 && len(b) != 1:
+			compareScalar(op, b[lo:hi], a[0], y[lo:hi], true)
+		case len(a) == 1:
+			compareScalar(op, a, b[0], y[lo:hi], false)
+		default:
+			compareKernel(op, a[lo:hi], b[lo:hi], y[lo:hi])
 		}
 	})
+}
+
+// compareKernel computes y[i] = a[i] op b[i].
+func compareKernel[T float32 | float64](op backends.OpType, a, b []T, y []bool) {
+	b, y = b[:len(a)], y[:len(a)]
+	switch op {
+	case backends.OpTypeLessThan:
+		for i, v := range a {
+			y[i] = v < b[i]
+		}
+	case backends.OpTypeLessOrEqual:
+		for i, v := range a {
+			y[i] = v <= b[i]
+		}
+	case backends.OpTypeGreaterThan:
+		for i, v := range a {
+			y[i] = v > b[i]
+		}
+	case backends.OpTypeGreaterOrEqual:
+		for i, v := range a {
+			y[i] = v >= b[i]
+		}
+	}
+}
+
+// compareScalar computes y[i] = x[i] op c, or c op x[i] when swapped; a single x is repeated over y.
+func compareScalar[T float32 | float64](op backends.OpType, x []T, c T, y []bool, swapped bool) {
+	if len(x) == 1 && len(y) != 1 { // both operands single values, repeated over y
+		r := []bool{false}
+		if swapped {
+			compareKernel(op, []T{c}, x, r)
+		} else {
+			compareKernel(op, x, []T{c}, r)
+		}
+		for i := range y {
+			y[i] = r[0]
+		}
+		return
+	}
+	if swapped {
+		// c op x[i] is x[i] op' c with the comparison mirrored.
+		switch op {
+		case backends.OpTypeLessThan:
+			op = backends.OpTypeGreaterThan
+		case backends.OpTypeLessOrEqual:
+			op = backends.OpTypeGreaterOrEqual
+		case backends.OpTypeGreaterThan:
+			op = backends.OpTypeLessThan
+		case backends.OpTypeGreaterOrEqual:
+			op = backends.OpTypeLessOrEqual
+		}
+	}
+	y = y[:len(x)]
+	switch op {
+	case backends.OpTypeLessThan:
+		for i, v := range x {
+			y[i] = v < c
+		}
+	case backends.OpTypeLessOrEqual:
+		for i, v := range x {
+			y[i] = v <= c
+		}
+	case backends.OpTypeGreaterThan:
+		for i, v := range x {
+			y[i] = v > c
+		}
+	case backends.OpTypeGreaterOrEqual:
+		for i, v := range x {
+			y[i] = v >= c
+		}
+	}
 }
 
 // execWhere selects float32/float64 values by a bool condition of the output's shape, where the
@@ -85,32 +146,78 @@ func execWhere(backend *simplego.Backend, node *simplego.Node, inputs []*simpleg
 		out = getBufferForShape(backend, outShape)
 	}
 	cond, _ := flatOf[bool](inputs[0])
-	if outShape.DType == dtypes.Float32 {
-		whereParallel[float32](cond, onTrue, onFalse, out)
-	} else {
-		whereParallel[float64](cond, onTrue, onFalse, out)
-	}
+	whereParallel(cond, onTrue, onFalse, out)
 	return out, nil
 }
 
-func whereParallel[T float32 | float64](cond []bool, tBuf, fBuf, outBuf *simplego.Buffer) {
-	t, _ := flatOf[T](tBuf)
-	f, _ := flatOf[T](fBuf)
-	y, _ := flatOf[T](outBuf)
+// whereParallel computes y = cond ? t : f on both cores without branches (a condition from the
+// gradient of ReLU is as random as the data, and a branch per element mispredicts half the time):
+// the bool is read as its byte (0 or 1) and turned into a mask of the value's bits.
+func whereParallel(cond []bool, tBuf, fBuf, outBuf *simplego.Buffer) {
+	if _, ok := flatOf[float32](outBuf); ok {
+		whereBits[uint32](cond, bitsOf[uint32](tBuf), bitsOf[uint32](fBuf), bitsOf[uint32](outBuf))
+		return
+	}
+	whereBits[uint64](cond, bitsOf[uint64](tBuf), bitsOf[uint64](fBuf), bitsOf[uint64](outBuf))
+}
+
+// bitsOf returns the flat float32 (U = uint32) or float64 (U = uint64) data of a buffer as its bits.
+func bitsOf[U uint32 | uint64](b *simplego.Buffer) []U {
+	var zero U
+	switch any(zero).(type) {
+	case uint32:
+		f, _ := flatOf[float32](b)
+		if len(f) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+	default:
+		f, _ := flatOf[float64](b)
+		if len(f) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+	}
+}
+
+// whereBits selects bit patterns: y[i] = cond[i] ? t[i] : f[i], where t or f may hold one value.
+func whereBits[U uint32 | uint64](cond []bool, t, f, y []U) {
+	if len(cond) == 0 {
+		return
+	}
+	c8 := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(cond))), len(cond))
 	parallelRange(len(y), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if cond[i] {
-				if len(t) != 1 {
-					y[i] = t[i]
-				} else {
-					y[i] = t[0]
-				}
-			} else {
-				if len(f) != 1 {
-					y[i] = f[i]
-				} else {
-					y[i] = f[0]
-				}
+		c := c8[lo:hi]
+		out := y[lo:hi]
+		switch {
+		case len(t) != 1 && len(f) != 1:
+			tt, ff := t[lo:hi], f[lo:hi]
+			tt, ff = tt[:len(c)], ff[:len(c)]
+			out = out[:len(c)]
+			for i, b := range c {
+				m := -U(b & 1)
+				out[i] = tt[i]&m | ff[i]&^m
+			}
+		case len(t) == 1 && len(f) != 1:
+			tv, ff := t[0], f[lo:hi]
+			ff, out = ff[:len(c)], out[:len(c)]
+			for i, b := range c {
+				m := -U(b & 1)
+				out[i] = tv&m | ff[i]&^m
+			}
+		case len(t) != 1 && len(f) == 1:
+			tt, fv := t[lo:hi], f[0]
+			tt, out = tt[:len(c)], out[:len(c)]
+			for i, b := range c {
+				m := -U(b & 1)
+				out[i] = tt[i]&m | fv&^m
+			}
+		default:
+			tv, fv := t[0], f[0]
+			out = out[:len(c)]
+			for i, b := range c {
+				m := -U(b & 1)
+				out[i] = tv&m | fv&^m
 			}
 		}
 	})

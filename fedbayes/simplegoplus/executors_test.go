@@ -137,7 +137,7 @@ func TestElementwiseVsStock(t *testing.T) {
 		x[i] *= 30
 	}
 	y := randFloats(22, n)
-	unary := map[string]func(*Node) *Node{"Exp": Exp, "Log": Log, "Neg": Neg, "Abs": Abs, "Sqrt": Sqrt, "Rsqrt": Rsqrt, "Sign": Sign}
+	unary := map[string]func(*Node) *Node{"Exp": Exp, "Log": Log, "Neg": Neg, "Abs": Abs, "Sqrt": Sqrt, "Rsqrt": Rsqrt, "Sign": Sign, "Cos": Cos}
 	binary := map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min}
 	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
 		xt, yt := tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n)
@@ -276,16 +276,32 @@ func TestBroadcastingBinaryVsStock(t *testing.T) {
 		{[]int{4, 3, 5}, []int{4, 1, 5}},
 		{[]int{1, 3, 1}, []int{4, 3, 5}},
 		{[]int{2, 70, 130}, []int{2, 70, 1}},
+		// Biases: periodic along the flat output, on either side, in one chunk or several.
+		{[]int{2, 70, 130}, []int{1, 1, 130}},
+		{[]int{1, 70, 130}, []int{2, 70, 130}},
+		{[]int{8, 40, 40, 6}, []int{1, 1, 1, 6}},
+		{[]int{3, 5}, []int{1, 5}},
 	} {
 		a, b := randFloats(3, sizeOf(tc.a)), randFloats(4, sizeOf(tc.b))
 		for name, f := range map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min} {
-			run := func(be backends.Backend) []float64 {
-				out, _ := eval(t, be, func(x, y *Node) *Node {
-					return ConvertDType(f(ConvertDType(x, dtypes.Float32), ConvertDType(y, dtypes.Float32)), dtypes.Float64)
-				}, tensors.FromFlatDataAndDimensions(a, tc.a...), tensors.FromFlatDataAndDimensions(b, tc.b...))
-				return out
+			for _, form := range []struct {
+				shared bool
+				dt     dtypes.DType
+			}{{false, dtypes.Float32}, {true, dtypes.Float32}, {false, dtypes.Float64}} {
+				shared := form.shared
+				run := func(be backends.Backend) []float64 {
+					out, _ := eval(t, be, func(x, y *Node) *Node {
+						x, y = ConvertDType(Neg(x), form.dt), ConvertDType(Neg(y), form.dt)
+						r := f(x, y)
+						if shared { // x and y are used again: the op cannot write into them
+							r = Add(Add(r, ReduceAllSum(x)), ReduceAllSum(y))
+						}
+						return ConvertDType(r, dtypes.Float64)
+					}, tensors.FromFlatDataAndDimensions(a, tc.a...), tensors.FromFlatDataAndDimensions(b, tc.b...))
+					return out
+				}
+				closeSlices(t, fmt.Sprintf("%s %v %v %v", name, tc.a, tc.b, form), run(plusBackend()), run(stockBackend()), 0)
 			}
-			closeSlices(t, fmt.Sprintf("%s %v %v", name, tc.a, tc.b), run(plusBackend()), run(stockBackend()), 0)
 		}
 	}
 }
@@ -297,7 +313,13 @@ func TestMinMaxGradientVsStock(t *testing.T) {
 	a := []float64{1, -2, 0, 3, 3, math.Inf(1), math.Inf(-1), math.NaN(), -0.5, 2}
 	b := []float64{0, 0, 0, 3, 4, math.Inf(1), 1, 0, math.NaN(), -1}
 	w := []float64{0.5, -1, 2, -3, 1, 1, -2, 1, 1, -0.25}
-	for name, f := range map[string]func(x, y *Node) *Node{"Max": Max, "Min": Min, "Relu": func(x, _ *Node) *Node { return Max(x, ZerosLike(x)) }} {
+	for name, f := range map[string]func(x, y *Node) *Node{"Max": Max, "Min": Min, "Relu": func(x, _ *Node) *Node { return Max(x, ZerosLike(x)) },
+		// Clamps against a scalar bound (3 is tied with two of x).
+		"Max scalar": func(x, _ *Node) *Node { return Max(x, Scalar(x.Graph(), x.DType(), 3)) },
+		"Min scalar": func(x, _ *Node) *Node { return Min(x, Scalar(x.Graph(), x.DType(), 3)) },
+		"clamp": func(x, _ *Node) *Node {
+			return Min(Max(x, Scalar(x.Graph(), x.DType(), -1)), Scalar(x.Graph(), x.DType(), 2))
+		}} {
 		run := func(be backends.Backend) []float64 {
 			out, _ := eval(t, be, func(x, y, w *Node) *Node {
 				g := Gradient(ReduceAllSum(Mul(f(x, y), w)), x, y)
@@ -323,7 +345,7 @@ func TestCompareAndWhereVsStock(t *testing.T) {
 	cmp := map[string]func(a, b *Node) *Node{"LessThan": LessThan, "LessOrEqual": LessOrEqual, "GreaterThan": GreaterThan, "GreaterOrEqual": GreaterOrEqual}
 	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.Float64} {
 		for name, c := range cmp {
-			for _, form := range []string{"tensors", "scalar", "owned"} {
+			for _, form := range []string{"tensors", "scalar", "scalar lhs", "owned"} {
 				run := func(be backends.Backend) []float64 {
 					out, _ := eval(t, be, func(a, b *Node) *Node {
 						a, b = ConvertDType(a, dt), ConvertDType(b, dt)
@@ -332,6 +354,9 @@ func TestCompareAndWhereVsStock(t *testing.T) {
 						case "scalar":
 							cond = c(a, Scalar(a.Graph(), dt, 0.25))
 							return ConvertDType(Where(cond, Scalar(a.Graph(), dt, 3), b), dtypes.Float64)
+						case "scalar lhs":
+							cond = c(Scalar(a.Graph(), dt, 0.25), b)
+							return ConvertDType(Where(cond, a, Scalar(a.Graph(), dt, -2)), dtypes.Float64)
 						case "owned":
 							return ConvertDType(Where(cond, Neg(a), Abs(b)), dtypes.Float64)
 						}
