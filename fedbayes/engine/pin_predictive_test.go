@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/simplegoplus"
+)
+
+// oneRoundDigitsSpec is a one-round digits run on a deterministic MLP with a server set: the setting
+// of Hasan's (2023) one-round presets at a test's budget.
+func oneRoundDigitsSpec() *Spec {
+	s := digitsSpec()
+	s.Dataset.ServerFraction = 0.2
+	s.Model.Kind, s.Model.Hidden = "deterministic", []int{16}
+	s.Training.Rounds = 1
+	return s
+}
+
+// withSampler makes the clients of s sample (cSGHMC, Hasan (2023), Sec. 3.3.4) at a test's budget.
+func withSampler(s *Spec) {
+	s.Training.Sampler = &predictive.SamplerConfig{Epochs: 4, Cycles: 2, SamplesPerCycle: 2, LearningRate: 0.1, BatchSize: 32}
+}
+
+// pinnedPredictiveRuns are small runs of the strategies that came into the engine with the former
+// predictive and FedBE runners (engine.FromPredictive, engine.FromRounds): one-round sampling clients
+// with the BCM, beta-PredBayes and FedPA, the one-round baselines OneshotFL and FedKT, FedBE-Gaussian
+// over two rounds, and regression on the diabetes set with FedAvg and the Gaussian BCM. Their final
+// global model and metrics were pinned at commit 1158c0d, the first after the move, so that a later
+// change (a cache of compiled programs, a refactoring) cannot move their numbers silently.
+var pinnedPredictiveRuns = []struct {
+	name string
+	base func() *Spec
+	// modify changes base into the pinned run.
+	modify func(s *Spec)
+	// metrics are the metrics pinned after the digest.
+	metrics []string
+	// blas and plain are the expected "digest metric..." on the OpenBLAS and SimpleGo kernel paths.
+	blas, plain string
+}{
+	{"bcm sampling", oneRoundDigitsSpec, func(s *Spec) { withSampler(s); s.Aggregation.Rule = "bcm" },
+		[]string{results.Accuracy, results.NLL},
+		"bac78a5a3c3e065b 0.70333333333333337 1.0454734628802649", "a182ca9903edc4cd 0.70333333333333337 1.0454735334323328"},
+	{"beta-predbayes sampling", oneRoundDigitsSpec, func(s *Spec) { withSampler(s); s.Aggregation.Rule = "beta-predbayes" },
+		[]string{results.Accuracy, results.NLL},
+		"bac78a5a3c3e065b 0.71666666666666667 0.98890863700835396", "a182ca9903edc4cd 0.71666666666666667 0.9889086588134175"},
+	{"fedpa sampling", oneRoundDigitsSpec, func(s *Spec) {
+		withSampler(s)
+		s.Aggregation.Rule, s.Aggregation.Server = "fedpa", &ServerSpec{ServerLR: 0.5}
+	}, []string{results.Accuracy, results.NLL},
+		"e1f20d04459129b9 0.30333333333333334 1.9680583253176906", "a17a3729fe9e900a 0.30333333333333334 1.9680583036503385"},
+	{"oneshotfl", oneRoundDigitsSpec, func(s *Spec) {
+		s.Aggregation.Rule, s.Training.LocalEpochs = "oneshotfl", 3
+		s.Aggregation.Server = &ServerSpec{Distill: &predictive.DistillConfig{Epochs: 6, BatchSize: 32, LearningRate: 5e-3}}
+	}, []string{results.Accuracy, results.NLL},
+		"af555fab59963239 0.23333333333333334 2.2149710386444585", "6f00089539b06933 0.23333333333333334 2.2149710396498667"},
+	{"fedkt", oneRoundDigitsSpec, func(s *Spec) {
+		s.Aggregation.Rule, s.Training.LocalEpochs = "fedkt", 3
+		s.Aggregation.Server = &ServerSpec{Distill: &predictive.DistillConfig{Epochs: 6, BatchSize: 32, LearningRate: 5e-3},
+			FedKT: &predictive.FedKTConfig{Students: 2, Teachers: 2}}
+	}, []string{results.Accuracy, results.NLL},
+		"766b5e673849de6e 0.11 3.4050873647406465", "1c15c8dc477c30c2 0.11 3.4050873329963181"},
+	{"fedbe-gaussian 2 rounds", oneRoundDigitsSpec, func(s *Spec) {
+		s.Training.Rounds = 2
+		s.Aggregation.Rule = "fedbe-gaussian"
+		s.Aggregation.Server = &ServerSpec{Samples: 3, Distill: &predictive.DistillConfig{Epochs: 2, BatchSize: 32, SWACycles: 2}}
+	}, []string{results.Accuracy, results.NLL},
+		"df630a6a19ad8730 0.39333333333333331 1.818217727923457", "75512b24c6d4a97e 0.39333333333333331 1.8182177400960962"},
+	{"diabetes fedavg", diabetesSpec, func(s *Spec) {}, []string{results.MSE, results.NLL},
+		"51412de9f6bbf58c 0.68441677838481818 1.3006941688752913", "c18ee1f235d46b6e 0.68441677400574219 1.3006941411295465"},
+	{"diabetes bcm", diabetesSpec, func(s *Spec) {
+		s.Aggregation.Rule = "bcm"
+		s.Training.Sampler = &predictive.SamplerConfig{Epochs: 10, Cycles: 2, SamplesPerCycle: 2, BatchSize: 16, LearningRate: 0.02}
+	}, []string{results.MSE, results.NLL},
+		"5a45ff8ecc7010fa 0.82928844055647677 1.5204588348220893", "7568853fb66605e4 0.82928850045659674 1.5204589283834942"},
+}
+
+// TestPinnedPredictiveRuns checks that the pinned runs of the migrated strategies give the same global
+// model and metrics, to the last digit, as at the commit that moved them into the engine.
+func TestPinnedPredictiveRuns(t *testing.T) {
+	for _, tc := range pinnedPredictiveRuns {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.base()
+			if s.Dataset.Name == "diabetes" {
+				requireDiabetes(t)
+			} else {
+				requireDigits(t)
+			}
+			tc.modify(s)
+			dir := t.TempDir()
+			sum := runQuiet(t, s, dir, false)
+			r := sum.Runs[0]
+			if r.State != results.Completed {
+				t.Fatalf("%s: %s %s", r.Setting, r.State, r.Reason)
+			}
+			g := finalGlobal(t, filepath.Join(dir, results.RunName(r.Setting, r.Seed)))
+			parts := []string{posteriorDigest(t, g)}
+			for _, m := range tc.metrics {
+				v, ok := r.Metrics[m]
+				if !ok {
+					t.Fatalf("no metric %s recorded", m)
+				}
+				parts = append(parts, fmt.Sprintf("%.17g", v))
+			}
+			got := strings.Join(parts, " ")
+			want := tc.plain
+			if simplegoplus.BLASInUse() {
+				want = tc.blas
+			}
+			if got != want {
+				t.Errorf("pinned run %q (BLAS %v) gives %q, want %q", tc.name, simplegoplus.BLASInUse(), got, want)
+			}
+		})
+	}
+}
