@@ -167,8 +167,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	var runErr error
 	var busy []string
+	outcomes := &localCache{}
 	for _, j := range jobs {
-		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, info)
+		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, outcomes, info)
 		sum.Runs = append(sum.Runs, rs)
 		if rs.TookOver != "" {
 			fmt.Fprintln(os.Stderr, "fedbayes: "+rs.TookOver)

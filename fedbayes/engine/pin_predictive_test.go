@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/runinfo"
 	"fedbayes.dev/fedbayes/simplegoplus"
 )
 
@@ -80,40 +83,65 @@ var pinnedPredictiveRuns = []struct {
 }
 
 // TestPinnedPredictiveRuns checks that the pinned runs of the migrated strategies give the same global
-// model and metrics, to the last digit, as at the commit that moved them into the engine.
+// model and metrics, to the last digit, as at the commit that moved them into the engine: each run on
+// its own, and then all in one sweep, where the runs with the same clients share their first round's
+// local training (localCache) and must still give their pinned numbers.
 func TestPinnedPredictiveRuns(t *testing.T) {
-	for _, tc := range pinnedPredictiveRuns {
-		t.Run(tc.name, func(t *testing.T) {
-			s := tc.base()
-			if s.Dataset.Name == "diabetes" {
-				requireDiabetes(t)
-			} else {
-				requireDigits(t)
-			}
-			tc.modify(s)
-			dir := t.TempDir()
-			sum := runQuiet(t, s, dir, false)
-			r := sum.Runs[0]
-			if r.State != results.Completed {
-				t.Fatalf("%s: %s %s", r.Setting, r.State, r.Reason)
-			}
-			g := finalGlobal(t, filepath.Join(dir, results.RunName(r.Setting, r.Seed)))
-			parts := []string{posteriorDigest(t, g)}
-			for _, m := range tc.metrics {
-				v, ok := r.Metrics[m]
-				if !ok {
-					t.Fatalf("no metric %s recorded", m)
+	requireDigits(t)
+	requireDiabetes(t)
+	outcomes := &localCache{}
+	for _, shared := range []bool{false, true} {
+		for _, tc := range pinnedPredictiveRuns {
+			t.Run(fmt.Sprintf("%s shared %v", tc.name, shared), func(t *testing.T) {
+				s := tc.base()
+				tc.modify(s)
+				cache := (*localCache)(nil)
+				if shared {
+					cache = outcomes
 				}
-				parts = append(parts, fmt.Sprintf("%.17g", v))
-			}
-			got := strings.Join(parts, " ")
-			want := tc.plain
-			if simplegoplus.BLASInUse() {
-				want = tc.blas
-			}
-			if got != want {
-				t.Errorf("pinned run %q (BLAS %v) gives %q, want %q", tc.name, simplegoplus.BLASInUse(), got, want)
-			}
-		})
+				got := pinnedResult(t, s, cache, tc.metrics)
+				want := tc.plain
+				if simplegoplus.BLASInUse() {
+					want = tc.blas
+				}
+				if got != want {
+					t.Errorf("pinned run %q (BLAS %v) gives %q, want %q", tc.name, simplegoplus.BLASInUse(), got, want)
+				}
+			})
+		}
 	}
+	// bcm, beta-predbayes and fedpa sample the same clients (2 reuses); oneshotfl and fedkt train the
+	// same clients (1); fedbe trains them for fewer epochs, and the diabetes runs differ in local training.
+	if outcomes.hits != 3 {
+		t.Errorf("the shared runs reused %d first rounds, want 3", outcomes.hits)
+	}
+}
+
+// pinnedResult runs s (one setting, one seed) as Run does, with the given local-outcome cache, and
+// returns "digest metric...".
+func pinnedResult(t *testing.T, s *Spec, outcomes *localCache, metrics []string) string {
+	t.Helper()
+	settings, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, seed := settings[0], settings[0].Spec.Seeds[0]
+	dir := filepath.Join(t.TempDir(), results.RunName(st.Name, seed))
+	r, err := runOne(context.Background(), st, seed, dir, Options{Dir: filepath.Dir(dir), Progress: progress.Discard},
+		&datasetCache{}, outcomes, runinfo.Collect(backendConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != results.Completed {
+		t.Fatalf("%s: %s %s", r.Setting, r.State, r.Reason)
+	}
+	parts := []string{posteriorDigest(t, finalGlobal(t, dir))}
+	for _, m := range metrics {
+		v, ok := r.Metrics[m]
+		if !ok {
+			t.Fatalf("no metric %s recorded", m)
+		}
+		parts = append(parts, fmt.Sprintf("%.17g", v))
+	}
+	return strings.Join(parts, " ")
 }

@@ -16,6 +16,7 @@ import (
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
@@ -56,10 +57,39 @@ type runState struct {
 	part  partition.Participation
 	train *models.Model
 	trn   *models.Trainer
-	eval  *evaluator
-	cache *datasetCache
+	// sampler is the clients' SG-MCMC sampler when training.sampler is set (trn is then nil).
+	sampler *predictive.Sampler
+	eval    *evaluator
+	cache   *datasetCache
+	// outcomes keeps first-round local outcomes for the other runs of the Run call (nil: none kept).
+	outcomes *localCache
 	// strategy is the server step (aggregation.rule).
 	strategy strategy.Strategy
+}
+
+// local runs the clients' local training of a round (or takes its outcome from the run's localCache).
+func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (localOutcome, error) {
+	key, err := localKey(in, ids)
+	if err != nil {
+		return localOutcome{}, err
+	}
+	if out, ok := r.outcomes.get(key); ok {
+		return out, nil
+	}
+	var out localOutcome
+	switch s := r.spec; {
+	case s.Training.Sampler != nil:
+		out, err = sampleRound(ctx, r.train, r.sampler, in)
+	case s.Training.Mode == "sequential":
+		out, err = trainSequential(ctx, r.train, r.trn, in)
+	default:
+		out, err = trainVectorized(ctx, r.train, r.trn, in)
+	}
+	if err != nil {
+		return localOutcome{}, err
+	}
+	r.outcomes.put(key, out)
+	return out, nil
 }
 
 // aggregate runs the server strategy on the clients a round trained (Ozer et al. (2022), Alg. 1;
@@ -100,7 +130,7 @@ func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior
 }
 
 // runOne runs (or resumes) one setting with one seed in dir.
-func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Options, cache *datasetCache, info runinfo.Info) (RunSummary, error) {
+func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Options, cache *datasetCache, outcomes *localCache, info runinfo.Info) (RunSummary, error) {
 	sum := RunSummary{Setting: st.Name, Labels: st.Labels, Seed: seed, Dir: dir}
 	meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, info)
 	if err != nil {
@@ -154,7 +184,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 		return sum, err
 	}
 	defer w.Close()
-	r := &runState{spec: st.Spec, st: st, seed: seed, w: w, rep: opts.Progress, cache: cache}
+	r := &runState{spec: st.Spec, st: st, seed: seed, w: w, rep: opts.Progress, cache: cache, outcomes: outcomes}
 	round, err := r.loop(ctx, start, ckpt, &sum)
 	switch {
 	case err == nil:
@@ -189,7 +219,12 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 	if r.train, err = models.New(modelConfig(s, r.prob, k, deriveInt63(seed, tagInit))); err != nil {
 		return start, fmt.Errorf("model: %w", err)
 	}
-	if r.trn, err = r.train.NewTrainer(optimizerConfig(s.Training)); err != nil {
+	if s.Training.Sampler != nil {
+		// Sampling clients take the sampler's likelihood step only, built once for all rounds.
+		if r.sampler, err = predictive.NewSampler(r.train); err != nil {
+			return start, fmt.Errorf("training.sampler: %w", err)
+		}
+	} else if r.trn, err = r.train.NewTrainer(optimizerConfig(s.Training)); err != nil {
 		return start, fmt.Errorf("training: %w", err)
 	}
 	evalModel, err := models.New(modelConfig(s, r.prob, 1, deriveInt63(seed, tagInit)))
@@ -246,15 +281,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs, onStep: stepFunc(r.rep, round)}
 
 		t0 := time.Now()
-		var out localOutcome
-		switch {
-		case s.Training.Sampler != nil:
-			out, err = sampleRound(ctx, r.train, r.trn, in)
-		case s.Training.Mode == "sequential":
-			out, err = trainSequential(ctx, r.train, r.trn, in)
-		default:
-			out, err = trainVectorized(ctx, r.train, r.trn, in)
-		}
+		out, err := r.localRound(ctx, in, ids)
 		if err != nil {
 			return round, err
 		}

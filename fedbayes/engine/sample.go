@@ -19,22 +19,22 @@ import (
 // outcome holds the samples (for the strategies that use them: EP-MCMC, the predictive-space
 // combinations) and, as each client's model, the average of its samples. The sampler's randomness is
 // seeded by (seed, round). An interrupt takes effect when the round's sampling ends.
-func sampleRound(ctx context.Context, m *models.Model, t *models.Trainer, in roundInput) (localOutcome, error) {
-	ids := make([]int, len(in.jobs))
+func sampleRound(ctx context.Context, m *models.Model, sm *predictive.Sampler, in roundInput) (localOutcome, error) {
 	sets := make([]*data.Dataset, len(in.jobs))
 	for j, job := range in.jobs {
-		ids[j] = job.id
 		sets[j] = in.prob.train.Subset(job.indices)
 	}
-	if err := prepareClients(m, t, in, ids); err != nil {
-		return localOutcome{}, err
+	// The sampler's step has no optimizer state, learning rate or noise stream of the spec's to reset
+	// (prepareClients): only the global model is loaded.
+	if err := m.SetPosterior(in.global); err != nil {
+		return localOutcome{}, fmt.Errorf("loading the global model into the clients: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return localOutcome{}, err
 	}
 	cfg := samplerConfig(in.spec)
 	cfg.Seed = deriveInt63(in.seed, tagSampler, in.round)
-	s, err := predictive.Sample(m, sets, cfg)
+	s, err := sm.Sample(sets, cfg)
 	if err != nil {
 		return localOutcome{}, fmt.Errorf("local sampling: %w", err)
 	}

@@ -150,6 +150,26 @@ func Sample(m *models.Model, clients []*data.Dataset, cfg SamplerConfig) (*Sampl
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	sm, err := NewSampler(m)
+	if err != nil {
+		return nil, err
+	}
+	return sm.Sample(clients, cfg)
+}
+
+// Sampler is the SG-MCMC sampler of one model: its likelihood step (a plain SGD trainer, whose step
+// size is set before every step) is built once, so that a model sampled again (each round of a
+// federated run) does not build and compile the step again. Sample(m, ...) is
+// NewSampler(m).Sample(...). While a Sampler is in use, no other trainer of m may be created
+// (models.Model keeps one trainer).
+type Sampler struct {
+	m  *models.Model
+	tr *models.Trainer
+}
+
+// NewSampler checks that m is a network the sampler can sample (deterministic, without batch-norm
+// statistics) and creates its likelihood step.
+func NewSampler(m *models.Model) (*Sampler, error) {
 	mc := m.Config()
 	if mc.Kind != models.Deterministic {
 		return nil, fmt.Errorf("predictive: Sample needs a deterministic net, got kind %q (variational and MC-dropout clients are sampled by Predict)", mc.Kind)
@@ -157,6 +177,21 @@ func Sample(m *models.Model, clients []*data.Dataset, cfg SamplerConfig) (*Sampl
 	if mc.Arch == models.ArchResNet20 {
 		return nil, fmt.Errorf("predictive: Sample: %q keeps batch-norm running statistics, which are not parameters to sample", mc.Arch)
 	}
+	// The learning rate is a placeholder: Sample sets the schedule's step size before every step.
+	tr, err := m.NewTrainer(models.OptimizerConfig{Kind: models.SGD, LearningRate: 1})
+	if err != nil {
+		return nil, err
+	}
+	return &Sampler{m: m, tr: tr}, nil
+}
+
+// Sample runs the sampler from the model's current parameters, as the function Sample does.
+func (sm *Sampler) Sample(clients []*data.Dataset, cfg SamplerConfig) (*Samples, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m, tr := sm.m, sm.tr
 	K := m.Clients()
 	if len(clients) != K {
 		return nil, fmt.Errorf("predictive: Sample: %d client datasets for a model of %d clients", len(clients), K)
@@ -165,8 +200,8 @@ func Sample(m *models.Model, clients []*data.Dataset, cfg SamplerConfig) (*Sampl
 	if err != nil {
 		return nil, err
 	}
-	tr, err := m.NewTrainer(models.OptimizerConfig{Kind: models.SGD, LearningRate: cfg.LearningRate})
-	if err != nil {
+	// Plain SGD keeps no state, but a step of another trainer of m may have left some in its scope.
+	if err := tr.ResetOptimizer(); err != nil {
 		return nil, err
 	}
 	p, err := m.Posterior()

@@ -36,6 +36,10 @@ type Round struct {
 	// Draws are the clients' posterior samples when local training samples (SG-MCMC, the engine's
 	// training.sampler), each stacked like Stacked, which then holds each client's sample mean; nil
 	// otherwise.
+	//
+	// Stacked, List and Draws are read-only: the engine hands the same client models to every run of
+	// a sweep whose clients trained alike (the first round of the settings that differ only in the
+	// strategy), so a strategy that changed them would change the other runs.
 	Draws []*posterior.Posterior
 	// Previous is the global model the clients started the round from.
 	Previous *posterior.Posterior
