@@ -99,7 +99,10 @@ func (s *Summary) Diverged() int {
 }
 
 // Run runs every setting of spec (its sweep) with every seed, in order, writing each run to
-// Options.Dir. The spec is fully validated first: an invalid field is a *SpecError and nothing runs.
+// Options.Dir. The spec is fully validated first: an invalid field is a *SpecError and nothing runs;
+// so is a field that only the data shows to be wrong (a partition.sort_feature the dataset lacks, a
+// partition that leaves a client without examples, a model.arch too large for the examples), which
+// is refused before any run directory is written.
 // A run that diverges (non-finite loss or parameters) is recorded as diverged with the round and
 // reason, and the next run starts; any other error is recorded as a failed run and returned. A
 // cancelled ctx stops between training steps and leaves the run resumable.
@@ -153,6 +156,17 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 				return nil, fmt.Errorf("engine: %s already holds a run; resume it (--resume / Options.Resume) or choose another results directory", j.dir)
 			}
 		}
+	}
+	// What only the data can show to be wrong is refused before any run directory is written; a run
+	// that already has one (Resume) was checked when it started.
+	var fresh []runRef
+	for _, j := range jobs {
+		if _, err := os.Stat(filepath.Join(j.dir, results.MetaFile)); err != nil {
+			fresh = append(fresh, runRef{j.st, j.seed})
+		}
+	}
+	if err := checkData(fresh, cache); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)

@@ -64,32 +64,32 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 	}
 	train, test, err := cache.load(s.Dataset.Name, dir, split)
 	if err != nil {
-		return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
+		return nil, specErr("dataset.name", "%q: %v", s.Dataset.Name, err)
 	}
 	if n := s.Dataset.Subsample; n > 0 && n < train.Len() {
 		part, _, err := data.Split(train, float64(n)/float64(train.Len()), derive(seed, tagSubsample))
 		if err != nil {
-			return nil, fmt.Errorf("dataset.subsample %d: %w", n, err)
+			return nil, specErr("dataset.subsample", "%d: %v", n, err)
 		}
 		train = part
 	}
 	if n := s.Dataset.TestSubsample; n > 0 && n < test.Len() {
 		part, _, err := data.Split(test, float64(n)/float64(test.Len()), derive(seed, tagTestSubsample))
 		if err != nil {
-			return nil, fmt.Errorf("dataset.test_subsample %d: %w", n, err)
+			return nil, specErr("dataset.test_subsample", "%d: %v", n, err)
 		}
 		test = part
 	}
 	if train.IsRegression() {
 		if train, test, err = predictive.StandardizeTargets(train, test); err != nil {
-			return nil, fmt.Errorf("dataset.name %q: %w", s.Dataset.Name, err)
+			return nil, specErr("dataset.name", "%q: %v", s.Dataset.Name, err)
 		}
 	}
 	p := &problem{test: test, numClasses: train.NumClasses, exampleSize: train.ExampleSize(), regression: train.IsRegression()}
 	if f := s.Dataset.ServerFraction; f > 0 {
 		server, rest, err := data.SplitServer(train, f, derive(seed, tagServer))
 		if err != nil {
-			return nil, fmt.Errorf("dataset.server_fraction %v: %w", f, err)
+			return nil, specErr("dataset.server_fraction", "%v: %v", f, err)
 		}
 		p.server, train = server, rest
 	}
@@ -99,7 +99,7 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 	}
 	for k, idx := range p.part.Clients {
 		if len(idx) == 0 {
-			return nil, fmt.Errorf("partition: client %d has no examples (%s on %d examples); use fewer clients, "+
+			return nil, specErr("partition.clients", "client %d has no examples (%s on %d examples); use fewer clients, "+
 				"more data or a larger partition.min_size", k, p.part.Method, train.Len())
 		}
 	}
@@ -132,7 +132,7 @@ func makePartition(ps PartitionSpec, train *data.Dataset, seed int64) (*partitio
 		err = fmt.Errorf("unknown method %q", ps.Method)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("partition (%s, %d clients, %d examples): %w", ps.Method, k, train.Len(), err)
+		return nil, specErr("partition", "%s, %d clients, %d examples: %v", ps.Method, k, train.Len(), err)
 	}
 	return p, nil
 }

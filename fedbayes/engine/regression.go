@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/metrics"
@@ -66,7 +67,7 @@ func sortedPartition(ps PartitionSpec, train *data.Dataset, seed uint64) (*parti
 	if ps.SortFeature != "" {
 		col = slices.Index(train.FeatureNames, ps.SortFeature)
 		if col < 0 {
-			return nil, fmt.Errorf("partition.sort_feature %q is not a feature of %s (features: %v)", ps.SortFeature, train.Name, train.FeatureNames)
+			return nil, specErr("partition.sort_feature", "%q is not a feature of %s (features: %s)", ps.SortFeature, datasetName(train.Name), strings.Join(train.FeatureNames, ", "))
 		}
 	}
 	h := ps.H
@@ -80,9 +81,15 @@ func sortedPartition(ps PartitionSpec, train *data.Dataset, seed uint64) (*parti
 	}
 	p, err := partition.SortedByKey(keys, ps.Clients, h, seed)
 	if err != nil {
-		return nil, fmt.Errorf("partition (%s sorted by feature %d, %d clients, %d examples): %w", ps.Method, col, ps.Clients, train.Len(), err)
+		return nil, specErr("partition", "%s sorted by feature %d, %d clients, %d examples: %v", ps.Method, col, ps.Clients, train.Len(), err)
 	}
 	return p, nil
+}
+
+// datasetName is the dataset's name without the suffixes of its splits ("diabetes/train/clients").
+func datasetName(name string) string {
+	base, _, _ := strings.Cut(name, "/")
+	return base
 }
 
 // targetBuffer returns a batch's target buffer of n values for regression, nil for classification.

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"fedbayes.dev/fedbayes/models"
+)
+
+// runRef is one run of a Run call: a setting and a seed.
+type runRef struct {
+	st   Setting
+	seed int64
+}
+
+// checkData refuses, before any run directory is written, what only the data can show to be wrong
+// in the runs' specs (Validate touches no data): a dataset that cannot be loaded, a
+// partition.sort_feature that is not one of the dataset's features, a subsample, server share or
+// partition that the data cannot give (a client without examples), and a model.arch that does not fit
+// the dataset's examples (LeNet on 8 x 8 digits). It prepares each run's data as the run will
+// (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
+// partition and seed, and builds each distinct one-client network once. The error is a *SpecError
+// naming the field and the setting, and the seed where the data was drawn with one.
+func checkData(runs []runRef, cache *datasetCache) error {
+	problems := map[string]bool{}
+	nets := map[string]bool{}
+	for _, r := range runs {
+		s := r.st.Spec
+		key, err := json.Marshal(struct {
+			Dataset   DatasetSpec
+			Partition PartitionSpec
+			Seed      int64
+		}{s.Dataset, s.Partition, r.seed})
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		if problems[string(key)] {
+			continue
+		}
+		problems[string(key)] = true
+		p, err := newProblem(s, r.seed, cache)
+		if err != nil {
+			return dataError(r, err, true)
+		}
+		cfg := modelConfig(s, p, 1, 0)
+		netKey, err := json.Marshal(cfg)
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		if nets[string(netKey)] {
+			continue
+		}
+		nets[string(netKey)] = true
+		if _, err := models.New(cfg); err != nil {
+			path := "model"
+			if strings.Contains(err.Error(), "InputShape") {
+				path = "model.arch"
+			}
+			return dataError(r, specErr(path, "%s on %s (examples of shape %v): %v", s.Model.Arch, s.Dataset.Name, cfg.InputShape, err), false)
+		}
+	}
+	return nil
+}
+
+// dataError names the run's setting (and seed, when the data depends on it) in a *SpecError, or
+// wraps another error with them.
+func dataError(r runRef, err error, seeded bool) error {
+	where := ""
+	if seeded {
+		where = fmt.Sprintf(" (seed %d)", r.seed)
+	}
+	var se *SpecError
+	if errors.As(err, &se) {
+		out := *se
+		out.Setting = shortName(r.st.Name)
+		out.Problem += where
+		return &out
+	}
+	return fmt.Errorf("engine: setting %s%s: %w", r.st.Name, where, err)
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/progress"
+)
+
+// TestDataErrorsBeforeAnyRun checks that what only the data shows to be wrong is refused by Run as a
+// *SpecError naming the field, before the results directory (or any run directory in it) exists.
+func TestDataErrorsBeforeAnyRun(t *testing.T) {
+	requireDigits(t)
+	requireDiabetes(t)
+	for _, tc := range []struct {
+		name   string
+		base   func() *Spec
+		modify func(s *Spec)
+		path   string
+		// says is a part of the message.
+		says string
+	}{
+		{"unknown sort feature", diabetesSpec, func(s *Spec) { s.Partition.SortFeature = "nope" }, "partition.sort_feature", `"nope" is not a feature of diabetes`},
+		{"sort feature in one setting of a sweep", diabetesSpec, func(s *Spec) {
+			s.Sweep = map[string][]json.RawMessage{"partition.sort_feature": {json.RawMessage(`"bmi"`), json.RawMessage(`"BMI"`)}}
+		}, "partition.sort_feature", `"BMI" is not a feature`},
+		{"lenet on the digits", digitsSpec, func(s *Spec) { s.Model.Arch = "lenet" }, "model.arch", "InputShape"},
+		{"more clients than examples", digitsSpec, func(s *Spec) {
+			s.Partition = PartitionSpec{Method: "iid", Clients: 700}
+		}, "partition", "700 clients"},
+		{"dataset not installed", digitsSpec, func(s *Spec) { s.Dataset.Dir = t.TempDir() }, "dataset.name", "digits"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.base()
+			tc.modify(s)
+			if err := s.Validate(); err != nil {
+				t.Fatalf("Validate refuses already (%v); the case needs the data", err)
+			}
+			dir := t.TempDir() + "/results"
+			_, err := Run(context.Background(), s, Options{Dir: dir, Progress: progress.Discard})
+			var se *SpecError
+			if !errors.As(err, &se) || !strings.HasPrefix(se.Path, tc.path) || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("error %v, want a SpecError at %s saying %q", err, tc.path, tc.says)
+			}
+			if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+				t.Errorf("the results directory was created (%v)", statErr)
+			}
+			t.Log(err)
+		})
+	}
+}
