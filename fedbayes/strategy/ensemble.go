@@ -72,8 +72,10 @@ type Ensemble struct {
 
 // newEnsemble builds a predictive-space strategy.
 func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
-	if (method == BetaPredBayes || distilled) && !s.HasServer {
-		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "this strategy fits beta or distils on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
+	if method == BetaPredBayes || distilled {
+		if err := requireServer(s, "this strategy fits beta or distils on the server's set", hasanServer); err != nil {
+			return nil, err
+		}
 	}
 	if s.Regression {
 		if distilled {
@@ -86,11 +88,8 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}, Regression: s.Regression, PriorStd: s.PriorStd}
 	if distilled {
 		dc := s.FedBE.Distill.WithDefaults()
-		if dc.SWACycles > dc.Epochs {
-			return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", dc.SWACycles, dc.Epochs)}
-		}
-		if dc.SWACycles > 0 && s.Kind == models.Bayesian {
-			return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: "SWA averages point estimates; a Bayesian student is distilled without it (0)"}
+		if err := checkSWA("aggregation.server.distill", dc, s.Kind == models.Bayesian); err != nil {
+			return nil, err
 		}
 		e.Distill = &dc
 		e.FromPrevious = s.StudentStart == StudentFromPrevious

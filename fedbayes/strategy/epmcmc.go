@@ -23,8 +23,8 @@ type EPMCMC struct {
 
 // newEPMCMC builds EP-MCMC, refusing clients that do not sample.
 func newEPMCMC(s Settings) (*EPMCMC, error) {
-	if !s.Sampling {
-		return nil, &FieldError{Field: "training.sampler", Problem: "EP-MCMC combines the clients' posterior samples: set a sampler (cSGHMC or SGLD)"}
+	if err := requireSampler(s, "EP-MCMC combines the clients' posterior samples"); err != nil {
+		return nil, err
 	}
 	if !(s.PriorStd > 0) {
 		return nil, &FieldError{Field: "training.sampler.prior_std", Problem: fmt.Sprintf("%v; EP-MCMC needs the clients' positive prior standard deviation", s.PriorStd)}

@@ -47,11 +47,10 @@ type FedBE struct {
 
 // newFedBE builds a FedBE strategy of the given distribution.
 func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
-	if !s.HasServer {
-		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "FedBE distils on the server's set: set a server fraction (Chen & Chao keep 20% of the training set, 0.2)"}
-	}
-	if s.Regression {
-		return nil, &FieldError{Field: "aggregation.rule", Problem: "FedBE distils the teachers' class probabilities; it is for classification"}
+	if err := firstError(
+		requireServer(s, "FedBE distils on the server's set", "Chen & Chao keep 20% of the training set, 0.2"),
+		requireClassification(s, "FedBE distils the teachers' class probabilities")); err != nil {
+		return nil, err
 	}
 	fc := predictive.FedBEConfig{Distribution: distribution, Samples: s.FedBE.Samples, Alpha: s.FedBE.Alpha, Distill: s.FedBE.Distill}
 	if !swa {
@@ -61,8 +60,8 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if fc.Samples < 1 || !(fc.Alpha > 0) {
 		return nil, &FieldError{Field: "aggregation.server", Problem: fmt.Sprintf("FedBE needs samples >= 1 and alpha > 0, got %d and %v", fc.Samples, fc.Alpha)}
 	}
-	if d := fc.Distill; d.SWACycles > d.Epochs {
-		return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", d.SWACycles, d.Epochs)}
+	if err := checkSWA("aggregation.server.distill", fc.Distill, false); err != nil {
+		return nil, err
 	}
 	return &FedBE{Config: fc, Kind: s.Kind}, nil
 }

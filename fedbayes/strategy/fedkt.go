@@ -32,11 +32,10 @@ type FedKT struct {
 
 // newFedKT builds FedKT, refusing an experiment without a server set or with regression.
 func newFedKT(s Settings) (*FedKT, error) {
-	if !s.HasServer {
-		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "FedKT's students and global model learn the votes on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
-	}
-	if s.Regression {
-		return nil, &FieldError{Field: "aggregation.rule", Problem: "FedKT votes on class labels; it is for classification"}
+	if err := firstError(
+		requireServer(s, "FedKT's students and global model learn the votes on the server's set", hasanServer),
+		requireClassification(s, "FedKT votes on class labels")); err != nil {
+		return nil, err
 	}
 	if s.Sampling {
 		return nil, &FieldError{Field: "training.sampler", Problem: "FedKT's teachers use the local optimiser (Hasan (2023), Sec. 3.3.4); unset the sampler"}
@@ -45,8 +44,8 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if err := c.Validate(); err != nil {
 		return nil, &FieldError{Field: "aggregation.server.fedkt", Problem: err.Error()}
 	}
-	if c.Distill.SWACycles > c.Distill.Epochs {
-		return nil, &FieldError{Field: "aggregation.server.fedkt.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", c.Distill.SWACycles, c.Distill.Epochs)}
+	if err := checkSWA("aggregation.server.fedkt.distill", c.Distill, false); err != nil {
+		return nil, err
 	}
 	return &FedKT{Config: c}, nil
 }

@@ -21,8 +21,8 @@ type FedPA struct {
 
 // newFedPA builds FedPA, refusing clients that do not sample.
 func newFedPA(s Settings) (*FedPA, error) {
-	if !s.Sampling {
-		return nil, &FieldError{Field: "training.sampler", Problem: "FedPA summarises the clients' posterior samples: set a sampler (cSGHMC or SGLD)"}
+	if err := requireSampler(s, "FedPA summarises the clients' posterior samples"); err != nil {
+		return nil, err
 	}
 	c := s.FedPA.WithDefaults()
 	if err := c.Validate(); err != nil {

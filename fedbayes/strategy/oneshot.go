@@ -28,18 +28,12 @@ type OneshotFL struct {
 
 // newOneshotFL builds OneshotFL, refusing an experiment without a server set or with regression.
 func newOneshotFL(s Settings) (*OneshotFL, error) {
-	if !s.HasServer {
-		return nil, &FieldError{Field: "dataset.server_fraction", Problem: "OneshotFL distils the clients' ensemble on the server's set: set a server fraction (Hasan (2023) keeps 0.2)"}
-	}
-	if s.Regression {
-		return nil, &FieldError{Field: "aggregation.rule", Problem: "OneshotFL averages the clients' class log-probabilities; it is for classification"}
-	}
 	dc := s.FedBE.Distill.WithDefaults()
-	if dc.SWACycles > dc.Epochs {
-		return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", dc.SWACycles, dc.Epochs)}
-	}
-	if dc.SWACycles > 0 && s.Kind == models.Bayesian {
-		return nil, &FieldError{Field: "aggregation.server.distill.swa_cycles", Problem: "SWA averages point estimates; a Bayesian student is distilled without it (0)"}
+	if err := firstError(
+		requireServer(s, "OneshotFL distils the clients' ensemble on the server's set", hasanServer),
+		requireClassification(s, "OneshotFL averages the clients' class log-probabilities"),
+		checkSWA("aggregation.server.distill", dc, s.Kind == models.Bayesian)); err != nil {
+		return nil, err
 	}
 	return &OneshotFL{Distill: dc}, nil
 }

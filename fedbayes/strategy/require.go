@@ -1,0 +1,61 @@
+package strategy
+
+import (
+	"fmt"
+
+	"fedbayes.dev/fedbayes/predictive"
+)
+
+// The refusals the built-in strategies share, each naming the spec field to change.
+
+// hasanServer is the server share Hasan (2023) keeps, quoted where a strategy needs a server set.
+const hasanServer = "Hasan (2023) keeps 0.2"
+
+// requireServer refuses an experiment without a server set; use says what the strategy does on it
+// and keep what share the strategy's paper keeps.
+func requireServer(s Settings, use, keep string) error {
+	if s.HasServer {
+		return nil
+	}
+	return &FieldError{Field: "dataset.server_fraction", Problem: use + ": set a server fraction (" + keep + ")"}
+}
+
+// requireClassification refuses a regression experiment; what says what the strategy does with
+// classes.
+func requireClassification(s Settings, what string) error {
+	if !s.Regression {
+		return nil
+	}
+	return &FieldError{Field: "aggregation.rule", Problem: what + "; it is for classification"}
+}
+
+// requireSampler refuses clients that do not sample; what says what the strategy does with the
+// samples.
+func requireSampler(s Settings, what string) error {
+	if s.Sampling {
+		return nil
+	}
+	return &FieldError{Field: "training.sampler", Problem: what + ": set a sampler (cSGHMC or SGLD)"}
+}
+
+// checkSWA refuses a distillation (at path, the distill object's field path) with more SWA cycles
+// than epochs, and, when bayesianStudent, any SWA at all: SWA averages point estimates.
+func checkSWA(path string, d predictive.DistillConfig, bayesianStudent bool) error {
+	if d.SWACycles > d.Epochs {
+		return &FieldError{Field: path + ".swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", d.SWACycles, d.Epochs)}
+	}
+	if d.SWACycles > 0 && bayesianStudent {
+		return &FieldError{Field: path + ".swa_cycles", Problem: "SWA averages point estimates; a Bayesian student is distilled without it (0)"}
+	}
+	return nil
+}
+
+// firstError returns the first non-nil error of errs.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
