@@ -19,10 +19,6 @@ type FedBEConfig struct {
 	// Samples is M, the number of sampled global models (default 10, Hasan (2023), App. B.2); the
 	// teachers are these, the K clients and their weighted mean.
 	Samples int `json:"samples,omitempty"`
-	// Rounds is the number of communication rounds of FedBE (default 1).
-	Rounds int `json:"rounds,omitempty"`
-	// Local is the clients' training in each round.
-	Local LocalConfig `json:"local"`
 	// Distill is the server's distillation; default SGD with momentum, learning rate 0.01, and SWA
 	// over 4 cycles (Chen & Chao: momentum SGD, cyclical learning rate, averaging at cycle ends).
 	Distill DistillConfig `json:"distill"`
@@ -41,9 +37,6 @@ func (c FedBEConfig) WithDefaults() FedBEConfig {
 	if c.Samples == 0 {
 		c.Samples = 10
 	}
-	if c.Rounds == 0 {
-		c.Rounds = 1
-	}
 	if c.Distill.Optimizer == "" {
 		c.Distill.Optimizer = "sgd"
 		if c.Distill.LearningRate == 0 {
@@ -53,7 +46,6 @@ func (c FedBEConfig) WithDefaults() FedBEConfig {
 	if c.Distill.SWACycles == 0 {
 		c.Distill.SWACycles = 4
 	}
-	c.Local = c.Local.WithDefaults()
 	c.Distill = c.Distill.WithDefaults()
 	return c
 }

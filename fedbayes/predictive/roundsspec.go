@@ -67,9 +67,7 @@ func (s RoundsSpec) WithDefaults() RoundsSpec {
 		s.Local.Epochs = 20
 	}
 	s.Local = s.Local.WithDefaults()
-	s.FedBE.Rounds, s.FedBE.Local = 0, LocalConfig{}
 	s.FedBE = s.FedBE.WithDefaults()
-	s.FedBE.Rounds, s.FedBE.Local = s.Rounds, s.Local
 	return s
 }
 

@@ -343,7 +343,6 @@ func (s Spec) validateSizes() error {
 		{"distill.batch_size", s.Distill.BatchSize, maxSizeBatch},
 		{"distill.swa_cycles", s.Distill.SWACycles, maxSizeCount},
 		{"fedbe.samples", s.FedBE.Samples, maxSizeCount},
-		{"fedbe.rounds", s.FedBE.Rounds, maxSizeCount},
 		{"fedbe.distill.epochs", s.FedBE.Distill.Epochs, maxSizeCount},
 		{"fedbe.distill.batch_size", s.FedBE.Distill.BatchSize, maxSizeBatch},
 		{"fedkt.students", s.FedKT.Students, maxSizeCount},
