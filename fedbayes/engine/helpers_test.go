@@ -49,6 +49,20 @@ func digitsSpec() *Spec {
 	}
 }
 
+// expandPreset returns the preset name and its settings, failing the test when either cannot be made.
+func expandPreset(t *testing.T, name string) (*Spec, []Setting) {
+	t.Helper()
+	s, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, err := s.Expand()
+	if err != nil {
+		t.Fatalf("preset %s does not validate: %v", name, err)
+	}
+	return s, settings
+}
+
 // specErrorCase is a change to a valid spec that Validate must refuse with a *SpecError at path.
 type specErrorCase struct {
 	name   string

@@ -88,14 +88,7 @@ func TestChenPresets(t *testing.T) {
 			t.Fatalf("%s: no rounds spec", name)
 		}
 		rs = rs.WithDefaults()
-		s, err := Preset(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		settings, err := s.Expand()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, settings := expandPreset(t, name)
 		c := settings[1].Spec // fedbe-gaussian
 		if s.Name != name || settings[1].Name != name+"-fedbe-gaussian" || c.Dataset.Subsample != rs.Subsample || c.Dataset.TestSubsample != rs.TestSubsample ||
 			c.Partition.Clients != rs.Clients || c.Partition.Alpha != rs.Alpha || c.Training.Rounds != rs.Rounds ||

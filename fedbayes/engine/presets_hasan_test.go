@@ -18,14 +18,7 @@ func TestHasanPresetsAreEnginePresets(t *testing.T) {
 				t.Fatal(err)
 			}
 			ps = ps.WithDefaults()
-			s, err := Preset(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			settings, err := s.Expand()
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, settings := expandPreset(t, name)
 			if want := len(ps.Methods) * len(ps.H); len(settings) != want {
 				t.Fatalf("%d settings, want %d methods x %d h", len(settings), len(ps.Methods), len(ps.H))
 			}

@@ -163,14 +163,7 @@ func TestSweepCreatesNestedObject(t *testing.T) {
 func TestPresets(t *testing.T) {
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
-			s, err := Preset(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			settings, err := s.Expand()
-			if err != nil {
-				t.Fatalf("preset does not validate: %v", err)
-			}
+			s, settings := expandPreset(t, name)
 			if PresetAbout(name) == "" {
 				t.Error("no description")
 			}
