@@ -41,10 +41,7 @@ func newFedKT(s Settings) (*FedKT, error) {
 		return nil, &FieldError{Field: "training.sampler", Problem: "FedKT's teachers use the local optimiser (Hasan (2023), Sec. 3.3.4); unset the sampler"}
 	}
 	c := s.FedKT.WithDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, &FieldError{Field: "aggregation.server.fedkt", Problem: err.Error()}
-	}
-	if err := checkSWA("aggregation.server.fedkt.distill", c.Distill, false); err != nil {
+	if err := firstError(invalid("aggregation.server.fedkt", c.Validate()), checkSWA("aggregation.server.fedkt.distill", c.Distill, false)); err != nil {
 		return nil, err
 	}
 	return &FedKT{Config: c}, nil

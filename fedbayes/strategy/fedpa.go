@@ -21,12 +21,9 @@ type FedPA struct {
 
 // newFedPA builds FedPA, refusing clients that do not sample.
 func newFedPA(s Settings) (*FedPA, error) {
-	if err := requireSampler(s, "FedPA summarises the clients' posterior samples"); err != nil {
-		return nil, err
-	}
 	c := s.FedPA.WithDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, &FieldError{Field: "aggregation.server", Problem: err.Error()}
+	if err := firstError(requireSampler(s, "FedPA summarises the clients' posterior samples"), invalid("aggregation.server", c.Validate())); err != nil {
+		return nil, err
 	}
 	return &FedPA{Config: c}, nil
 }

@@ -50,6 +50,14 @@ func checkSWA(path string, d predictive.DistillConfig, bayesianStudent bool) err
 	return nil
 }
 
+// invalid refuses, at field, a strategy configuration whose Validate returned err; nil passes.
+func invalid(field string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &FieldError{Field: field, Problem: err.Error()}
+}
+
 // firstError returns the first non-nil error of errs.
 func firstError(errs ...error) error {
 	for _, err := range errs {

@@ -27,6 +27,8 @@ func TestSharedRefusals(t *testing.T) {
 		{"SWA beyond epochs", checkSWA("a.distill", predictive.DistillConfig{Epochs: 2, SWACycles: 3}, false), "a.distill.swa_cycles", "3 SWA cycles in 2 distillation epochs"},
 		{"SWA of a Bayesian student", checkSWA("a.distill", predictive.DistillConfig{Epochs: 4, SWACycles: 2}, true), "a.distill.swa_cycles", "Bayesian student"},
 		{"no SWA, Bayesian student", checkSWA("a.distill", predictive.DistillConfig{Epochs: 4}, true), "", ""},
+		{"valid configuration", invalid("a.b", nil), "", ""},
+		{"invalid configuration", invalid("a.b", errors.New("rho -1: want at least 0")), "a.b", "rho -1"},
 		{"first of several", firstError(nil, requireSampler(Settings{}, "y"), requireServer(Settings{}, "z", "")), "training.sampler", "y: set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
