@@ -4,15 +4,49 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/results"
 )
 
 // runRef is one run of a Run call: a setting and a seed.
 type runRef struct {
 	st   Setting
 	seed int64
+}
+
+// CheckData refuses what Run refuses before it writes anything (checkData) for the runs of spec
+// that dir does not hold yet: for a caller that writes to dir before Run does, such as `fedbayes run
+// -jobs N`, which starts its workers' logs there.
+func CheckData(spec *Spec, dir string) error {
+	if spec == nil {
+		return fmt.Errorf("engine: nil spec")
+	}
+	settings, err := spec.Expand()
+	if err != nil {
+		return err
+	}
+	var runs []runRef
+	for _, st := range settings {
+		for _, seed := range st.Spec.Seeds {
+			runs = append(runs, runRef{st, seed})
+		}
+	}
+	return checkData(freshRuns(runs, dir), &datasetCache{})
+}
+
+// freshRuns are the runs whose directory under dir holds no run yet.
+func freshRuns(runs []runRef, dir string) []runRef {
+	var out []runRef
+	for _, r := range runs {
+		if _, err := os.Stat(filepath.Join(dir, results.RunName(r.st.Name, r.seed), results.MetaFile)); err != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // checkData refuses, before any run directory is written, what only the data can show to be wrong

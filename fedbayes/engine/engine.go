@@ -159,13 +159,11 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	// What only the data can show to be wrong is refused before any run directory is written; a run
 	// that already has one (Resume) was checked when it started.
-	var fresh []runRef
-	for _, j := range jobs {
-		if _, err := os.Stat(filepath.Join(j.dir, results.MetaFile)); err != nil {
-			fresh = append(fresh, runRef{j.st, j.seed})
-		}
+	refs := make([]runRef, len(jobs))
+	for i, j := range jobs {
+		refs[i] = runRef{j.st, j.seed}
 	}
-	if err := checkData(fresh, cache); err != nil {
+	if err := checkData(freshRuns(refs, opts.Dir), cache); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {

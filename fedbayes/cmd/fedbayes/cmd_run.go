@@ -117,6 +117,10 @@ func runRun(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: -jobs %d: want at least 1", errUsage, *jobs)
 	}
 	if *jobs > 1 && *taskIndex < 0 && *worker == "" {
+		// What only the data shows to be wrong is refused before the workers' logs are written.
+		if err := engine.CheckData(spec, *out); err != nil {
+			return err
+		}
 		childArgs := []string{positional[0]}
 		if *fast {
 			childArgs = append(childArgs, "-fast")

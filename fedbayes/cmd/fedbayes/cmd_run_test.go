@@ -43,6 +43,28 @@ func TestRunCommand(t *testing.T) {
 	}
 }
 
+// TestRunRefusesDataErrorsFirst checks that a field only the data shows to be wrong (a sort feature
+// the dataset lacks) is refused with its name, and that neither one process nor -jobs writes anything.
+func TestRunRefusesDataErrorsFirst(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "diabetes_target.csv.gz")); err != nil {
+		t.Skipf("diabetes not installed: %v", err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.json")
+	writeFile(t, spec, `{"name": "sorted", "dataset": {"name": "diabetes"},
+		"partition": {"method": "heterogeneity", "clients": 3, "h": 0.5, "sort_feature": "BMI"},
+		"model": {"kind": "deterministic", "hidden": [8]}, "aggregation": {"rule": "FedAvg"},
+		"training": {"rounds": 1, "batch_size": 16, "lr": 0.01}, "seeds": [1, 2]}`)
+	want := `partition.sort_feature: "BMI" is not a feature of diabetes (features: age, sex, bmi`
+	for _, jobs := range []string{"1", "2"} {
+		out := filepath.Join(dir, "results-"+jobs)
+		runCommandCases(t, []commandCase{{"jobs " + jobs, []string{"run", spec, "-o", out, "-jobs", jobs}, 1, "", want}})
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("-jobs %s: %s was written (%v)", jobs, out, err)
+		}
+	}
+}
+
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
