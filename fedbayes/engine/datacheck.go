@@ -10,6 +10,7 @@ import (
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // runRef is one run of a Run call: a setting and a seed.
@@ -52,8 +53,8 @@ func freshRuns(runs []runRef, dir string) []runRef {
 // checkData refuses, before any run directory is written, what only the data can show to be wrong
 // in the runs' specs (Validate touches no data): a dataset that cannot be loaded, a
 // partition.sort_feature that is not one of the dataset's features, a subsample, server share or
-// partition that the data cannot give (a client without examples), and a model.arch that does not fit
-// the dataset's examples (LeNet on 8 x 8 digits). It prepares each run's data as the run will
+// partition that the data cannot give (a client without examples), a model.arch that does not fit
+// the dataset's examples (LeNet on 8 x 8 digits), and FedKT teachers more than a client has examples. It prepares each run's data as the run will
 // (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
 // partition and seed, and builds each distinct one-client network once. The error is a *SpecError
 // naming the field and the setting, and the seed where the data was drawn with one.
@@ -78,6 +79,9 @@ func checkData(runs []runRef, cache *datasetCache) error {
 		if err != nil {
 			return dataError(r, err, true)
 		}
+		if err := checkClientSizes(s, p); err != nil {
+			return dataError(r, err, true)
+		}
 		cfg := modelConfig(s, p, 1, 0)
 		netKey, err := json.Marshal(cfg)
 		if err != nil {
@@ -93,6 +97,22 @@ func checkData(runs []runRef, cache *datasetCache) error {
 				path = "model.arch"
 			}
 			return dataError(r, specErr(path, "%s on %s (examples of shape %v): %v", s.Model.Arch, s.Dataset.Name, cfg.InputShape, err), false)
+		}
+	}
+	return nil
+}
+
+// checkClientSizes refuses a strategy that splits each client's data finer than the partition allows:
+// FedKT's t teachers per student each train on one of t disjoint parts of a client's examples (Li et
+// al. 2021), so every client needs at least t examples.
+func checkClientSizes(s *Spec, p *problem) error {
+	if !strings.EqualFold(s.Aggregation.Rule, strategy.FedKTName) {
+		return nil
+	}
+	t := strategySettings(s).FedKT.WithDefaults().Teachers
+	for k, idx := range p.part.Clients {
+		if len(idx) < t {
+			return specErr("aggregation.server.fedkt.teachers", "%d teachers per student, but client %d has %d examples: each teacher needs at least one", t, k, len(idx))
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 )
 
@@ -32,6 +33,10 @@ func TestDataErrorsBeforeAnyRun(t *testing.T) {
 		{"more clients than examples", digitsSpec, func(s *Spec) {
 			s.Partition = PartitionSpec{Method: "iid", Clients: 700}
 		}, "partition", "700 clients"},
+		{"more fedkt teachers than examples", digitsSpec, func(s *Spec) {
+			s.Model.Kind, s.Aggregation.Rule, s.Dataset.ServerFraction = "deterministic", "fedkt", 0.2
+			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1, Teachers: 200}}
+		}, "aggregation.server.fedkt.teachers", "200 teachers per student"},
 		{"dataset not installed", digitsSpec, func(s *Spec) { s.Dataset.Dir = t.TempDir() }, "dataset.name", "digits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
