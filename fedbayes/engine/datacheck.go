@@ -54,7 +54,8 @@ func freshRuns(runs []runRef, dir string) []runRef {
 // in the runs' specs (Validate touches no data): a dataset that cannot be loaded, a
 // partition.sort_feature that is not one of the dataset's features, a subsample, server share or
 // partition that the data cannot give (a client without examples), a model.arch that does not fit
-// the dataset's examples (LeNet on 8 x 8 digits), and FedKT teachers more than a client has examples. It prepares each run's data as the run will
+// the dataset's examples (LeNet on 8 x 8 digits), FedKT teachers more than a client has examples, and
+// a pre-training validation split the server set cannot give. It prepares each run's data as the run will
 // (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
 // partition and seed, and builds each distinct one-client network once. The error is a *SpecError
 // naming the field and the setting, and the seed where the data was drawn with one.
@@ -81,6 +82,11 @@ func checkData(runs []runRef, cache *datasetCache) error {
 		}
 		if err := checkClientSizes(s, p); err != nil {
 			return dataError(r, err, true)
+		}
+		if s.Aggregation.Pretrain != nil && p.server != nil {
+			if _, _, err := pretrainSplit(s, p, r.seed); err != nil {
+				return dataError(r, err, true)
+			}
 		}
 		cfg := modelConfig(s, p, 1, 0)
 		netKey, err := json.Marshal(cfg)

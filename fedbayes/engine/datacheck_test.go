@@ -37,6 +37,10 @@ func TestDataErrorsBeforeAnyRun(t *testing.T) {
 			s.Model.Kind, s.Aggregation.Rule, s.Dataset.ServerFraction = "deterministic", "fedkt", 0.2
 			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1, Teachers: 200}}
 		}, "aggregation.server.fedkt.teachers", "200 teachers per student"},
+		{"pre-training split of a tiny server set", digitsSpec, func(s *Spec) {
+			s.Aggregation.Rule, s.Dataset.ServerFraction = "DWC", 0.005
+			s.Aggregation.Pretrain = &PretrainSpec{Epochs: 1}
+		}, "aggregation.pretrain.validation_fraction", "of the server set (3 examples)"},
 		{"dataset not installed", digitsSpec, func(s *Spec) { s.Dataset.Dir = t.TempDir() }, "dataset.name", "digits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

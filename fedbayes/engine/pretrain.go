@@ -11,15 +11,25 @@ import (
 	"fedbayes.dev/fedbayes/posterior"
 )
 
+// pretrainSplit splits the server set into pre-training's validation and fitting parts; a split the
+// server set cannot give is a *SpecError at aggregation.pretrain.validation_fraction.
+func pretrainSplit(s *Spec, p *problem, seed int64) (val, fit *data.Dataset, err error) {
+	f := s.Aggregation.Pretrain.ValidationFraction
+	if val, fit, err = data.Split(p.server, f, derive(seed, tagPretrainVal)); err != nil {
+		return nil, nil, specErr("aggregation.pretrain.validation_fraction", "%v of the server set (%d examples): %v", f, p.server.Len(), err)
+	}
+	return val, fit, nil
+}
+
 // pretrain trains the initial global model on the server's set before round 1 (Fischer et al. (2024),
 // Sec. 3.6): at most Epochs epochs with the clients' optimizer and batch size, a held-out validation
 // part of the server set, early stopping after Patience epochs without a better validation accuracy;
 // it returns the posterior of the best epoch. m is a one-client model with its own trainer.
 func pretrain(ctx context.Context, m *models.Model, t *models.Trainer, s *Spec, p *problem, init *posterior.Posterior, seed int64) (*posterior.Posterior, error) {
 	ps := s.Aggregation.Pretrain
-	val, fit, err := data.Split(p.server, ps.ValidationFraction, derive(seed, tagPretrainVal))
+	val, fit, err := pretrainSplit(s, p, seed)
 	if err != nil {
-		return nil, fmt.Errorf("pre-training: validation split of the server set (%d examples): %w", p.server.Len(), err)
+		return nil, err
 	}
 	if err := m.SetPosterior(init); err != nil {
 		return nil, fmt.Errorf("pre-training: %w", err)
