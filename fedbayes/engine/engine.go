@@ -179,7 +179,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	var runErr error
 	var busy []string
-	outcomes := &localCache{}
+	outcomes := newLocalCache()
 	for _, j := range jobs {
 		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, outcomes, info)
 		sum.Runs = append(sum.Runs, rs)

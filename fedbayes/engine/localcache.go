@@ -23,12 +23,13 @@ const localCacheBudget = 512 << 20
 // presets, FedAvg beside FedBE) train or sample the same clients once, as Hasan's former one-round
 // runner did, rather than once per strategy.
 //
-// Only round 1 is kept: there the outcome is a function of what the key holds (the data, partition,
-// model and local-training fields of the spec, the seed, the active clients and the global model they
-// start from), because the clients' network is fresh. In later rounds a model can carry state that
-// is not in the global model (batch-norm statistics), so those rounds are always computed. A kept
-// outcome is shared by the runs that read it: strategies must not change a Round's client models
-// (strategy.Round says so).
+// A round's local outcome is a function of what the key holds: the data, partition, model and
+// local-training fields of the spec, the seed, the active clients and the global model they start
+// from (every other state of the clients' network is in the global model, batch-norm statistics
+// included, or reset each round; resuming from a checkpoint relies on the same). Only round 1 is
+// kept: later rounds start from global models that differ between strategies, so keeping them would
+// cost memory for nothing. A kept outcome is shared by the runs that read it: strategies must not
+// change a Round's client models (strategy.Round says so).
 type localCache struct {
 	mu    sync.Mutex
 	items map[string]localOutcome
@@ -36,6 +37,9 @@ type localCache struct {
 	// hits counts the outcomes given out again.
 	hits int
 }
+
+// newLocalCache makes the cache of a Run call (a test replaces it to count the reuses).
+var newLocalCache = func() *localCache { return &localCache{} }
 
 // localKey is the cache key of a round, or "" when the round's outcome is not kept.
 func localKey(in roundInput, ids []int) (string, error) {
