@@ -268,7 +268,9 @@ func execBinary(backend *simplego.Backend, node *simplego.Node, inputs []*simple
 			continue
 		}
 		groups, period := biasLayout(bufferShape(inputs[c.bias]), outShape)
-		if period == 0 || groups*period == 1 { // a single value is SimpleGo's scalar case below
+		// A single value per block is left to the loops below, and so are many short blocks (a
+		// per-row value [K, B, 1] of log-softmax): each block is a call of its own.
+		if period < 2 || (groups > 1 && outShape.Size()/groups < minBiasBlock) {
 			continue
 		}
 		out := x
@@ -349,6 +351,9 @@ func biasLayout(s, out shapes.Shape) (groups, period int) {
 	}
 	return groups, sizeOf(s.Dimensions[a:])
 }
+
+// minBiasBlock is the smallest block of a per-client bias applied period by period (biasLayout).
+const minBiasBlock = 4096
 
 // periodicGroups computes out = op(x, p) element-wise (op(p, x) when swapped), where out's flat
 // data is groups blocks of equal size and p holds one period per block, repeating along it (see
