@@ -136,7 +136,7 @@ bench-round: ## one federated round (Fashion-MNIST 60k, 10 clients, E=1, Bayesia
 	@echo "== summary (median of $${COUNT:-3} runs) =="
 	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench-round.txt
 
-bench-ab: ## one change measured in turn: BenchmarkStep at A=rev and B=rev (default main, HEAD) and PyTorch, COUNT times
+bench-ab: ## one change measured in turn: BenchmarkStep at A=rev and B=rev (default main, HEAD) and PyTorch, COUNT times (PKG=engine BENCH=Round/lenet/ PROCS="1 2": the round)
 	@mkdir -p $(BUILD)
 	@kernels/install torch
 	kernels/bench-ab $${A:-main} $${B:-HEAD} $(BUILD)/bench-ab

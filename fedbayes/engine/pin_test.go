@@ -47,6 +47,10 @@ func posteriorDigest(t *testing.T, p *posterior.Posterior) string {
 // change. GAA, EAA and DWC were pinned again when the fused aggregation kernels landed (package
 // aggregate, fused.go): they compute these rules closer to the float64 reference (relative error 6e-8
 // instead of 1e-4), which moves the NLL of these runs in its ninth digit; the other runs kept their pins.
+// EAA, AALV and DWC were pinned again at commit ff073e0, where the KL term started to reuse the layer's
+// exp(logVar) (models, klGraph): the gradient of a log-variance is then summed before the product with
+// exp(logVar) rather than after, which moves the posterior's last bits (and DWC's NLL in its eighth
+// digit); the other runs kept their pins.
 var pinnedRuns = []struct {
 	name   string
 	modify func(s *Spec)
@@ -56,15 +60,15 @@ var pinnedRuns = []struct {
 	{"GAA size dirichlet", func(s *Spec) {}, "396a5509790b29a6 0.52333333333333332 1.6480287168567447", "947e213e57cc997f 0.52333333333333332 1.6480287124691013"},
 	{"EAA equal sequential", func(s *Spec) {
 		s.Aggregation.Rule, s.Aggregation.Weighting, s.Training.Mode = "EAA", "equal", "sequential"
-	}, "a8b988d3c701c4ff 0.54000000000000004 1.6606992399371008", "eb18c9c09cf6afff 0.54000000000000004 1.660699218613946"},
+	}, "1e62197770455a83 0.54000000000000004 1.6606992399371008", "37fdbe69c167e72d 0.54000000000000004 1.660699218613946"},
 	{"PPA", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "PPA", 50 }, "31751ea44d9db938 0.5 1.6947228971122159", "ba17af4819cc82d7 0.5 1.6947228848986993"},
 	{"AALV maxdisc participation", func(s *Spec) {
 		s.Aggregation.Rule, s.Aggregation.Weighting, s.Partition.Participation = "AALV", "maxdisc", 0.75
-	}, "d2b4193d9e6d02aa 0.41999999999999998 1.7503859182751205", "d29abd38c173f4b7 0.41999999999999998 1.750385883896824"},
+	}, "164f6dd0ce4cec4b 0.41999999999999998 1.7503859182751205", "4354b3587e1c4944 0.41999999999999998 1.750385883896824"},
 	{"DWC pretrain", func(s *Spec) {
 		s.Aggregation.Rule, s.Dataset.ServerFraction = "DWC", 0.1
 		s.Aggregation.Pretrain = &PretrainSpec{Epochs: 2, Patience: 1}
-	}, "f044dbef42bc748e 0.21333333333333335 4.1361479788515165", "3d4b16da4e60a873 0.21333333333333335 4.1361476562017927"},
+	}, "7f64330e42e5f956 0.21333333333333335 4.1361478262320404", "0098b88bdd0d5da5 0.21333333333333335 4.1361476409512106"},
 	{"FedAvg deterministic FedProx", func(s *Spec) {
 		s.Model.Kind, s.Aggregation.Rule, s.Training.ProxMu = "deterministic", "FedAvg", 0.01
 	}, "28dc5dca2d04634b 0.53333333333333333 1.6403749621972086", "9e77b02cbdb71bd2 0.53333333333333333 1.6403749615128824"},

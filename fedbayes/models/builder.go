@@ -171,7 +171,7 @@ func (b *builder) param(scope, name string, dims []int, init initSpec, gaussian 
 		priorMean = ScalarZero(b.g, m.cfg.DType)
 		priorLogVar = Scalar(b.g, m.cfg.DType, 2*math.Log(m.cfg.PriorStd))
 	}
-	b.kl = Add(b.kl, klGraph(w.mean, w.logVar, priorMean, priorLogVar))
+	b.kl = Add(b.kl, klGraph(w.mean, w.logVar, w.variance, priorMean, priorLogVar))
 	return w
 }
 

@@ -10,19 +10,28 @@ import (
 func TestClientsMatchSeparateModels(t *testing.T) {
 	const k, bs, dim, classes, steps = 3, 6, 5, 3, 4
 	tests := []struct {
-		name string
-		cfg  Config
-		opt  OptimizerConfig
+		name  string
+		cfg   Config
+		opt   OptimizerConfig
+		lenet bool // a LeNet on 16x16x2 images: per-client convolutions and their gradients
 	}{
-		{"flipout adam", Config{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}},
-		{"local sgd", Config{Kind: Bayesian, Estimator: LocalReparam, VarParam: SoftplusParam, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.9, WeightDecay: 1e-3}},
-		{"reparam hybrid", Config{Kind: Bayesian, Estimator: Reparam, BayesianLayers: 1, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.5}},
-		{"mc dropout", Config{Kind: MCDropout, DropoutRate: 0.3}, OptimizerConfig{Kind: Adam, LearningRate: 0.01, WeightDecay: 1e-2}},
-		{"regression", Config{Kind: Bayesian, Task: Regression, LearnNoise: true, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}},
+		{"flipout adam", Config{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, false},
+		{"local sgd", Config{Kind: Bayesian, Estimator: LocalReparam, VarParam: SoftplusParam, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.9, WeightDecay: 1e-3}, false},
+		{"reparam hybrid", Config{Kind: Bayesian, Estimator: Reparam, BayesianLayers: 1, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.5}, false},
+		{"mc dropout", Config{Kind: MCDropout, DropoutRate: 0.3}, OptimizerConfig{Kind: Adam, LearningRate: 0.01, WeightDecay: 1e-2}, false},
+		{"regression", Config{Kind: Bayesian, Task: Regression, LearnNoise: true, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, false},
+		{"lenet bayesian head sgd", Config{Kind: Bayesian, Estimator: LocalReparam, BayesianLayers: 2, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.05, Momentum: 0.9}, true},
+		{"lenet flipout adam", Config{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, true},
 	}
 	for _, tc := range tests {
 		cfg := tc.cfg
 		cfg.Arch, cfg.InputShape, cfg.Hidden, cfg.Seed = ArchMLP, []int{dim}, []int{7}, 10
+		dim := dim
+		if tc.lenet {
+			dim = 16 * 16 * 2
+			cfg.Arch, cfg.InputShape, cfg.Hidden = ArchLeNet, []int{16, 16, 2}, nil
+			cfg.ConvChannels, cfg.DenseWidths = []int{2, 3}, []int{4}
+		}
 		if cfg.Task != Regression {
 			cfg.NumClasses = classes
 		}

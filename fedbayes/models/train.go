@@ -85,11 +85,15 @@ func (oc OptimizerConfig) validate() error {
 //
 // A model has one active Trainer: NewTrainer replaces the previous one, whose Step then fails.
 type Trainer struct {
-	m     *Model
-	oc    OptimizerConfig
-	opt   optimizers.Interface
-	exec  *context.Exec
-	scope string // absolute scope of the optimizer's state
+	m    *Model
+	oc   OptimizerConfig
+	opt  optimizers.Interface
+	exec *context.Exec
+	// execAll is the step for batches where every client is active (K > 1): the same graph without
+	// the masking of inactive clients (a Where over every parameter and optimizer state, which then
+	// always keeps the update), compiled on first use.
+	execAll *context.Exec
+	scope   string // absolute scope of the optimizer's state
 }
 
 // StepStats are one step's per-client losses (before the update), each of length K.
@@ -154,6 +158,12 @@ func (m *Model) NewTrainer(oc OptimizerConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: creating the training step: %w", err)
 	}
+	if m.k > 1 {
+		t.execAll, err = context.NewExec(m.backend, m.ctx, t.stepGraphAllActive)
+		if err != nil {
+			return nil, fmt.Errorf("models: creating the training step: %w", err)
+		}
+	}
 	m.trainer = t
 	if err := t.SetLearningRate(oc.LearningRate); err != nil {
 		return nil, err
@@ -168,6 +178,16 @@ func (m *Model) NewTrainer(oc OptimizerConfig) (*Trainer, error) {
 // mask [K, B] and the active clients [K] (bool). After the optimizer's update, every variable it (or
 // the network: noise streams, batch-norm statistics) changed keeps its old value for inactive clients.
 func (t *Trainer) stepGraph(ctx *context.Context, x, y, n, mask, active *Node) []*Node {
+	return t.buildStep(ctx, x, y, n, mask, active, t.m.k > 1)
+}
+
+// stepGraphAllActive is stepGraph for batches where every client is active: active is not used.
+func (t *Trainer) stepGraphAllActive(ctx *context.Context, x, y, n, mask, active *Node) []*Node {
+	return t.buildStep(ctx, x, y, n, mask, active, false)
+}
+
+// buildStep builds stepGraph; keep says whether inactive clients keep their variables (masking).
+func (t *Trainer) buildStep(ctx *context.Context, x, y, n, mask, active *Node, keep bool) []*Node {
 	m := t.m
 	g := x.Graph()
 	b := m.newBuilder(g, true)
@@ -177,12 +197,23 @@ func (t *Trainer) stepGraph(ctx *context.Context, x, y, n, mask, active *Node) [
 	loss := Add(nll, Div(MulScalar(b.kl, m.cfg.KLWeight), n))
 	b.finish()
 	t.opt.UpdateGraph(ctx, g, ReduceAllSum(loss))
-	if m.k > 1 {
+	if keep {
 		// With one client, batchMasks requires it to be active: the masking Wheres (one pass over
-		// every parameter and optimizer state per step) would always keep the update.
+		// every parameter and optimizer state per step) would always keep the update. The same holds
+		// for any K when every client is active (stepGraphAllActive).
 		m.keepInactive(ctx, g, active)
 	}
 	return []*Node{loss, nll, b.kl}
+}
+
+// allTrue reports whether every entry of active is true (nil: every client active).
+func allTrue(active []bool) bool {
+	for _, a := range active {
+		if !a {
+			return false
+		}
+	}
+	return true
 }
 
 // nll is the mean negative log-likelihood per client, [K], of outputs out [K, B, C] for targets y [K, B].
@@ -256,7 +287,11 @@ func (t *Trainer) Step(batch Batch) (StepStats, error) {
 	x := tensors.FromFlatDataAndDimensions(batch.X, append([]int{k, bs}, m.cfg.InputShape...)...)
 	n := m.tensorOf(sizes, []int{k})
 	var outs []*tensors.Tensor
-	if err := catch.Do(func() { outs = t.exec.MustExec(x, y, n, mask, active) }); err != nil {
+	exec := t.exec
+	if t.execAll != nil && allTrue(batch.Active) {
+		exec = t.execAll
+	}
+	if err := catch.Do(func() { outs = exec.MustExec(x, y, n, mask, active) }); err != nil {
 		return StepStats{}, fmt.Errorf("models: Trainer.Step: %w", err)
 	}
 	var stats StepStats

@@ -100,6 +100,9 @@ func (b *Backend) Builder(name string) backends.Builder {
 // nodes it returns are ordinary SimpleGo nodes and compilation and execution are SimpleGo's.
 type Builder struct {
 	*simplego.Builder
+
+	// padded remembers the ops that are zero apart from pieces along one axis (padsum.go).
+	padded map[backends.Op]zeroPadded
 }
 
 // Compile-time check that Builder implements backends.Builder.

@@ -45,6 +45,10 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "strided forward's kernel gradient", xDims: []int{4, 13, 13, 1}, kDims: []int{4, 6, 6, 3}, axes: kgrad, kDil: []int{2, 2}, pads: [][2]int{{1, 1}, {2, 0}}},
 		{name: "strided forward's kernel gradient, channels", xDims: []int{4, 13, 13, 3}, kDims: []int{4, 6, 6, 3}, axes: kgrad, kDil: []int{2, 1}, pads: [][2]int{{1, 1}, {2, 0}}},
 		{name: "LeNet conv2 forward", xDims: []int{4, 12, 12, 6}, kDims: []int{5, 5, 6, 16}, axes: nhwc},
+		// Wide rows (conv_wide.go): whole input rows per patch row, the last example's rows read past
+		// the input's end.
+		{name: "LeNet conv1 forward (wide rows)", xDims: []int{4, 28, 28, 1}, kDims: []int{5, 5, 1, 6}, axes: nhwc},
+		{name: "wide rows, two channels first", xDims: []int{3, 2, 10, 9}, kDims: []int{4, 2, 3, 3}, axes: nchw},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
 		{name: "scatter, uneven padding", xDims: []int{2, 4, 5, 3}, kDims: []int{5, 3, 3, 2}, axes: nhwc, pads: [][2]int{{4, 3}, {2, 1}}},
 		{name: "scatter, LeNet conv2 input gradient", xDims: []int{4, 8, 8, 16}, kDims: []int{5, 5, 16, 6}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},

@@ -200,6 +200,20 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		x := canonical(xBuf, slices.Concat([]int{ax.InputBatch, ax.InputChannels}, ax.InputSpatial))
 		w := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
 		rows, cols := g.cin*sizeOf(g.kernel), g.batch*sizeOf(g.out)
+		if g.wideRows() {
+			// Whole input rows per patch row (conv_wide.go), then the valid columns kept.
+			cols = g.batch * g.wideSize()
+			pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
+			pt, _ := flatOf[T](pBuf)
+			im2colWide(g, x, pt)
+			wBuf := getBufferForShape(backend, shapes.Make(xs.DType, cols, g.cout))
+			yw, _ := flatOf[T](wBuf)
+			runGemm(gemm{Batch: 1, M: cols, N: g.cout, K: rows, TransA: true, LdA: cols, LdB: g.cout, LdC: g.cout}, pt, w, yw)
+			compactWide(g, yw, yc)
+			putBuffer(backend, wBuf)
+			putBuffer(backend, pBuf)
+			break
+		}
 		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		pt, _ := flatOf[T](pBuf)
 		im2colT(g, x, pt)

@@ -260,33 +260,30 @@ func execBinary(backend *simplego.Backend, node *simplego.Node, inputs []*simple
 		return stock.elementwise[op](backend, node, inputs, owned)
 	}
 	lhs, rhs := inputs[0], inputs[1]
-	// A bias (an operand that varies only along trailing axes, [1, ..., 1, C...]) is applied
-	// period by period, without expanding it.
-	if period := periodOf(rs, outShape); period > 1 && ls.Equal(outShape) {
-		out := lhs
-		if owned[0] {
-			inputs[0] = nil
+	// A bias (an operand that varies only along trailing axes, [1, ..., 1, C...], or a per-client
+	// bias [K, 1, ..., 1, C...]) is applied period by period, without expanding it.
+	for _, c := range [2]struct{ x, bias int }{{0, 1}, {1, 0}} {
+		x := inputs[c.x]
+		if !bufferShape(x).Equal(outShape) {
+			continue
+		}
+		groups, period := biasLayout(bufferShape(inputs[c.bias]), outShape)
+		// A single value per block is left to the loops below, and so are many short blocks (a
+		// per-row value [K, B, 1] of log-softmax): each block is a call of its own.
+		if period < 2 || (groups > 1 && outShape.Size()/groups < minBiasBlock) {
+			continue
+		}
+		out := x
+		if owned[c.x] {
+			inputs[c.x] = nil
 		} else {
 			out = getBufferForShape(backend, outShape)
 		}
+		swapped := c.bias == 0 // op(bias, x)
 		if outShape.DType == dtypes.Float32 {
-			periodicParallel[float32](op, lhs, rhs, out, period, false)
+			periodicGroups[float32](op, x, inputs[c.bias], out, groups, period, swapped)
 		} else {
-			periodicParallel[float64](op, lhs, rhs, out, period, false)
-		}
-		return out, nil
-	}
-	if period := periodOf(ls, outShape); period > 1 && rs.Equal(outShape) {
-		out := rhs
-		if owned[1] {
-			inputs[1] = nil
-		} else {
-			out = getBufferForShape(backend, outShape)
-		}
-		if outShape.DType == dtypes.Float32 {
-			periodicParallel[float32](op, rhs, lhs, out, period, true)
-		} else {
-			periodicParallel[float64](op, rhs, lhs, out, period, true)
+			periodicGroups[float64](op, x, inputs[c.bias], out, groups, period, swapped)
 		}
 		return out, nil
 	}
@@ -330,32 +327,53 @@ func execBinary(backend *simplego.Backend, node *simplego.Node, inputs []*simple
 	return out, nil
 }
 
-// periodOf returns the size of s when s is out's shape with its leading axes reduced to 1 and at
-// least one of them broadcast (a bias [1, 1, 1, C] of an activation [K, B, W, C]): its values repeat
-// with that period along the flat output. Otherwise it returns 0.
-func periodOf(s, out shapes.Shape) int {
+// biasLayout describes s, an operand broadcast to out, as a bias: out's shape with a run of middle
+// axes reduced to 1 (at least one of them broadcast) after groups leading axes kept whole (the
+// clients of a per-client bias [K, 1, 1, 1, C] of an activation [K, B, H, W, C]; none for a shared
+// bias [1, 1, 1, C]). Its values then repeat with period along each of the groups' blocks of the flat
+// output, block g using values [g*period, (g+1)*period). period is 0 when s is not such a bias.
+func biasLayout(s, out shapes.Shape) (groups, period int) {
 	if s.Rank() != out.Rank() || s.Size() == out.Size() {
-		return 0
+		return 0, 0
 	}
 	a := 0
+	for a < s.Rank() && s.Dimensions[a] == out.Dimensions[a] && out.Dimensions[a] != 1 {
+		a++
+	}
+	groups = sizeOf(s.Dimensions[:a])
 	for a < s.Rank() && s.Dimensions[a] == 1 {
 		a++
 	}
 	for b := a; b < s.Rank(); b++ {
 		if s.Dimensions[b] != out.Dimensions[b] {
-			return 0
+			return 0, 0
 		}
 	}
-	return s.Size()
+	return groups, sizeOf(s.Dimensions[a:])
 }
 
-// periodicParallel computes out = op(x, p) element-wise, where p repeats with its length along x
-// (or op(p, x) when swapped), on both cores in chunks of whole periods: the expression per
-// element is SimpleGo's, so the result is the same as with p expanded.
-func periodicParallel[T float32 | float64](op backends.OpType, xBuf, pBuf, outBuf *simplego.Buffer, period int, swapped bool) {
+// minBiasBlock is the smallest block of a per-client bias applied period by period (biasLayout).
+const minBiasBlock = 4096
+
+// periodicGroups computes out = op(x, p) element-wise (op(p, x) when swapped), where out's flat
+// data is groups blocks of equal size and p holds one period per block, repeating along it (see
+// biasLayout). The expression per element is SimpleGo's, so the result is the same as with p
+// expanded.
+func periodicGroups[T float32 | float64](op backends.OpType, xBuf, pBuf, outBuf *simplego.Buffer, groups, period int, swapped bool) {
 	x, _ := flatOf[T](xBuf)
 	p, _ := flatOf[T](pBuf)
 	out, _ := flatOf[T](outBuf)
+	block := len(x) / groups
+	for g := range groups {
+		periodicParallel(op, x[g*block:(g+1)*block], p[g*period:(g+1)*period], out[g*block:(g+1)*block], swapped)
+	}
+}
+
+// periodicParallel computes out = op(x, p) element-wise, where p repeats with its length along x
+// (or op(p, x) when swapped), on both cores in chunks of whole periods that depend only on the
+// lengths.
+func periodicParallel[T float32 | float64](op backends.OpType, x, p, out []T, swapped bool) {
+	period := len(p)
 	// A short period is repeated into a block of about a thousand elements, so that the kernel
 	// runs long loops.
 	if reps := 1024 / period; reps > 1 {

@@ -15,8 +15,8 @@ import (
 // for what it does not handle: graphs of another backend (stock SimpleGo shares the executor table),
 // other dtypes, layouts it does not know.
 var stock struct {
-	dotGeneral, convGeneral, reduceWindow, broadcastInDim, where executor
-	elementwise, reduce, compare                                 map[backends.OpType]executor
+	dotGeneral, convGeneral, reduceWindow, broadcastInDim, where, slice executor
+	elementwise, reduce, compare                                        map[backends.OpType]executor
 }
 
 // blasLibrary describes the OpenBLAS library in use; blasErr says why none is (then the BLAS
@@ -56,6 +56,7 @@ func init() {
 			setNodeExecutor(backends.OpTypeWhere, priorityUser, execWhere)
 		}
 		setNodeExecutor(backends.OpTypeBroadcastInDim, priorityUser, execBroadcastInDim)
+		registerSlice()
 		for _, op := range unaryOps {
 			if stock.elementwise[op] != nil {
 				setNodeExecutor(op, priorityUser, execUnary)

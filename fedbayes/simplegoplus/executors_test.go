@@ -281,6 +281,13 @@ func TestBroadcastingBinaryVsStock(t *testing.T) {
 		{[]int{1, 70, 130}, []int{2, 70, 130}},
 		{[]int{8, 40, 40, 6}, []int{1, 1, 1, 6}},
 		{[]int{3, 5}, []int{1, 5}},
+		// Per-client biases [K, 1, ..., 1, C]: periodic within each client's block.
+		{[]int{10, 8, 12, 12, 6}, []int{10, 1, 1, 1, 6}},
+		{[]int{3, 1, 7}, []int{3, 600, 7}},
+		{[]int{10, 64, 10}, []int{10, 64, 1}}, // short blocks: expanded
+		{[]int{2, 9000, 6}, []int{2, 1, 6}},
+		{[]int{1, 4, 5}, []int{1, 1, 5}},
+		{[]int{3, 4, 5}, []int{3, 1, 1}},
 	} {
 		a, b := randFloats(3, sizeOf(tc.a)), randFloats(4, sizeOf(tc.b))
 		for name, f := range map[string]func(a, b *Node) *Node{"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min} {

@@ -43,6 +43,7 @@ func (b *Builder) Pad(x, fillValue backends.Op, axesConfig ...backends.PadAxis) 
 	if out == x {
 		out = must(b.Identity(x))
 	}
+	b.notePadded(out, x, fillValue, axesConfig)
 	return out, nil
 }
 

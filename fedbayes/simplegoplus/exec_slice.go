@@ -1,0 +1,113 @@
+package simplegoplus
+
+import (
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// sliceData mirrors SimpleGo's sliceNode (ops.go in v0.26.0), the parameters of a Slice node.
+type sliceData struct {
+	starts, limits, strides []int
+}
+
+// execSlice copies a strided slice of its operand. SimpleGo's executor moves one element at a time
+// through a per-axis counter; here the trailing axes that a slice takes whole (unit stride, from 0 to
+// the end) and the first axis before them with a unit stride form one contiguous run, copied with
+// copy(). The vectorised client path slices every per-client convolution's input and kernel out of
+// the [K, ...] tensors (a run of a whole client), and the gradient of every Concatenate is one Slice
+// per part. Copies move bits, so the result is SimpleGo's exactly.
+func execSlice(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, owned []bool) (*simplego.Buffer, error) {
+	p, ok := viewData[sliceData](nodeData(node))
+	if !ok || !isOurs(backend) {
+		return stock.slice(backend, node, inputs, owned)
+	}
+	outShape := nodeShape(node)
+	out := getBufferForShape(backend, outShape)
+	in := inputs[0]
+	dims := bufferShape(in).Dimensions
+	switch outShape.DType {
+	case dtypes.Float32:
+		sliceRuns[float32](in, out, dims, outShape.Dimensions, p)
+	case dtypes.Float64:
+		sliceRuns[float64](in, out, dims, outShape.Dimensions, p)
+	case dtypes.Int32:
+		sliceRuns[int32](in, out, dims, outShape.Dimensions, p)
+	case dtypes.Int64:
+		sliceRuns[int64](in, out, dims, outShape.Dimensions, p)
+	case dtypes.Uint32:
+		sliceRuns[uint32](in, out, dims, outShape.Dimensions, p)
+	case dtypes.Bool:
+		sliceRuns[bool](in, out, dims, outShape.Dimensions, p)
+	default:
+		putBuffer(backend, out)
+		return stock.slice(backend, node, inputs, owned)
+	}
+	return out, nil
+}
+
+// sliceRuns fills out (dimensions outDims) with the slice p of in (dimensions dims).
+func sliceRuns[T any](in, out *simplego.Buffer, dims, outDims []int, p *sliceData) {
+	src, _ := flatOf[T](in)
+	dst, _ := flatOf[T](out)
+	if len(dst) == 0 {
+		return
+	}
+	rank := len(dims)
+	if rank == 0 {
+		dst[0] = src[0]
+		return
+	}
+	// Split the axes into outer ones (walked by a counter) and a contiguous inner run.
+	run, inner := 1, rank // axes [inner, rank) are copied as one run of length run
+	for inner > 0 {
+		a := inner - 1
+		if p.strides[a] != 1 {
+			break
+		}
+		run *= outDims[a]
+		inner = a
+		if outDims[a] != dims[a] {
+			break // a partial axis with unit stride ends the run
+		}
+	}
+	// A strided last axis leaves inner == rank and run == 1: every axis is walked by the counter.
+	strides := make([]int, rank) // in's element strides
+	s := 1
+	for a := rank - 1; a >= 0; a-- {
+		strides[a] = s
+		s *= dims[a]
+	}
+	base := 0
+	for a := range rank {
+		base += p.starts[a] * strides[a]
+	}
+	outer := len(dst) / run
+	idx := make([]int, inner)
+	for r := range outer {
+		off := base
+		for a := range inner {
+			off += idx[a] * p.strides[a] * strides[a]
+		}
+		if run == 1 {
+			dst[r] = src[off]
+		} else {
+			copy(dst[r*run:(r+1)*run], src[off:off+run])
+		}
+		for a := inner - 1; a >= 0; a-- {
+			idx[a]++
+			if idx[a] < outDims[a] {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+}
+
+// registerSlice replaces SimpleGo's Slice executor (called from init).
+func registerSlice() {
+	stock.slice = nodeExecutors[backends.OpTypeSlice]
+	if internalsOK && stock.slice != nil {
+		setNodeExecutor(backends.OpTypeSlice, priorityUser, execSlice)
+	}
+}
