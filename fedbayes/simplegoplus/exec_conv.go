@@ -537,22 +537,7 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 	n, cout := len(g.in), g.cout
 	sSize, kSize, oSize := sizeOf(g.in), sizeOf(g.kernel), sizeOf(g.out)
 	outStrides := spatialStrides(g.out, cout)
-	// For each axis, the output coordinate hit by input s and tap t, or -1.
-	tables := make([][]int, n)
-	for i := range n {
-		tab := make([]int, g.in[i]*g.kernel[i])
-		for s := range g.in[i] {
-			for k := range g.kernel[i] {
-				d := s*g.inDil[i] + g.padLow[i] - k*g.kDil[i]
-				o := -1
-				if d >= 0 && d%g.stride[i] == 0 && d/g.stride[i] < g.out[i] {
-					o = d / g.stride[i]
-				}
-				tab[s*g.kernel[i]+k] = o
-			}
-		}
-		tables[i] = tab
-	}
+	tables := g.outputTables(n) // for each axis, the output coordinate hit by input s and tap t, or -1
 	parallelDo(g.batch, func(b int) {
 		yb := y[b*oSize*cout : (b+1)*oSize*cout]
 		clear(yb)
@@ -592,6 +577,28 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 	})
 }
 
+// outputTables gives, for each of the first axes spatial axes, the output coordinate that input
+// position s reaches through tap k, at index s*kernel+k, or -1 where none does (o*stride +
+// k*kDil - padLow = s*inDil): col2im's tables.
+func (g *convGeometry) outputTables(axes int) [][]int {
+	tables := make([][]int, axes)
+	for i := range axes {
+		tab := make([]int, g.in[i]*g.kernel[i])
+		for s := range g.in[i] {
+			for k := range g.kernel[i] {
+				d := s*g.inDil[i] + g.padLow[i] - k*g.kDil[i]
+				o := -1
+				if d >= 0 && d%g.stride[i] == 0 && d/g.stride[i] < g.out[i] {
+					o = d / g.stride[i]
+				}
+				tab[s*g.kernel[i]+k] = o
+			}
+		}
+		tables[i] = tab
+	}
+	return tables
+}
+
 // outputRuns reports whether consecutive taps along the last spatial axis reach consecutive output
 // positions (unit stride, no dilation there), so that col2imRuns applies.
 func (g *convGeometry) outputRuns() bool {
@@ -610,22 +617,7 @@ func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
 	kl := g.kernel[last]
 	sSize, kSize, oSize := sizeOf(g.in), sizeOf(g.kernel), sizeOf(g.out)
 	outStrides := spatialStrides(g.out, cout)
-	// For each axis but the last, the output coordinate hit by input s and tap t, or -1.
-	tables := make([][]int, last)
-	for i := range last {
-		tab := make([]int, g.in[i]*g.kernel[i])
-		for s := range g.in[i] {
-			for k := range g.kernel[i] {
-				d := s*g.inDil[i] + g.padLow[i] - k*g.kDil[i]
-				o := -1
-				if d >= 0 && d%g.stride[i] == 0 && d/g.stride[i] < g.out[i] {
-					o = d / g.stride[i]
-				}
-				tab[s*g.kernel[i]+k] = o
-			}
-		}
-		tables[i] = tab
-	}
+	tables := g.outputTables(last) // the same for every axis but the last
 	outerTaps := kSize / kl
 	parallelDo(g.batch, func(b int) {
 		yb := y[b*oSize*cout : (b+1)*oSize*cout]
