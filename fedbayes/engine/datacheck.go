@@ -57,10 +57,11 @@ func freshRuns(runs []runRef, dir string) []runRef {
 // the dataset's examples (LeNet on 8 x 8 digits), FedKT teachers more than a client has examples, and
 // a pre-training validation split the server set cannot give. It prepares each run's data as the run will
 // (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
-// partition and seed, and builds each distinct one-client network once. The error is a *SpecError
+// partition and seed, checks every setting against it, and builds each distinct one-client network
+// once. The error is a *SpecError
 // naming the field and the setting, and the seed where the data was drawn with one.
 func checkData(runs []runRef, cache *datasetCache) error {
-	problems := map[string]bool{}
+	problems := map[string]*problem{}
 	nets := map[string]bool{}
 	for _, r := range runs {
 		s := r.st.Spec
@@ -72,14 +73,15 @@ func checkData(runs []runRef, cache *datasetCache) error {
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
-		if problems[string(key)] {
-			continue
+		p := problems[string(key)]
+		if p == nil {
+			if p, err = newProblem(s, r.seed, cache); err != nil {
+				return dataError(r, err, true)
+			}
+			problems[string(key)] = p
 		}
-		problems[string(key)] = true
-		p, err := newProblem(s, r.seed, cache)
-		if err != nil {
-			return dataError(r, err, true)
-		}
+		// The checks below depend on more of the setting than the data (the rule, the pre-training,
+		// the model), so they run for every setting.
 		if err := checkClientSizes(s, p); err != nil {
 			return dataError(r, err, true)
 		}
@@ -112,7 +114,7 @@ func checkData(runs []runRef, cache *datasetCache) error {
 // FedKT's t teachers per student each train on one of t disjoint parts of a client's examples (Li et
 // al. 2021), so every client needs at least t examples.
 func checkClientSizes(s *Spec, p *problem) error {
-	if !strings.EqualFold(s.Aggregation.Rule, strategy.FedKTName) {
+	if !strategy.Is(s.Aggregation.Rule, strategy.FedKTName) {
 		return nil
 	}
 	t := strategySettings(s).FedKT.WithDefaults().Teachers

@@ -42,6 +42,20 @@ func TestDataErrorsBeforeAnyRun(t *testing.T) {
 			s.Aggregation.Pretrain = &PretrainSpec{Epochs: 1}
 		}, "aggregation.pretrain.validation_fraction", "of the server set (3 examples)"},
 		{"dataset not installed", digitsSpec, func(s *Spec) { s.Dataset.Dir = t.TempDir() }, "dataset.name", "digits"},
+		// The same data as an earlier, valid setting: the checks that depend on the rule or the model
+		// still run for the later setting.
+		{"fedkt teachers after fedavg on the same data", digitsSpec, func(s *Spec) {
+			s.Model.Kind, s.Dataset.ServerFraction = "deterministic", 0.2
+			s.Aggregation.Rule = " FedKT"
+			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1, Teachers: 200}}
+			s.Variants = []Variant{
+				{Label: "avg", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`"FedAvg"`), "aggregation.server": json.RawMessage(`null`)}},
+				{Label: "kt", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`" FedKT"`)}},
+			}
+		}, "aggregation.server.fedkt.teachers", "200 teachers per student"},
+		{"lenet after an mlp on the same data", digitsSpec, func(s *Spec) {
+			s.Sweep = map[string][]json.RawMessage{"model.arch": {json.RawMessage(`"mlp"`), json.RawMessage(`"lenet"`)}}
+		}, "model.arch", "InputShape"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.base()

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"strings"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/predictive"
@@ -85,7 +84,7 @@ func validateStrategy(c *Spec) error {
 		if err := oneOf("aggregation.server.student_start", sv.StudentStart, strategy.StudentStarts...); err != nil {
 			return err
 		}
-		if r := strings.ToLower(strings.TrimSpace(c.Aggregation.Rule)); r != strategy.DBCM && r != strategy.DBetaPredBayes {
+		if r := c.Aggregation.Rule; !strategy.Is(r, strategy.DBCM) && !strategy.Is(r, strategy.DBetaPredBayes) {
 			return specErr("aggregation.server.student_start", "set, but aggregation.rule is %s; it applies to d-bcm and d-beta-predbayes", c.Aggregation.Rule)
 		}
 	}
@@ -128,7 +127,7 @@ func validateFedKT(c *Spec) error {
 	if sv == nil || sv.FedKT == nil {
 		return nil
 	}
-	if !strings.EqualFold(strings.TrimSpace(c.Aggregation.Rule), strategy.FedKTName) {
+	if !strategy.Is(c.Aggregation.Rule, strategy.FedKTName) {
 		return specErr("aggregation.server.fedkt", "set, but aggregation.rule is %s; it configures fedkt", c.Aggregation.Rule)
 	}
 	k := sv.FedKT

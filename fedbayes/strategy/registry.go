@@ -21,6 +21,10 @@ var (
 // key is the registry key of a name: names are case-insensitive.
 func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
+// Is reports whether rule names the strategy name, as New reads names (case-insensitive, surrounding
+// spaces ignored).
+func Is(rule, name string) bool { return key(rule) == key(name) }
+
 // Register adds a strategy under name (case-insensitive; letters, digits, '-', '_' and '.'). It
 // replaces an earlier registration of the same name, so that a notebook cell can be run again, but it
 // refuses to replace a built-in strategy.
