@@ -108,6 +108,13 @@ func Load(name, dir string, opts ...Option) (train, test *Dataset, err error) {
 	return nil, nil, fmt.Errorf("unknown dataset %q; known: %s, or csv:PATH", name, strings.Join(Names(), ", "))
 }
 
+// SplitBySeed reports whether Load draws the train/test split of dataset name with WithSeed's seed:
+// the tables, digits and CSV files. The image datasets with a test split of their own ignore it.
+func SplitBySeed(name string) bool {
+	_, table := sklearnTables[name]
+	return table || strings.HasPrefix(name, "csv:")
+}
+
 // splitTable holds out the test split and standardises table features with training statistics.
 func splitTable(ds *Dataset, cfg loadConfig) (train, test *Dataset, err error) {
 	train, test, err = TrainTestSplit(ds, cfg.testFraction, cfg.seed)

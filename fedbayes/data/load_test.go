@@ -87,3 +87,17 @@ func TestLoadNames(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitBySeed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"digits", true}, {"iris", true}, {"diabetes", true}, {"boston", true}, {"csv:/tmp/x.csv", true},
+		{"fashion-mnist", false}, {"mnist", false}, {"cifar10", false}, {"emnist-digits", false},
+	} {
+		if got := SplitBySeed(c.name); got != c.want {
+			t.Errorf("SplitBySeed(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -59,8 +59,8 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 		dir = data.Dir()
 	}
 	var split uint64
-	if s.Dataset.SplitPerSeed {
-		split = uint64(seed)
+	if s.Dataset.SplitPerSeed && data.SplitBySeed(s.Dataset.Name) {
+		split = uint64(seed) // a dataset with a test split of its own is loaded (and kept) once
 	}
 	train, test, err := cache.load(s.Dataset.Name, dir, split)
 	if err != nil {
