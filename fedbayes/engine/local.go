@@ -2,12 +2,13 @@ package engine
 
 import (
 	"context"
-	"fedbayes.dev/fedbayes/progress"
 	"fmt"
 	"math"
+	"time"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/progress"
 )
 
 // modelConfig is the models.Config of a spec for K clients with a given seed.
@@ -85,6 +86,9 @@ type localOutcome struct {
 	draws []*posterior.Posterior
 	// diverged describes the first non-finite loss, or "".
 	diverged string
+	// took is how long the local training took; an outcome shared from the localCache keeps the
+	// time of the run that trained it, so every run records what its round cost.
+	took time.Duration
 }
 
 // roundInput is what local training of a round needs.

@@ -67,7 +67,8 @@ type runState struct {
 	strategy strategy.Strategy
 }
 
-// local runs the clients' local training of a round (or takes its outcome from the run's localCache).
+// localRound runs the clients' local training of a round (or takes its outcome from the run's
+// localCache).
 func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (localOutcome, error) {
 	key, err := localKey(in, ids)
 	if err != nil {
@@ -76,6 +77,7 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 	if out, ok := r.outcomes.get(key); ok {
 		return out, nil
 	}
+	start := time.Now()
 	var out localOutcome
 	switch s := r.spec; {
 	case s.Training.Sampler != nil:
@@ -88,6 +90,7 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 	if err != nil {
 		return localOutcome{}, err
 	}
+	out.took = time.Since(start)
 	r.outcomes.put(key, out)
 	return out, nil
 }
@@ -280,12 +283,11 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		}
 		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs, onStep: stepFunc(r.rep, round)}
 
-		t0 := time.Now()
 		out, err := r.localRound(ctx, in, ids)
 		if err != nil {
 			return round, err
 		}
-		tLocal := time.Since(t0)
+		tLocal := out.took
 		if out.diverged == "" {
 			if out.stacked != nil {
 				out.diverged = nonFinite(out.stacked, ids)

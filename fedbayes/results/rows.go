@@ -38,7 +38,8 @@ const (
 
 // Timing splits the wall time of one round, in seconds.
 type Timing struct {
-	// LocalSeconds is the local training of the active clients.
+	// LocalSeconds is the local training of the active clients (for a first round that the engine
+	// shared between runs of one call, the time that shared training took).
 	LocalSeconds float64 `json:"local_s"`
 	// AggregateSeconds is the server's weighting and aggregation.
 	AggregateSeconds float64 `json:"aggregate_s"`
