@@ -8,7 +8,7 @@ import (
 )
 
 // Budget is what a setting actually runs: the examples it trains and tests on, the clients, the
-// rounds, the local epochs and the seeds. It is computed from the spec that runs (DescribeBudget),
+// rounds, the local epochs and the seeds. It is computed from the spec that runs (describeBudget),
 // never copied from a preset's label, so that an overridden budget is recorded as it ran.
 type Budget struct {
 	// Dataset is the dataset's name.

@@ -16,13 +16,17 @@ import (
 // round of a run apart (notebook 05: the pieces of a FedBE server step).
 type Federation struct {
 	// Config is the clients' model with one client and the run's initialisation seed.
-	Config    models.Config
+	Config models.Config
+	// Partition is the clients' split of the training set (indices into it).
 	Partition *partition.Partition
-	// Clients are the clients' training sets, in client order; Sizes their example counts.
+	// Clients are the clients' training sets, in client order.
 	Clients []*data.Dataset
-	Sizes   []float64
-	// Server is the server's set (nil without dataset.server_fraction); Test the test set.
-	Server, Test *data.Dataset
+	// Sizes are the clients' example counts, in client order.
+	Sizes []float64
+	// Server is the server's set (nil without dataset.server_fraction).
+	Server *data.Dataset
+	// Test is the test set.
+	Test *data.Dataset
 
 	spec *Spec
 	prob *problem

@@ -66,11 +66,15 @@ var roundsRules = map[string]string{
 // skew (min_size partition.DefaultDirichletMinSize), deterministic MLP, rounds, local training and
 // seeds, with one variant per method, labelled by the method's name (so runs are
 // NAME-METHOD-seedS): FedAvg with size weights, and the FedBE strategies with the spec's M,
-// Dirichlet concentration and distillation (Chen & Chao, Alg. 1). The spec is validated first.
+// Dirichlet concentration and distillation (Chen & Chao, Alg. 1). The spec is validated first; its
+// local.seed and fedbe.seed are refused, since the engine derives every stream from the run's seed.
 func FromRounds(rs predictive.RoundsSpec) (*Spec, error) {
 	rs = rs.WithDefaults()
 	if err := rs.Validate(); err != nil {
 		return nil, err
+	}
+	if rs.Local.Seed != 0 || rs.FedBE.Seed != 0 {
+		return nil, fmt.Errorf("rounds spec %q: local.seed and fedbe.seed have no engine counterpart (the engine derives every stream from the run's seed, seeds); remove them", rs.Name)
 	}
 	distill := rs.FedBE.Distill
 	s := &Spec{
@@ -117,27 +121,25 @@ func ChenRounds(name string) (rs predictive.RoundsSpec, ok bool) {
 
 func init() {
 	for _, name := range ChenPresetNames() {
-		presets[name] = preset{
-			about: "Chen & Chao (FedBE) non-IID table on an MLP: " + chenRounds[name].Dataset + ", 10 clients, Dirichlet(" +
-				fmt.Sprint(chenRounds[name].WithDefaults().Alpha) + "), 20% server set: FedAvg and FedBE (Gaussian, Dirichlet, w/o SWA)",
-			full: func() *Spec {
-				rs, _ := ChenRounds(name)
-				s, err := FromRounds(rs)
-				if err != nil {
-					panic("engine: preset " + name + ": " + err.Error()) // a programming error, caught by TestPresets
-				}
-				return s
-			},
-		}
+		about := "Chen & Chao (FedBE) non-IID table on an MLP: " + chenRounds[name].Dataset + ", 10 clients, Dirichlet(" +
+			fmt.Sprint(chenRounds[name].WithDefaults().Alpha) + "), 20% server set: FedAvg and FedBE (Gaussian, Dirichlet, w/o SWA)"
+		addPaperPreset(name, about, func() *Spec {
+			rs, _ := ChenRounds(name)
+			s, err := FromRounds(rs)
+			if err != nil {
+				panic("engine: preset " + name + ": " + err.Error()) // a programming error, caught by TestPresets
+			}
+			return s
+		}, nil)
 	}
 }
 
-// IsOldRoundsRun reports whether meta is a run written by the former multi-round runner
+// isOldRoundsRun reports whether meta is a run written by the former multi-round runner
 // (predictive.RunRounds, `fedbayes fedbe` before it ran through the engine): its stored spec is
 // {"spec": rounds spec, "method": ...} and its labels are method and dataset. Such runs drew their
 // data split, initial model and batch order from other seed streams, and trained each client for E
 // passes over the largest client's data, so they are not runs of the engine spec of the same name.
-func IsOldRoundsRun(meta results.Meta) bool {
+func isOldRoundsRun(meta results.Meta) bool {
 	var old struct {
 		Spec *struct {
 			FedBE json.RawMessage `json:"fedbe"`
@@ -152,7 +154,7 @@ func IsOldRoundsRun(meta results.Meta) bool {
 }
 
 // RefuseOldRounds returns an error naming the first run directory directly under dir that the
-// former multi-round runner wrote (IsOldRoundsRun), saying why it cannot be read as, or resumed by,
+// former multi-round runner wrote (isOldRoundsRun), saying why it cannot be read as, or resumed by,
 // an engine run; nil when there is none or dir does not exist.
 func RefuseOldRounds(dir string) error {
 	entries, err := os.ReadDir(dir)
@@ -174,7 +176,7 @@ func RefuseOldRounds(dir string) error {
 		if err != nil {
 			continue // not ours to judge: the loaders report unreadable runs
 		}
-		if IsOldRoundsRun(meta) {
+		if isOldRoundsRun(meta) {
 			return fmt.Errorf("engine: %s was written by the former multi-round FedBE runner (fedbayes fedbe before "+
 				"it ran through the engine): its data split, initial model and local epochs differ from the engine's, "+
 				"so it is neither read nor resumed as an engine run; move it away or choose another results directory", rd)

@@ -114,7 +114,7 @@ func TestIsOldRoundsRun(t *testing.T) {
 		{`{"spec": {"h": 0.5}, "method": "fedavg"}`, false},
 		{`[]`, false},
 	} {
-		if got := IsOldRoundsRun(results.Meta{Spec: []byte(tc.spec)}); got != tc.old {
+		if got := isOldRoundsRun(results.Meta{Spec: []byte(tc.spec)}); got != tc.old {
 			t.Errorf("%s: old %v, want %v", tc.spec, got, tc.old)
 		}
 	}

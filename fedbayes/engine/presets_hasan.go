@@ -27,7 +27,8 @@ import (
 // The engine derives its seeds per (seed, round, client) where the runner derived them per method,
 // so the numbers differ seed by seed; over seeds the means agree within their standard errors
 // (docs/strategies.md, "Hasan's presets on the engine"). Spec fields the engine has no counterpart for
-// are refused: beta.grid_points and beta.tol (the engine records the fitted beta, not its curve).
+// are refused: beta.grid_points and beta.tol (the engine fits beta with the default grid and
+// tolerance, which no engine field sets).
 func FromPredictive(ps predictive.Spec) (*Spec, error) {
 	ps = ps.WithDefaults()
 	if err := ps.Validate(); err != nil {

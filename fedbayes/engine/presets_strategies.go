@@ -62,7 +62,7 @@ func init() {
 // Fashion-MNIST for the thesis's MLP: FedAvg and FedBE train their clients by optimisation; EP-MCMC,
 // the BCM, the mixture, beta-PredBayes and their distilled forms combine cSGHMC samples (Sec. 3.3.4:
 // 5 cycles, 2 samples per cycle, step size 0.1, prior N(0, 5e4^2)), and FedPA steps from them (server
-// step size 0.5, Tables B.2-B.3). FedKT and OneshotFL run in the one-round runner (fmnist-fast).
+// step size 0.5, Tables B.2-B.3). FedKT and OneshotFL run in Hasan's engine presets (fmnist-fast).
 func hasanLeNet() *Spec {
 	sampler := predictive.SamplerConfig{Method: predictive.CSGHMC, LearningRate: 0.1, Cycles: 5, SamplesPerCycle: 2}
 	sampling := func(label, rule string) Variant {

@@ -16,9 +16,8 @@ import (
 	"fedbayes.dev/fedbayes/results"
 )
 
-// MethodNames are the legend and table names of the predictive-space methods (Hasan 2023), by the
-// label "variant" of the engine's one-round runs, and of the multi-round methods (Chen and Chao
-// 2021), by their label "method".
+// MethodNames are the legend and table names of the predictive-space methods (Hasan 2023) and of the
+// multi-round methods (Chen and Chao 2021), by the label "variant" of their engine runs.
 var MethodNames = map[string]string{
 	predictive.MethodBCM: "BCM", predictive.MethodMixture: "mixture", predictive.MethodBeta: "β-PredBayes",
 	predictive.MethodDBCM: "D-BCM", predictive.MethodDBeta: "D-β-PredBayes", predictive.MethodFedAvg: "FedAvg",

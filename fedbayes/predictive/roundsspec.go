@@ -42,7 +42,7 @@ type RoundsSpec struct {
 	// Chen & Chao); its seed is set per run.
 	Local LocalConfig `json:"local"`
 	// FedBE is the server side of the FedBE methods: Samples (M), the Dirichlet Alpha and Distill.
-	// Its Distribution, Rounds, Local and Seed are set per method and run.
+	// Its Distribution and Seed are set per method and run.
 	FedBE FedBEConfig `json:"fedbe"`
 }
 

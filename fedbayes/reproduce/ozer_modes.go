@@ -15,10 +15,13 @@ type modeShift struct {
 // delta is the code mode's mean minus the text mode's.
 func (m modeShift) delta() float64 { return m.code.Mean - m.text.Mean }
 
+// se is the combined standard error of the difference.
+func (m modeShift) se() float64 { return math.Hypot(m.text.se(), m.code.se()) }
+
 // significant reports whether the modes differ by more than twice their combined standard error,
 // the report's verdict rule.
 func (m modeShift) significant() bool {
-	return m.text.ok() && m.code.ok() && math.Abs(m.delta()) > 2*math.Hypot(m.text.se(), m.code.se())
+	return m.text.ok() && m.code.ok() && math.Abs(m.delta()) > 2*m.se()
 }
 
 // modeColumns are the metrics compared between the two modes.
@@ -58,7 +61,6 @@ func modeComparison(text, code runSet, rows []string, mode string) string {
 				b.WriteString(" – |")
 				continue
 			}
-			se := math.Hypot(m.text.se(), m.code.se())
 			mark := ""
 			switch {
 			case !m.significant():
@@ -72,7 +74,7 @@ func modeComparison(text, code runSet, rows []string, mode string) string {
 			}
 			counts[i].n++
 			counts[i].sum += m.delta()
-			fmt.Fprintf(&b, " %+.*f ± %.*f%s |", c.digits, m.delta()*c.scale, c.digits, se*c.scale, mark)
+			fmt.Fprintf(&b, " %+.*f ± %.*f%s |", c.digits, m.delta()*c.scale, c.digits, m.se()*c.scale, mark)
 		}
 		b.WriteString("\n")
 	}

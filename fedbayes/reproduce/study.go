@@ -78,7 +78,7 @@ func (p Preset) Budget(b Budget) (string, error) {
 	return s.Budget, nil
 }
 
-// run runs the preset at budget b into dir: engine runs resume, finished runs of every kind are kept.
+// run runs the preset at budget b into dir: finished runs are kept, interrupted ones resume.
 func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) error {
 	name := p.Name(b)
 	spec, err := engine.Preset(name)

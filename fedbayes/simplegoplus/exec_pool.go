@@ -268,10 +268,9 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 }
 
 // maxWindow32 writes into dst (a run of l.run outputs) the max over the window's taps (shifted by
-// shift), as
-// poolForward does (the first value, then each later one that is greater), without branches: max
-// pooling follows a ReLU, and which tap wins is as random as the data. The greater-than flag (a
-// byte, 0 or 1) becomes a mask of bits that selects the new value.
+// shift), as poolForward does (the first value, then each later one that is greater), without
+// branches: max pooling follows a ReLU, and which tap wins is as random as the data. The
+// greater-than flag (a byte, 0 or 1) becomes a mask of bits that selects the new value.
 func maxWindow32(x, dst []float32, taps []int, shift int) {
 	run := len(dst)
 	copy(dst, x[taps[0]+shift:taps[0]+shift+run])

@@ -62,10 +62,11 @@ type Ensemble struct {
 	// (StudentFromPrevious).
 	FromPrevious bool
 	// Regression combines the clients' Gaussian predictives (predictive.GaussAggregate, Hasan
-	// (2023), Eqs. 3.4-3.5 and 4.6-4.7) instead of class probabilities; PriorStd is then the
-	// sampler's prior standard deviation, from which the BCM's prior predictive is estimated.
+	// (2023), Eqs. 3.4-3.5 and 4.6-4.7) instead of class probabilities.
 	Regression bool
-	PriorStd   float64
+	// PriorStd is the sampler's prior standard deviation, from which the regression BCM's prior
+	// predictive is estimated (Regression only).
+	PriorStd float64
 
 	model *models.Model // the K-client network, kept between rounds (compiled once)
 }

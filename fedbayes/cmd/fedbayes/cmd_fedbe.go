@@ -12,7 +12,6 @@ import (
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
-	"fedbayes.dev/fedbayes/results"
 )
 
 func init() {
@@ -79,19 +78,7 @@ func runFedBE(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var mine []results.Run
-	for _, r := range sum.Runs {
-		run, err := results.ReadRun(r.Dir)
-		if err != nil {
-			return err
-		}
-		mine = append(mine, run)
-	}
-	columns, err := results.ParseColumns("accuracy,nll,ece")
-	if err != nil {
-		return err
-	}
-	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"variant"}, Metrics: columns})
+	tab, err := summaryTable(sum, []string{"variant"}, nil, "accuracy,nll,ece")
 	if err != nil {
 		return err
 	}

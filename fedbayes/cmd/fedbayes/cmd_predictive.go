@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,29 +98,23 @@ func presetOrFile[T any](preset string, args []string, fromPreset, fromFile func
 	return zero, fmt.Errorf("%w: give one spec file or -preset NAME (presets: %s)", errUsage, strings.Join(names, ", "))
 }
 
-// specTable summarises the completed runs in dir of one spec (settings starting with prefix, label
-// dataset) as a table with a row per method and columns split by cols.
-func specTable(dir, prefix, dataset, metrics string, cols []string) (*results.Table, error) {
-	runs, skipped, err := results.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range skipped {
-		if strings.HasPrefix(filepath.Base(s.Dir), prefix) {
-			fmt.Fprintf(tableWarnings, "fedbayes: the table leaves out %s\n", s)
+// summaryTable tabulates the runs of one engine.Run (sum.Runs, read from their directories, so that
+// other runs in the results folder, such as the former runners' NAME-hH-METHOD runs, stay out) with
+// rows and cols as results.TableSpec and metrics as results.ParseColumns reads them.
+func summaryTable(sum *engine.Summary, rows, cols []string, metrics string) (*results.Table, error) {
+	var runs []results.Run
+	for _, r := range sum.Runs {
+		run, err := results.ReadRun(r.Dir)
+		if err != nil {
+			return nil, err
 		}
-	}
-	var mine []results.Run
-	for _, r := range runs {
-		if strings.HasPrefix(r.Meta.Setting, prefix) && r.Meta.Labels["dataset"] == dataset {
-			mine = append(mine, r)
-		}
+		runs = append(runs, run)
 	}
 	columns, err := results.ParseColumns(metrics)
 	if err != nil {
 		return nil, err
 	}
-	return results.NewTable(mine, results.TableSpec{Rows: []string{"method"}, Cols: cols, Metrics: columns})
+	return results.NewTable(runs, results.TableSpec{Rows: rows, Cols: cols, Metrics: columns})
 }
 
 // parseSeeds reads a -seeds flag: comma-separated integers.
@@ -144,30 +137,7 @@ func printPredictiveTable(w io.Writer, spec predictive.Spec, dir string, sum *en
 	if spec.IsRegression() {
 		metrics = "mse,nll"
 	}
-	// The table holds this summary's runs only: a results folder may also hold runs of the former
-	// one-round runner, named NAME-hH-METHOD and labelled by method, which are not these.
-	settings := map[string]bool{}
-	for _, r := range sum.Runs {
-		settings[r.Setting] = true
-	}
-	runs, skipped, err := results.Load(dir)
-	if err != nil {
-		return err
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(tableWarnings, "fedbayes: the table leaves out %s\n", s)
-	}
-	var mine []results.Run
-	for _, r := range runs {
-		if settings[r.Meta.Setting] {
-			mine = append(mine, r)
-		}
-	}
-	columns, err := results.ParseColumns(metrics)
-	if err != nil {
-		return err
-	}
-	tab, err := results.NewTable(mine, results.TableSpec{Rows: []string{"variant"}, Cols: []string{"h"}, Metrics: columns})
+	tab, err := summaryTable(sum, []string{"variant"}, []string{"h"}, metrics)
 	if err != nil {
 		return err
 	}

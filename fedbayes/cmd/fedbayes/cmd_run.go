@@ -155,7 +155,7 @@ func loadSpec(arg string) (*engine.Spec, error) {
 	}
 	s, err := engine.Preset(arg)
 	if err != nil {
-		if near := closest(arg, allPresetNames()); near != "" {
+		if near := closest(arg, engine.PresetNames()); near != "" {
 			return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset; did you mean %q? (fedbayes run -list)", errUsage, arg, near)
 		}
 		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (fedbayes run -list lists the presets)", errUsage, arg)
@@ -214,7 +214,3 @@ func metricText(m map[string]float64, name string) string {
 	}
 	return fmt.Sprintf("%.4f", v)
 }
-
-// allPresetNames lists every preset `fedbayes run` takes: the engine's, which include Hasan (2023)'s
-// one-round presets (engine.FromPredictive) and Chen & Chao's FedBE presets (engine.FromRounds).
-func allPresetNames() []string { return engine.PresetNames() }
