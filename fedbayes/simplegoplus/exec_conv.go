@@ -474,9 +474,7 @@ func im2colT[T float32 | float64](g convGeometry, x, pt []T) {
 	parallelDo(g.cin*kSize, func(row int) {
 		c, tap := row/kSize, row%kSize
 		t := make([]int, n)
-		for i, rest := n-1, tap; i >= 0; i-- {
-			t[i], rest = rest%g.kernel[i], rest/g.kernel[i]
-		}
+		unravel(tap, g.kernel, t)
 		tl := tables[last]
 		// The run of valid o_last: coordinates o*stride + t*kDil - padLow inside [0, S_last).
 		lo, hi := 0, 0
@@ -544,10 +542,7 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 		s := make([]int, n)
 		t := make([]int, n)
 		for sIdx := range sSize {
-			rest := sIdx
-			for i := n - 1; i >= 0; i-- {
-				s[i], rest = rest%g.in[i], rest/g.in[i]
-			}
+			unravel(sIdx, g.in, s)
 			src := r[(b*sSize+sIdx)*kSize*cout:]
 			clear(t)
 			for tap := range kSize {
@@ -575,6 +570,13 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 			}
 		}
 	})
+}
+
+// unravel writes the row-major coordinates of flat index idx within dims into coords.
+func unravel(idx int, dims, coords []int) {
+	for i := len(dims) - 1; i >= 0; i-- {
+		coords[i], idx = idx%dims[i], idx/dims[i]
+	}
 }
 
 // outputTables gives, for each of the first axes spatial axes, the output coordinate that input
@@ -625,10 +627,7 @@ func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
 		s := make([]int, n)
 		t := make([]int, last)
 		for sIdx := range sSize {
-			rest := sIdx
-			for i := n - 1; i >= 0; i-- {
-				s[i], rest = rest%g.in[i], rest/g.in[i]
-			}
+			unravel(sIdx, g.in, s)
 			first := s[last] + g.padLow[last] - (kl - 1) // output position of reversed tap 0
 			lo, hi := max(0, -first), min(kl, g.out[last]-first)
 			if lo >= hi {
