@@ -139,18 +139,15 @@ var (
 // and, per metric, our mean ± SE over seeds beside the paper's number (refs[row][metric]; missing
 // references print "–"). Rows without runs print "not run".
 func compareTable(rs runSet, rowKey string, rows []string, cols []metricCol, refs map[string]map[string]ref) string {
-	var b strings.Builder
-	b.WriteString("| " + rowKey + " | seeds |")
-	sep := "|---|---|"
+	head := []string{rowKey, "seeds"}
 	for _, c := range cols {
-		b.WriteString(" " + c.header + " (ours) |")
-		sep += "---|"
+		head = append(head, c.header+" (ours)")
 		if refs != nil {
-			b.WriteString(" " + c.header + " (paper) |")
-			sep += "---|"
+			head = append(head, c.header+" (paper)")
 		}
 	}
-	b.WriteString("\n" + sep + "\n")
+	var b strings.Builder
+	b.WriteString(tableHeader(head...))
 	for _, row := range rows {
 		sel := rs.where(rowKey, row)
 		fmt.Fprintf(&b, "| %s | %d |", row, len(sel))
@@ -171,6 +168,12 @@ func compareTable(rs runSet, rowKey string, rows []string, cols []metricCol, ref
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// tableHeader is the header row of a Markdown table with the given column names, and its separator
+// row, each ended by a newline.
+func tableHeader(cols ...string) string {
+	return "| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n"
 }
 
 // Verdict says whether a paper's finding holds here.

@@ -43,18 +43,15 @@ func hasanPaper() *Paper {
 
 // hTable prints methods × h of a metric: ours (and the paper's where refs is not nil).
 func hTable(rs runSet, methods []string, m metricCol, refs map[string]map[string]ref) string {
-	var b strings.Builder
-	b.WriteString("| method |")
-	sep := "|---|"
+	head := []string{"method"}
 	for _, h := range hasanH {
-		fmt.Fprintf(&b, " h=%s (ours) |", h)
-		sep += "---|"
+		head = append(head, "h="+h+" (ours)")
 		if refs != nil {
-			fmt.Fprintf(&b, " h=%s (paper) |", h)
-			sep += "---|"
+			head = append(head, "h="+h+" (paper)")
 		}
 	}
-	b.WriteString("\n" + sep + "\n")
+	var b strings.Builder
+	b.WriteString(tableHeader(head...))
 	for _, meth := range methods {
 		b.WriteString("| " + meth + " |")
 		for _, h := range hasanH {

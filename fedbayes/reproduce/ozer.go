@@ -135,7 +135,8 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 	}
 	// Table 4: learned spread, FVBWA, non-IID.
 	var spread strings.Builder
-	spread.WriteString("Learned spread ‖σ‖₂ of the final FVBWA models on non-IID data (Table 4):\n\n| rule | 10 clients (ours) | 10 clients (paper) | 100 clients (ours) | 100 clients (paper) |\n|---|---|---|---|---|\n")
+	spread.WriteString("Learned spread ‖σ‖₂ of the final FVBWA models on non-IID data (Table 4):\n\n" +
+		tableHeader("rule", "10 clients (ours)", "10 clients (paper)", "100 clients (ours)", "100 clients (paper)"))
 	rules := []string{"EAA", "GAA", "AALV", "PPA", "CF"}
 	for _, r := range rules {
 		fmt.Fprintf(&spread, "| %s | %s | %s | %s | %s |\n", r,
@@ -143,7 +144,8 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 			get("c100-dirichlet").where("variant", "FVBWA-"+r).summary(results.Spread).format(1, 3), ozerSpread["c100"][r])
 	}
 	if len(getB("c10-dirichlet"))+len(getB("c100-dirichlet")) > 0 {
-		spread.WriteString("\nIn BFL-P mode:\n\n| rule | 10 clients (ours, BFL-P) | 10 clients (paper) | 100 clients (ours, BFL-P) | 100 clients (paper) |\n|---|---|---|---|---|\n")
+		spread.WriteString("\nIn BFL-P mode:\n\n" +
+			tableHeader("rule", "10 clients (ours, BFL-P)", "10 clients (paper)", "100 clients (ours, BFL-P)", "100 clients (paper)"))
 		for _, r := range []string{"EAA", "GAA", "AALV", "PPA", "CF"} {
 			fmt.Fprintf(&spread, "| %s | %s | %s | %s | %s |\n", r,
 				getB("c10-dirichlet").where("variant", "FVBWA-"+r).summary(results.Spread).format(1, 3), ozerSpread["c10"][r],

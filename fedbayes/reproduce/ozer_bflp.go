@@ -67,7 +67,7 @@ func ozerTable4Block() (string, Finding) {
 		"variances get no gradient and only the weight decay moves them (SGD with momentum, restarted each round); AALV " +
 		"averages the raw values, and GAA's clamped partial sums give e⁻⁸(1 + c), c = E[Σ_{k≥2} β_k²] (clients back at the " +
 		"floor), or e⁻⁸/(1 − c) (clients return what they received). Equal client sizes (the paper does not give its " +
-		"partition):\n\n| clients | rule | dataset | predicted | paper | gap |\n|---|---|---|---|---|---|\n")
+		"partition):\n\n" + tableHeader("clients", "rule", "dataset", "predicted", "paper", "gap"))
 	f := Finding{Claim: "Table 4's AALV and GAA spreads follow from BFL-P's clamp at −8 and its weight decay (frozen variances), within 10 %",
 		Source: "Table 4; BFL-P's architectures.py and utils/FL/update.py"}
 	passed, all := 0, 0

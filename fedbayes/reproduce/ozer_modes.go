@@ -34,14 +34,12 @@ var modeColumns = []metricCol{colAcc, colECE, colNLL, colSpread}
 // that moved up, down or stayed within the noise. Rows missing in either mode are left out; "" when
 // none is in both.
 func modeComparison(text, code runSet, rows []string, mode string) string {
-	var b strings.Builder
-	b.WriteString("| row | seeds (text / " + mode + ") |")
-	sep := "|---|---|"
+	head := []string{"row", "seeds (text / " + mode + ")"}
 	for _, c := range modeColumns {
-		b.WriteString(" Δ " + c.header + " |")
-		sep += "---|"
+		head = append(head, "Δ "+c.header)
 	}
-	b.WriteString("\n" + sep + "\n")
+	var b strings.Builder
+	b.WriteString(tableHeader(head...))
 	type tally struct {
 		up, down, same, n int
 		sum               float64

@@ -200,7 +200,7 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 		"agree where the check asks for more), and *does not hold* when none does. A claim that one method beats another " +
 		"is checked as a gap of more than 2 combined standard errors; checks marked \"(means)\" and orderings compare " +
 		"means only, which with few seeds is indicative, not significant. Each finding's evidence gives its numbers.\n\n")
-	b.WriteString("| paper | presets | finding | verdict |\n|---|---|---|---|\n")
+	b.WriteString(tableHeader("paper", "presets", "finding", "verdict"))
 	for i, p := range papers {
 		names := make([]string, len(p.Presets))
 		for j, pr := range p.Presets {
