@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/results"
@@ -101,7 +100,7 @@ func checkData(runs []runRef, cache *datasetCache) error {
 		nets[string(netKey)] = true
 		if _, err := models.New(cfg); err != nil {
 			path := "model"
-			if strings.Contains(err.Error(), "InputShape") {
+			if se := (*models.ShapeError)(nil); errors.As(err, &se) {
 				path = "model.arch"
 			}
 			return dataError(r, specErr(path, "%s on %s (examples of shape %v): %v", s.Model.Arch, s.Dataset.Name, cfg.InputShape, err), false)
