@@ -14,9 +14,7 @@ import (
 	"fedbayes.dev/fedbayes/backend"
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
-	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/posterior"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
@@ -48,17 +46,14 @@ type RunSummary struct {
 
 // runState is one run in progress.
 type runState struct {
-	spec  *Spec
-	st    Setting
-	seed  int64
-	prob  *problem
-	w     *results.Writer
-	rep   progress.Reporter
-	part  partition.Participation
-	train *models.Model
-	trn   *models.Trainer
-	// sampler is the clients' SG-MCMC sampler when training.sampler is set (trn is then nil).
-	sampler *predictive.Sampler
+	spec *Spec
+	st   Setting
+	seed int64
+	prob *problem
+	w    *results.Writer
+	rep  progress.Reporter
+	// clients are the clients' participation, network and optimizer or sampler.
+	clients *clientTraining
 	eval    *evaluator
 	cache   *datasetCache
 	// outcomes keeps first-round local outcomes for the other runs of the Run call (nil: none kept).
@@ -78,15 +73,7 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 		return out, nil
 	}
 	start := time.Now()
-	var out localOutcome
-	switch s := r.spec; {
-	case s.Training.Sampler != nil:
-		out, err = sampleRound(ctx, r.train, r.sampler, in)
-	case s.Training.Mode == "sequential":
-		out, err = trainSequential(ctx, r.train, r.trn, in)
-	default:
-		out, err = trainVectorized(ctx, r.train, r.trn, in)
-	}
+	out, err := r.clients.train(ctx, in)
 	if err != nil {
 		return localOutcome{}, err
 	}
@@ -212,23 +199,8 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 	if r.prob, err = newProblem(s, seed, r.cache); err != nil {
 		return start, err
 	}
-	if r.part, err = partition.NewParticipation(s.Partition.Clients, s.Partition.Participation, derive(seed, tagParticipation)); err != nil {
-		return start, fmt.Errorf("partition.participation: %w", err)
-	}
-	k := r.part.Active
-	if s.Training.Mode == "sequential" {
-		k = 1
-	}
-	if r.train, err = models.New(modelConfig(s, r.prob, k, deriveInt63(seed, tagInit))); err != nil {
-		return start, fmt.Errorf("model: %w", err)
-	}
-	if s.Training.Sampler != nil {
-		// Sampling clients take the sampler's likelihood step only, built once for all rounds.
-		if r.sampler, err = predictive.NewSampler(r.train); err != nil {
-			return start, fmt.Errorf("training.sampler: %w", err)
-		}
-	} else if r.trn, err = r.train.NewTrainer(optimizerConfig(s.Training)); err != nil {
-		return start, fmt.Errorf("training: %w", err)
+	if r.clients, err = newClientTraining(s, r.prob, seed); err != nil {
+		return start, err
 	}
 	evalModel, err := models.New(modelConfig(s, r.prob, 1, deriveInt63(seed, tagInit)))
 	if err != nil {
@@ -265,23 +237,16 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 
 	T := s.Training.Rounds
 	r.rep.Start(T, fmt.Sprintf("%s seed %d", r.st.Name, seed))
-	sizes := r.prob.part.Sizes()
 	perModel := bytesPerModel(global)
 	for round := start; round <= T; round++ {
 		if err := ctx.Err(); err != nil {
 			return round, err
 		}
-		ids, err := r.part.Round(round)
+		in, ids, jobSizes, err := r.clients.round(round, global)
 		if err != nil {
 			return round, err
 		}
-		jobs := make([]clientJob, len(ids))
-		jobSizes := make([]int, len(ids))
-		for j, id := range ids {
-			jobs[j] = clientJob{id: id, indices: r.prob.part.Clients[id]}
-			jobSizes[j] = sizes[id]
-		}
-		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs, onStep: stepFunc(r.rep, round)}
+		in.onStep = stepFunc(r.rep, round)
 
 		out, err := r.localRound(ctx, in, ids)
 		if err != nil {
