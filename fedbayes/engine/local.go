@@ -89,6 +89,11 @@ type localOutcome struct {
 	// took is how long the local training took; an outcome shared from the localCache keeps the
 	// time of the run that trained it, so every run records what its round cost.
 	took time.Duration
+	// steps and examples are the round's local training steps and training examples (all clients
+	// together) as its last onStep call counted them; from names the run that trained it. A run that
+	// takes the outcome from the localCache reports them as its round's progress.
+	steps, examples int
+	from            string
 }
 
 // roundInput is what local training of a round needs.

@@ -70,7 +70,16 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 		return localOutcome{}, err
 	}
 	if out, ok := r.outcomes.get(key); ok {
+		r.reportReused(in.round, out)
 		return out, nil
+	}
+	var steps, examples int
+	report := in.onStep
+	in.onStep = func(step, n, seen int) {
+		steps, examples = n, seen
+		if report != nil {
+			report(step, n, seen)
+		}
 	}
 	start := time.Now()
 	out, err := r.clients.train(ctx, in)
@@ -78,8 +87,23 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 		return localOutcome{}, err
 	}
 	out.took = time.Since(start)
+	out.steps, out.examples, out.from = steps, examples, results.RunName(r.st.Name, r.seed)
 	r.outcomes.put(key, out)
 	return out, nil
+}
+
+// reportReused tells the run's reporter that round took its local training from the localCache:
+// all the round's steps at once, with the run that trained them (progress.ReuseReporter), or as the
+// round's last step to a reporter that shows steps only, so its counts reach the round's total.
+func (r *runState) reportReused(round int, out localOutcome) {
+	switch rep := r.rep.(type) {
+	case progress.ReuseReporter:
+		rep.Reused(round, out.steps, out.examples, out.from)
+	case progress.StepReporter:
+		if out.steps > 0 {
+			rep.Step(round, out.steps, out.steps, out.examples)
+		}
+	}
 }
 
 // aggregate runs the server strategy on the clients a round trained (Ozer et al. (2022), Alg. 1;
