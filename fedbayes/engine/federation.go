@@ -50,12 +50,14 @@ func NewFederation(spec *Spec, seed int64) (*Federation, error) {
 	}
 	f := &Federation{Config: modelConfig(s, p, 1, deriveInt63(seed, tagInit)), Partition: p.part, Server: p.server, Test: p.test,
 		spec: s, prob: p, seed: seed}
-	for k, idx := range p.part.Clients {
-		d, err := p.train.Select(idx)
-		if err != nil {
-			return nil, fmt.Errorf("engine: client %d: %w", k, err)
-		}
-		f.Clients = append(f.Clients, d)
+	all := make([]int, len(p.part.Clients))
+	for k := range all {
+		all[k] = k
+	}
+	if f.Clients, err = p.clientSets(all); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	for _, d := range f.Clients {
 		f.Sizes = append(f.Sizes, float64(d.Len()))
 	}
 	return f, nil

@@ -121,17 +121,7 @@ func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior
 		Model:    modelConfig(r.spec, r.prob, 1, deriveInt63(r.seed, tagInit)),
 		Server:   r.prob.server,
 		Samples:  r.spec.Evaluation.Samples,
-		Data: func() ([]*data.Dataset, error) {
-			sets := make([]*data.Dataset, len(ids))
-			for j, id := range ids {
-				d, err := r.prob.train.Select(r.prob.part.Clients[id])
-				if err != nil {
-					return nil, fmt.Errorf("client %d: %w", id, err)
-				}
-				sets[j] = d
-			}
-			return sets, nil
-		},
+		Data:     func() ([]*data.Dataset, error) { return r.prob.clientSets(ids) },
 	}
 	g, err := r.strategy.Aggregate(in)
 	if err != nil {
