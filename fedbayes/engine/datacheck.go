@@ -18,6 +18,17 @@ type runRef struct {
 	seed int64
 }
 
+// runsOf lists the runs of settings in the order Run runs them: each setting with each of its seeds.
+func runsOf(settings []Setting) []runRef {
+	var runs []runRef
+	for _, st := range settings {
+		for _, seed := range st.Spec.Seeds {
+			runs = append(runs, runRef{st, seed})
+		}
+	}
+	return runs
+}
+
 // CheckData refuses what Run refuses before it writes anything (checkData) for the runs of spec
 // that dir does not hold yet: for a caller that writes to dir before Run does, such as `fedbayes run
 // -jobs N`, which starts its workers' logs there.
@@ -29,13 +40,7 @@ func CheckData(spec *Spec, dir string) error {
 	if err != nil {
 		return err
 	}
-	var runs []runRef
-	for _, st := range settings {
-		for _, seed := range st.Spec.Seeds {
-			runs = append(runs, runRef{st, seed})
-		}
-	}
-	return checkData(freshRuns(runs, dir), &datasetCache{})
+	return checkData(freshRuns(runsOf(settings), dir), &datasetCache{})
 }
 
 // freshRuns are the runs whose directory under dir holds no run yet.
