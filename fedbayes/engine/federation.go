@@ -48,7 +48,7 @@ func NewFederation(spec *Spec, seed int64) (*Federation, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Federation{Config: modelConfig(s, p, 1, deriveInt63(seed, tagInit)), Partition: p.part, Server: p.server, Test: p.test,
+	f := &Federation{Config: globalConfig(s, p, seed), Partition: p.part, Server: p.server, Test: p.test,
 		spec: s, prob: p, seed: seed}
 	all := make([]int, len(p.part.Clients))
 	for k := range all {

@@ -11,6 +11,13 @@ import (
 	"fedbayes.dev/fedbayes/progress"
 )
 
+// globalConfig is the one-client models.Config of a run with the seed's initialisation: the model
+// the run starts from and evaluates, which the strategies get as Round.Model and a Federation as
+// Config.
+func globalConfig(s *Spec, p *problem, seed int64) models.Config {
+	return modelConfig(s, p, 1, deriveInt63(seed, tagInit))
+}
+
 // modelConfig is the models.Config of a spec for K clients with a given seed.
 func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
 	m := s.Model

@@ -118,7 +118,7 @@ func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior
 		Draws:    out.draws,
 		Previous: prev,
 		Seed:     deriveInt63(r.seed, tagAggregate, round),
-		Model:    modelConfig(r.spec, r.prob, 1, deriveInt63(r.seed, tagInit)),
+		Model:    globalConfig(r.spec, r.prob, r.seed),
 		Server:   r.prob.server,
 		Samples:  r.spec.Evaluation.Samples,
 		Data:     func() ([]*data.Dataset, error) { return r.prob.clientSets(ids) },
@@ -216,7 +216,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 	if r.clients, err = newClientTraining(s, r.prob, seed); err != nil {
 		return start, err
 	}
-	evalModel, err := models.New(modelConfig(s, r.prob, 1, deriveInt63(seed, tagInit)))
+	evalModel, err := models.New(globalConfig(s, r.prob, seed))
 	if err != nil {
 		return start, fmt.Errorf("model: %w", err)
 	}
