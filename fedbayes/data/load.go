@@ -115,6 +115,15 @@ func SplitBySeed(name string) bool {
 	return table || strings.HasPrefix(name, "csv:")
 }
 
+// RegressionSet reports whether Load gives dataset name regression targets (Dataset.IsRegression)
+// rather than class labels, without loading it: scikit-learn's "boston" and "diabetes", and a
+// "csv:PATH" table read without WithClassification. Specs that must know the task before any data is
+// loaded (the engine's, the predictive runners') ask it, so the list of regression sets is kept here
+// once, beside the loaders.
+func RegressionSet(name string) bool {
+	return sklearnTables[name].regression || strings.HasPrefix(name, "csv:")
+}
+
 // splitTable holds out the test split and standardises table features with training statistics.
 func splitTable(ds *Dataset, cfg loadConfig) (train, test *Dataset, err error) {
 	train, test, err = TrainTestSplit(ds, cfg.testFraction, cfg.seed)

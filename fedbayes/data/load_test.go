@@ -101,3 +101,39 @@ func TestSplitBySeed(t *testing.T) {
 		}
 	}
 }
+
+// TestRegressionSet checks RegressionSet against the names and against what Load gives: every
+// scikit-learn table and a CSV file load with regression targets exactly when RegressionSet says so.
+func TestRegressionSet(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"diabetes", true}, {"boston", true}, {"csv:/tmp/x.csv", true},
+		{"digits", false}, {"iris", false}, {"wine", false}, {"breast-cancer", false},
+		{"fashion-mnist", false}, {"mnist", false}, {"cifar10", false}, {"svhn", false}, {"emnist-digits", false}, {"nosuch", false},
+	} {
+		if got := RegressionSet(c.name); got != c.want {
+			t.Errorf("RegressionSet(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	writeSklearnDir(t, dir)
+	for _, name := range SklearnNames() {
+		train, test, err := Load(name, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if train.IsRegression() != RegressionSet(name) || test.IsRegression() != RegressionSet(name) {
+			t.Errorf("%s loads with regression targets %v (test %v); RegressionSet says %v", name, train.IsRegression(), test.IsRegression(), RegressionSet(name))
+		}
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "houses.csv"), []byte("size,price\n50,100\n70,150\n90,210\n120,300\n60,120\n"))
+	train, _, err := Load("csv:"+p, "", WithTarget("price"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !train.IsRegression() || !RegressionSet("csv:"+p) {
+		t.Errorf("csv without WithClassification: IsRegression %v, RegressionSet %v; want both true", train.IsRegression(), RegressionSet("csv:"+p))
+	}
+}

@@ -40,6 +40,8 @@ func TestParseSpecStrict(t *testing.T) {
 		{"population 1e9", `{` + base + `, "aggregation": {"rule": "PPA", "population": 1000000000}}`, []string{"aggregation.population", "too large"}},
 		{"long name", `{"name": "` + strings.Repeat("n", 10<<20) + `", ` + base + `}`, []string{"spec: name: 10485760 bytes; at most 200"}},
 		{"trailing data", `{` + base + `} {}`, []string{"trailing data"}},
+		{"wrong type", "{" + base + ",\n \"training\": {\"rounds\": \"x\"}}", []string{"training.rounds", "(line 2, column"}},
+		{"swept wrong type", `{` + base + `, "sweep": {"training.rounds": ["x"]}}`, []string{"training.rounds", `setting "run-x"`}},
 		{"sweep 1000x1000", sweepJSON(1000, 1000), []string{"expands to 1000000 settings", "at most 10000"}},
 	}
 	for _, tc := range tests {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/results"
@@ -17,6 +16,17 @@ import (
 type runRef struct {
 	st   Setting
 	seed int64
+}
+
+// runsOf lists the runs of settings in the order Run runs them: each setting with each of its seeds.
+func runsOf(settings []Setting) []runRef {
+	var runs []runRef
+	for _, st := range settings {
+		for _, seed := range st.Spec.Seeds {
+			runs = append(runs, runRef{st, seed})
+		}
+	}
+	return runs
 }
 
 // CheckData refuses what Run refuses before it writes anything (checkData) for the runs of spec
@@ -30,13 +40,7 @@ func CheckData(spec *Spec, dir string) error {
 	if err != nil {
 		return err
 	}
-	var runs []runRef
-	for _, st := range settings {
-		for _, seed := range st.Spec.Seeds {
-			runs = append(runs, runRef{st, seed})
-		}
-	}
-	return checkData(freshRuns(runs, dir), &datasetCache{})
+	return checkData(freshRuns(runsOf(settings), dir), &datasetCache{})
 }
 
 // freshRuns are the runs whose directory under dir holds no run yet.
@@ -101,7 +105,7 @@ func checkData(runs []runRef, cache *datasetCache) error {
 		nets[string(netKey)] = true
 		if _, err := models.New(cfg); err != nil {
 			path := "model"
-			if strings.Contains(err.Error(), "InputShape") {
+			if se := (*models.ShapeError)(nil); errors.As(err, &se) {
 				path = "model.arch"
 			}
 			return dataError(r, specErr(path, "%s on %s (examples of shape %v): %v", s.Model.Arch, s.Dataset.Name, cfg.InputShape, err), false)

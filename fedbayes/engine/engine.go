@@ -62,11 +62,10 @@ func RunList(spec *Spec) ([]RunRef, error) {
 	if err != nil {
 		return nil, err
 	}
-	var refs []RunRef
-	for _, st := range settings {
-		for _, seed := range st.Spec.Seeds {
-			refs = append(refs, RunRef{Index: len(refs), Setting: st.Name, Seed: seed, Name: results.RunName(st.Name, seed)})
-		}
+	runs := runsOf(settings)
+	refs := make([]RunRef, len(runs))
+	for i, r := range runs {
+		refs[i] = RunRef{Index: i, Setting: r.st.Name, Seed: r.seed, Name: results.RunName(r.st.Name, r.seed)}
 	}
 	return refs, nil
 }
@@ -130,15 +129,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		budgets[settings[i].Spec.Budget] = true
 	}
 	type job struct {
-		st   Setting
-		seed int64
-		dir  string
+		runRef
+		dir string
 	}
 	var jobs []job
-	for _, st := range settings {
-		for _, seed := range st.Spec.Seeds {
-			jobs = append(jobs, job{st, seed, filepath.Join(opts.Dir, results.RunName(st.Name, seed))})
-		}
+	for _, r := range runsOf(settings) {
+		jobs = append(jobs, job{r, filepath.Join(opts.Dir, results.RunName(r.st.Name, r.seed))})
 	}
 	if opts.Runs != nil {
 		var sel []job
@@ -161,7 +157,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	// that already has one (Resume) was checked when it started.
 	refs := make([]runRef, len(jobs))
 	for i, j := range jobs {
-		refs[i] = runRef{j.st, j.seed}
+		refs[i] = j.runRef
 	}
 	if err := checkData(freshRuns(refs, opts.Dir), cache); err != nil {
 		return nil, err

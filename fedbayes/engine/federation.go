@@ -48,14 +48,16 @@ func NewFederation(spec *Spec, seed int64) (*Federation, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Federation{Config: modelConfig(s, p, 1, deriveInt63(seed, tagInit)), Partition: p.part, Server: p.server, Test: p.test,
+	f := &Federation{Config: globalConfig(s, p, seed), Partition: p.part, Server: p.server, Test: p.test,
 		spec: s, prob: p, seed: seed}
-	for k, idx := range p.part.Clients {
-		d, err := p.train.Select(idx)
-		if err != nil {
-			return nil, fmt.Errorf("engine: client %d: %w", k, err)
-		}
-		f.Clients = append(f.Clients, d)
+	all := make([]int, len(p.part.Clients))
+	for k := range all {
+		all[k] = k
+	}
+	if f.Clients, err = p.clientSets(all); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	for _, d := range f.Clients {
 		f.Sizes = append(f.Sizes, float64(d.Len()))
 	}
 	return f, nil
@@ -71,27 +73,15 @@ func (f *Federation) Initial() (*posterior.Posterior, error) {
 }
 
 // FirstRound trains round 1's active clients from the initial global model exactly as Run's round 1
-// does (the same batches, noise streams and optimizer) and returns them stacked [K, ...] with their
-// ids. A spec that pre-trains the global model or samples its clients is refused.
+// does (the same batches, noise streams and optimizer: both set the round up with clientTraining) and
+// returns them stacked [K, ...] with their ids. A spec that pre-trains the global model or samples its clients is refused.
 func (f *Federation) FirstRound(ctx context.Context) (*posterior.Posterior, []int, error) {
 	s := f.spec
 	if s.Aggregation.Pretrain != nil || s.Training.Sampler != nil || s.Training.Mode == "sequential" {
 		return nil, nil, fmt.Errorf("engine: FirstRound trains vectorised optimisation clients from the initial model; " +
 			"unset aggregation.pretrain, training.sampler and training.mode sequential")
 	}
-	part, err := partition.NewParticipation(s.Partition.Clients, s.Partition.Participation, derive(f.seed, tagParticipation))
-	if err != nil {
-		return nil, nil, fmt.Errorf("partition.participation: %w", err)
-	}
-	ids, err := part.Round(1)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := models.New(modelConfig(s, f.prob, part.Active, deriveInt63(f.seed, tagInit)))
-	if err != nil {
-		return nil, nil, err
-	}
-	trn, err := m.NewTrainer(optimizerConfig(s.Training))
+	clients, err := newClientTraining(s, f.prob, f.seed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,11 +89,11 @@ func (f *Federation) FirstRound(ctx context.Context) (*posterior.Posterior, []in
 	if err != nil {
 		return nil, nil, err
 	}
-	jobs := make([]clientJob, len(ids))
-	for j, id := range ids {
-		jobs[j] = clientJob{id: id, indices: f.prob.part.Clients[id]}
+	in, ids, _, err := clients.round(1, global)
+	if err != nil {
+		return nil, nil, err
 	}
-	out, err := trainVectorized(ctx, m, trn, roundInput{spec: s, prob: f.prob, seed: f.seed, round: 1, global: global, jobs: jobs})
+	out, err := clients.train(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,13 @@ import (
 	"fedbayes.dev/fedbayes/progress"
 )
 
+// globalConfig is the one-client models.Config of a run with the seed's initialisation: the model
+// the run starts from and evaluates, which the strategies get as Round.Model and a Federation as
+// Config.
+func globalConfig(s *Spec, p *problem, seed int64) models.Config {
+	return modelConfig(s, p, 1, deriveInt63(seed, tagInit))
+}
+
 // modelConfig is the models.Config of a spec for K clients with a given seed.
 func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
 	m := s.Model
@@ -89,6 +96,11 @@ type localOutcome struct {
 	// took is how long the local training took; an outcome shared from the localCache keeps the
 	// time of the run that trained it, so every run records what its round cost.
 	took time.Duration
+	// steps and examples are the round's local training steps and training examples (all clients
+	// together) as its last onStep call counted them; from names the run that trained it. A run that
+	// takes the outcome from the localCache reports them as its round's progress.
+	steps, examples int
+	from            string
 }
 
 // roundInput is what local training of a round needs.

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
 
+	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -48,6 +50,122 @@ func TestSharedFirstRoundOverRounds(t *testing.T) {
 		sum := runQuiet(t, alone, adir, false)
 		if got, want := result(dir, together.Runs[i]), result(adir, sum.Runs[0]); got != want {
 			t.Errorf("%s: %q in one Run with %s, %q alone", v.Label, got, variants[0].Label, want)
+		}
+	}
+}
+
+// progressEvent is one call a progressRecorder received.
+type progressEvent struct {
+	kind                         string // start, step, reused, update, done
+	round, step, steps, examples int
+	from                         string
+}
+
+// progressRecorder records every progress call of a Run, in order.
+type progressRecorder struct{ events []progressEvent }
+
+func (p *progressRecorder) Start(total int, label string) {
+	p.events = append(p.events, progressEvent{kind: "start", steps: total, from: label})
+}
+func (p *progressRecorder) Update(round int, _ map[string]float64, _ progress.Timings) {
+	p.events = append(p.events, progressEvent{kind: "update", round: round})
+}
+func (p *progressRecorder) Done(status string) {
+	p.events = append(p.events, progressEvent{kind: "done", from: status})
+}
+func (p *progressRecorder) Step(round, step, steps, examples int) {
+	p.events = append(p.events, progressEvent{kind: "step", round: round, step: step, steps: steps, examples: examples})
+}
+
+// reuseRecorder also shows reused rounds.
+type reuseRecorder struct{ progressRecorder }
+
+func (p *reuseRecorder) Reused(round, steps, examples int, from string) {
+	p.events = append(p.events, progressEvent{kind: "reused", round: round, step: steps, steps: steps, examples: examples, from: from})
+}
+
+// TestSharedFirstRoundProgress runs two settings that share round 1 (GAA, then EAA on the same
+// clients) and checks the progress each run reports: every round ends with its steps all done and
+// every training example counted (600 examples, E = 1), the round taken from the cache included,
+// which a progress.ReuseReporter is told came from the first run and a step-only reporter sees as
+// its last step; then the round's Update, and Done after the last round.
+func TestSharedFirstRoundProgress(t *testing.T) {
+	requireDigits(t)
+	raw := func(v string) json.RawMessage { return json.RawMessage(v) }
+	s := digitsSpec()
+	s.Variants = []Variant{
+		{Label: "gaa", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"GAA"`)}},
+		{Label: "eaa", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"EAA"`)}},
+	}
+	first := results.RunName("digits-gaa", 3)
+	for _, reuse := range []bool{true, false} {
+		var rec *progressRecorder
+		var rep progress.Reporter
+		if reuse {
+			r := &reuseRecorder{}
+			rec, rep = &r.progressRecorder, r
+		} else {
+			rec = &progressRecorder{}
+			rep = rec
+		}
+		if _, err := Run(context.Background(), s, Options{Dir: t.TempDir(), Progress: rep, NoFigures: true}); err != nil {
+			t.Fatal(err)
+		}
+		// Split the events by run and check each run's sequence.
+		var runs [][]progressEvent
+		for _, e := range rec.events {
+			if e.kind == "start" {
+				runs = append(runs, nil)
+			}
+			if len(runs) == 0 {
+				t.Fatalf("reuse %v: %s before any start", reuse, e.kind)
+			}
+			runs[len(runs)-1] = append(runs[len(runs)-1], e)
+		}
+		if len(runs) != 2 {
+			t.Fatalf("reuse %v: %d runs reported, want 2", reuse, len(runs))
+		}
+		var trained progressEvent // the last step of the first run's round 1
+		for i, evs := range runs {
+			if evs[0].steps != s.Training.Rounds || evs[len(evs)-1].kind != "done" || evs[len(evs)-1].from != "completed" {
+				t.Fatalf("reuse %v, run %d: starts %+v, ends %+v", reuse, i, evs[0], evs[len(evs)-1])
+			}
+			var last *progressEvent // the last step or reuse of the round in progress
+			round := 1
+			for _, e := range evs[1 : len(evs)-1] {
+				switch e.kind {
+				case "step", "reused":
+					if e.round != round {
+						t.Fatalf("reuse %v, run %d: %s of round %d during round %d", reuse, i, e.kind, e.round, round)
+					}
+					last = &e
+				case "update":
+					if last == nil || e.round != round || last.step != last.steps || last.steps == 0 || last.examples != 600 {
+						t.Fatalf("reuse %v, run %d: round %d ends after %+v, want all its steps and 600 examples", reuse, i, round, last)
+					}
+					wantKind := "step"
+					if i == 1 && round == 1 && reuse {
+						wantKind = "reused"
+					}
+					if last.kind != wantKind {
+						t.Errorf("reuse %v, run %d, round %d: ends with a %s, want a %s", reuse, i, round, last.kind, wantKind)
+					}
+					if i == 0 && round == 1 {
+						trained = *last
+					}
+					if i == 1 && round == 1 && (last.steps != trained.steps || last.examples != trained.examples) {
+						t.Errorf("reuse %v: the shared round reports %d steps, %d examples; the run that trained it %d, %d",
+							reuse, last.steps, last.examples, trained.steps, trained.examples)
+					}
+					if last.kind == "reused" && last.from != first {
+						t.Errorf("reused from %q, want %q", last.from, first)
+					}
+					round, last = round+1, nil
+				}
+			}
+			if round != s.Training.Rounds+1 {
+				t.Errorf("reuse %v, run %d: %d rounds updated, want %d", reuse, i, round-1, s.Training.Rounds)
+			}
 		}
 	}
 }

@@ -106,6 +106,19 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 	return p, nil
 }
 
+// clientSets returns the training sets of clients ids (copies of their examples), in that order.
+func (p *problem) clientSets(ids []int) ([]*data.Dataset, error) {
+	sets := make([]*data.Dataset, len(ids))
+	for j, id := range ids {
+		d, err := p.train.Select(p.part.Clients[id])
+		if err != nil {
+			return nil, fmt.Errorf("client %d: %w", id, err)
+		}
+		sets[j] = d
+	}
+	return sets, nil
+}
+
 // makePartition splits the clients' pool as the spec says.
 func makePartition(ps PartitionSpec, train *data.Dataset, seed int64) (*partition.Partition, error) {
 	s := derive(seed, tagPartition)

@@ -14,16 +14,10 @@ import (
 	"fedbayes.dev/fedbayes/strategy"
 )
 
-// regressionSets are the data.Load names of the regression datasets the engine runs.
-var regressionSets = []string{"diabetes", "boston"}
-
-// regressionSet reports whether a dataset name is a regression dataset.
-func regressionSet(name string) bool { return slices.Contains(regressionSets, name) }
-
 // validateRegression checks what a regression dataset needs and refuses what it cannot do, naming
 // the field; on a classification dataset it refuses the regression-only fields.
 func validateRegression(c *Spec) error {
-	if !regressionSet(c.Dataset.Name) {
+	if !data.RegressionSet(c.Dataset.Name) {
 		if c.Partition.SortFeature != "" {
 			return specErr("partition.sort_feature", "set, but dataset %s is a classification dataset; it sorts a regression dataset", c.Dataset.Name)
 		}

@@ -14,9 +14,7 @@ import (
 	"fedbayes.dev/fedbayes/backend"
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
-	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/posterior"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
@@ -48,17 +46,14 @@ type RunSummary struct {
 
 // runState is one run in progress.
 type runState struct {
-	spec  *Spec
-	st    Setting
-	seed  int64
-	prob  *problem
-	w     *results.Writer
-	rep   progress.Reporter
-	part  partition.Participation
-	train *models.Model
-	trn   *models.Trainer
-	// sampler is the clients' SG-MCMC sampler when training.sampler is set (trn is then nil).
-	sampler *predictive.Sampler
+	spec *Spec
+	st   Setting
+	seed int64
+	prob *problem
+	w    *results.Writer
+	rep  progress.Reporter
+	// clients are the clients' participation, network and optimizer or sampler.
+	clients *clientTraining
 	eval    *evaluator
 	cache   *datasetCache
 	// outcomes keeps first-round local outcomes for the other runs of the Run call (nil: none kept).
@@ -75,24 +70,40 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 		return localOutcome{}, err
 	}
 	if out, ok := r.outcomes.get(key); ok {
+		r.reportReused(in.round, out)
 		return out, nil
 	}
-	start := time.Now()
-	var out localOutcome
-	switch s := r.spec; {
-	case s.Training.Sampler != nil:
-		out, err = sampleRound(ctx, r.train, r.sampler, in)
-	case s.Training.Mode == "sequential":
-		out, err = trainSequential(ctx, r.train, r.trn, in)
-	default:
-		out, err = trainVectorized(ctx, r.train, r.trn, in)
+	var steps, examples int
+	report := in.onStep
+	in.onStep = func(step, n, seen int) {
+		steps, examples = n, seen
+		if report != nil {
+			report(step, n, seen)
+		}
 	}
+	start := time.Now()
+	out, err := r.clients.train(ctx, in)
 	if err != nil {
 		return localOutcome{}, err
 	}
 	out.took = time.Since(start)
+	out.steps, out.examples, out.from = steps, examples, results.RunName(r.st.Name, r.seed)
 	r.outcomes.put(key, out)
 	return out, nil
+}
+
+// reportReused tells the run's reporter that round took its local training from the localCache:
+// all the round's steps at once, with the run that trained them (progress.ReuseReporter), or as the
+// round's last step to a reporter that shows steps only, so its counts reach the round's total.
+func (r *runState) reportReused(round int, out localOutcome) {
+	switch rep := r.rep.(type) {
+	case progress.ReuseReporter:
+		rep.Reused(round, out.steps, out.examples, out.from)
+	case progress.StepReporter:
+		if out.steps > 0 {
+			rep.Step(round, out.steps, out.steps, out.examples)
+		}
+	}
 }
 
 // aggregate runs the server strategy on the clients a round trained (Ozer et al. (2022), Alg. 1;
@@ -107,20 +118,10 @@ func (r *runState) aggregate(out localOutcome, ids, sizes []int, prev *posterior
 		Draws:    out.draws,
 		Previous: prev,
 		Seed:     deriveInt63(r.seed, tagAggregate, round),
-		Model:    modelConfig(r.spec, r.prob, 1, deriveInt63(r.seed, tagInit)),
+		Model:    globalConfig(r.spec, r.prob, r.seed),
 		Server:   r.prob.server,
 		Samples:  r.spec.Evaluation.Samples,
-		Data: func() ([]*data.Dataset, error) {
-			sets := make([]*data.Dataset, len(ids))
-			for j, id := range ids {
-				d, err := r.prob.train.Select(r.prob.part.Clients[id])
-				if err != nil {
-					return nil, fmt.Errorf("client %d: %w", id, err)
-				}
-				sets[j] = d
-			}
-			return sets, nil
-		},
+		Data:     func() ([]*data.Dataset, error) { return r.prob.clientSets(ids) },
 	}
 	g, err := r.strategy.Aggregate(in)
 	if err != nil {
@@ -212,25 +213,10 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 	if r.prob, err = newProblem(s, seed, r.cache); err != nil {
 		return start, err
 	}
-	if r.part, err = partition.NewParticipation(s.Partition.Clients, s.Partition.Participation, derive(seed, tagParticipation)); err != nil {
-		return start, fmt.Errorf("partition.participation: %w", err)
+	if r.clients, err = newClientTraining(s, r.prob, seed); err != nil {
+		return start, err
 	}
-	k := r.part.Active
-	if s.Training.Mode == "sequential" {
-		k = 1
-	}
-	if r.train, err = models.New(modelConfig(s, r.prob, k, deriveInt63(seed, tagInit))); err != nil {
-		return start, fmt.Errorf("model: %w", err)
-	}
-	if s.Training.Sampler != nil {
-		// Sampling clients take the sampler's likelihood step only, built once for all rounds.
-		if r.sampler, err = predictive.NewSampler(r.train); err != nil {
-			return start, fmt.Errorf("training.sampler: %w", err)
-		}
-	} else if r.trn, err = r.train.NewTrainer(optimizerConfig(s.Training)); err != nil {
-		return start, fmt.Errorf("training: %w", err)
-	}
-	evalModel, err := models.New(modelConfig(s, r.prob, 1, deriveInt63(seed, tagInit)))
+	evalModel, err := models.New(globalConfig(s, r.prob, seed))
 	if err != nil {
 		return start, fmt.Errorf("model: %w", err)
 	}
@@ -265,23 +251,16 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 
 	T := s.Training.Rounds
 	r.rep.Start(T, fmt.Sprintf("%s seed %d", r.st.Name, seed))
-	sizes := r.prob.part.Sizes()
 	perModel := bytesPerModel(global)
 	for round := start; round <= T; round++ {
 		if err := ctx.Err(); err != nil {
 			return round, err
 		}
-		ids, err := r.part.Round(round)
+		in, ids, jobSizes, err := r.clients.round(round, global)
 		if err != nil {
 			return round, err
 		}
-		jobs := make([]clientJob, len(ids))
-		jobSizes := make([]int, len(ids))
-		for j, id := range ids {
-			jobs[j] = clientJob{id: id, indices: r.prob.part.Clients[id]}
-			jobSizes[j] = sizes[id]
-		}
-		in := roundInput{spec: s, prob: r.prob, seed: seed, round: round, global: global, jobs: jobs, onStep: stepFunc(r.rep, round)}
+		in.onStep = stepFunc(r.rep, round)
 
 		out, err := r.localRound(ctx, in, ids)
 		if err != nil {

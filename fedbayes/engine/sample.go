@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/internal/catch"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/posterior"
@@ -20,9 +19,13 @@ import (
 // combinations) and, as each client's model, the average of its samples. The sampler's randomness is
 // seeded by (seed, round). An interrupt takes effect when the round's sampling ends.
 func sampleRound(ctx context.Context, m *models.Model, sm *predictive.Sampler, in roundInput) (localOutcome, error) {
-	sets := make([]*data.Dataset, len(in.jobs))
+	ids := make([]int, len(in.jobs))
 	for j, job := range in.jobs {
-		sets[j] = in.prob.train.Subset(job.indices)
+		ids[j] = job.id
+	}
+	sets, err := in.prob.clientSets(ids)
+	if err != nil {
+		return localOutcome{}, fmt.Errorf("local sampling: %w", err)
 	}
 	// The sampler's step has no optimizer state, learning rate or noise stream of the spec's to reset
 	// (prepareClients): only the global model is loaded.

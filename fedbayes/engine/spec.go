@@ -290,15 +290,32 @@ func ParseSpec(raw []byte) (*Spec, error) {
 	if err := checkExplicitZerosJSON(raw); err != nil {
 		return nil, err
 	}
+	s, err := decodeSpec(raw, true)
+	if se := (*SpecError)(nil); errors.As(err, &se) {
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	if _, err := s.Expand(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decodeSpec decodes raw strictly into a Spec (after checkUnknownFields): an error at a field is a
+// *SpecError naming its path, with the line and column in raw when positions is true (raw is the
+// user's text, not JSON the engine wrote).
+func decodeSpec(raw []byte, positions bool) (*Spec, error) {
 	var s Spec
 	if err := strictjson.Decode(raw, &s); err != nil {
 		var je *strictjson.Error
 		if errors.As(err, &je) && je.Path != "" {
-			return nil, &SpecError{Path: je.Path, Problem: fmt.Sprintf("%s (line %d, column %d)", je.Problem, je.Line, je.Column)}
+			problem := je.Problem
+			if positions {
+				problem = fmt.Sprintf("%s (line %d, column %d)", je.Problem, je.Line, je.Column)
+			}
+			return nil, &SpecError{Path: je.Path, Problem: problem}
 		}
-		return nil, fmt.Errorf("spec: %w", err)
-	}
-	if _, err := s.Expand(); err != nil {
 		return nil, err
 	}
 	return &s, nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/strategy"
@@ -19,7 +20,7 @@ func strategySettings(s *Spec) strategy.Settings {
 		Kind:       models.Kind(s.Model.Kind),
 		HasServer:  s.Dataset.ServerFraction > 0,
 		Sampling:   s.Training.Sampler != nil,
-		Regression: regressionSet(s.Dataset.Name),
+		Regression: data.RegressionSet(s.Dataset.Name),
 	}
 	if s.Training.Sampler != nil {
 		st.PriorStd = samplerConfig(s).PriorStd

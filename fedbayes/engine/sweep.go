@@ -410,15 +410,7 @@ func fromMap(m map[string]any) (*Spec, error) {
 	if err := checkUnknownFields(raw); err != nil {
 		return nil, err
 	}
-	var s Spec
-	if err := strictjson.Decode(raw, &s); err != nil {
-		var je *strictjson.Error
-		if errors.As(err, &je) && je.Path != "" {
-			return nil, &SpecError{Path: je.Path, Problem: je.Problem}
-		}
-		return nil, err
-	}
-	return &s, nil
+	return decodeSpec(raw, false)
 }
 
 // decodeValue decodes one JSON value with numbers kept as json.Number (exact integers).

@@ -126,7 +126,7 @@ func (s *Spec) WithDefaults() *Spec {
 		}
 	}
 	defInt(&c.Evaluation.Bins, 15)
-	if regressionSet(c.Dataset.Name) {
+	if data.RegressionSet(c.Dataset.Name) {
 		def(&c.Evaluation.Fairness, "off") // per-client accuracy has no regression counterpart here
 		defF(&c.Model.NoiseVar, 0.5)
 	}

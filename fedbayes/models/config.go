@@ -238,6 +238,24 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// ShapeError is the error of a Config whose InputShape the architecture cannot take: a
+// convolutional network on examples that are not images [H, W, C], or on images too small for its
+// stages (LeNet on 8 x 8 digits). A caller tells it from other Config errors with errors.As, to blame
+// the choice of architecture for the data rather than the data.
+type ShapeError struct {
+	// Arch is the architecture that cannot take the shape.
+	Arch Arch
+	// Shape is the shape of one example, as Config.InputShape gave it.
+	Shape []int
+	// Reason says why Arch cannot take Shape.
+	Reason string
+}
+
+// Error says which shape the architecture cannot take, and why.
+func (e *ShapeError) Error() string {
+	return fmt.Sprintf("models: Config.InputShape: %v: %s", e.Shape, e.Reason)
+}
+
 // validate checks a Config that has its defaults filled in.
 func (c Config) validate() error {
 	bad := func(field, format string, args ...any) error {
@@ -288,7 +306,7 @@ func (c Config) validate() error {
 		}
 	case ArchLeNet, ArchCNN3, ArchResNet20:
 		if len(c.InputShape) != 3 {
-			return bad("InputShape", "%v; %s needs an image shape [H, W, C]", c.InputShape, c.Arch)
+			return &ShapeError{Arch: c.Arch, Shape: c.InputShape, Reason: fmt.Sprintf("%s needs an image shape [H, W, C]", c.Arch)}
 		}
 		if err := checkWidths("ConvChannels", c.ConvChannels, true); err != nil {
 			return err
@@ -314,7 +332,7 @@ func (c Config) validate() error {
 				}
 			}
 			if h < 1 || w < 1 {
-				return bad("InputShape", "%v is too small for %s with %d convolution stages", c.InputShape, c.Arch, len(c.ConvChannels))
+				return &ShapeError{Arch: c.Arch, Shape: c.InputShape, Reason: fmt.Sprintf("too small for %s with %d convolution stages", c.Arch, len(c.ConvChannels))}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +55,37 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := NewWithBackend(testBackend(t), ok); err != nil {
 		t.Errorf("valid config: %v", err)
+	}
+}
+
+// TestShapeError checks that an input shape the architecture cannot take comes back as a
+// *ShapeError naming the architecture and the shape, and that other Config errors do not.
+func TestShapeError(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   Config
+		shape bool // whether the error is a *ShapeError
+	}{
+		{"lenet on 8x8 digits", Config{Arch: ArchLeNet, InputShape: []int{8, 8, 1}, NumClasses: 10}, true},
+		{"cnn3 on a table", Config{Arch: ArchCNN3, InputShape: []int{64}, NumClasses: 10}, true},
+		{"cnn3 on 4x4 images", Config{Arch: ArchCNN3, InputShape: []int{4, 4, 3}, NumClasses: 10}, true},
+		{"negative dimension", Config{Arch: ArchLeNet, InputShape: []int{28, -1, 1}, NumClasses: 10}, false},
+		{"one class", Config{Arch: ArchLeNet, InputShape: []int{8, 8, 1}, NumClasses: 1}, false},
+	}
+	for _, tc := range tests {
+		_, err := New(tc.cfg)
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		var se *ShapeError
+		if got := errors.As(err, &se); got != tc.shape {
+			t.Errorf("%s: errors.As(%v, *ShapeError) = %v, want %v", tc.name, err, got, tc.shape)
+			continue
+		}
+		if se != nil && (se.Arch != tc.cfg.Arch || !slices.Equal(se.Shape, tc.cfg.InputShape) || se.Reason == "") {
+			t.Errorf("%s: ShapeError %+v, want Arch %q, Shape %v and a reason", tc.name, *se, tc.cfg.Arch, tc.cfg.InputShape)
+		}
 	}
 }
 

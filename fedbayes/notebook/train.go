@@ -123,21 +123,18 @@ func Load(dir string, specs ...*engine.Spec) ([]results.Run, error) {
 	var missing []string
 	want := 0
 	for _, s := range specs {
-		settings, err := s.Expand()
+		refs, err := engine.RunList(s)
 		if err != nil {
 			return nil, err
 		}
-		for _, st := range settings {
-			for _, seed := range st.Spec.Seeds {
-				want++
-				name := results.RunName(st.Name, seed)
-				r, err := results.ReadRun(filepath.Join(dir, name))
-				switch {
-				case err != nil || r.Status.State == "":
-					missing = append(missing, name)
-				case r.Status.State == results.Completed && len(r.Rows) > 0:
-					runs = append(runs, r)
-				}
+		for _, ref := range refs {
+			want++
+			r, err := results.ReadRun(filepath.Join(dir, ref.Name))
+			switch {
+			case err != nil || r.Status.State == "":
+				missing = append(missing, ref.Name)
+			case r.Status.State == results.Completed && len(r.Rows) > 0:
+				runs = append(runs, r)
 			}
 		}
 	}

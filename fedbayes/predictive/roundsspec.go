@@ -3,7 +3,8 @@ package predictive
 import (
 	"fmt"
 	"math"
-	"strings"
+
+	"fedbayes.dev/fedbayes/data"
 )
 
 // The multi-round methods of a RoundsSpec: FedAvg and FedBE's variants in Chen & Chao's table.
@@ -78,7 +79,7 @@ func (s RoundsSpec) Validate() error {
 		return err
 	}
 	switch {
-	case regressionSets[s.Dataset] || strings.HasPrefix(s.Dataset, "csv:"):
+	case data.RegressionSet(s.Dataset):
 		return bad("dataset", s.Dataset, "FedBE distils class probabilities: want a classification dataset")
 	case !(s.Alpha > 0) || math.IsInf(s.Alpha, 0):
 		return bad("alpha", s.Alpha, "want a positive, finite concentration")

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
@@ -121,13 +122,9 @@ func loadStrict[T any](path, what string) (T, error) {
 	return v, nil
 }
 
-// regressionSets are the data.Load names of regression datasets.
-var regressionSets = map[string]bool{"diabetes": true, "boston": true}
-
-// IsRegression reports whether the spec's dataset is a regression set (diabetes, boston or csv:).
-func (s Spec) IsRegression() bool {
-	return regressionSets[s.Dataset] || strings.HasPrefix(s.Dataset, "csv:")
-}
+// IsRegression reports whether the spec's dataset is a regression set (data.RegressionSet: diabetes,
+// boston or csv:).
+func (s Spec) IsRegression() bool { return data.RegressionSet(s.Dataset) }
 
 // WithDefaults fills zero fields with their defaults.
 func (s Spec) WithDefaults() Spec {

@@ -103,7 +103,7 @@ func FormatHTML(s Snapshot) string {
 			fmt.Fprintf(&b, "round %d", s.Round)
 		}
 		if s.InRound > 0 && s.Steps > 0 {
-			fmt.Fprintf(&b, " · round %d: step %d/%d, %.0f examples/s", s.InRound, s.Step, s.Steps, s.ExamplesPerSec)
+			fmt.Fprintf(&b, " · round %d: step %d/%d, %s", s.InRound, s.Step, s.Steps, html.EscapeString(inRound(s)))
 		}
 		if s.PerRound > 0 {
 			fmt.Fprintf(&b, " · %s/round", FormatDuration(s.PerRound))
@@ -122,8 +122,12 @@ func FormatHTML(s Snapshot) string {
 		}
 	}
 	if t := s.Last; t.Total() > 0 && !s.Finished {
-		fmt.Fprintf(&b, `<br><span style="color:#666">last round: local %s · aggregation %s · evaluation %s</span>`,
-			FormatDuration(t.Local), FormatDuration(t.Aggregate), FormatDuration(t.Eval))
+		reused := ""
+		if s.ReusedFrom != "" && s.InRound == 0 {
+			reused = " (reused from run " + html.EscapeString(s.ReusedFrom) + ")"
+		}
+		fmt.Fprintf(&b, `<br><span style="color:#666">last round: local %s%s · aggregation %s · evaluation %s</span>`,
+			FormatDuration(t.Local), reused, FormatDuration(t.Aggregate), FormatDuration(t.Eval))
 	}
 	b.WriteString("</div>")
 	return b.String()

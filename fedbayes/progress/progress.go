@@ -96,6 +96,9 @@ type Snapshot struct {
 	// count its local training steps, ExamplesPerSec its training throughput.
 	InRound, Step, Steps int
 	ExamplesPerSec       float64
+	// ReusedFrom names the run whose local training the round in progress (or, after its Update,
+	// the last round) took instead of training (ReuseReporter); "" when the round trained its own.
+	ReusedFrom string
 	// Status is set by Done.
 	Status string
 	// Finished is true after Done.
@@ -118,6 +121,7 @@ type tracker struct {
 	firstRound, updates int
 	firstAt             time.Time
 	roundStart          time.Time // end of the last reported round (or Start)
+	reusedRound         int       // the round ReusedFrom is about (0: none)
 }
 
 func (k *tracker) begin(total int, label string) {
@@ -127,7 +131,7 @@ func (k *tracker) begin(total int, label string) {
 	k.snap = Snapshot{Label: label, Total: total}
 	k.start = k.now()
 	k.roundStart = k.start
-	k.updates = 0
+	k.updates, k.reusedRound = 0, 0
 }
 
 func (k *tracker) update(round int, metrics map[string]float64, t Timings) {
@@ -143,6 +147,9 @@ func (k *tracker) update(round int, metrics map[string]float64, t Timings) {
 	s := &k.snap
 	s.Round, s.Last, s.Elapsed = round, t, now.Sub(k.start)
 	s.InRound, s.Step, s.Steps, s.ExamplesPerSec = 0, 0, 0, 0
+	if round != k.reusedRound {
+		s.ReusedFrom = ""
+	}
 	if metrics != nil {
 		s.Metrics = make(map[string]float64, len(metrics))
 		for name, v := range metrics {
@@ -174,6 +181,9 @@ func (k *tracker) step(round, step, steps, examples int) {
 	now := k.now()
 	s := &k.snap
 	s.InRound, s.Step, s.Steps, s.Elapsed = round, step, steps, now.Sub(k.start)
+	if round != k.reusedRound {
+		s.ReusedFrom = ""
+	}
 	in := now.Sub(k.roundStart)
 	if in > 0 {
 		s.ExamplesPerSec = float64(examples) / in.Seconds()
@@ -277,7 +287,7 @@ func FormatLine(s Snapshot, maxMetrics int) string {
 			fmt.Fprintf(&b, "round %d", s.Round)
 		}
 		if s.InRound > 0 && s.Steps > 0 {
-			fmt.Fprintf(&b, " (round %d: step %d/%d, %.0f examples/s)", s.InRound, s.Step, s.Steps, s.ExamplesPerSec)
+			fmt.Fprintf(&b, " (round %d: step %d/%d, %s)", s.InRound, s.Step, s.Steps, inRound(s))
 		}
 		if s.PerRound > 0 {
 			fmt.Fprintf(&b, " %s/round", FormatDuration(s.PerRound))
