@@ -46,7 +46,7 @@ func sampleRound(ctx context.Context, m *models.Model, sm *predictive.Sampler, i
 		return localOutcome{}, fmt.Errorf("local sampling: the clients' sample means: %w", err)
 	}
 	if in.onStep != nil {
-		in.onStep(s.TotalSteps, s.TotalSteps, 0)
+		in.onStep(s.TotalSteps, s.TotalSteps, s.Examples)
 	}
 	return localOutcome{stacked: mean, draws: s.Models}, nil
 }

@@ -134,6 +134,8 @@ type Samples struct {
 	Steps []int
 	// TotalSteps is the number of steps run.
 	TotalSteps int
+	// Examples is the number of examples the steps read, over every client.
+	Examples int
 }
 
 // Sample runs the configured SG-MCMC sampler on the K clients of m (a deterministic net: every
@@ -229,7 +231,9 @@ func (sm *Sampler) Sample(clients []*data.Dataset, cfg SamplerConfig) (*Samples,
 		if err := tr.SetLearningRate(lr); err != nil {
 			return nil, err
 		}
-		if _, err := tr.Step(f.next()); err != nil {
+		b := f.next()
+		out.Examples += len(b.X) / f.exSize
+		if _, err := tr.Step(b); err != nil {
 			return nil, fmt.Errorf("predictive: sampler step %d: %w", s+1, err)
 		}
 		after, err := m.Posterior()

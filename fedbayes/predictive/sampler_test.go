@@ -63,6 +63,11 @@ func TestSamplerMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Clients of 40 and 41 examples in batches of 16: 3 steps an epoch, 18 in 6 epochs, each reading
+		// a full batch of both clients (the feed drops an epoch's incomplete batch and starts the next).
+		if got.TotalSteps != 18 || got.Examples != 18*2*16 {
+			t.Fatalf("%s: %d steps over %d examples, want 18 over %d", method, got.TotalSteps, got.Examples, 18*2*16)
+		}
 		want := referenceSampler(t, init, clients, cfg.WithDefaults())
 		if len(got.Models) != len(want) || len(want) != 4 {
 			t.Fatalf("%s: %d samples, reference %d", method, len(got.Models), len(want))
