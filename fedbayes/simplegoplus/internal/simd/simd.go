@@ -1,0 +1,67 @@
+// Package simd holds vector (AVX2) kernels for the float32 element-wise binary ops of
+// fedbayes/simplegoplus: out[i] = op(x, y) with op one of Add, Sub, Mul, Div, Max, Min, where x and
+// y are two slices (VV), a slice and a single value (VS), or a single value and a slice (SV).
+//
+// Each kernel gives the same bits as the scalar Go expression it replaces: the arithmetic ops are
+// IEEE operations, correctly rounded per element whatever the vector width, and Max and Min repeat
+// the instruction sequence Go's compiler emits for the builtins max and min on amd64 (see
+// minSequence in gen.py), so NaN, ±0 and ties come out as in Go. The kernels process a multiple of
+// 8 elements and return how many they did; the caller finishes the rest with its scalar loop.
+//
+// Where the CPU lacks AVX2 (or on other architectures, or with FEDBAYES_SIMD=off) Available is
+// false and the kernels do nothing (they return 0).
+package simd
+
+//go:generate python3 gen.py
+
+import "os"
+
+// Op is an element-wise binary operation.
+type Op int
+
+// The operations, as Go expressions of x and y.
+const (
+	Add Op = iota // x + y
+	Sub           // x - y
+	Mul           // x * y
+	Div           // x / y
+	Max           // max(x, y)
+	Min           // min(x, y)
+)
+
+// Available reports whether the vector kernels run: an amd64 CPU with AVX2 and an OS that saves
+// its registers, and FEDBAYES_SIMD not set to "off".
+var Available = hasAVX2() && os.Getenv("FEDBAYES_SIMD") != "off"
+
+// VV computes out[i] = op(a[i], b[i]) for the first n elements, n a multiple of 8 at most len(out),
+// and returns n (0 when Available is false). a, b and out have the same length; out may be a or b.
+func VV(op Op, a, b, out []float32) int {
+	n := len(out) &^ 7
+	if !Available || n == 0 || len(a) < n || len(b) < n {
+		return 0
+	}
+	vv(op, &a[0], &b[0], &out[0], n)
+	return n
+}
+
+// VS computes out[i] = op(a[i], c) for the first n elements, n a multiple of 8, and returns n (0
+// when Available is false). out may be a.
+func VS(op Op, a []float32, c float32, out []float32) int {
+	n := len(out) &^ 7
+	if !Available || n == 0 || len(a) < n {
+		return 0
+	}
+	vs(op, &a[0], &out[0], n, c)
+	return n
+}
+
+// SV computes out[i] = op(c, b[i]) for the first n elements, n a multiple of 8, and returns n (0
+// when Available is false). out may be b.
+func SV(op Op, c float32, b []float32, out []float32) int {
+	n := len(out) &^ 7
+	if !Available || n == 0 || len(b) < n {
+		return 0
+	}
+	sv(op, &b[0], &out[0], n, c)
+	return n
+}
