@@ -88,3 +88,9 @@ var (
 func vv(op Op, a, b, out *float32, n int)         { vvKernels[op](a, b, out, n) }
 func vs(op Op, v, out *float32, n int, c float32) { vsKernels[op](v, out, n, c) }
 func sv(op Op, v, out *float32, n int, c float32) { svKernels[op](v, out, n, c) }
+
+//go:noescape
+func maxRow32(x, out *float32, taps *int, nTaps, n, inStep, run int)
+
+//go:noescape
+func argmaxRow32(x, src, out *float32, taps *int, nTaps, n, inStep, run, srcStep int)

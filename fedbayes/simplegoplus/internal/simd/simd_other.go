@@ -7,3 +7,6 @@ func hasAVX2() bool { return false }
 func vv(Op, *float32, *float32, *float32, int) {}
 func vs(Op, *float32, *float32, int, float32)  {}
 func sv(Op, *float32, *float32, int, float32)  {}
+
+func maxRow32(x, out *float32, taps *int, nTaps, n, inStep, run int)                  {}
+func argmaxRow32(x, src, out *float32, taps *int, nTaps, n, inStep, run, srcStep int) {}
