@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -56,9 +57,9 @@ func TestConvGeneralVsStock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, k := randFloats(30, sizeOf(tc.xDims)), randFloats(31, sizeOf(tc.kDims))
-			run := func(be backends.Backend) []float64 {
+			run := func(be backends.Backend, dt dtypes.DType) []float64 {
 				out, _ := eval(t, be, func(x, k *Node) *Node {
-					c := Convolve(x, k).AxesConfig(tc.axes)
+					c := Convolve(ConvertDType(x, dt), ConvertDType(k, dt)).AxesConfig(tc.axes)
 					strides := tc.strides
 					if strides == nil { // stock SimpleGo rejects the empty strides GoMLX passes by default
 						strides = sliceOf(len(tc.xDims)-2, 1)
@@ -75,11 +76,14 @@ func TestConvGeneralVsStock(t *testing.T) {
 						kDil = sliceOf(len(tc.xDims)-2, 1)
 					}
 					c = c.DilationPerAxis(kDil...)
-					return c.Done()
+					return ConvertDType(c.Done(), dtypes.Float64)
 				}, tensors.FromFlatDataAndDimensions(x, tc.xDims...), tensors.FromFlatDataAndDimensions(k, tc.kDims...))
 				return out
 			}
-			closeSlices(t, tc.name, run(plusBackend()), run(stockBackend()), 1e-12)
+			closeSlices(t, tc.name, run(plusBackend(), dtypes.Float64), run(stockBackend(), dtypes.Float64), 1e-12)
+			// float32, the models' dtype (sgemm, the float32 loops of col2im and the patches), against
+			// stock SimpleGo's float32 sums in another order.
+			closeSlices(t, tc.name+" float32", run(plusBackend(), dtypes.Float32), run(stockBackend(), dtypes.Float32), 1e-4)
 		})
 	}
 }

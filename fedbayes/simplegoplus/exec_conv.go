@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
@@ -556,10 +557,7 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 					off += o * outStrides[i]
 				}
 				if valid {
-					dst := yb[off : off+cout]
-					for c, v := range src[tap*cout : (tap+1)*cout] {
-						dst[c] += v
-					}
+					addTo(yb[off:off+cout], src[tap*cout:(tap+1)*cout])
 				}
 				for i := n - 1; i >= 0; i-- {
 					if t[i]++; t[i] < g.kernel[i] {
@@ -570,6 +568,17 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 			}
 		}
 	})
+}
+
+// addTo adds src into dst element by element (the vector loop of package simd for float32: same
+// bits as the scalar loop).
+func addTo[T float32 | float64](dst, src []T) {
+	if d32, ok := any(dst).([]float32); ok && simd.AddTo(d32, any(src).([]float32)) {
+		return
+	}
+	for j, v := range src[:len(dst)] {
+		dst[j] += v
+	}
 }
 
 // unravel writes the row-major coordinates of flat index idx within dims into coords.
@@ -647,10 +656,7 @@ func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
 				}
 				if valid {
 					seg := src[(ot*kl+lo)*cout : (ot*kl+hi)*cout]
-					dst := yb[off : off+len(seg)]
-					for j, v := range seg {
-						dst[j] += v
-					}
+					addTo(yb[off:off+len(seg)], seg)
 				}
 				for i := last - 1; i >= 0; i-- {
 					if t[i]++; t[i] < g.kernel[i] {

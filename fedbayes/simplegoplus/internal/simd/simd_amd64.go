@@ -94,3 +94,9 @@ func maxRow32(x, out *float32, taps *int, nTaps, n, inStep, run int)
 
 //go:noescape
 func argmaxRow32(x, src, out *float32, taps *int, nTaps, n, inStep, run, srcStep int)
+
+//go:noescape
+func sumRows32(x, dst *float32, rows, width, stride int)
+
+//go:noescape
+func addTo32(dst, src *float32, n int)

@@ -10,3 +10,6 @@ func sv(Op, *float32, *float32, int, float32)  {}
 
 func maxRow32(x, out *float32, taps *int, nTaps, n, inStep, run int)                  {}
 func argmaxRow32(x, src, out *float32, taps *int, nTaps, n, inStep, run, srcStep int) {}
+
+func sumRows32(x, dst *float32, rows, width, stride int) {}
+func addTo32(dst, src *float32, n int)                   {}
