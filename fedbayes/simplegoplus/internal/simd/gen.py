@@ -103,11 +103,51 @@ def kernel(name, mode, body):
     return '\n'.join(L)
 
 
+# VCMPPS predicates of Go's float comparisons (ordered and quiet: false when either is NaN).
+PREDICATES = {'Less': 0x11, 'LessEq': 0x12, 'Greater': 0x1e, 'GreaterEq': 0x1d}
+
+
+def compare_kernel(name, mode, pred):
+    """y[i] = a[i] pred b[i] (mode vv) or a[i] pred c (vs) as bytes 0 or 1 (Go's bool), for the
+    first n elements, n a multiple of 32."""
+    L = []
+    if mode == 'vv':
+        L.append(f'// func {name}(a, b *float32, y *bool, n int)')
+        L.append(f'TEXT ·{name}(SB), NOSPLIT, $0-32')
+        L += ['\tMOVQ a+0(FP), SI', '\tMOVQ b+8(FP), DX', '\tMOVQ y+16(FP), DI', '\tMOVQ n+24(FP), CX']
+    else:
+        L.append(f'// func {name}(a *float32, y *bool, n int, c float32)')
+        L.append(f'TEXT ·{name}(SB), NOSPLIT, $0-28')
+        L += ['\tMOVQ a+0(FP), SI', '\tMOVQ y+8(FP), DI', '\tMOVQ n+16(FP), CX',
+              '\tVBROADCASTSS c+24(FP), Y14']
+    # VPERMD indices that undo the lane interleaving of the two packs.
+    L += ['\tVMOVDQU packperm<>(SB), Y13', '\tXORQ AX, AX', 'loop32:',
+          '\tMOVQ CX, BX', '\tSUBQ AX, BX', '\tCMPQ BX, $32', '\tJLT done']
+    for u in range(4):
+        off = f'{32 * u}' if u else ''
+        L.append(f'\tVMOVUPS {off}(SI)(AX*4), Y{u}')
+        other = f'{off}(DX)(AX*4)' if mode == 'vv' else 'Y14'
+        # VCMPPS $p, B, A, D computes D = A p B.
+        L.append(f'\tVCMPPS ${pred:#x}, {other}, Y{u}, Y{u}')
+        L.append(f'\tVPSRLD $31, Y{u}, Y{u}')
+    L += ['\tVPACKSSDW Y1, Y0, Y0', '\tVPACKSSDW Y3, Y2, Y2', '\tVPACKSSWB Y2, Y0, Y0',
+          '\tVPERMD Y0, Y13, Y0', '\tVMOVDQU Y0, (DI)(AX*1)', '\tADDQ $32, AX', '\tJMP loop32',
+          'done:', '\tVZEROUPPER', '\tRET', '']
+    return '\n'.join(L)
+
+
 def main():
     out = [HEADER]
     for op, body in BODIES.items():
         for mode in ['vv', 'vs', 'sv']:
             out.append(kernel(f'{mode}{op}32', mode, body))
+    out.append('DATA packperm<>+0(SB)/4, $0\nDATA packperm<>+4(SB)/4, $4\nDATA packperm<>+8(SB)/4, $1\n'
+               'DATA packperm<>+12(SB)/4, $5\nDATA packperm<>+16(SB)/4, $2\nDATA packperm<>+20(SB)/4, $6\n'
+               'DATA packperm<>+24(SB)/4, $3\nDATA packperm<>+28(SB)/4, $7\n'
+               'GLOBL packperm<>(SB), RODATA|NOPTR, $32\n')
+    for op, pred in PREDICATES.items():
+        for mode in ['vv', 'vs']:
+            out.append(compare_kernel(f'{mode}{op}32', mode, pred))
     with open('simd_amd64.s', 'w') as f:
         f.write('\n'.join(out))
 

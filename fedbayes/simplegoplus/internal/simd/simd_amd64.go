@@ -100,3 +100,35 @@ func sumRows32(x, dst *float32, rows, width, stride int)
 
 //go:noescape
 func addTo32(dst, src *float32, n int)
+
+//go:noescape
+func vvLess32(a, b *float32, y *bool, n int)
+
+//go:noescape
+func vvLessEq32(a, b *float32, y *bool, n int)
+
+//go:noescape
+func vvGreater32(a, b *float32, y *bool, n int)
+
+//go:noescape
+func vvGreaterEq32(a, b *float32, y *bool, n int)
+
+//go:noescape
+func vsLess32(a *float32, y *bool, n int, c float32)
+
+//go:noescape
+func vsLessEq32(a *float32, y *bool, n int, c float32)
+
+//go:noescape
+func vsGreater32(a *float32, y *bool, n int, c float32)
+
+//go:noescape
+func vsGreaterEq32(a *float32, y *bool, n int, c float32)
+
+var (
+	compareVVKernels = [...]func(a, b *float32, y *bool, n int){Less: vvLess32, LessEq: vvLessEq32, Greater: vvGreater32, GreaterEq: vvGreaterEq32}
+	compareVSKernels = [...]func(a *float32, y *bool, n int, c float32){Less: vsLess32, LessEq: vsLessEq32, Greater: vsGreater32, GreaterEq: vsGreaterEq32}
+)
+
+func compareVV(cmp Cmp, a, b *float32, y *bool, n int)         { compareVVKernels[cmp](a, b, y, n) }
+func compareVS(cmp Cmp, a *float32, y *bool, n int, c float32) { compareVSKernels[cmp](a, y, n, c) }

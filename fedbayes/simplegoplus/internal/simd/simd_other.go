@@ -13,3 +13,6 @@ func argmaxRow32(x, src, out *float32, taps *int, nTaps, n, inStep, run, srcStep
 
 func sumRows32(x, dst *float32, rows, width, stride int) {}
 func addTo32(dst, src *float32, n int)                   {}
+
+func compareVV(Cmp, *float32, *float32, *bool, int) {}
+func compareVS(Cmp, *float32, *bool, int, float32)  {}
