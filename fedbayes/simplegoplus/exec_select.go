@@ -205,6 +205,17 @@ func whereBits[U uint32 | uint64](cond []bool, t, f, y []U) {
 	}
 	c8 := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(cond))), len(cond))
 	parallelRange(len(y), func(lo, hi int) {
+		if y32, ok := any(y).([]uint32); ok {
+			// The vector loop first (same selection), the loops below finish the chunk.
+			part := func(x []U) []uint32 {
+				x32 := any(x).([]uint32)
+				if len(x32) == 1 {
+					return x32
+				}
+				return x32[lo:hi]
+			}
+			lo += simd.Where32(cond[lo:hi], part(t), part(f), y32[lo:hi])
+		}
 		c := c8[lo:hi]
 		out := y[lo:hi]
 		switch {

@@ -136,6 +136,35 @@ def compare_kernel(name, mode, pred):
     return '\n'.join(L)
 
 
+def where_kernel(name, tvec, fvec):
+    """y[i] = c[i]&1 ? t : f on 32-bit values, t and f a slice or one value, 32 at a time."""
+    L = [f'// func {name}(c *uint8, t, f, y *uint32, n int)', f'TEXT ·{name}(SB), NOSPLIT, $0-40',
+         '\tMOVQ c+0(FP), SI', '\tMOVQ t+8(FP), R8', '\tMOVQ f+16(FP), R9', '\tMOVQ y+24(FP), DI',
+         '\tMOVQ n+32(FP), CX']
+    if not tvec:
+        L.append('\tVBROADCASTSS (R8), Y14')
+    if not fvec:
+        L.append('\tVBROADCASTSS (R9), Y15')
+    L += ['\tXORQ AX, AX', 'loop32:', '\tMOVQ CX, BX', '\tSUBQ AX, BX', '\tCMPQ BX, $32', '\tJLT done']
+    for u in range(4):
+        off = f'{32 * u}' if u else ''
+        boff = f'{8 * u}' if u else ''
+        # The condition's byte, bit 0 moved to the sign bit that VBLENDVPS reads.
+        L.append(f'\tVPMOVZXBD {boff}(SI)(AX*1), Y{u}')
+        L.append(f'\tVPSLLD $31, Y{u}, Y{u}')
+        tv = f'Y{u + 4}' if tvec else 'Y14'
+        fv = f'Y{u + 8}' if fvec else 'Y15'
+        if tvec:
+            L.append(f'\tVMOVUPS {off}(R8)(AX*4), {tv}')
+        if fvec:
+            L.append(f'\tVMOVUPS {off}(R9)(AX*4), {fv}')
+        # VBLENDVPS M, B, A, D computes D = M ? B : A.
+        L.append(f'\tVBLENDVPS Y{u}, {tv}, {fv}, Y{u}')
+        L.append(f'\tVMOVUPS Y{u}, {off}(DI)(AX*4)')
+    L += ['\tADDQ $32, AX', '\tJMP loop32', 'done:', '\tVZEROUPPER', '\tRET', '']
+    return '\n'.join(L)
+
+
 def main():
     out = [HEADER]
     for op, body in BODIES.items():
@@ -148,6 +177,9 @@ def main():
     for op, pred in PREDICATES.items():
         for mode in ['vv', 'vs']:
             out.append(compare_kernel(f'{mode}{op}32', mode, pred))
+    for name, tvec, fvec in [('whereVV32', True, True), ('whereVS32', True, False),
+                             ('whereSV32', False, True), ('whereSS32', False, False)]:
+        out.append(where_kernel(name, tvec, fvec))
     with open('simd_amd64.s', 'w') as f:
         f.write('\n'.join(out))
 

@@ -132,3 +132,15 @@ var (
 
 func compareVV(cmp Cmp, a, b *float32, y *bool, n int)         { compareVVKernels[cmp](a, b, y, n) }
 func compareVS(cmp Cmp, a *float32, y *bool, n int, c float32) { compareVSKernels[cmp](a, y, n, c) }
+
+//go:noescape
+func whereVV32(c *uint8, t, f, y *uint32, n int)
+
+//go:noescape
+func whereVS32(c *uint8, t, f, y *uint32, n int)
+
+//go:noescape
+func whereSV32(c *uint8, t, f, y *uint32, n int)
+
+//go:noescape
+func whereSS32(c *uint8, t, f, y *uint32, n int)

@@ -16,3 +16,8 @@ func addTo32(dst, src *float32, n int)                   {}
 
 func compareVV(Cmp, *float32, *float32, *bool, int) {}
 func compareVS(Cmp, *float32, *bool, int, float32)  {}
+
+func whereVV32(c *uint8, t, f, y *uint32, n int) {}
+func whereVS32(c *uint8, t, f, y *uint32, n int) {}
+func whereSV32(c *uint8, t, f, y *uint32, n int) {}
+func whereSS32(c *uint8, t, f, y *uint32, n int) {}
