@@ -1,6 +1,9 @@
 package simplegoplus
 
 import (
+	"math"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"testing"
 
@@ -49,6 +52,9 @@ func TestConvGeneralVsStock(t *testing.T) {
 		// Wide rows (conv_wide.go): whole input rows per patch row, the last example's rows read past
 		// the input's end.
 		{name: "LeNet conv1 forward (wide rows)", xDims: []int{4, 28, 28, 1}, kDims: []int{5, 5, 1, 6}, axes: nhwc},
+		// Direct (conv_direct.go) in float32: one input channel, 4 to 8 output channels.
+		{name: "one channel, eight outputs, uneven kernel (direct)", xDims: []int{3, 9, 11, 1}, kDims: []int{3, 2, 1, 8}, axes: nhwc},
+		{name: "one channel first, four outputs (direct)", xDims: []int{2, 1, 7, 6}, kDims: []int{4, 1, 3, 3}, axes: nchw},
 		{name: "wide rows, two channels first", xDims: []int{3, 2, 10, 9}, kDims: []int{4, 2, 3, 3}, axes: nchw},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
 		{name: "scatter, uneven padding", xDims: []int{2, 4, 5, 3}, kDims: []int{5, 3, 3, 2}, axes: nhwc, pads: [][2]int{{4, 3}, {2, 1}}},
@@ -102,5 +108,35 @@ func TestReduceWindowVsStock(t *testing.T) {
 		got, _ := eval(t, plusBackend(), pool, x)
 		want, _ := eval(t, stockBackend(), pool, x)
 		closeSlices(t, name, got, want, 1e-12)
+	}
+}
+
+// TestConvRowScalar checks the Go fallback of the direct convolution against the vector loop on
+// LeNet's first layer: the same fused multiply-adds, equal but for rare double roundings (1 ulp).
+func TestConvRowScalar(t *testing.T) {
+	xs := randFloats(50, 28*28)
+	ws := randFloats(51, 25*8)
+	x, lanes := make([]float32, len(xs)), make([]float32, len(ws))
+	for i, v := range xs {
+		x[i] = float32(v)
+	}
+	for i, v := range ws {
+		lanes[i] = float32(v)
+	}
+	var offs []int
+	for i := range 5 {
+		for j := range 5 {
+			offs = append(offs, i*28+j)
+		}
+	}
+	got, want := make([]float32, 24*6), make([]float32, 24*6)
+	convRowScalar(x, lanes, offs, 24, 6, got)
+	if !simd.ConvRow(x, lanes, offs, 24, 6, want) {
+		t.Skip("no vector kernels here")
+	}
+	for i := range want {
+		if d := int64(math.Float32bits(got[i])) - int64(math.Float32bits(want[i])); d < -1 || d > 1 {
+			t.Fatalf("output %d: %v, vector loop %v", i, got[i], want[i])
+		}
 	}
 }

@@ -195,6 +195,12 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 			col2im(g, r, yc)
 		}
 		putBuffer(backend, rBuf)
+	case isFloat32[T]() && g.oneChannelRows():
+		// One input channel, a few output channels (LeNet's first layer): direct, a row of output
+		// pixels at a time (conv_direct.go).
+		x := channelsLast()
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		convOneChannel(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
 	case g.patchesByColumn():
 		// Kernel as [Cin, K..., Cout]; PT = the patches transposed [Cin*K, B*O], filled in runs along
 		// the last output axis from X as [B, Cin, S...]; Y = PT^T . W.

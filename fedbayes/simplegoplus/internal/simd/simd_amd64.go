@@ -144,3 +144,12 @@ func whereSV32(c *uint8, t, f, y *uint32, n int)
 
 //go:noescape
 func whereSS32(c *uint8, t, f, y *uint32, n int)
+
+//go:noescape
+func convRow32(x, w *float32, offs *int, nTaps int, out *float32, n, cout int, mask *int32)
+
+// hasFMA reports whether the CPU has FMA3 (CPUID leaf 1, ECX bit 12).
+func hasFMA() bool {
+	_, _, ecx1, _ := cpuid(1, 0)
+	return ecx1&(1<<12) != 0
+}

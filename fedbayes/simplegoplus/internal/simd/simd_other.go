@@ -21,3 +21,6 @@ func whereVV32(c *uint8, t, f, y *uint32, n int) {}
 func whereVS32(c *uint8, t, f, y *uint32, n int) {}
 func whereSV32(c *uint8, t, f, y *uint32, n int) {}
 func whereSS32(c *uint8, t, f, y *uint32, n int) {}
+
+func hasFMA() bool                                                                          { return false }
+func convRow32(x, w *float32, offs *int, nTaps int, out *float32, n, cout int, mask *int32) {}

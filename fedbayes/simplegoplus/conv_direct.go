@@ -1,0 +1,88 @@
+package simplegoplus
+
+import (
+	"math"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
+)
+
+// A valid, unit-stride float32 convolution with one input channel and 4 to 8 output channels (the
+// first layer of the LeNets on MNIST-like images) computed directly: each output pixel is its taps'
+// fused multiply-adds on one vector of output channels (simd.ConvRow). Its patches would be Cin*K
+// rows of B*O values (a matrix 25 times the input) and its gemm has 6 columns, which BLAS handles
+// poorly. The sums run over the taps in order from zero, so the result depends only on the shapes,
+// not on the number of cores; it differs from the gemm's in the last bits.
+
+// isFloat32 reports whether T is float32.
+func isFloat32[T float32 | float64]() bool {
+	var zero T
+	_, ok := any(zero).(float32)
+	return ok
+}
+
+// oneChannelRows reports whether the convolution has the direct form: two spatial axes, one input
+// channel, 4 to 8 output channels, no padding, unit strides and no dilation, and the vector kernels
+// available.
+func (g *convGeometry) oneChannelRows() bool {
+	if !simd.FMAAvailable || len(g.in) != 2 || g.cin != 1 || g.cout < 4 || g.cout > 8 {
+		return false
+	}
+	for i := range g.in {
+		if g.stride[i] != 1 || g.kDil[i] != 1 || g.inDil[i] != 1 || g.padLow[i] != 0 ||
+			g.out[i]+g.kernel[i]-1 != g.in[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// convOneChannel computes y [B, O0, O1, Cout] from x [B, S0, S1] and w [K0, K1, Cout] for a
+// convolution with oneChannelRows, output rows split over the cores.
+func convOneChannel(g convGeometry, x, w, y []float32) {
+	s0, s1 := g.in[0], g.in[1]
+	o0, o1 := g.out[0], g.out[1]
+	k0, k1 := g.kernel[0], g.kernel[1]
+	cout := g.cout
+	// Each tap's weights padded to 8 lanes, and its offset from the pixel it adds to.
+	lanes := make([]float32, 8*k0*k1)
+	offs := make([]int, 0, k0*k1)
+	for i := range k0 {
+		for j := range k1 {
+			t := i*k1 + j
+			copy(lanes[8*t:8*t+cout], w[t*cout:(t+1)*cout])
+			offs = append(offs, i*s1+j)
+		}
+	}
+	rows := g.batch * o0
+	rowsPerChunk := max(1, chunkElems/(o1*cout*k0*k1/4))
+	parallelDo((rows+rowsPerChunk-1)/rowsPerChunk, func(c int) {
+		for row := c * rowsPerChunk; row < min(rows, (c+1)*rowsPerChunk); row++ {
+			b, oy := row/o0, row%o0
+			xr := x[b*s0*s1+oy*s1 : (b+1)*s0*s1]
+			yr := y[row*o1*cout : (row+1)*o1*cout]
+			if !simd.ConvRow(xr, lanes, offs, o1, cout, yr) {
+				convRowScalar(xr, lanes, offs, o1, cout, yr)
+			}
+		}
+	})
+}
+
+// convRowScalar is simd.ConvRow's computation in Go (with the same fused multiply-adds), for a
+// row the vector loop does not take (none when oneChannelRows holds: a safeguard).
+func convRowScalar(x, lanes []float32, offs []int, n, cout int, out []float32) {
+	for p := range n {
+		for c := range cout {
+			var acc float32
+			for t, o := range offs {
+				acc = fma32(x[p+o], lanes[8*t+c], acc)
+			}
+			out[p*cout+c] = acc
+		}
+	}
+}
+
+// fma32 is a*b + c rounded once to float64 and then to float32: the float32 fused multiply-add
+// but in rare double-rounding cases (one unit in the last place).
+func fma32(a, b, c float32) float32 {
+	return float32(math.FMA(float64(a), float64(b), float64(c)))
+}

@@ -1,0 +1,39 @@
+package simd
+
+// FMAAvailable reports whether ConvRow runs: Available and a CPU with FMA3.
+var FMAAvailable = Available && hasFMA()
+
+// laneMasks holds eight lanes on, then eight off: the 8 lanes from index 8-k have the first k on.
+var laneMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
+
+// ConvRow computes one output row of a valid, unit-stride convolution with one input channel and
+// 4 to 8 output channels (LeNet's first layer): out[p*cout+c] = sum over taps t, in order, of
+// x[p+offs[t]] * w[t*8+c], for pixels p < n and channels c < cout, with fused multiply-adds
+// starting from zero. w holds each tap's cout weights padded to 8 lanes (the padding is not read
+// into the outputs). It returns false, doing nothing, when FMAAvailable is false or a length does
+// not fit: x must hold every tap of every pixel, out n*cout values, w 8 per tap.
+func ConvRow(x, w []float32, offs []int, n, cout int, out []float32) bool {
+	// At least 4 channels: the lanes a pixel's store writes past its outputs then stay within the
+	// next pixel's.
+	if !FMAAvailable || n <= 0 || cout < 4 || cout > 8 || len(offs) == 0 || len(w) < 8*len(offs) ||
+		len(out) < n*cout {
+		return false
+	}
+	hi := 0
+	for _, o := range offs {
+		if o < 0 {
+			return false
+		}
+		hi = max(hi, o)
+	}
+	if len(x) < hi+n {
+		return false
+	}
+	// Each pixel's 8-lane store reaches 8 values from its first output: in bounds for all but the
+	// last pixel (masked) when out has room for them.
+	if n > 1 && len(out) < (n-2)*cout+8 {
+		return false
+	}
+	convRow32(&x[0], &w[0], &offs[0], len(offs), &out[0], n, cout, &laneMasks[8-cout])
+	return true
+}

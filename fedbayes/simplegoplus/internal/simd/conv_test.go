@@ -1,0 +1,69 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConvRow compares ConvRow with a float64 convolution on LeNet's first layer (28x28 input, 5x5
+// taps, 6 channels) and other sizes, row by row as the executor calls it, with guards after each
+// row's outputs that must keep their values.
+func TestConvRow(t *testing.T) {
+	if !FMAAvailable {
+		t.Skip("no AVX2+FMA kernels on this machine")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, tc := range []struct{ h, w, kh, kw, cout int }{
+		{28, 28, 5, 5, 6}, {9, 11, 3, 2, 8}, {6, 6, 1, 1, 4}, {7, 9, 3, 3, 5}, {5, 5, 5, 5, 6},
+	} {
+		oh, ow := tc.h-tc.kh+1, tc.w-tc.kw+1
+		x := finiteData(r, tc.h*tc.w)
+		k := finiteData(r, tc.kh*tc.kw*tc.cout) // [kh, kw, cout]
+		var offs []int
+		w := make([]float32, 0, 8*tc.kh*tc.kw)
+		for i := range tc.kh {
+			for j := range tc.kw {
+				offs = append(offs, i*tc.w+j)
+				lanes := make([]float32, 8)
+				copy(lanes, k[(i*tc.kw+j)*tc.cout:(i*tc.kw+j+1)*tc.cout])
+				for l := tc.cout; l < 8; l++ {
+					lanes[l] = float32(math.NaN()) // padding lanes must not reach an output
+				}
+				w = append(w, lanes...)
+			}
+		}
+		const guard = 12345
+		out := make([]float32, oh*ow*tc.cout+8)
+		for i := range out {
+			out[i] = guard
+		}
+		for y := range oh {
+			row := out[y*ow*tc.cout : (y+1)*ow*tc.cout]
+			if !ConvRow(x[y*tc.w:], w, offs, ow, tc.cout, row) {
+				t.Fatalf("%+v: ConvRow refused row %d", tc, y)
+			}
+			if next := out[(y+1)*ow*tc.cout]; next != guard {
+				t.Fatalf("%+v: row %d wrote past its end (%v)", tc, y, next)
+			}
+		}
+		for y := range oh {
+			for xo := range ow {
+				for c := range tc.cout {
+					var want, mag float64
+					for i := range tc.kh {
+						for j := range tc.kw {
+							v := float64(x[(y+i)*tc.w+xo+j]) * float64(k[(i*tc.kw+j)*tc.cout+c])
+							want += v
+							mag += math.Abs(v)
+						}
+					}
+					got := float64(out[(y*ow+xo)*tc.cout+c])
+					if math.Abs(got-want) > 1e-6*mag+1e-30 {
+						t.Fatalf("%+v: output (%d, %d, %d) = %g, want %g", tc, y, xo, c, got, want)
+					}
+				}
+			}
+		}
+	}
+}
