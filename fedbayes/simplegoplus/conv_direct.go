@@ -86,3 +86,66 @@ func convRowScalar(x, lanes []float32, offs []int, n, cout int, out []float32) {
 func fma32(a, b, c float32) float32 {
 	return float32(math.FMA(float64(a), float64(b), float64(c)))
 }
+
+// kgradExamples is how many examples one partial kernel gradient covers: the partials (a fixed
+// split by the batch size, so the result does not depend on the number of cores) are computed on
+// both cores and added in order.
+const kgradExamples = 4
+
+// kernelGradOneChannel computes the kernel gradient dw [K0, K1, Cout] of a convolution f with
+// oneChannelRows, from its input x [B, S0, S1] and output gradient dy [B, O0, O1, Cout]: dw[t, c] =
+// sum over examples and output pixels p of x[b, p + t] * dy[b, p, c], taps in groups of
+// simd.KGradTaps, each group's sums over a block of examples in pixel order, the blocks added in
+// order.
+func kernelGradOneChannel(f convGeometry, x, dy, dw []float32) {
+	s0, s1 := f.in[0], f.in[1]
+	o0, o1 := f.out[0], f.out[1]
+	k1, cout := f.kernel[1], f.cout
+	nTaps := sizeOf(f.kernel)
+	groups := (nTaps + simd.KGradTaps - 1) / simd.KGradTaps
+	offs := make([]int, groups*simd.KGradTaps)
+	for k := range offs {
+		t := min(k, nTaps-1) // the last group padded with the last tap; its sums are not used
+		offs[k] = t/k1*s1 + t%k1
+	}
+	blocks := (f.batch + kgradExamples - 1) / kgradExamples
+	accLen := groups * simd.KGradTaps * 8
+	partial := make([]float32, blocks*accLen)
+	parallelDo(blocks, func(blk int) {
+		acc := partial[blk*accLen : (blk+1)*accLen]
+		for b := blk * kgradExamples; b < min(f.batch, (blk+1)*kgradExamples); b++ {
+			xb, dyb := x[b*s0*s1:(b+1)*s0*s1], dy[b*o0*o1*cout:(b+1)*o0*o1*cout]
+			for g := range groups {
+				gOffs := offs[g*simd.KGradTaps : (g+1)*simd.KGradTaps]
+				gAcc := acc[g*simd.KGradTaps*8 : (g+1)*simd.KGradTaps*8]
+				if !simd.KGradRows(xb, dyb, gOffs, o0, o1, s1, cout, gAcc) {
+					kgradRowsScalar(xb, dyb, gOffs, o0, o1, s1, cout, gAcc)
+				}
+			}
+		}
+	})
+	total := partial[:accLen] // block 0, then the others added in order
+	for blk := 1; blk < blocks; blk++ {
+		for i, v := range partial[blk*accLen : (blk+1)*accLen] {
+			total[i] += v
+		}
+	}
+	for t := range nTaps {
+		copy(dw[t*cout:(t+1)*cout], total[t*8:t*8+cout])
+	}
+}
+
+// kgradRowsScalar is simd.KGradRows's computation in Go (the same fused multiply-adds, in the same
+// order), for arguments the vector loop does not take (none when oneChannelRows holds: a safeguard).
+func kgradRowsScalar(x, dy []float32, offs []int, rows, n, xStride, cout int, acc []float32) {
+	for r := range rows {
+		for p := range n {
+			for k, o := range offs {
+				xv := x[r*xStride+p+o]
+				for c := range cout {
+					acc[k*8+c] = fma32(xv, dy[(r*n+p)*cout+c], acc[k*8+c])
+				}
+			}
+		}
+	}
+}

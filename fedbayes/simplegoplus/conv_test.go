@@ -55,6 +55,7 @@ func TestConvGeneralVsStock(t *testing.T) {
 		// Direct (conv_direct.go) in float32: one input channel, 4 to 8 output channels.
 		{name: "one channel, eight outputs, uneven kernel (direct)", xDims: []int{3, 9, 11, 1}, kDims: []int{3, 2, 1, 8}, axes: nhwc},
 		{name: "one channel first, four outputs (direct)", xDims: []int{2, 1, 7, 6}, kDims: []int{4, 1, 3, 3}, axes: nchw},
+		{name: "one-channel kernel gradient, 5 examples, 4 channels (direct)", xDims: []int{5, 9, 10, 1}, kDims: []int{5, 7, 7, 4}, axes: kgrad},
 		{name: "wide rows, two channels first", xDims: []int{3, 2, 10, 9}, kDims: []int{4, 2, 3, 3}, axes: nchw},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
 		{name: "scatter, uneven padding", xDims: []int{2, 4, 5, 3}, kDims: []int{5, 3, 3, 2}, axes: nhwc, pads: [][2]int{{4, 3}, {2, 1}}},
@@ -137,6 +138,22 @@ func TestConvRowScalar(t *testing.T) {
 	for i := range want {
 		if d := int64(math.Float32bits(got[i])) - int64(math.Float32bits(want[i])); d < -1 || d > 1 {
 			t.Fatalf("output %d: %v, vector loop %v", i, got[i], want[i])
+		}
+	}
+	// The kernel gradient's fallback, over 24 rows of 24 pixels and the first 13 taps.
+	dy := make([]float32, 24*24*6)
+	for i := range dy {
+		dy[i] = float32(math.Sin(float64(i)))
+	}
+	gotAcc, wantAcc := make([]float32, 8*simd.KGradTaps), make([]float32, 8*simd.KGradTaps)
+	kgradRowsScalar(x, dy, offs[:simd.KGradTaps], 24, 24, 28, 6, gotAcc)
+	simd.KGradRows(x, dy, offs[:simd.KGradTaps], 24, 24, 28, 6, wantAcc)
+	for k := range simd.KGradTaps {
+		for c := range 6 {
+			g, w := float64(gotAcc[k*8+c]), float64(wantAcc[k*8+c])
+			if math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
+				t.Fatalf("kernel gradient tap %d channel %d: %v, vector loop %v", k, c, g, w)
+			}
 		}
 	}
 }

@@ -146,6 +146,13 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		// layouts the forward pass has, and the long contraction is split over the cores.
 		f := g.forward()
 		dy := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		if isFloat32[T]() && f.oneChannelRows() {
+			// The forward is direct (conv_direct.go): so is its kernel gradient. x as [B_f, S...]
+			// (Cin_f = 1), dy as [B_f, O_f..., Cout], Y as [K_f..., Cout] (B = Cin_f = 1).
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels, ax.InputBatch}, ax.InputSpatial))
+			kernelGradOneChannel(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
+			break
+		}
 		rows, cols := f.batch*sizeOf(f.out), sizeOf(f.kernel)*f.cin
 		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		patches, _ := flatOf[T](pBuf)

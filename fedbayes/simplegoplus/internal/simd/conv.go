@@ -37,3 +37,30 @@ func ConvRow(x, w []float32, offs []int, n, cout int, out []float32) bool {
 	convRow32(&x[0], &w[0], &offs[0], len(offs), &out[0], n, cout, &laneMasks[8-cout])
 	return true
 }
+
+// KGradTaps is how many taps KGradRows accumulates at a time (one vector register each).
+const KGradTaps = 13
+
+// KGradRows adds to acc the kernel gradient of ConvRow's convolution for KGradTaps taps over rows
+// output rows of n pixels: for each tap k, acc[k*8+c] += x[r*xStride+p+offs[k]] *
+// dy[(r*n+p)*cout+c], with fused multiply-adds, pixels p and rows r in order (so the result depends
+// only on the arguments). acc holds 8 lanes per tap, lanes past cout unused. It returns false, doing
+// nothing, when FMAAvailable is false or a length does not fit.
+func KGradRows(x, dy []float32, offs []int, rows, n, xStride, cout int, acc []float32) bool {
+	if !FMAAvailable || rows <= 0 || n <= 0 || cout <= 0 || cout > 8 || len(offs) != KGradTaps ||
+		len(acc) < 8*KGradTaps || len(dy) < rows*n*cout {
+		return false
+	}
+	hi := 0
+	for _, o := range offs {
+		if o < 0 {
+			return false
+		}
+		hi = max(hi, o)
+	}
+	if len(x) < (rows-1)*xStride+n+hi {
+		return false
+	}
+	kgradRows32(&x[0], &dy[0], &offs[0], rows, n, xStride, cout, &acc[0], &laneMasks[8-cout])
+	return true
+}

@@ -67,3 +67,49 @@ func TestConvRow(t *testing.T) {
 		}
 	}
 }
+
+// TestKGradRows compares KGradRows with a float64 kernel gradient on LeNet's first layer (one
+// example: 28x28 input, 24x24x6 output gradient, 25 taps in two groups of 13, the second padded with
+// a repeated tap) and on a smaller layer with 4 channels.
+func TestKGradRows(t *testing.T) {
+	if !FMAAvailable {
+		t.Skip("no AVX2+FMA kernels on this machine")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, tc := range []struct{ h, w, kh, kw, cout int }{{28, 28, 5, 5, 6}, {8, 9, 3, 2, 4}, {6, 7, 2, 2, 8}} {
+		oh, ow := tc.h-tc.kh+1, tc.w-tc.kw+1
+		x := finiteData(r, tc.h*tc.w)
+		dy := finiteData(r, oh*ow*tc.cout)
+		var all []int
+		for i := range tc.kh {
+			for j := range tc.kw {
+				all = append(all, i*tc.w+j)
+			}
+		}
+		for g0 := 0; g0 < len(all); g0 += KGradTaps {
+			offs := make([]int, KGradTaps)
+			for k := range offs {
+				offs[k] = all[min(g0+k, len(all)-1)]
+			}
+			acc := make([]float32, 8*KGradTaps)
+			if !KGradRows(x, dy, offs, oh, ow, tc.w, tc.cout, acc) {
+				t.Fatalf("%+v: KGradRows refused", tc)
+			}
+			for k := range min(KGradTaps, len(all)-g0) {
+				for c := range tc.cout {
+					var want, mag float64
+					for y := range oh {
+						for xo := range ow {
+							v := float64(x[y*tc.w+xo+offs[k]]) * float64(dy[(y*ow+xo)*tc.cout+c])
+							want += v
+							mag += math.Abs(v)
+						}
+					}
+					if got := float64(acc[k*8+c]); math.Abs(got-want) > 1e-5*mag {
+						t.Fatalf("%+v: tap %d channel %d = %g, want %g", tc, g0+k, c, got, want)
+					}
+				}
+			}
+		}
+	}
+}

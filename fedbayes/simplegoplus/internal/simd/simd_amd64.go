@@ -153,3 +153,6 @@ func hasFMA() bool {
 	_, _, ecx1, _ := cpuid(1, 0)
 	return ecx1&(1<<12) != 0
 }
+
+//go:noescape
+func kgradRows32(x, dy *float32, offs *int, rows, n, xStride, cout int, acc *float32, mask *int32)

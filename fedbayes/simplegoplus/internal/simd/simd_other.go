@@ -24,3 +24,6 @@ func whereSS32(c *uint8, t, f, y *uint32, n int) {}
 
 func hasFMA() bool                                                                          { return false }
 func convRow32(x, w *float32, offs *int, nTaps int, out *float32, n, cout int, mask *int32) {}
+
+func kgradRows32(x, dy *float32, offs *int, rows, n, xStride, cout int, acc *float32, mask *int32) {
+}
