@@ -6,11 +6,14 @@ import (
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 )
 
-// A valid, unit-stride float32 convolution with one input channel and 4 to 8 output channels (the
-// first layer of the LeNets on MNIST-like images) computed directly: each output pixel is its taps'
-// fused multiply-adds on one vector of output channels (simd.ConvRow). Its patches would be Cin*K
+// Valid, unit-stride float32 convolutions with few channels, computed directly. The first: one
+// input channel and 4 to 8 output channels (the first layer of the LeNets on MNIST-like images):
+// each output pixel is its taps' fused multiply-adds on one vector of output channels
+// (simd.ConvRow). Its patches would be Cin*K
 // rows of B*O values (a matrix 25 times the input) and its gemm has 6 columns, which BLAS handles
-// poorly. The sums run over the taps in order from zero, so the result depends only on the shapes,
+// poorly. The second: 16 output channels (LeNet's second layer), each pixel on two vectors of 8
+// channels, whose patches would be copied in runs of a few channels. The sums run over the taps
+// (and input channels) in order from zero, so the result depends only on the shapes,
 // not on the number of cores; it differs from the gemm's in the last bits.
 
 // isFloat32 reports whether T is float32.
@@ -24,7 +27,13 @@ func isFloat32[T float32 | float64]() bool {
 // channel, 4 to 8 output channels, no padding, unit strides and no dilation, and the vector kernels
 // available.
 func (g *convGeometry) oneChannelRows() bool {
-	if !simd.FMAAvailable || len(g.in) != 2 || g.cin != 1 || g.cout < 4 || g.cout > 8 {
+	return simd.FMAAvailable && g.cin == 1 && g.cout >= 4 && g.cout <= 8 && g.validUnit()
+}
+
+// validUnit reports whether the convolution has two spatial axes, no padding, unit strides and no
+// dilation.
+func (g *convGeometry) validUnit() bool {
+	if len(g.in) != 2 {
 		return false
 	}
 	for i := range g.in {
@@ -34,6 +43,55 @@ func (g *convGeometry) oneChannelRows() bool {
 		}
 	}
 	return true
+}
+
+// sixteenChannelRows reports whether the convolution has the direct form of simd.ConvRow16:
+// validUnit, 16 output channels, and more than one input channel (one goes to oneChannelRows).
+func (g *convGeometry) sixteenChannelRows() bool {
+	return simd.FMAAvailable && g.cout == 16 && g.cin > 1 && g.validUnit()
+}
+
+// convSixteen computes y [B, O0, O1, 16] from x [B, S0, S1, Cin] and w [K0, K1, Cin, 16] for a
+// convolution with sixteenChannelRows, output rows split over the cores: each output its taps' and
+// channels' fused multiply-adds in order, on two vectors of 8 channels.
+func convSixteen(g convGeometry, x, w, y []float32) {
+	s0, s1, cin := g.in[0], g.in[1], g.cin
+	o0, o1 := g.out[0], g.out[1]
+	k0, k1 := g.kernel[0], g.kernel[1]
+	offs := make([]int, 0, k0*k1)
+	for i := range k0 {
+		for j := range k1 {
+			offs = append(offs, (i*s1+j)*cin)
+		}
+	}
+	rows := g.batch * o0
+	rowsPerChunk := max(1, chunkElems/(o1*16*k0*k1*cin/8))
+	parallelDo((rows+rowsPerChunk-1)/rowsPerChunk, func(c int) {
+		for row := c * rowsPerChunk; row < min(rows, (c+1)*rowsPerChunk); row++ {
+			b, oy := row/o0, row%o0
+			xr := x[(b*s0+oy)*s1*cin : (b+1)*s0*s1*cin]
+			yr := y[row*o1*16 : (row+1)*o1*16]
+			if !simd.ConvRow16(xr, w, offs, cin, o1, yr) {
+				convRow16Scalar(xr, w, offs, cin, o1, yr)
+			}
+		}
+	})
+}
+
+// convRow16Scalar is simd.ConvRow16's computation in Go (the same fused multiply-adds), for a row
+// the vector loop does not take (none when sixteenChannelRows holds: a safeguard).
+func convRow16Scalar(x, w []float32, offs []int, cin, n int, out []float32) {
+	for p := range n {
+		for c := range 16 {
+			var acc float32
+			for t, o := range offs {
+				for i := range cin {
+					acc = fma32(x[p*cin+o+i], w[(t*cin+i)*16+c], acc)
+				}
+			}
+			out[p*16+c] = acc
+		}
+	}
 }
 
 // convOneChannel computes y [B, O0, O1, Cout] from x [B, S0, S1] and w [K0, K1, Cout] for a

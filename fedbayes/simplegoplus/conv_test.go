@@ -55,6 +55,7 @@ func TestConvGeneralVsStock(t *testing.T) {
 		// Direct (conv_direct.go) in float32: one input channel, 4 to 8 output channels.
 		{name: "one channel, eight outputs, uneven kernel (direct)", xDims: []int{3, 9, 11, 1}, kDims: []int{3, 2, 1, 8}, axes: nhwc},
 		{name: "one channel first, four outputs (direct)", xDims: []int{2, 1, 7, 6}, kDims: []int{4, 1, 3, 3}, axes: nchw},
+		{name: "two channels, sixteen outputs, rows of 7 (direct)", xDims: []int{3, 7, 9, 2}, kDims: []int{3, 3, 2, 16}, axes: nhwc},
 		{name: "one-channel kernel gradient, 5 examples, 4 channels (direct)", xDims: []int{5, 9, 10, 1}, kDims: []int{5, 7, 7, 4}, axes: kgrad},
 		{name: "wide rows, two channels first", xDims: []int{3, 2, 10, 9}, kDims: []int{4, 2, 3, 3}, axes: nchw},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
@@ -138,6 +139,29 @@ func TestConvRowScalar(t *testing.T) {
 	for i := range want {
 		if d := int64(math.Float32bits(got[i])) - int64(math.Float32bits(want[i])); d < -1 || d > 1 {
 			t.Fatalf("output %d: %v, vector loop %v", i, got[i], want[i])
+		}
+	}
+	// The fallback of the sixteen-channel rows, on a row of LeNet's second layer (12x12x6 input).
+	x6 := make([]float32, 12*12*6)
+	for i := range x6 {
+		x6[i] = float32(math.Cos(float64(i)))
+	}
+	w16 := make([]float32, 25*6*16)
+	for i := range w16 {
+		w16[i] = float32(math.Sin(float64(3 * i)))
+	}
+	var offs6 []int
+	for i := range 5 {
+		for j := range 5 {
+			offs6 = append(offs6, (i*12+j)*6)
+		}
+	}
+	got16, want16 := make([]float32, 8*16), make([]float32, 8*16)
+	convRow16Scalar(x6, w16, offs6, 6, 8, got16)
+	simd.ConvRow16(x6, w16, offs6, 6, 8, want16)
+	for i := range want16 {
+		if d := int64(math.Float32bits(got16[i])) - int64(math.Float32bits(want16[i])); d < -1 || d > 1 {
+			t.Fatalf("sixteen channels, output %d: %v, vector loop %v", i, got16[i], want16[i])
 		}
 	}
 	// The kernel gradient's fallback, over 24 rows of 24 pixels and the first 13 taps.

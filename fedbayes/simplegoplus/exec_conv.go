@@ -202,6 +202,11 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 			col2im(g, r, yc)
 		}
 		putBuffer(backend, rBuf)
+	case isFloat32[T]() && g.sixteenChannelRows():
+		// Sixteen output channels (LeNet's second layer): direct, channels last (conv_direct.go).
+		x := channelsLast()
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		convSixteen(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
 	case isFloat32[T]() && g.oneChannelRows():
 		// One input channel, a few output channels (LeNet's first layer): direct, a row of output
 		// pixels at a time (conv_direct.go).

@@ -64,3 +64,26 @@ func KGradRows(x, dy []float32, offs []int, rows, n, xStride, cout int, acc []fl
 	kgradRows32(&x[0], &dy[0], &offs[0], rows, n, xStride, cout, &acc[0], &laneMasks[8-cout])
 	return true
 }
+
+// ConvRow16 computes one output row of a valid, unit-stride convolution with channels last, cin
+// input channels and 16 output channels (LeNet's second layer): out[p*16+c] = sum over taps t and
+// input channels i, in that order, of x[p*cin+offs[t]+i] * w[(t*cin+i)*16+c], for pixels p < n,
+// with fused multiply-adds from zero. It returns false, doing nothing, when FMAAvailable is false or
+// a length does not fit.
+func ConvRow16(x, w []float32, offs []int, cin, n int, out []float32) bool {
+	if !FMAAvailable || n <= 0 || cin <= 0 || len(offs) == 0 || len(w) < len(offs)*cin*16 || len(out) < n*16 {
+		return false
+	}
+	hi := 0
+	for _, o := range offs {
+		if o < 0 {
+			return false
+		}
+		hi = max(hi, o)
+	}
+	if len(x) < (n-1)*cin+hi+cin {
+		return false
+	}
+	convRow16(&x[0], &w[0], &offs[0], len(offs), cin, &out[0], n)
+	return true
+}

@@ -189,3 +189,104 @@ done:
 	VMOVUPS Y12, 384(DI)
 	VZEROUPPER
 	RET
+
+// func convRow16(x, w *float32, offs *int, nTaps, cin int, out *float32, n int)
+// One output row of a valid, unit-stride convolution with 16 output channels, channels last: for
+// pixels p < n, out[p*16+c] = sum over taps t and input channels i, in that order, of
+// x[p*cin+offs[t]+i] * w[(t*cin+i)*16+c] (fused multiply-adds from 0). Four pixels at a time.
+TEXT ·convRow16(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ w+8(FP), DX
+	MOVQ offs+16(FP), R8
+	MOVQ cin+32(FP), R10
+	MOVQ R10, R11
+	SHLQ $2, R11 // bytes from one pixel's inputs to the next
+	MOVQ out+40(FP), DI
+	MOVQ n+48(FP), CX
+group4:
+	CMPQ CX, $4
+	JLT single
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ DX, R12
+	XORQ BX, BX
+tap4:
+	CMPQ BX, nTaps+24(FP)
+	JGE store4
+	MOVQ (R8)(BX*8), AX
+	LEAQ (SI)(AX*4), R13
+	MOVQ R10, R9
+chan4:
+	LEAQ (R13)(R11*2), R14
+	VMOVUPS (R12), Y8
+	VMOVUPS 32(R12), Y9
+	VBROADCASTSS (R13), Y10
+	VBROADCASTSS (R13)(R11*1), Y11
+	VBROADCASTSS (R13)(R11*2), Y12
+	VBROADCASTSS (R14)(R11*1), Y13
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y9, Y12, Y5
+	VFMADD231PS Y8, Y13, Y6
+	VFMADD231PS Y9, Y13, Y7
+	ADDQ $64, R12
+	ADDQ $4, R13
+	DECQ R9
+	JNZ chan4
+	INCQ BX
+	JMP tap4
+store4:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ $256, DI
+	LEAQ (SI)(R11*4), SI
+	SUBQ $4, CX
+	JMP group4
+single:
+	TESTQ CX, CX
+	JZ done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ DX, R12
+	XORQ BX, BX
+tap1:
+	CMPQ BX, nTaps+24(FP)
+	JGE store1
+	MOVQ (R8)(BX*8), AX
+	LEAQ (SI)(AX*4), R13
+	MOVQ R10, R9
+chan1:
+	VBROADCASTSS (R13), Y10
+	VFMADD231PS (R12), Y10, Y0
+	VFMADD231PS 32(R12), Y10, Y1
+	ADDQ $64, R12
+	ADDQ $4, R13
+	DECQ R9
+	JNZ chan1
+	INCQ BX
+	JMP tap1
+store1:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $64, DI
+	ADDQ R11, SI
+	DECQ CX
+	JMP single
+done:
+	VZEROUPPER
+	RET

@@ -113,3 +113,46 @@ func TestKGradRows(t *testing.T) {
 		}
 	}
 }
+
+// TestConvRow16 compares ConvRow16 with a float64 convolution on LeNet's second layer (12x12x6
+// input, 5x5 taps, 16 channels) and on rows of other lengths (groups of four pixels and the rest).
+func TestConvRow16(t *testing.T) {
+	if !FMAAvailable {
+		t.Skip("no AVX2+FMA kernels on this machine")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, tc := range []struct{ h, w, kh, kw, cin int }{{12, 12, 5, 5, 6}, {7, 9, 3, 3, 2}, {4, 6, 1, 1, 1}, {6, 11, 2, 3, 5}} {
+		oh, ow := tc.h-tc.kh+1, tc.w-tc.kw+1
+		x := finiteData(r, tc.h*tc.w*tc.cin)
+		w := finiteData(r, tc.kh*tc.kw*tc.cin*16)
+		var offs []int
+		for i := range tc.kh {
+			for j := range tc.kw {
+				offs = append(offs, (i*tc.w+j)*tc.cin)
+			}
+		}
+		out := make([]float32, oh*ow*16)
+		for y := range oh {
+			if !ConvRow16(x[y*tc.w*tc.cin:], w, offs, tc.cin, ow, out[y*ow*16:(y+1)*ow*16]) {
+				t.Fatalf("%+v: ConvRow16 refused row %d", tc, y)
+			}
+		}
+		for y := range oh {
+			for xo := range ow {
+				for c := range 16 {
+					var want, mag float64
+					for tp, o := range offs {
+						for i := range tc.cin {
+							v := float64(x[(y*tc.w+xo)*tc.cin+o+i]) * float64(w[(tp*tc.cin+i)*16+c])
+							want += v
+							mag += math.Abs(v)
+						}
+					}
+					if got := float64(out[(y*ow+xo)*16+c]); math.Abs(got-want) > 1e-6*mag+1e-30 {
+						t.Fatalf("%+v: output (%d, %d, %d) = %g, want %g", tc, y, xo, c, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -156,3 +156,6 @@ func hasFMA() bool {
 
 //go:noescape
 func kgradRows32(x, dy *float32, offs *int, rows, n, xStride, cout int, acc *float32, mask *int32)
+
+//go:noescape
+func convRow16(x, w *float32, offs *int, nTaps, cin int, out *float32, n int)

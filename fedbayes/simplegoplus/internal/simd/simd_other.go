@@ -27,3 +27,5 @@ func convRow32(x, w *float32, offs *int, nTaps int, out *float32, n, cout int, m
 
 func kgradRows32(x, dy *float32, offs *int, rows, n, xStride, cout int, acc *float32, mask *int32) {
 }
+
+func convRow16(x, w *float32, offs *int, nTaps, cin int, out *float32, n int) {}
