@@ -207,3 +207,64 @@ func kgradRowsScalar(x, dy []float32, offs []int, rows, n, xStride, cout int, ac
 		}
 	}
 }
+
+// kernelGradSixteen computes the kernel gradient dw [Cin, K0, K1, 16] of a convolution f with
+// sixteenChannelRows, from its input x [B, S0, S1, Cin] and output gradient dy [B, O0, O1, 16]:
+// dw[i, t, c] = sum over examples and output pixels p of x[b, p + t, i] * dy[b, p, c], (tap, input
+// channel) pairs in groups of simd.KGradPairs16, each group's sums over a block of examples in
+// pixel order, the blocks added in order (as kernelGradOneChannel).
+func kernelGradSixteen(f convGeometry, x, dy, dw []float32) {
+	s0, s1, cin := f.in[0], f.in[1], f.cin
+	o0, o1 := f.out[0], f.out[1]
+	k1 := f.kernel[1]
+	nTaps := sizeOf(f.kernel)
+	nPairs := nTaps * cin // pair q = t*cin + i
+	const gp = simd.KGradPairs16
+	groups := (nPairs + gp - 1) / gp
+	offs := make([]int, groups*gp)
+	for k := range offs {
+		q := min(k, nPairs-1) // the last group padded with the last pair; its sums are not used
+		t, i := q/cin, q%cin
+		offs[k] = (t/k1*s1+t%k1)*cin + i
+	}
+	blocks := (f.batch + kgradExamples - 1) / kgradExamples
+	accLen := groups * gp * 16
+	partial := make([]float32, blocks*accLen)
+	parallelDo(blocks, func(blk int) {
+		acc := partial[blk*accLen : (blk+1)*accLen]
+		for b := blk * kgradExamples; b < min(f.batch, (blk+1)*kgradExamples); b++ {
+			xb, dyb := x[b*s0*s1*cin:(b+1)*s0*s1*cin], dy[b*o0*o1*16:(b+1)*o0*o1*16]
+			for g := range groups {
+				gOffs, gAcc := offs[g*gp:(g+1)*gp], acc[g*gp*16:(g+1)*gp*16]
+				if !simd.KGradRows16(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc) {
+					kgradRows16Scalar(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc)
+				}
+			}
+		}
+	})
+	total := partial[:accLen]
+	for blk := 1; blk < blocks; blk++ {
+		for i, v := range partial[blk*accLen : (blk+1)*accLen] {
+			total[i] += v
+		}
+	}
+	for q := range nPairs {
+		t, i := q/cin, q%cin
+		copy(dw[(i*nTaps+t)*16:(i*nTaps+t+1)*16], total[q*16:(q+1)*16])
+	}
+}
+
+// kgradRows16Scalar is simd.KGradRows16's computation in Go (the same fused multiply-adds, in the
+// same order), for arguments the vector loop does not take (none when sixteenChannelRows holds).
+func kgradRows16Scalar(x, dy []float32, offs []int, rows, n, xStride, pixStride int, acc []float32) {
+	for r := range rows {
+		for p := range n {
+			for k, o := range offs {
+				xv := x[r*xStride+p*pixStride+o]
+				for c := range 16 {
+					acc[k*16+c] = fma32(xv, dy[(r*n+p)*16+c], acc[k*16+c])
+				}
+			}
+		}
+	}
+}

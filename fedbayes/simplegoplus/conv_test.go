@@ -56,6 +56,7 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "one channel, eight outputs, uneven kernel (direct)", xDims: []int{3, 9, 11, 1}, kDims: []int{3, 2, 1, 8}, axes: nhwc},
 		{name: "one channel first, four outputs (direct)", xDims: []int{2, 1, 7, 6}, kDims: []int{4, 1, 3, 3}, axes: nchw},
 		{name: "two channels, sixteen outputs, rows of 7 (direct)", xDims: []int{3, 7, 9, 2}, kDims: []int{3, 3, 2, 16}, axes: nhwc},
+		{name: "sixteen-channel kernel gradient, 20 pairs in groups of 6 (direct)", xDims: []int{5, 6, 6, 5}, kDims: []int{5, 5, 5, 16}, axes: kgrad},
 		{name: "one-channel kernel gradient, 5 examples, 4 channels (direct)", xDims: []int{5, 9, 10, 1}, kDims: []int{5, 7, 7, 4}, axes: kgrad},
 		{name: "wide rows, two channels first", xDims: []int{3, 2, 10, 9}, kDims: []int{4, 2, 3, 3}, axes: nchw},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
@@ -162,6 +163,20 @@ func TestConvRowScalar(t *testing.T) {
 	for i := range want16 {
 		if d := int64(math.Float32bits(got16[i])) - int64(math.Float32bits(want16[i])); d < -1 || d > 1 {
 			t.Fatalf("sixteen channels, output %d: %v, vector loop %v", i, got16[i], want16[i])
+		}
+	}
+	// The fallback of the sixteen-channel kernel gradient (6 pairs over the 8x8 output rows).
+	dy16 := make([]float32, 8*8*16)
+	for i := range dy16 {
+		dy16[i] = float32(math.Cos(float64(5 * i)))
+	}
+	gotAcc16, wantAcc16 := make([]float32, 16*simd.KGradPairs16), make([]float32, 16*simd.KGradPairs16)
+	pairs := []int{0, 1, 5, 6, 70, 173}
+	kgradRows16Scalar(x6, dy16, pairs, 8, 8, 12*6, 6, gotAcc16)
+	simd.KGradRows16(x6, dy16, pairs, 8, 8, 12*6, 6, wantAcc16)
+	for i := range wantAcc16 {
+		if g, w := float64(gotAcc16[i]), float64(wantAcc16[i]); math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
+			t.Fatalf("sixteen-channel kernel gradient %d: %v, vector loop %v", i, g, w)
 		}
 	}
 	// The kernel gradient's fallback, over 24 rows of 24 pixels and the first 13 taps.

@@ -153,6 +153,13 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 			kernelGradOneChannel(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
 			break
 		}
+		if isFloat32[T]() && f.sixteenChannelRows() {
+			// Likewise for the direct sixteen-channel forward: x as [B_f, S..., Cin_f], Y as
+			// [Cin_f, K_f..., Cout].
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
+			kernelGradSixteen(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
+			break
+		}
 		rows, cols := f.batch*sizeOf(f.out), sizeOf(f.kernel)*f.cin
 		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		patches, _ := flatOf[T](pBuf)

@@ -87,3 +87,29 @@ func ConvRow16(x, w []float32, offs []int, cin, n int, out []float32) bool {
 	convRow16(&x[0], &w[0], &offs[0], len(offs), cin, &out[0], n)
 	return true
 }
+
+// KGradPairs16 is how many (tap, input channel) pairs KGradRows16 accumulates at a time.
+const KGradPairs16 = 6
+
+// KGradRows16 adds to acc the kernel gradient of ConvRow16's convolution for KGradPairs16 (tap,
+// input channel) pairs over rows output rows of n pixels: for each pair k, acc[k*16+c] +=
+// x[r*xStride+p*pixStride+offs[k]] * dy[(r*n+p)*16+c], with fused multiply-adds, pixels p and rows
+// r in order. It returns false, doing nothing, when FMAAvailable is false or a length does not fit.
+func KGradRows16(x, dy []float32, offs []int, rows, n, xStride, pixStride int, acc []float32) bool {
+	if !FMAAvailable || rows <= 0 || n <= 0 || pixStride <= 0 || len(offs) != KGradPairs16 ||
+		len(acc) < 16*KGradPairs16 || len(dy) < rows*n*16 {
+		return false
+	}
+	hi := 0
+	for _, o := range offs {
+		if o < 0 {
+			return false
+		}
+		hi = max(hi, o)
+	}
+	if len(x) <= (rows-1)*xStride+(n-1)*pixStride+hi {
+		return false
+	}
+	kgradRows16(&x[0], &dy[0], &offs[0], rows, n, xStride, pixStride, &acc[0])
+	return true
+}

@@ -290,3 +290,88 @@ store1:
 done:
 	VZEROUPPER
 	RET
+
+// func kgradRows16(x, dy *float32, offs *int, rows, n, xStride, pixStride int, acc *float32)
+// The kernel gradient of ConvRow16's convolution for 6 (tap, input channel) pairs, over rows of n
+// output pixels: for each pair k, acc[k*16+c] += x[r*xStride+p*pixStride+offs[k]] *
+// dy[(r*n+p)*16+c] (fused), pixels p and rows r in order.
+TEXT ·kgradRows16(SB), NOSPLIT, $0-64
+	MOVQ x+0(FP), SI
+	MOVQ dy+8(FP), DX
+	MOVQ offs+16(FP), R8
+	MOVQ rows+24(FP), CX
+	MOVQ n+32(FP), R10
+	MOVQ xStride+40(FP), R12
+	SHLQ $2, R12
+	MOVQ pixStride+48(FP), R11
+	SHLQ $2, R11
+	MOVQ acc+56(FP), DI
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	VMOVUPS 256(DI), Y8
+	VMOVUPS 288(DI), Y9
+	VMOVUPS 320(DI), Y10
+	VMOVUPS 352(DI), Y11
+row:
+	TESTQ CX, CX
+	JZ done
+	MOVQ SI, R13
+	MOVQ R10, R9
+pixel:
+	TESTQ R9, R9
+	JZ nextrow
+	VMOVUPS (DX), Y12
+	VMOVUPS 32(DX), Y13
+	MOVQ (R8), AX
+	VBROADCASTSS (R13)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	MOVQ 8(R8), AX
+	VBROADCASTSS (R13)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	MOVQ 16(R8), AX
+	VBROADCASTSS (R13)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	MOVQ 24(R8), AX
+	VBROADCASTSS (R13)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	MOVQ 32(R8), AX
+	VBROADCASTSS (R13)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	MOVQ 40(R8), AX
+	VBROADCASTSS (R13)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ R11, R13
+	ADDQ $64, DX
+	DECQ R9
+	JMP pixel
+nextrow:
+	ADDQ R12, SI
+	DECQ CX
+	JMP row
+done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VMOVUPS Y8, 256(DI)
+	VMOVUPS Y9, 288(DI)
+	VMOVUPS Y10, 320(DI)
+	VMOVUPS Y11, 352(DI)
+	VZEROUPPER
+	RET

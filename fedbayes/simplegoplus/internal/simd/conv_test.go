@@ -156,3 +156,51 @@ func TestConvRow16(t *testing.T) {
 		}
 	}
 }
+
+// TestKGradRows16 compares KGradRows16 with a float64 kernel gradient on LeNet's second layer (one
+// example: 12x12x6 input, 8x8x16 output gradient, 150 pairs in groups of 6) and a smaller layer
+// whose last group is padded with a repeated pair.
+func TestKGradRows16(t *testing.T) {
+	if !FMAAvailable {
+		t.Skip("no AVX2+FMA kernels on this machine")
+	}
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, tc := range []struct{ h, w, kh, kw, cin int }{{12, 12, 5, 5, 6}, {6, 7, 2, 3, 3}, {5, 5, 2, 2, 2}} {
+		oh, ow := tc.h-tc.kh+1, tc.w-tc.kw+1
+		x := finiteData(r, tc.h*tc.w*tc.cin)
+		dy := finiteData(r, oh*ow*16)
+		var all []int
+		for i := range tc.kh {
+			for j := range tc.kw {
+				for c := range tc.cin {
+					all = append(all, (i*tc.w+j)*tc.cin+c)
+				}
+			}
+		}
+		for g0 := 0; g0 < len(all); g0 += KGradPairs16 {
+			offs := make([]int, KGradPairs16)
+			for k := range offs {
+				offs[k] = all[min(g0+k, len(all)-1)]
+			}
+			acc := make([]float32, 16*KGradPairs16)
+			if !KGradRows16(x, dy, offs, oh, ow, tc.w*tc.cin, tc.cin, acc) {
+				t.Fatalf("%+v: KGradRows16 refused", tc)
+			}
+			for k := range min(KGradPairs16, len(all)-g0) {
+				for c := range 16 {
+					var want, mag float64
+					for y := range oh {
+						for xo := range ow {
+							v := float64(x[(y*tc.w+xo)*tc.cin+offs[k]]) * float64(dy[(y*ow+xo)*16+c])
+							want += v
+							mag += math.Abs(v)
+						}
+					}
+					if got := float64(acc[k*16+c]); math.Abs(got-want) > 1e-5*mag {
+						t.Fatalf("%+v: pair %d channel %d = %g, want %g", tc, g0+k, c, got, want)
+					}
+				}
+			}
+		}
+	}
+}

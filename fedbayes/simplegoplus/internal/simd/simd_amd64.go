@@ -159,3 +159,6 @@ func kgradRows32(x, dy *float32, offs *int, rows, n, xStride, cout int, acc *flo
 
 //go:noescape
 func convRow16(x, w *float32, offs *int, nTaps, cin int, out *float32, n int)
+
+//go:noescape
+func kgradRows16(x, dy *float32, offs *int, rows, n, xStride, pixStride int, acc *float32)
