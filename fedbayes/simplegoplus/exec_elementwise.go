@@ -56,8 +56,9 @@ func unaryKernel[T float32 | float64](op backends.OpType, x, y []T) {
 	case backends.OpTypeExp:
 		if xs, ok := any(x).([]float32); ok {
 			ys := any(y).([]float32)
-			for i, v := range xs {
-				ys[i] = fastmath.Exp32(v)
+			done := simd.Exp32(xs, ys) // fastmath.Exp32's computation on vectors: the same bits
+			for i, v := range xs[done:] {
+				ys[done+i] = fastmath.Exp32(v)
 			}
 			return
 		}

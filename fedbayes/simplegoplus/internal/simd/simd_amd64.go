@@ -162,3 +162,6 @@ func convRow16(x, w *float32, offs *int, nTaps, cin int, out *float32, n int)
 
 //go:noescape
 func kgradRows16(x, dy *float32, offs *int, rows, n, xStride, pixStride int, acc *float32)
+
+//go:noescape
+func exp32(x, y *float32, n int, consts *float64, table *uint64, limits *float32)

@@ -31,3 +31,5 @@ func kgradRows32(x, dy *float32, offs *int, rows, n, xStride, cout int, acc *flo
 func convRow16(x, w *float32, offs *int, nTaps, cin int, out *float32, n int) {}
 
 func kgradRows16(x, dy *float32, offs *int, rows, n, xStride, pixStride int, acc *float32) {}
+
+func exp32(x, y *float32, n int, consts *float64, table *uint64, limits *float32) {}
