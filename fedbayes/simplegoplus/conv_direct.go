@@ -6,15 +6,16 @@ import (
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 )
 
-// Valid, unit-stride float32 convolutions with few channels, computed directly. The first: one
-// input channel and 4 to 8 output channels (the first layer of the LeNets on MNIST-like images):
-// each output pixel is its taps' fused multiply-adds on one vector of output channels
-// (simd.ConvRow). Its patches would be Cin*K
-// rows of B*O values (a matrix 25 times the input) and its gemm has 6 columns, which BLAS handles
-// poorly. The second: 16 output channels (LeNet's second layer), each pixel on two vectors of 8
-// channels, whose patches would be copied in runs of a few channels. The sums run over the taps
-// (and input channels) in order from zero, so the result depends only on the shapes,
-// not on the number of cores; it differs from the gemm's in the last bits.
+// Valid, unit-stride float32 convolutions with few channels, computed directly (the vector loops
+// of package simd, with FMA). The first: one input channel and 4 to 8 output channels (the first
+// layer of the LeNets on MNIST-like images), each output pixel its taps' fused multiply-adds on one
+// vector of output channels (simd.ConvRow); its patches would be a matrix 25 times the input and its
+// gemm has 6 columns, which BLAS handles poorly. The second: 16 output channels (LeNet's second
+// layer), each pixel on two vectors of 8 channels (simd.ConvRow16); its patches would be copied in
+// runs of a few channels. Their kernel gradients likewise (simd.KGradRows, simd.KGradRows16). The
+// sums run over the taps (and input channels) in order from zero, and the kernel gradients' over
+// blocks of examples added in order, so the results depend only on the shapes, not on the number of
+// cores; they differ from the gemm's in the last bits.
 
 // isFloat32 reports whether T is float32.
 func isFloat32[T float32 | float64]() bool {

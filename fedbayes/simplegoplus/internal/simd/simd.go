@@ -1,15 +1,22 @@
-// Package simd holds vector (AVX2) kernels for the float32 element-wise binary ops of
-// fedbayes/simplegoplus: out[i] = op(x, y) with op one of Add, Sub, Mul, Div, Max, Min, where x and
-// y are two slices (VV), a slice and a single value (VS), or a single value and a slice (SV).
+// Package simd holds the vector (AVX2) loops of fedbayes/simplegoplus's float32 executors, in Go
+// assembly (Go does not vectorise loops): element-wise binary ops out[i] = op(x, y) with op one of
+// Add, Sub, Mul, Div, Max, Min, where x and y are two slices (VV), a slice and a single value (VS),
+// or a single value and a slice (SV); comparisons (CompareVV, CompareVS) and Where32; Exp32; max
+// pooling and its gradient (MaxRow, ArgmaxRow); sums of rows (SumRows) and of runs (AddTo); and
+// direct convolutions for LeNet's shapes with their kernel gradients (ConvRow, ConvRow16,
+// KGradRows, KGradRows16, which also need FMA).
 //
-// Each kernel gives the same bits as the scalar Go expression it replaces: the arithmetic ops are
-// IEEE operations, correctly rounded per element whatever the vector width, and Max and Min repeat
-// the instruction sequence Go's compiler emits for the builtins max and min on amd64 (see
-// minSequence in gen.py), so NaN, ±0 and ties come out as in Go. The kernels process a multiple of
-// 8 elements and return how many they did; the caller finishes the rest with its scalar loop.
+// All but the convolutions give the same bits as the scalar Go code they replace: the arithmetic
+// ops are IEEE operations, correctly rounded per element whatever the vector width, sums add their
+// terms in the same order, Max and Min repeat the instruction sequence Go's compiler emits for the
+// builtins max and min on amd64 (see min_sequence in gen.py), so NaN, ±0 and ties come out as in Go,
+// and Exp32 repeats fastmath.Exp32's float64 operations. The convolutions use fused multiply-adds in
+// a fixed order (their results depend only on their arguments). Kernels that process a multiple of
+// 8 (or 32) elements return how many they did; the caller finishes the rest with its scalar loop.
 //
 // Where the CPU lacks AVX2 (or on other architectures, or with FEDBAYES_SIMD=off) Available is
-// false and the kernels do nothing (they return 0).
+// false and the functions do nothing (they return 0 or false); FMAAvailable likewise for FMA.
+// gen.py writes simd_amd64.s (go generate); the other .s files are written by hand.
 package simd
 
 //go:generate python3 gen.py

@@ -2,6 +2,10 @@
 
 package simd
 
+// Other architectures have no vector kernels: hasAVX2 is false, so Available and FMAAvailable are
+// false, every exported function returns before calling the kernels below, and callers keep their
+// Go loops. The empty kernels only satisfy the compiler.
+
 func hasAVX2() bool { return false }
 
 func vv(Op, *float32, *float32, *float32, int) {}
