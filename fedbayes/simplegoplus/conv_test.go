@@ -51,7 +51,7 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "LeNet conv2 forward", xDims: []int{4, 12, 12, 6}, kDims: []int{5, 5, 6, 16}, axes: nhwc},
 		// Wide rows (conv_wide.go): whole input rows per patch row, the last example's rows read past
 		// the input's end.
-		{name: "LeNet conv1 forward (wide rows)", xDims: []int{4, 28, 28, 1}, kDims: []int{5, 5, 1, 6}, axes: nhwc},
+		{name: "LeNet conv1 forward (wide rows in float64, direct in float32)", xDims: []int{4, 28, 28, 1}, kDims: []int{5, 5, 1, 6}, axes: nhwc},
 		// Direct (conv_direct.go) in float32: one input channel, 4 to 8 output channels.
 		{name: "one channel, eight outputs, uneven kernel (direct)", xDims: []int{3, 9, 11, 1}, kDims: []int{3, 2, 1, 8}, axes: nhwc},
 		{name: "one channel first, four outputs (direct)", xDims: []int{2, 1, 7, 6}, kDims: []int{4, 1, 3, 3}, axes: nchw},
