@@ -1,6 +1,10 @@
 package simplegoplus
 
 import (
+	"math"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -47,7 +51,13 @@ func TestConvGeneralVsStock(t *testing.T) {
 		{name: "LeNet conv2 forward", xDims: []int{4, 12, 12, 6}, kDims: []int{5, 5, 6, 16}, axes: nhwc},
 		// Wide rows (conv_wide.go): whole input rows per patch row, the last example's rows read past
 		// the input's end.
-		{name: "LeNet conv1 forward (wide rows)", xDims: []int{4, 28, 28, 1}, kDims: []int{5, 5, 1, 6}, axes: nhwc},
+		{name: "LeNet conv1 forward (wide rows in float64, direct in float32)", xDims: []int{4, 28, 28, 1}, kDims: []int{5, 5, 1, 6}, axes: nhwc},
+		// Direct (conv_direct.go) in float32: one input channel, 4 to 8 output channels.
+		{name: "one channel, eight outputs, uneven kernel (direct)", xDims: []int{3, 9, 11, 1}, kDims: []int{3, 2, 1, 8}, axes: nhwc},
+		{name: "one channel first, four outputs (direct)", xDims: []int{2, 1, 7, 6}, kDims: []int{4, 1, 3, 3}, axes: nchw},
+		{name: "two channels, sixteen outputs, rows of 7 (direct)", xDims: []int{3, 7, 9, 2}, kDims: []int{3, 3, 2, 16}, axes: nhwc},
+		{name: "sixteen-channel kernel gradient, 20 pairs in groups of 6 (direct)", xDims: []int{5, 6, 6, 5}, kDims: []int{5, 5, 5, 16}, axes: kgrad},
+		{name: "one-channel kernel gradient, 5 examples, 4 channels (direct)", xDims: []int{5, 9, 10, 1}, kDims: []int{5, 7, 7, 4}, axes: kgrad},
 		{name: "wide rows, two channels first", xDims: []int{3, 2, 10, 9}, kDims: []int{4, 2, 3, 3}, axes: nchw},
 		{name: "scatter (input-gradient layout)", xDims: []int{2, 4, 3, 3}, kDims: []int{5, 5, 3, 2}, axes: nhwc, pads: [][2]int{{4, 4}, {4, 4}}},
 		{name: "scatter, uneven padding", xDims: []int{2, 4, 5, 3}, kDims: []int{5, 3, 3, 2}, axes: nhwc, pads: [][2]int{{4, 3}, {2, 1}}},
@@ -56,9 +66,9 @@ func TestConvGeneralVsStock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, k := randFloats(30, sizeOf(tc.xDims)), randFloats(31, sizeOf(tc.kDims))
-			run := func(be backends.Backend) []float64 {
+			run := func(be backends.Backend, dt dtypes.DType) []float64 {
 				out, _ := eval(t, be, func(x, k *Node) *Node {
-					c := Convolve(x, k).AxesConfig(tc.axes)
+					c := Convolve(ConvertDType(x, dt), ConvertDType(k, dt)).AxesConfig(tc.axes)
 					strides := tc.strides
 					if strides == nil { // stock SimpleGo rejects the empty strides GoMLX passes by default
 						strides = sliceOf(len(tc.xDims)-2, 1)
@@ -75,11 +85,14 @@ func TestConvGeneralVsStock(t *testing.T) {
 						kDil = sliceOf(len(tc.xDims)-2, 1)
 					}
 					c = c.DilationPerAxis(kDil...)
-					return c.Done()
+					return ConvertDType(c.Done(), dtypes.Float64)
 				}, tensors.FromFlatDataAndDimensions(x, tc.xDims...), tensors.FromFlatDataAndDimensions(k, tc.kDims...))
 				return out
 			}
-			closeSlices(t, tc.name, run(plusBackend()), run(stockBackend()), 1e-12)
+			closeSlices(t, tc.name, run(plusBackend(), dtypes.Float64), run(stockBackend(), dtypes.Float64), 1e-12)
+			// float32, the models' dtype (sgemm, the float32 loops of col2im and the patches), against
+			// stock SimpleGo's float32 sums in another order.
+			closeSlices(t, tc.name+" float32", run(plusBackend(), dtypes.Float32), run(stockBackend(), dtypes.Float32), 1e-4)
 		})
 	}
 }
@@ -98,5 +111,88 @@ func TestReduceWindowVsStock(t *testing.T) {
 		got, _ := eval(t, plusBackend(), pool, x)
 		want, _ := eval(t, stockBackend(), pool, x)
 		closeSlices(t, name, got, want, 1e-12)
+	}
+}
+
+// TestConvRowScalar checks the Go fallback of the direct convolution against the vector loop on
+// LeNet's first layer: the same fused multiply-adds, equal but for rare double roundings (1 ulp).
+func TestConvRowScalar(t *testing.T) {
+	xs := randFloats(50, 28*28)
+	ws := randFloats(51, 25*8)
+	x, lanes := make([]float32, len(xs)), make([]float32, len(ws))
+	for i, v := range xs {
+		x[i] = float32(v)
+	}
+	for i, v := range ws {
+		lanes[i] = float32(v)
+	}
+	var offs []int
+	for i := range 5 {
+		for j := range 5 {
+			offs = append(offs, i*28+j)
+		}
+	}
+	got, want := make([]float32, 24*6), make([]float32, 24*6)
+	convRowScalar(x, lanes, offs, 24, 6, got)
+	if !simd.ConvRow(x, lanes, offs, 24, 6, want) {
+		t.Skip("no vector kernels here")
+	}
+	for i := range want {
+		if d := int64(math.Float32bits(got[i])) - int64(math.Float32bits(want[i])); d < -1 || d > 1 {
+			t.Fatalf("output %d: %v, vector loop %v", i, got[i], want[i])
+		}
+	}
+	// The fallback of the sixteen-channel rows, on a row of LeNet's second layer (12x12x6 input).
+	x6 := make([]float32, 12*12*6)
+	for i := range x6 {
+		x6[i] = float32(math.Cos(float64(i)))
+	}
+	w16 := make([]float32, 25*6*16)
+	for i := range w16 {
+		w16[i] = float32(math.Sin(float64(3 * i)))
+	}
+	var offs6 []int
+	for i := range 5 {
+		for j := range 5 {
+			offs6 = append(offs6, (i*12+j)*6)
+		}
+	}
+	got16, want16 := make([]float32, 8*16), make([]float32, 8*16)
+	convRow16Scalar(x6, w16, offs6, 6, 8, got16)
+	simd.ConvRow16(x6, w16, offs6, 6, 8, want16)
+	for i := range want16 {
+		if d := int64(math.Float32bits(got16[i])) - int64(math.Float32bits(want16[i])); d < -1 || d > 1 {
+			t.Fatalf("sixteen channels, output %d: %v, vector loop %v", i, got16[i], want16[i])
+		}
+	}
+	// The fallback of the sixteen-channel kernel gradient (6 pairs over the 8x8 output rows).
+	dy16 := make([]float32, 8*8*16)
+	for i := range dy16 {
+		dy16[i] = float32(math.Cos(float64(5 * i)))
+	}
+	gotAcc16, wantAcc16 := make([]float32, 16*simd.KGradPairs16), make([]float32, 16*simd.KGradPairs16)
+	pairs := []int{0, 1, 5, 6, 70, 173}
+	kgradRows16Scalar(x6, dy16, pairs, 8, 8, 12*6, 6, gotAcc16)
+	simd.KGradRows16(x6, dy16, pairs, 8, 8, 12*6, 6, wantAcc16)
+	for i := range wantAcc16 {
+		if g, w := float64(gotAcc16[i]), float64(wantAcc16[i]); math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
+			t.Fatalf("sixteen-channel kernel gradient %d: %v, vector loop %v", i, g, w)
+		}
+	}
+	// The kernel gradient's fallback, over 24 rows of 24 pixels and the first 13 taps.
+	dy := make([]float32, 24*24*6)
+	for i := range dy {
+		dy[i] = float32(math.Sin(float64(i)))
+	}
+	gotAcc, wantAcc := make([]float32, 8*simd.KGradTaps), make([]float32, 8*simd.KGradTaps)
+	kgradRowsScalar(x, dy, offs[:simd.KGradTaps], 24, 24, 28, 6, gotAcc)
+	simd.KGradRows(x, dy, offs[:simd.KGradTaps], 24, 24, 28, 6, wantAcc)
+	for k := range simd.KGradTaps {
+		for c := range 6 {
+			g, w := float64(gotAcc[k*8+c]), float64(wantAcc[k*8+c])
+			if math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
+				t.Fatalf("kernel gradient tap %d channel %d: %v, vector loop %v", k, c, g, w)
+			}
+		}
 	}
 }

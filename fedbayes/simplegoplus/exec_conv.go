@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
@@ -145,6 +146,20 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		// layouts the forward pass has, and the long contraction is split over the cores.
 		f := g.forward()
 		dy := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+		if isFloat32[T]() && f.oneChannelRows() {
+			// The forward is direct (conv_direct.go): so is its kernel gradient. x as [B_f, S...]
+			// (Cin_f = 1), dy as [B_f, O_f..., Cout], Y as [K_f..., Cout] (B = Cin_f = 1).
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels, ax.InputBatch}, ax.InputSpatial))
+			kernelGradOneChannel(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
+			break
+		}
+		if isFloat32[T]() && f.sixteenChannelRows() {
+			// Likewise for the direct sixteen-channel forward: x as [B_f, S..., Cin_f], Y as
+			// [Cin_f, K_f..., Cout].
+			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
+			kernelGradSixteen(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
+			break
+		}
 		rows, cols := f.batch*sizeOf(f.out), sizeOf(f.kernel)*f.cin
 		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		patches, _ := flatOf[T](pBuf)
@@ -194,6 +209,17 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 			col2im(g, r, yc)
 		}
 		putBuffer(backend, rBuf)
+	case isFloat32[T]() && g.sixteenChannelRows():
+		// Sixteen output channels (LeNet's second layer): direct, channels last (conv_direct.go).
+		x := channelsLast()
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		convSixteen(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
+	case isFloat32[T]() && g.oneChannelRows():
+		// One input channel, a few output channels (LeNet's first layer): direct, a row of output
+		// pixels at a time (conv_direct.go).
+		x := channelsLast()
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		convOneChannel(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
 	case g.patchesByColumn():
 		// Kernel as [Cin, K..., Cout]; PT = the patches transposed [Cin*K, B*O], filled in runs along
 		// the last output axis from X as [B, Cin, S...]; Y = PT^T . W.
@@ -556,10 +582,7 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 					off += o * outStrides[i]
 				}
 				if valid {
-					dst := yb[off : off+cout]
-					for c, v := range src[tap*cout : (tap+1)*cout] {
-						dst[c] += v
-					}
+					addTo(yb[off:off+cout], src[tap*cout:(tap+1)*cout])
 				}
 				for i := n - 1; i >= 0; i-- {
 					if t[i]++; t[i] < g.kernel[i] {
@@ -570,6 +593,17 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 			}
 		}
 	})
+}
+
+// addTo adds src into dst element by element (the vector loop of package simd for float32: same
+// bits as the scalar loop).
+func addTo[T float32 | float64](dst, src []T) {
+	if d32, ok := any(dst).([]float32); ok && simd.AddTo(d32, any(src).([]float32)) {
+		return
+	}
+	for j, v := range src[:len(dst)] {
+		dst[j] += v
+	}
 }
 
 // unravel writes the row-major coordinates of flat index idx within dims into coords.
@@ -647,10 +681,7 @@ func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
 				}
 				if valid {
 					seg := src[(ot*kl+lo)*cout : (ot*kl+hi)*cout]
-					dst := yb[off : off+len(seg)]
-					for j, v := range seg {
-						dst[j] += v
-					}
+					addTo(yb[off:off+len(seg)], seg)
 				}
 				for i := last - 1; i >= 0; i-- {
 					if t[i]++; t[i] < g.kernel[i] {

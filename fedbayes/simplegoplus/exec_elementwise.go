@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"fedbayes.dev/fedbayes/internal/fastmath"
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -55,8 +56,9 @@ func unaryKernel[T float32 | float64](op backends.OpType, x, y []T) {
 	case backends.OpTypeExp:
 		if xs, ok := any(x).([]float32); ok {
 			ys := any(y).([]float32)
-			for i, v := range xs {
-				ys[i] = fastmath.Exp32(v)
+			done := simd.Exp32(xs, ys) // fastmath.Exp32's computation on vectors: the same bits
+			for i, v := range xs[done:] {
+				ys[done+i] = fastmath.Exp32(v)
 			}
 			return
 		}
@@ -76,8 +78,12 @@ func unaryKernel[T float32 | float64](op backends.OpType, x, y []T) {
 			y[i] = -v
 		}
 	case backends.OpTypeAbs:
+		// SimpleGo's expression: -0 and NaN keep their sign (math.Abs would clear it).
 		for i, v := range x {
-			y[i] = T(math.Abs(float64(v)))
+			if v < 0 {
+				v = -v
+			}
+			y[i] = v
 		}
 	case backends.OpTypeSqrt:
 		for i, v := range x {
@@ -124,6 +130,21 @@ func sign64(x, y []float64) {
 // binaryKernel computes out[i] = op(a[i], b[i]) with SimpleGo's expression, where a or b may hold a
 // single value.
 func binaryKernel[T float32 | float64](op backends.OpType, a, b, out []T) {
+	if out32, ok := any(out).([]float32); ok && simd.Available {
+		// The vector kernels do the multiples of 8 (same bits: see package simd); the loops below
+		// the rest.
+		done := binarySIMD(op, any(a).([]float32), any(b).([]float32), out32)
+		if done == len(out) {
+			return
+		}
+		if len(a) != 1 || len(b) == 1 {
+			a = a[done:]
+		}
+		if len(b) != 1 {
+			b = b[done:]
+		}
+		out = out[done:] // a remainder of one element reads as two single values below: same result
+	}
 	switch {
 	case len(a) == 1 && len(b) != 1:
 		c := a[0]
@@ -210,6 +231,28 @@ func binaryKernel[T float32 | float64](op backends.OpType, a, b, out []T) {
 				out[i] = min(v, b[i])
 			}
 		}
+	}
+}
+
+// simdOps maps the binary ops to the vector kernels of package simd.
+var simdOps = map[backends.OpType]simd.Op{backends.OpTypeAdd: simd.Add, backends.OpTypeSub: simd.Sub,
+	backends.OpTypeMul: simd.Mul, backends.OpTypeDiv: simd.Div, backends.OpTypeMax: simd.Max,
+	backends.OpTypeMin: simd.Min}
+
+// binarySIMD runs binaryKernel's float32 op on the vector kernels, for as many elements as they take
+// (a multiple of 8), and returns that number.
+func binarySIMD(op backends.OpType, a, b, out []float32) int {
+	sop, ok := simdOps[op]
+	if !ok {
+		return 0
+	}
+	switch {
+	case len(a) == 1 && len(b) != 1:
+		return simd.SV(sop, a[0], b, out)
+	case len(b) == 1:
+		return simd.VS(sop, a, b[0], out)
+	default:
+		return simd.VV(sop, a, b, out)
 	}
 }
 

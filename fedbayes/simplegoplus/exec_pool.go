@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"math"
 	"unsafe"
 
@@ -208,7 +209,11 @@ func poolForward[T float32 | float64](p tiledPool, xBuf, outBuf *simplego.Buffer
 	if x32, ok := any(x).([]float32); ok && p.isMax {
 		out32 := any(out).([]float32)
 		l.forEachRow(func(o int, taps []int, n, inStep, outStep int) {
-			for w := range n {
+			w0 := 0
+			if outStep == l.run { // the vector loop: all windows of the row but the last
+				w0 = simd.MaxRow(x32, taps, n, inStep, l.run, out32[o:])
+			}
+			for w := w0; w < n; w++ {
 				maxWindow32(x32, out32[o+w*outStep:o+w*outStep+l.run], taps, w*inStep)
 			}
 		})
@@ -248,7 +253,15 @@ func poolBackward[T float32 | float64](p tiledPool, xBuf, srcBuf, outBuf *simple
 	if x32, ok := any(x).([]float32); ok && p.isMax {
 		src32, out32 := any(src).([]float32), any(out).([]float32)
 		l.forEachRow(func(o int, taps []int, n, inStep, outStep int) {
-			for w := range n {
+			// The vector loop does all windows of the row but the last, and may write past its runs
+			// into the next window, which is cleared before the scalar loop writes it.
+			w0 := simd.ArgmaxRow(x32, src32[o:], taps, n, inStep, l.run, outStep, out32)
+			if w0 > 0 {
+				for _, t := range taps {
+					clear(out32[t+w0*inStep : t+w0*inStep+l.run])
+				}
+			}
+			for w := w0; w < n; w++ {
 				argmaxScatter32(x32, src32[o+w*outStep:o+w*outStep+l.run], out32, taps, w*inStep)
 			}
 		})

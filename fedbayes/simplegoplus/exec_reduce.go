@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
@@ -77,6 +78,9 @@ func reduceBlocks[T float32 | float64](op backends.OpType, xBuf, outBuf *simpleg
 			for i := range dst {
 				dst[i] = init
 			}
+			if op == backends.OpTypeReduceSum && sumRows32(x, dst, (o*red)*inner+i0, red, inner) {
+				continue
+			}
 			for r := range red {
 				src := x[(o*red+r)*inner+i0 : (o*red+r)*inner+i1]
 				switch op {
@@ -109,4 +113,24 @@ func reduceBlocks[T float32 | float64](op backends.OpType, xBuf, outBuf *simpleg
 			parallelDo((inner+cols-1)/cols, func(c int) { piece(o, o+1, c*cols, min(inner, (c+1)*cols)) })
 		}
 	}
+}
+
+// sumRowsTile is how many rows sumRows32 adds per call: the vector loop walks the rows once per 8
+// columns, so a tile of rows (at most 256 columns wide here) stays in the cache between the walks.
+const sumRowsTile = 256
+
+// sumRows32 adds the red rows of x that start at offset off, stride apart, into dst (width len(dst))
+// on the vector loop of package simd, rows in increasing order as the scalar loop does (same bits),
+// and reports whether it did (x is float32 and the vector kernels are available).
+func sumRows32[T float32 | float64](x, dst []T, off, red, stride int) bool {
+	x32, ok := any(x).([]float32)
+	d32, _ := any(dst).([]float32)
+	if !ok || !simd.Available || red <= 0 || stride < len(d32) || len(x32) < off+(red-1)*stride+len(d32) {
+		return false
+	}
+	// With the lengths checked above, no tile is refused.
+	for r0 := 0; r0 < red; r0 += sumRowsTile {
+		simd.SumRows(x32[off+r0*stride:], min(sumRowsTile, red-r0), stride, d32)
+	}
+	return true
 }

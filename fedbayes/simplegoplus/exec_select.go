@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"unsafe"
 
 	"github.com/gomlx/gomlx/backends"
@@ -34,92 +35,109 @@ func execCompare(backend *simplego.Backend, node *simplego.Node, inputs []*simpl
 	return out, nil
 }
 
-// compareParallel computes y = a op b on both cores; a or b may hold a single value. Each case of
-// the operands' sizes has its own loop so that the comparison compiles to a flag set, not a branch.
+// compareParallel computes y = a op b on both cores; a or b may hold a single value.
 func compareParallel[T float32 | float64](op backends.OpType, aBuf, bBuf *simplego.Buffer, y []bool) {
 	a, _ := flatOf[T](aBuf)
 	b, _ := flatOf[T](bBuf)
-	parallelRange(len(y), func(lo, hi int) {
-		switch {
-		case len(b) == 1 && len(a) != 1:
-			compareScalar(op, a[lo:hi], b[0], y[lo:hi], false)
-		case len(a) == 1 && len(b) != 1:
-			compareScalar(op, b[lo:hi], a[0], y[lo:hi], true)
-		case len(a) == 1:
-			compareScalar(op, a, b[0], y[lo:hi], false)
-		default:
-			compareKernel(op, a[lo:hi], b[lo:hi], y[lo:hi])
+	part := func(x []T, lo, hi int) []T {
+		if len(x) == 1 {
+			return x
 		}
-	})
-}
-
-// compareKernel computes y[i] = a[i] op b[i].
-func compareKernel[T float32 | float64](op backends.OpType, a, b []T, y []bool) {
-	b, y = b[:len(a)], y[:len(a)]
-	switch op {
-	case backends.OpTypeLessThan:
-		for i, v := range a {
-			y[i] = v < b[i]
-		}
-	case backends.OpTypeLessOrEqual:
-		for i, v := range a {
-			y[i] = v <= b[i]
-		}
-	case backends.OpTypeGreaterThan:
-		for i, v := range a {
-			y[i] = v > b[i]
-		}
-	case backends.OpTypeGreaterOrEqual:
-		for i, v := range a {
-			y[i] = v >= b[i]
-		}
+		return x[lo:hi]
 	}
+	parallelRange(len(y), func(lo, hi int) { compareKernel(op, part(a, lo, hi), part(b, lo, hi), y[lo:hi]) })
 }
 
-// compareScalar computes y[i] = x[i] op c, or c op x[i] when swapped; a single x is repeated over y.
-func compareScalar[T float32 | float64](op backends.OpType, x []T, c T, y []bool, swapped bool) {
-	if len(x) == 1 && len(y) != 1 { // both operands single values, repeated over y
-		r := []bool{false}
-		if swapped {
-			compareKernel(op, []T{c}, x, r)
-		} else {
-			compareKernel(op, x, []T{c}, r)
-		}
-		for i := range y {
-			y[i] = r[0]
-		}
+// mirroredCompare is the comparison with its operands swapped: c op x is x mirroredCompare[op] c.
+var mirroredCompare = map[backends.OpType]backends.OpType{
+	backends.OpTypeLessThan: backends.OpTypeGreaterThan, backends.OpTypeLessOrEqual: backends.OpTypeGreaterOrEqual,
+	backends.OpTypeGreaterThan: backends.OpTypeLessThan, backends.OpTypeGreaterOrEqual: backends.OpTypeLessOrEqual,
+}
+
+// simdCompare maps the comparisons to the vector kernels of package simd.
+var simdCompare = map[backends.OpType]simd.Cmp{backends.OpTypeLessThan: simd.Less,
+	backends.OpTypeLessOrEqual: simd.LessEq, backends.OpTypeGreaterThan: simd.Greater,
+	backends.OpTypeGreaterOrEqual: simd.GreaterEq}
+
+// compareKernel computes y[i] = a[i] op b[i], where a or b may hold a single value, repeated over
+// y. Every form goes through one switch over the comparisons: a single value on the left is moved
+// to the right with the comparison mirrored, two single values are compared once. Each case has a
+// loop per form so that the comparison compiles to a flag set, not a branch; float32 runs the
+// vector kernels first (same results: Go's comparisons, false with NaN).
+func compareKernel[T float32 | float64](op backends.OpType, a, b []T, y []bool) {
+	if len(y) == 0 {
 		return
 	}
-	if swapped {
-		// c op x[i] is x[i] op' c with the comparison mirrored.
-		switch op {
-		case backends.OpTypeLessThan:
-			op = backends.OpTypeGreaterThan
-		case backends.OpTypeLessOrEqual:
-			op = backends.OpTypeGreaterOrEqual
-		case backends.OpTypeGreaterThan:
-			op = backends.OpTypeLessThan
-		case backends.OpTypeGreaterOrEqual:
-			op = backends.OpTypeLessOrEqual
+	if len(a) == 1 && len(y) != 1 {
+		if len(b) == 1 { // two single values
+			r := []bool{false}
+			compareKernel(op, a, b, r)
+			for i := range y {
+				y[i] = r[0]
+			}
+			return
+		}
+		a, b, op = b, a, mirroredCompare[op]
+	}
+	single := len(b) == 1 && len(a) != 1
+	c := b[0]
+	if a32, ok := any(a).([]float32); ok && simd.Available {
+		var done int
+		if single {
+			done = simd.CompareVS(simdCompare[op], a32, float32(c), y)
+		} else {
+			done = simd.CompareVV(simdCompare[op], a32, any(b).([]float32), y)
+			b = b[done:]
+		}
+		a, y = a[done:], y[done:]
+		if len(a) == 0 {
+			return
 		}
 	}
-	y = y[:len(x)]
+	if !single {
+		b = b[:len(a)]
+	}
+	y = y[:len(a)]
 	switch op {
 	case backends.OpTypeLessThan:
-		for i, v := range x {
-			y[i] = v < c
+		if single {
+			for i, v := range a {
+				y[i] = v < c
+			}
+		} else {
+			for i, v := range a {
+				y[i] = v < b[i]
+			}
 		}
 	case backends.OpTypeLessOrEqual:
-		for i, v := range x {
-			y[i] = v <= c
+		if single {
+			for i, v := range a {
+				y[i] = v <= c
+			}
+		} else {
+			for i, v := range a {
+				y[i] = v <= b[i]
+			}
 		}
 	case backends.OpTypeGreaterThan:
-		for i, v := range x {
-			y[i] = v > c
+		if single {
+			for i, v := range a {
+				y[i] = v > c
+			}
+		} else {
+			for i, v := range a {
+				y[i] = v > b[i]
+			}
 		}
 	case backends.OpTypeGreaterOrEqual:
-		for i, v := range x {
-			y[i] = v >= c
+		if single {
+			for i, v := range a {
+				y[i] = v >= c
+			}
+		} else {
+			for i, v := range a {
+				y[i] = v >= b[i]
+			}
 		}
 	}
 }
@@ -187,6 +205,17 @@ func whereBits[U uint32 | uint64](cond []bool, t, f, y []U) {
 	}
 	c8 := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(cond))), len(cond))
 	parallelRange(len(y), func(lo, hi int) {
+		if y32, ok := any(y).([]uint32); ok {
+			// The vector loop first (same selection), the loops below finish the chunk.
+			part := func(x []U) []uint32 {
+				x32 := any(x).([]uint32)
+				if len(x32) == 1 {
+					return x32
+				}
+				return x32[lo:hi]
+			}
+			lo += simd.Where32(cond[lo:hi], part(t), part(f), y32[lo:hi])
+		}
 		c := c8[lo:hi]
 		out := y[lo:hi]
 		switch {

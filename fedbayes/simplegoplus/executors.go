@@ -1,6 +1,7 @@
 package simplegoplus
 
 import (
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"fmt"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -102,9 +103,21 @@ func Kernels() string {
 		return "SimpleGo's own kernels: SimpleGo's internal layout differs from what fedbayes expects " +
 			"(GoMLX upgraded?), so the OpenBLAS executors are off"
 	case blasErr != nil:
-		return "SimpleGo's own kernels (slow): " + blasErr.Error()
+		return "SimpleGo's own kernels (slow): " + blasErr.Error() + "; " + vectorKernels()
 	}
-	return fmt.Sprintf("OpenBLAS sgemm/dgemm for DotGeneral and convolutions: %s", blasLibrary)
+	return fmt.Sprintf("OpenBLAS sgemm/dgemm for DotGeneral and convolutions: %s; %s", blasLibrary, vectorKernels())
+}
+
+// vectorKernels says whether the float32 loops of package simd run (AVX2, and FMA for the direct
+// convolutions, which change results in their last bits), for Kernels.
+func vectorKernels() string {
+	switch {
+	case !simd.Available:
+		return "no AVX2 vector loops (CPU without AVX2, not amd64, or FEDBAYES_SIMD=off)"
+	case !simd.FMAAvailable:
+		return "AVX2 vector loops for element-wise ops, reductions and pooling (no FMA: no direct convolutions)"
+	}
+	return "AVX2 vector loops for element-wise ops, reductions, pooling and LeNet-sized direct convolutions (FMA)"
 }
 
 // requireBLAS reports whether $FEDBAYES_REQUIRE_BLAS asks for OpenBLAS to be in use (make test sets

@@ -175,8 +175,11 @@ func TestElementwiseVsStock(t *testing.T) {
 // sameFloat reports whether a and b (values of dtype dt) are equal, both NaN, or within ulps units
 // in the last place of dt.
 func sameFloat(a, b float64, dt dtypes.DType, ulps int) bool {
-	if a == b || (math.IsNaN(a) && math.IsNaN(b)) {
-		return a == b || math.Signbit(a) == math.Signbit(b) || math.IsNaN(a)
+	if a == b {
+		return math.Signbit(a) == math.Signbit(b) // +0 and -0 differ
+	}
+	if math.IsNaN(a) && math.IsNaN(b) {
+		return true
 	}
 	if ulps == 0 || math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) {
 		return false

@@ -2,7 +2,11 @@ package simplegoplus
 
 import (
 	"math"
+	"slices"
 	"testing"
+	"unsafe"
+
+	"github.com/gomlx/gomlx/backends/simplego"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -20,6 +24,12 @@ func TestMaxPool32Branchless(t *testing.T) {
 		{[]int{3, 8}, []int{1, 4}},
 		{[]int{9}, []int{3}},
 		{[]int{2, 5, 7, 3}, []int{1, 2, 3, 1}}, // odd dimensions: the last rows and columns are in no window
+		// LeNet's poolings, and runs of channels around the vector width (the vector loops).
+		{[]int{3, 24, 24, 6}, []int{1, 2, 2, 1}},
+		{[]int{3, 8, 8, 16}, []int{1, 2, 2, 1}},
+		{[]int{2, 10, 11, 4}, []int{1, 2, 2, 1}},
+		{[]int{2, 6, 9, 12}, []int{1, 3, 2, 1}},
+		{[]int{2, 5, 7, 8}, []int{1, 2, 3, 1}},
 	} {
 		x64 := randFloats(7, sizeOf(tc.dims))
 		x := make([]float32, len(x64))
@@ -65,5 +75,36 @@ func TestMaxPool32Branchless(t *testing.T) {
 				t.Fatalf("%v window %v: gradient %d is %g, want %g", tc.dims, tc.window, i, gotGrad[i], wantGrad[i])
 			}
 		}
+		// The executors' loops (with the vector loops of package simd where they apply).
+		outDims := slices.Clone(tc.dims)
+		for a := range outDims {
+			outDims[a] /= tc.window[a]
+		}
+		p := tiledPool{window: tc.window, isMax: true}
+		xBuf, srcBuf := testBuffer(tc.dims, x), testBuffer(outDims, src)
+		outBuf, gradBuf := testBuffer(outDims, make([]float32, outSize)), testBuffer(tc.dims, make([]float32, len(x)))
+		for i := range gradBuf.flat.([]float32) {
+			gradBuf.flat.([]float32)[i] = 7 // poolBackward must write every element
+		}
+		poolForward[float32](p, xBuf.buf(), outBuf.buf())
+		poolBackward[float32](p, xBuf.buf(), srcBuf.buf(), gradBuf.buf())
+		for i, v := range outBuf.flat.([]float32) {
+			if math.Float32bits(v) != math.Float32bits(want[i]) {
+				t.Fatalf("%v window %v: poolForward output %d is %g, want %g", tc.dims, tc.window, i, v, want[i])
+			}
+		}
+		for i, v := range gradBuf.flat.([]float32) {
+			if math.Float32bits(v) != math.Float32bits(wantGrad[i]) {
+				t.Fatalf("%v window %v: poolBackward gradient %d is %g, want %g", tc.dims, tc.window, i, v, wantGrad[i])
+			}
+		}
 	}
 }
+
+// testBuffer makes a SimpleGo buffer holding data with dims (through the checked mirror type).
+func testBuffer(dims []int, data []float32) *bufferMirror {
+	return &bufferMirror{shape: shapes.Make(dtypes.Float32, dims...), valid: true, flat: data}
+}
+
+// buf returns m as the SimpleGo buffer it mirrors.
+func (m *bufferMirror) buf() *simplego.Buffer { return (*simplego.Buffer)(unsafe.Pointer(m)) }

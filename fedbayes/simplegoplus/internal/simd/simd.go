@@ -1,0 +1,74 @@
+// Package simd holds the vector (AVX2) loops of fedbayes/simplegoplus's float32 executors, in Go
+// assembly (Go does not vectorise loops): element-wise binary ops out[i] = op(x, y) with op one of
+// Add, Sub, Mul, Div, Max, Min, where x and y are two slices (VV), a slice and a single value (VS),
+// or a single value and a slice (SV); comparisons (CompareVV, CompareVS) and Where32; Exp32; max
+// pooling and its gradient (MaxRow, ArgmaxRow); sums of rows (SumRows) and of runs (AddTo); and
+// direct convolutions for LeNet's shapes with their kernel gradients (ConvRow, ConvRow16,
+// KGradRows, KGradRows16, which also need FMA).
+//
+// All but the convolutions give the same bits as the scalar Go code they replace: the arithmetic
+// ops are IEEE operations, correctly rounded per element whatever the vector width, sums add their
+// terms in the same order, Max and Min repeat the instruction sequence Go's compiler emits for the
+// builtins max and min on amd64 (see min_sequence in gen.py), so NaN, ±0 and ties come out as in Go,
+// and Exp32 repeats fastmath.Exp32's float64 operations. The convolutions use fused multiply-adds in
+// a fixed order (their results depend only on their arguments). Kernels that process a multiple of
+// 8 (or 32) elements return how many they did; the caller finishes the rest with its scalar loop.
+//
+// Where the CPU lacks AVX2 (or on other architectures, or with FEDBAYES_SIMD=off) Available is
+// false and the functions do nothing (they return 0 or false); FMAAvailable likewise for FMA.
+// gen.py writes simd_amd64.s (go generate); the other .s files are written by hand.
+package simd
+
+//go:generate python3 gen.py
+
+import "os"
+
+// Op is an element-wise binary operation.
+type Op int
+
+// The operations, as Go expressions of x and y.
+const (
+	Add Op = iota // x + y
+	Sub           // x - y
+	Mul           // x * y
+	Div           // x / y
+	Max           // max(x, y)
+	Min           // min(x, y)
+)
+
+// Available reports whether the vector kernels run: an amd64 CPU with AVX2 and an OS that saves
+// its registers, and FEDBAYES_SIMD not set to "off".
+var Available = hasAVX2() && os.Getenv("FEDBAYES_SIMD") != "off"
+
+// VV computes out[i] = op(a[i], b[i]) for the first n elements, n a multiple of 8 at most len(out),
+// and returns n (0 when Available is false). a, b and out have the same length; out may be a or b.
+func VV(op Op, a, b, out []float32) int {
+	n := len(out) &^ 7
+	if !Available || n == 0 || len(a) < n || len(b) < n {
+		return 0
+	}
+	vv(op, &a[0], &b[0], &out[0], n)
+	return n
+}
+
+// VS computes out[i] = op(a[i], c) for the first n elements, n a multiple of 8, and returns n (0
+// when Available is false). out may be a.
+func VS(op Op, a []float32, c float32, out []float32) int {
+	n := len(out) &^ 7
+	if !Available || n == 0 || len(a) < n {
+		return 0
+	}
+	vs(op, &a[0], &out[0], n, c)
+	return n
+}
+
+// SV computes out[i] = op(c, b[i]) for the first n elements, n a multiple of 8, and returns n (0
+// when Available is false). out may be b.
+func SV(op Op, c float32, b []float32, out []float32) int {
+	n := len(out) &^ 7
+	if !Available || n == 0 || len(b) < n {
+		return 0
+	}
+	sv(op, &b[0], &out[0], n, c)
+	return n
+}
