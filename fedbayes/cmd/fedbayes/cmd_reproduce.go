@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"fedbayes.dev/fedbayes/reproduce"
 )
@@ -51,14 +52,14 @@ func runReproduce(args []string, stdout io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go func() {
-		// The first Ctrl-C stops after the current run (a one-round predictive trial cannot stop
-		// midway); the default handling is then restored, so a second one quits at once.
-		<-sigs
+		// The first Ctrl-C (or SIGTERM, as kill, timeout and Slurm send) stops the current run at
+		// its next checkpoint; the default handling is then restored, so a second one quits at once.
+		sig := <-sigs
 		signal.Stop(sigs)
-		fmt.Fprintln(os.Stderr, "interrupt: stopping after the current run; Ctrl-C again quits now")
+		fmt.Fprintf(os.Stderr, "%v: stopping the current run at its next checkpoint; Ctrl-C again quits now\n", sig)
 		cancel()
 	}()
 	command := "fedbayes reproduce " + strings.Join(args, " ")

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// SIGTERM (what kill, timeout and Slurm send) stops `fedbayes reproduce` the way Ctrl-C does: the
+// run in progress stops at a checkpoint unfinished, and the command says how to continue and exits
+// non-zero (that the same command then resumes the run is TestTwoResumesAtOnce's and the engine's).
+func TestReproduceStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a reproduction preset for seconds")
+	}
+	for _, a := range data.Status(data.Dir()) {
+		if a.Name == "fashion-mnist" && !a.Present {
+			t.Skip("fashion-mnist not installed")
+		}
+	}
+	res := t.TempDir()
+	args := []string{"reproduce", "-run-only", "-budget", "reduced", "-papers", "000",
+		"-presets", "ozer2022-fmnist-c10-iid-reduced", "-results", res}
+	cmd, out := commandProcess(t, args...)
+	first := filepath.Join(res, "000", "ozer2022-fmnist-c10-iid-reduced-FED-seed0")
+	waitForGlob(filepath.Join(first, results.CheckpointsDir, "*"), 2*time.Minute)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if st := exitCode(t, cmd); st == 0 {
+		t.Skip("the preset finished before the signal")
+	}
+	for _, want := range []string{"terminated: stopping the current run", "interrupted; finished runs are kept"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("after SIGTERM the output lacks %q:\n%s", want, lastLines(out.String(), 12))
+		}
+	}
+	// An interrupted run writes no status (it is resumed, not ended).
+	if _, err := os.Stat(filepath.Join(first, results.StatusFile)); err == nil {
+		t.Fatalf("the first run wrote %s, though SIGTERM came in its first rounds", results.StatusFile)
+	}
+}
