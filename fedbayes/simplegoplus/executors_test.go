@@ -384,3 +384,27 @@ func TestCompareAndWhereVsStock(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareKernelUnknownOp checks that compareKernel panics (a broken internal invariant) when
+// given an op that is not one of compareOps, in every operand form, instead of computing another
+// comparison.
+func TestCompareKernelUnknownOp(t *testing.T) {
+	long, one := make([]float32, 20), []float32{1}
+	for _, tc := range []struct {
+		name string
+		a, b []float32
+		n    int
+	}{{"slices", long, long, 20}, {"short slices", long[:3], long[:3], 3}, {"single right", long, one, 20},
+		{"single left", one, long, 20}, {"two singles", one, one, 20}} {
+		for _, op := range []backends.OpType{backends.OpTypeAdd, backends.OpTypeEqual} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s, %s: no panic", tc.name, op)
+					}
+				}()
+				compareKernel(op, tc.a, tc.b, make([]bool, tc.n))
+			}()
+		}
+	}
+}
