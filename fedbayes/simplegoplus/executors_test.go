@@ -66,9 +66,32 @@ func TestInternalsLayout(t *testing.T) {
 	if !internalsOK {
 		t.Errorf("internalsOK is false: the fast executors are off")
 	}
-	// The linknamed executor table holds our executors.
-	if BLASInUse() && reflect.ValueOf(nodeExecutors[backends.OpTypeDotGeneral]).Pointer() != reflect.ValueOf(executor(execDotGeneral)).Pointer() {
-		t.Errorf("SimpleGo's DotGeneral executor is not ours after init: setNodeExecutor did not take effect")
+	// The linknamed executor table holds our executors, every one init registers: if SimpleGo
+	// renames or moves the table, or gives up one of these ops, this fails.
+	want := map[backends.OpType]executor{backends.OpTypeBroadcastInDim: execBroadcastInDim,
+		backends.OpTypeWhere: execWhere, backends.OpTypeSlice: execSlice,
+		opTiledPool: execTiledPool, opSelectScatter: execSelectScatter}
+	for _, ops := range []struct {
+		ops  []backends.OpType
+		exec executor
+	}{{reduceOps, execReduce}, {compareOps, execCompare}, {unaryOps, execUnary}, {binaryOps, execBinary}} {
+		for _, op := range ops.ops {
+			want[op] = ops.exec
+		}
+	}
+	if BLASInUse() {
+		want[backends.OpTypeDotGeneral] = execDotGeneral
+	}
+	if BLASInUse() || directConvInUse() {
+		want[backends.OpTypeConvGeneral] = execConvGeneral
+	}
+	for op, exec := range want {
+		if reflect.ValueOf(nodeExecutors[op]).Pointer() != reflect.ValueOf(exec).Pointer() {
+			t.Errorf("SimpleGo's %s executor is not ours after init: setNodeExecutor did not take effect", op)
+		}
+	}
+	if !directPooling {
+		t.Errorf("the direct pooling executors are off: SimpleGo registers its own SelectAndScatter executor now?")
 	}
 	t.Logf("kernels: %s", Kernels())
 }
