@@ -121,7 +121,10 @@ func Kernels() string {
 func vectorKernels() string {
 	switch {
 	case !simd.Available:
-		return "no AVX2 vector loops (CPU without AVX2, not amd64, or FEDBAYES_SIMD=off)"
+		if v := os.Getenv("FEDBAYES_SIMD"); simd.Disabled(v) {
+			return "no AVX2 vector loops (disabled by FEDBAYES_SIMD=" + v + ")"
+		}
+		return "no AVX2 vector loops (CPU without AVX2, or not amd64)"
 	case !simd.FMAAvailable:
 		return "AVX2 vector loops for element-wise ops, reductions and pooling (no FMA: no direct convolutions)"
 	}

@@ -3,9 +3,6 @@ package simd
 // FMAAvailable reports whether ConvRow runs: Available and a CPU with FMA3.
 var FMAAvailable = Available && hasFMA()
 
-// laneMasks holds eight lanes on, then eight off: the 8 lanes from index 8-k have the first k on.
-var laneMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
-
 // ConvRow computes one output row of a valid, unit-stride convolution with one input channel and
 // 4 to 8 output channels (LeNet's first layer): out[p*cout+c] = sum over taps t, in order, of
 // x[p+offs[t]] * w[t*8+c], for pixels p < n and channels c < cout, with fused multiply-adds

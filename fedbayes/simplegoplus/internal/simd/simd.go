@@ -21,7 +21,14 @@ package simd
 
 //go:generate python3 gen.py
 
-import "os"
+import (
+	"os"
+	"strings"
+)
+
+// laneMasks holds eight lanes on, then eight off: the 8 lanes from index 8-k have the first k on.
+// The masked last blocks of the convolution and row-sum loops load their masks from it.
+var laneMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 
 // Op is an element-wise binary operation.
 type Op int
@@ -37,8 +44,18 @@ const (
 )
 
 // Available reports whether the vector kernels run: an amd64 CPU with AVX2 and an OS that saves
-// its registers, and FEDBAYES_SIMD not set to "off".
-var Available = hasAVX2() && os.Getenv("FEDBAYES_SIMD") != "off"
+// its registers, and FEDBAYES_SIMD not set to turn them off (see Disabled).
+var Available = hasAVX2() && !Disabled(os.Getenv("FEDBAYES_SIMD"))
+
+// Disabled reports whether a value of FEDBAYES_SIMD turns the vector kernels off: "off", "0",
+// "false", "no" or "none" in any case, the values that turn OpenBLAS off in FEDBAYES_BLAS.
+func Disabled(v string) bool {
+	switch strings.ToLower(v) {
+	case "off", "0", "false", "no", "none":
+		return true
+	}
+	return false
+}
 
 // VV computes out[i] = op(a[i], b[i]) for the first n elements, n a multiple of 8 at most len(out),
 // and returns n (0 when Available is false). a, b and out have the same length; out may be a or b.

@@ -198,3 +198,14 @@ func BenchmarkVV(b *testing.B) {
 		}
 	})
 }
+
+// TestDisabled checks the values of FEDBAYES_SIMD that turn the kernels off (those of FEDBAYES_BLAS)
+// and some that do not.
+func TestDisabled(t *testing.T) {
+	for v, want := range map[string]bool{"off": true, "OFF": true, "0": true, "false": true, "False": true,
+		"no": true, "none": true, "": false, "on": false, "1": false, "avx2": false, "of": false} {
+		if got := Disabled(v); got != want {
+			t.Errorf("Disabled(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
