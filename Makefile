@@ -65,10 +65,13 @@ test-go: vet
 	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
 
 # The pure-Go path without OpenBLAS: SimpleGo's own kernels (as on a machine without the library),
-# and a build of the compute package without cgo.
+# and a build of the compute package without cgo; the scalar loops that stand in for the AVX2 ones
+# (FEDBAYES_SIMD=off, as on a CPU without AVX2), and the non-amd64 build of the compute package.
 test-fallback:
 	FEDBAYES_BLAS=off $(GO) test -count=1 -timeout 20m ./fedbayes/simplegoplus ./fedbayes/models ./fedbayes/engine
-	CGO_ENABLED=0 $(GO) vet ./fedbayes/simplegoplus
+	FEDBAYES_SIMD=off $(GO) test -count=1 -timeout 20m ./fedbayes/simplegoplus/... ./fedbayes/models
+	CGO_ENABLED=0 $(GO) vet ./fedbayes/simplegoplus/...
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) vet ./fedbayes/simplegoplus/...
 
 # The race detector over the compute package and a subset of the engine and model tests that trains
 # and resumes federated runs (the whole suite under -race takes too long for CI).

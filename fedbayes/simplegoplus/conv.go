@@ -50,10 +50,12 @@ func (b *Builder) ConvGeneral(input, kernel backends.Op, axes backends.ConvolveA
 		fail("strides %v, paddings %v and dilations %v / %v must have one entry per spatial axis (%d)",
 			strides, paddings, inputDilations, kernelDilations, n)
 	}
-	if max(channelGroupCount, 1) > 1 || max(batchGroupCount, 1) > 1 || (BLASInUse() && n > 0) {
+	if max(channelGroupCount, 1) > 1 || max(batchGroupCount, 1) > 1 || (BLASInUse() && n > 0) ||
+		(n > 0 && directConvInUse() && directConv(xs, ks, axes, strides, paddings, inputDilations, kernelDilations)) {
 		// Grouped convolutions are SimpleGo's; with OpenBLAS, every other one is a ConvGeneral node
-		// that execConvGeneral computes (im2col/col2im plus gemm), with the parameters normalised
-		// here because SimpleGo's builder rejects empty strides and empty kernel dilations.
+		// that execConvGeneral computes (im2col/col2im plus gemm, or direct), and without it so are
+		// those it computes directly (conv_direct.go). The parameters are normalised here because
+		// SimpleGo's builder rejects empty strides and empty kernel dilations.
 		return must(b.Builder.ConvGeneral(input, kernel, axes, strides, paddings, inputDilations, kernelDilations,
 			channelGroupCount, batchGroupCount)), nil
 	}

@@ -4,6 +4,10 @@ import (
 	"math"
 
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/shapeinference"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
 // Valid, unit-stride float32 convolutions with few channels, computed directly (the vector loops
@@ -29,6 +33,34 @@ func isFloat32[T float32 | float64]() bool {
 // available.
 func (g *convGeometry) oneChannelRows() bool {
 	return simd.FMAAvailable && g.cin == 1 && g.cout >= 4 && g.cout <= 8 && g.validUnit()
+}
+
+// direct reports whether execConvGeneral computes the float32 convolution g without a gemm, in the
+// direct forms below or as their kernel gradients (the same cases, in the same order, as its switch).
+func (g *convGeometry) direct() bool {
+	if g.isKernelGradient() {
+		f := g.forward()
+		return f.oneChannelRows() || f.sixteenChannelRows()
+	}
+	return !g.useScatter() && (g.sixteenChannelRows() || g.oneChannelRows())
+}
+
+// directConv reports whether an ungrouped convolution with these (normalised) parameters is float32
+// and direct: then it needs no BLAS, and the builder keeps it as a ConvGeneral node for
+// execConvGeneral even when OpenBLAS is not in use.
+func directConv(xs, ks shapes.Shape, axes backends.ConvolveAxesConfig, strides []int, paddings [][2]int,
+	inputDilations, kernelDilations []int) bool {
+	if xs.DType != dtypes.Float32 || ks.DType != dtypes.Float32 ||
+		xs.Dimensions[axes.InputChannels] != ks.Dimensions[axes.KernelInputChannels] {
+		return false // a mismatch is reported by the composed lowering
+	}
+	os, err := shapeinference.ConvGeneralOp(xs, ks, axes, strides, paddings, inputDilations, kernelDilations, 1, 1)
+	if err != nil {
+		return false
+	}
+	p := convData{axes: axes, strides: strides, paddings: paddings, inputDilations: inputDilations, kernelDilations: kernelDilations}
+	g := p.geometry(xs, ks, os)
+	return g.direct()
 }
 
 // validUnit reports whether the convolution has two spatial axes, no padding, unit strides and no

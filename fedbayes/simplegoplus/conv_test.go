@@ -5,6 +5,7 @@ import (
 
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -193,6 +194,45 @@ func TestConvRowScalar(t *testing.T) {
 			if math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
 				t.Fatalf("kernel gradient tap %d channel %d: %v, vector loop %v", k, c, g, w)
 			}
+		}
+	}
+}
+
+// TestDirectConv checks which convolutions count as direct (conv_direct.go), the ones the builder
+// keeps as ConvGeneral nodes for execConvGeneral even without OpenBLAS: LeNet's two forward
+// convolutions and their kernel gradients in float32, not their float64 forms, the input gradient,
+// a padded or strided convolution or other channel counts.
+func TestDirectConv(t *testing.T) {
+	nhwc := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
+		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
+		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
+	kgrad := backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
+		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
+		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+	for _, tc := range []struct {
+		name         string
+		xDims, kDims []int
+		axes         backends.ConvolveAxesConfig
+		dtype        dtypes.DType
+		pad, stride  int
+		want         bool
+	}{
+		{"LeNet conv1", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, dtypes.Float32, 0, 1, true},
+		{"LeNet conv2", []int{64, 12, 12, 6}, []int{5, 5, 6, 16}, nhwc, dtypes.Float32, 0, 1, true},
+		{"LeNet conv1 kernel gradient", []int{64, 28, 28, 1}, []int{64, 24, 24, 6}, kgrad, dtypes.Float32, 0, 1, true},
+		{"LeNet conv2 kernel gradient", []int{64, 12, 12, 6}, []int{64, 8, 8, 16}, kgrad, dtypes.Float32, 0, 1, true},
+		{"LeNet conv1 in float64", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, dtypes.Float64, 0, 1, false},
+		{"LeNet conv2 input gradient", []int{64, 8, 8, 16}, []int{5, 5, 16, 6}, nhwc, dtypes.Float32, 4, 1, false},
+		{"padded", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, dtypes.Float32, 2, 1, false},
+		{"strided", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, dtypes.Float32, 0, 2, false},
+		{"channels that do not match", []int{64, 28, 28, 64}, []int{5, 5, 1, 6}, nhwc, dtypes.Float32, 0, 1, false},
+		{"32 output channels", []int{64, 12, 12, 6}, []int{5, 5, 6, 32}, nhwc, dtypes.Float32, 0, 1, false},
+	} {
+		xs, ks := shapes.Make(tc.dtype, tc.xDims...), shapes.Make(tc.dtype, tc.kDims...)
+		pads := [][2]int{{tc.pad, tc.pad}, {tc.pad, tc.pad}}
+		got := directConv(xs, ks, tc.axes, []int{tc.stride, tc.stride}, pads, []int{1, 1}, []int{1, 1})
+		if want := tc.want && simd.FMAAvailable; got != want {
+			t.Errorf("%s: direct = %v, want %v (FMA available: %v)", tc.name, got, want, simd.FMAAvailable)
 		}
 	}
 }

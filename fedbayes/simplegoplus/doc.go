@@ -52,9 +52,24 @@
 //     (col2im) for the transposed convolutions of input gradients. OpenBLAS is opened at run time
 //     with dlopen (blas_cgo.go), so a machine without it, or a build without cgo, keeps SimpleGo's
 //     executors and the composed lowering above; Kernels says which path is in use and why.
+//   - LeNet-sized float32 convolutions (valid, unit stride; one input channel and 4-8 output
+//     channels, or 16 output channels) and their kernel gradients computed directly with AVX2+FMA
+//     (conv_direct.go), with or without OpenBLAS.
 //   - Tiled max/min pooling and its gradient (SelectAndScatter) as direct loops (exec_pool.go).
 //   - Element-wise Add, Sub, Mul, Div, Max, Min, Exp, Log, Neg, Abs, Sqrt, Rsqrt, Sign and
-//     BroadcastInDim, split over both cores (exec_elementwise.go).
+//     BroadcastInDim, split over both cores (exec_elementwise.go); comparisons, Where, reductions
+//     and Slice (exec_select.go, exec_reduce.go, exec_slice.go).
+//
+// SimpleGo's executors are scalar Go loops and Go does not vectorise loops, so the float32 paths
+// of these executors call AVX2 kernels in Go assembly (package internal/simd; its doc says why and
+// when to delete it). They run where the CPU has AVX2 (FMA too for the direct convolutions) and
+// FEDBAYES_SIMD is not off, 0, false, no or none; elsewhere the executors run their Go loops. Every
+// kernel but the direct convolutions gives the bits of the Go loop it replaces. The direct
+// convolutions sum their taps with fused multiply-adds in order, so LeNet's convolution outputs and
+// kernel gradients differ in their last bits between a CPU with AVX2+FMA (direct) and one without,
+// or FEDBAYES_SIMD=off (OpenBLAS's gemm, or SimpleGo's lowering without it): a LeNet run is
+// reproducible bit for bit on the same kind of CPU with the same FEDBAYES_SIMD and FEDBAYES_BLAS.
+// Kernels reports both.
 //
 // Every split of work depends only on the shapes, never on the number of cores, so results are
 // bit-identical whatever GOMAXPROCS is. OpenBLAS runs on one thread per call (set at load); the
@@ -73,5 +88,7 @@
 // SimpleGo pooling gradients (gomlx/compute). Once fedbayes can require such a version: delete this
 // package, set fedbayes/backend.PureGo back to simplego.BackendName ("go"), and run the model tests
 // and `make bench` to check that stock SimpleGo now trains the CNN at comparable speed; keep the
-// ConvGeneral and ReduceWindow lowerings (move them) only if the benchmarks say so.
+// ConvGeneral and ReduceWindow lowerings (move them) only if the benchmarks say so. The AVX2
+// kernels of internal/simd go with it, or earlier, once Go's simd/archsimd is stable or
+// gomlx/compute's executors are vectorised (see that package's doc).
 package simplegoplus

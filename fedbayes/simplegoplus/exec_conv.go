@@ -37,14 +37,22 @@ type convGeometry struct {
 	inDil, kDil      []int
 }
 
-// execConvGeneral computes an ungrouped float32/float64 ConvGeneral as one BLAS gemm: patches of
+// execConvGeneral computes an ungrouped float32/float64 ConvGeneral: LeNet-sized float32 ones and
+// their kernel gradients directly in AVX2+FMA (conv_direct.go), others with a BLAS gemm: patches of
 // the input times the kernel (im2col), or, when the output has more positions than the input (the
 // transposed convolutions of input gradients), the input times the kernel scattered into the output
-// (col2im). Anything else goes to SimpleGo's executor.
+// (col2im). Without OpenBLAS it runs the direct ones only. Anything else goes to SimpleGo's executor.
 func execConvGeneral(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, owned []bool) (*simplego.Buffer, error) {
 	p, ok := viewData[convData](nodeData(node))
 	if !ok || !isOurs(backend) || p.channelGroupCount > 1 || p.batchGroupCount > 1 || len(p.axes.InputSpatial) == 0 {
 		return stock.convGeneral(backend, node, inputs, owned)
+	}
+	if !BLASInUse() {
+		// Registered for the direct convolutions only (directConvInUse): anything else is SimpleGo's.
+		xs, ks := bufferShape(inputs[0]), bufferShape(inputs[1])
+		if g := p.geometry(xs, ks, nodeShape(node)); xs.DType != dtypes.Float32 || ks.DType != dtypes.Float32 || !g.direct() {
+			return stock.convGeneral(backend, node, inputs, owned)
+		}
 	}
 	switch bufferShape(inputs[0]).DType {
 	case dtypes.Float32:

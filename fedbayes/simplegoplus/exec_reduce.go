@@ -115,8 +115,10 @@ func reduceBlocks[T float32 | float64](op backends.OpType, xBuf, outBuf *simpleg
 	}
 }
 
-// sumRowsTile is how many rows sumRows32 adds per call: the vector loop walks the rows once per 8
-// columns, so a tile of rows (at most 256 columns wide here) stays in the cache between the walks.
+// sumRowsTile is how many rows sumRows32 adds per call: the vector loop walks a tile's rows once
+// per block of 8 columns, so a tile of 256 rows stays in the cache between the walks when its rows
+// are narrow (a bias gradient's: 16 KiB for 16 channels); wider rows, which the tile does not
+// limit, get less of that reuse but the same sums.
 const sumRowsTile = 256
 
 // sumRows32 adds the red rows of x that start at offset off, stride apart, into dst (width len(dst))

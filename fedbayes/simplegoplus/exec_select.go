@@ -2,6 +2,7 @@ package simplegoplus
 
 import (
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
+	"fmt"
 	"unsafe"
 
 	"github.com/gomlx/gomlx/backends"
@@ -59,6 +60,17 @@ var simdCompare = map[backends.OpType]simd.Cmp{backends.OpTypeLessThan: simd.Les
 	backends.OpTypeLessOrEqual: simd.LessEq, backends.OpTypeGreaterThan: simd.Greater,
 	backends.OpTypeGreaterOrEqual: simd.GreaterEq}
 
+// compareLookup returns table[op] for one of compareOps. An op missing from the table is a broken
+// internal invariant (execCompare is registered for compareOps only), so it panics rather than
+// computing another comparison.
+func compareLookup[V any](table map[backends.OpType]V, op backends.OpType) V {
+	v, ok := table[op]
+	if !ok {
+		panic(fmt.Sprintf("simplegoplus: no entry for comparison %s", op))
+	}
+	return v
+}
+
 // compareKernel computes y[i] = a[i] op b[i], where a or b may hold a single value, repeated over
 // y. Every form goes through one switch over the comparisons: a single value on the left is moved
 // to the right with the comparison mirrored, two single values are compared once. Each case has a
@@ -77,16 +89,16 @@ func compareKernel[T float32 | float64](op backends.OpType, a, b []T, y []bool) 
 			}
 			return
 		}
-		a, b, op = b, a, mirroredCompare[op]
+		a, b, op = b, a, compareLookup(mirroredCompare, op)
 	}
 	single := len(b) == 1 && len(a) != 1
 	c := b[0]
 	if a32, ok := any(a).([]float32); ok && simd.Available {
 		var done int
 		if single {
-			done = simd.CompareVS(simdCompare[op], a32, float32(c), y)
+			done = simd.CompareVS(compareLookup(simdCompare, op), a32, float32(c), y)
 		} else {
-			done = simd.CompareVV(simdCompare[op], a32, any(b).([]float32), y)
+			done = simd.CompareVV(compareLookup(simdCompare, op), a32, any(b).([]float32), y)
 			b = b[done:]
 		}
 		a, y = a[done:], y[done:]
@@ -139,6 +151,8 @@ func compareKernel[T float32 | float64](op backends.OpType, a, b []T, y []bool) 
 				y[i] = v >= b[i]
 			}
 		}
+	default:
+		panic(fmt.Sprintf("simplegoplus: compareKernel given %s, not a comparison it computes", op))
 	}
 }
 

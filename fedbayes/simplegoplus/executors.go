@@ -74,11 +74,19 @@ func init() {
 		setNodeExecutor(opSelectScatter, priorityUser, execSelectScatter)
 		directPooling = true
 	}
-	if !BLASInUse() {
-		return
+	if BLASInUse() {
+		setNodeExecutor(backends.OpTypeDotGeneral, priorityUser, execDotGeneral)
 	}
-	setNodeExecutor(backends.OpTypeDotGeneral, priorityUser, execDotGeneral)
-	setNodeExecutor(backends.OpTypeConvGeneral, priorityUser, execConvGeneral)
+	if BLASInUse() || directConvInUse() {
+		setNodeExecutor(backends.OpTypeConvGeneral, priorityUser, execConvGeneral)
+	}
+}
+
+// directConvInUse reports whether execConvGeneral computes LeNet-sized float32 convolutions and
+// their kernel gradients directly (conv_direct.go), which needs AVX2 and FMA but no BLAS: without
+// OpenBLAS it then runs those, and SimpleGo's executor every other convolution.
+func directConvInUse() bool {
+	return internalsOK && stock.convGeneral != nil && simd.FMAAvailable
 }
 
 // directPooling is true when tiled pooling and its gradient run as this package's direct loops
@@ -113,7 +121,10 @@ func Kernels() string {
 func vectorKernels() string {
 	switch {
 	case !simd.Available:
-		return "no AVX2 vector loops (CPU without AVX2, not amd64, or FEDBAYES_SIMD=off)"
+		if v := os.Getenv("FEDBAYES_SIMD"); simd.Disabled(v) {
+			return "no AVX2 vector loops (disabled by FEDBAYES_SIMD=" + v + ")"
+		}
+		return "no AVX2 vector loops (CPU without AVX2, or not amd64)"
 	case !simd.FMAAvailable:
 		return "AVX2 vector loops for element-wise ops, reductions and pooling (no FMA: no direct convolutions)"
 	}

@@ -66,9 +66,32 @@ func TestInternalsLayout(t *testing.T) {
 	if !internalsOK {
 		t.Errorf("internalsOK is false: the fast executors are off")
 	}
-	// The linknamed executor table holds our executors.
-	if BLASInUse() && reflect.ValueOf(nodeExecutors[backends.OpTypeDotGeneral]).Pointer() != reflect.ValueOf(executor(execDotGeneral)).Pointer() {
-		t.Errorf("SimpleGo's DotGeneral executor is not ours after init: setNodeExecutor did not take effect")
+	// The linknamed executor table holds our executors, every one init registers: if SimpleGo
+	// renames or moves the table, or gives up one of these ops, this fails.
+	want := map[backends.OpType]executor{backends.OpTypeBroadcastInDim: execBroadcastInDim,
+		backends.OpTypeWhere: execWhere, backends.OpTypeSlice: execSlice,
+		opTiledPool: execTiledPool, opSelectScatter: execSelectScatter}
+	for _, ops := range []struct {
+		ops  []backends.OpType
+		exec executor
+	}{{reduceOps, execReduce}, {compareOps, execCompare}, {unaryOps, execUnary}, {binaryOps, execBinary}} {
+		for _, op := range ops.ops {
+			want[op] = ops.exec
+		}
+	}
+	if BLASInUse() {
+		want[backends.OpTypeDotGeneral] = execDotGeneral
+	}
+	if BLASInUse() || directConvInUse() {
+		want[backends.OpTypeConvGeneral] = execConvGeneral
+	}
+	for op, exec := range want {
+		if reflect.ValueOf(nodeExecutors[op]).Pointer() != reflect.ValueOf(exec).Pointer() {
+			t.Errorf("SimpleGo's %s executor is not ours after init: setNodeExecutor did not take effect", op)
+		}
+	}
+	if !directPooling {
+		t.Errorf("the direct pooling executors are off: SimpleGo registers its own SelectAndScatter executor now?")
 	}
 	t.Logf("kernels: %s", Kernels())
 }
@@ -381,6 +404,30 @@ func TestCompareAndWhereVsStock(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestCompareKernelUnknownOp checks that compareKernel panics (a broken internal invariant) when
+// given an op that is not one of compareOps, in every operand form, instead of computing another
+// comparison.
+func TestCompareKernelUnknownOp(t *testing.T) {
+	long, one := make([]float32, 20), []float32{1}
+	for _, tc := range []struct {
+		name string
+		a, b []float32
+		n    int
+	}{{"slices", long, long, 20}, {"short slices", long[:3], long[:3], 3}, {"single right", long, one, 20},
+		{"single left", one, long, 20}, {"two singles", one, one, 20}} {
+		for _, op := range []backends.OpType{backends.OpTypeAdd, backends.OpTypeEqual} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s, %s: no panic", tc.name, op)
+					}
+				}()
+				compareKernel(op, tc.a, tc.b, make([]bool, tc.n))
+			}()
 		}
 	}
 }

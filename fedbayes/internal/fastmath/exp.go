@@ -90,10 +90,14 @@ func Exp32(x float32) float32 {
 	case x < -104:
 		return 0
 	}
-	t := float64(x)*invLn232 + shifter
+	// Each product is rounded by an explicit conversion before it is added (the Go spec: an explicit
+	// conversion rounds, so the compiler may not fuse across it): with GOAMD64=v3 Go would otherwise
+	// compile these steps into fused multiply-adds, and the bits would depend on the build and
+	// differ from the unfused vector loop of simplegoplus/internal/simd.
+	t := float64(float64(x)*invLn232) + shifter
 	n := int64(int32(math.Float64bits(t))) // the rounded value of x*32/ln2
-	r := float64(x) - (t-shifter)*ln2By32
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	r := float64(x) - float64((t-shifter)*ln2By32)
+	p := 1 + float64(r*(1+float64(r*(1.0/2+float64(r*(1.0/6+float64(r*(1.0/24+float64(r*(1.0/120))))))))))
 	scale := math.Float64frombits(exp2Table[(n&31)*32] + uint64(n>>5)<<52)
 	return float32(p * scale)
 }

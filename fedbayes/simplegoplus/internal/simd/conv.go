@@ -3,9 +3,6 @@ package simd
 // FMAAvailable reports whether ConvRow runs: Available and a CPU with FMA3.
 var FMAAvailable = Available && hasFMA()
 
-// laneMasks holds eight lanes on, then eight off: the 8 lanes from index 8-k have the first k on.
-var laneMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
-
 // ConvRow computes one output row of a valid, unit-stride convolution with one input channel and
 // 4 to 8 output channels (LeNet's first layer): out[p*cout+c] = sum over taps t, in order, of
 // x[p+offs[t]] * w[t*8+c], for pixels p < n and channels c < cout, with fused multiply-adds
@@ -45,9 +42,9 @@ const KGradTaps = 13
 // output rows of n pixels: for each tap k, acc[k*8+c] += x[r*xStride+p+offs[k]] *
 // dy[(r*n+p)*cout+c], with fused multiply-adds, pixels p and rows r in order (so the result depends
 // only on the arguments). acc holds 8 lanes per tap, lanes past cout unused. It returns false, doing
-// nothing, when FMAAvailable is false or a length does not fit.
+// nothing, when FMAAvailable is false, xStride is negative or a length does not fit.
 func KGradRows(x, dy []float32, offs []int, rows, n, xStride, cout int, acc []float32) bool {
-	if !FMAAvailable || rows <= 0 || n <= 0 || cout <= 0 || cout > 8 || len(offs) != KGradTaps ||
+	if !FMAAvailable || rows <= 0 || n <= 0 || xStride < 0 || cout <= 0 || cout > 8 || len(offs) != KGradTaps ||
 		len(acc) < 8*KGradTaps || len(dy) < rows*n*cout {
 		return false
 	}
@@ -94,9 +91,10 @@ const KGradPairs16 = 6
 // KGradRows16 adds to acc the kernel gradient of ConvRow16's convolution for KGradPairs16 (tap,
 // input channel) pairs over rows output rows of n pixels: for each pair k, acc[k*16+c] +=
 // x[r*xStride+p*pixStride+offs[k]] * dy[(r*n+p)*16+c], with fused multiply-adds, pixels p and rows
-// r in order. It returns false, doing nothing, when FMAAvailable is false or a length does not fit.
+// r in order. It returns false, doing nothing, when FMAAvailable is false, a stride is negative
+// (pixStride must be positive) or a length does not fit.
 func KGradRows16(x, dy []float32, offs []int, rows, n, xStride, pixStride int, acc []float32) bool {
-	if !FMAAvailable || rows <= 0 || n <= 0 || pixStride <= 0 || len(offs) != KGradPairs16 ||
+	if !FMAAvailable || rows <= 0 || n <= 0 || xStride < 0 || pixStride <= 0 || len(offs) != KGradPairs16 ||
 		len(acc) < 16*KGradPairs16 || len(dy) < rows*n*16 {
 		return false
 	}

@@ -204,3 +204,33 @@ func TestKGradRows16(t *testing.T) {
 		}
 	}
 }
+
+// TestKGradRowsRefuse checks that KGradRows and KGradRows16 refuse a negative row stride (which
+// would read before x) and a pixel stride that is not positive, leaving acc untouched.
+func TestKGradRowsRefuse(t *testing.T) {
+	x, dy := make([]float32, 1024), make([]float32, 1024)
+	for i := range x {
+		x[i], dy[i] = 1, 1
+	}
+	offs13, offs6 := make([]int, KGradTaps), make([]int, KGradPairs16)
+	for _, tc := range []struct {
+		name   string
+		call   func(acc []float32) bool
+		accLen int
+	}{
+		{"KGradRows xStride -4", func(acc []float32) bool { return KGradRows(x, dy, offs13, 2, 4, -4, 6, acc) }, 8 * KGradTaps},
+		{"KGradRows16 xStride -8", func(acc []float32) bool { return KGradRows16(x, dy, offs6, 2, 4, -8, 2, acc) }, 16 * KGradPairs16},
+		{"KGradRows16 pixStride -2", func(acc []float32) bool { return KGradRows16(x, dy, offs6, 2, 4, 8, -2, acc) }, 16 * KGradPairs16},
+		{"KGradRows16 pixStride 0", func(acc []float32) bool { return KGradRows16(x, dy, offs6, 2, 4, 8, 0, acc) }, 16 * KGradPairs16},
+	} {
+		acc := make([]float32, tc.accLen)
+		if tc.call(acc) {
+			t.Errorf("%s: accepted", tc.name)
+		}
+		for i, v := range acc {
+			if v != 0 {
+				t.Fatalf("%s: acc[%d] = %g after a refusal", tc.name, i, v)
+			}
+		}
+	}
+}

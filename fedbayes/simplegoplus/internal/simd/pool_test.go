@@ -1,6 +1,7 @@
 package simd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -39,8 +40,8 @@ func poolData(r *rand.Rand, n int) []float32 {
 
 // TestPoolRowsMatchScalar compares MaxRow and ArgmaxRow with the scalar first-maximum loops on
 // windows of several sizes and runs of channels (LeNet's 2x2 over 6 and 16 channels among them),
-// data with ties, NaN and signed zeros, and checks that the windows they leave are untouched but
-// for the lanes past a run.
+// data with ties, NaN and signed zeros, and checks that the windows they leave, and the 32 values
+// after the output, are untouched but for the lanes past a run (outputs preset to a sentinel).
 func TestPoolRowsMatchScalar(t *testing.T) {
 	if !Available {
 		t.Skip("no AVX2 kernels on this machine")
@@ -66,8 +67,8 @@ func TestPoolRowsMatchScalar(t *testing.T) {
 				want[w*run+l] = d
 			}
 		}
-		got := make([]float32, n*run)
-		done := MaxRow(x, taps, n, inStep, run, got)
+		got := guarded(n * run)
+		done := MaxRow(x, taps, n, inStep, run, got[:n*run])
 		if expect := n - 1; run%8 != 0 && run < 4 || n < 2 {
 			expect = 0
 			if done != expect {
@@ -80,6 +81,12 @@ func TestPoolRowsMatchScalar(t *testing.T) {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%+v: MaxRow output %d = %v, want %v", tc, i, got[i], want[i])
 			}
+		}
+		// Past the windows done only the lanes of the last one's last block of 8 may be written.
+		if done > 0 {
+			untouched(t, fmt.Sprintf("%+v: MaxRow", tc), got, (done-1)*run+roundUp8(run))
+		} else {
+			untouched(t, fmt.Sprintf("%+v: MaxRow", tc), got, 0)
 		}
 		// Gradient.
 		src := poolData(r, n*run)
@@ -95,8 +102,22 @@ func TestPoolRowsMatchScalar(t *testing.T) {
 				wantG[arg] = src[w*run+l]
 			}
 		}
-		gotG := make([]float32, len(x))
-		done = ArgmaxRow(x, src, taps, n, inStep, run, run, gotG)
+		gotG := guarded(len(x))
+		done = ArgmaxRow(x, src, taps, n, inStep, run, run, gotG[:len(x)])
+		// Only the taps of the windows done, in blocks of 8 lanes, may be written.
+		may := make([]bool, len(gotG))
+		for w := range done {
+			for _, tp := range taps {
+				for l := range roundUp8(run) {
+					may[tp+w*inStep+l] = true
+				}
+			}
+		}
+		for i, v := range gotG {
+			if !may[i] && math.Float32bits(v) != math.Float32bits(sentinel) {
+				t.Fatalf("%+v: ArgmaxRow wrote position %d (of %d, %d windows done), outside the windows done", tc, i, len(x), done)
+			}
+		}
 		for w := range done {
 			for _, tp := range taps {
 				for l := range run {

@@ -14,14 +14,38 @@
 // a fixed order (their results depend only on their arguments). Kernels that process a multiple of
 // 8 (or 32) elements return how many they did; the caller finishes the rest with its scalar loop.
 //
-// Where the CPU lacks AVX2 (or on other architectures, or with FEDBAYES_SIMD=off) Available is
-// false and the functions do nothing (they return 0 or false); FMAAvailable likewise for FMA.
+// Where the CPU lacks AVX2 (or on other architectures, or with FEDBAYES_SIMD set to off, 0, false,
+// no or none: see Disabled) Available is false and the functions do nothing (they return 0 or
+// false); FMAAvailable likewise for FMA. The callers then run their Go loops, which give the same
+// bits, except that LeNet's convolutions go back to patches and a gemm (other last bits).
 // gen.py writes simd_amd64.s (go generate); the other .s files are written by hand.
+//
+// # Why this package exists, and how to delete it
+//
+// It works around two gaps. SimpleGo's executors (GoMLX v0.26.0) are scalar Go loops, one float at
+// a time, and Go has no stable way to write vector code: the compiler does not vectorise loops, and
+// its SIMD package (simd/archsimd) is an experiment in Go 1.26: absent from a default build (it
+// needs GOEXPERIMENT=simd) and outside the compatibility promise. Go assembly is the only vector
+// code that a default build of the standard toolchain compiles without cgo.
+//
+// Delete it when one of these is true: archsimd is stable in a Go release fedbayes can require
+// (rewrite these kernels as Go with its types, same operations in the same order, and keep the
+// bit-for-bit tests), or gomlx/compute's executors, which replace SimpleGo's, are vectorised for
+// these ops (then drop this package and the executors that call it). Either way compare first:
+// go test -bench 'BenchmarkVV|BenchmarkPoolRow' ./fedbayes/simplegoplus/internal/simd for the
+// kernels and make bench for the model steps, and keep whichever is faster.
 package simd
 
 //go:generate python3 gen.py
 
-import "os"
+import (
+	"os"
+	"strings"
+)
+
+// laneMasks holds eight lanes on, then eight off: the 8 lanes from index 8-k have the first k on.
+// The masked last blocks of the convolution and row-sum loops load their masks from it.
+var laneMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 
 // Op is an element-wise binary operation.
 type Op int
@@ -37,8 +61,18 @@ const (
 )
 
 // Available reports whether the vector kernels run: an amd64 CPU with AVX2 and an OS that saves
-// its registers, and FEDBAYES_SIMD not set to "off".
-var Available = hasAVX2() && os.Getenv("FEDBAYES_SIMD") != "off"
+// its registers, and FEDBAYES_SIMD not set to turn them off (see Disabled).
+var Available = hasAVX2() && !Disabled(os.Getenv("FEDBAYES_SIMD"))
+
+// Disabled reports whether a value of FEDBAYES_SIMD turns the vector kernels off: "off", "0",
+// "false", "no" or "none" in any case, the values that turn OpenBLAS off in FEDBAYES_BLAS.
+func Disabled(v string) bool {
+	switch strings.ToLower(v) {
+	case "off", "0", "false", "no", "none":
+		return true
+	}
+	return false
+}
 
 // VV computes out[i] = op(a[i], b[i]) for the first n elements, n a multiple of 8 at most len(out),
 // and returns n (0 when Available is false). a, b and out have the same length; out may be a or b.

@@ -65,7 +65,8 @@ var opNames = map[Op]string{Add: "add", Sub: "sub", Mul: "mul", Div: "div", Max:
 
 // TestKernelsMatchGo compares every kernel with Go's scalar expression on all pairs of special
 // values and random ones, at lengths around the unrolled block (32) and the vector (8), in and out
-// of place.
+// of place, and checks that nothing past the elements a kernel reports done is written (outputs
+// preset to a sentinel, 32 more than the kernel is given).
 func TestKernelsMatchGo(t *testing.T) {
 	if !Available {
 		t.Skip("no AVX2 kernels on this machine")
@@ -84,32 +85,61 @@ func TestKernelsMatchGo(t *testing.T) {
 			for i := range n {
 				want[i] = scalar(op, a[i], b[i])
 			}
-			got := make([]float32, n)
-			done := VV(op, a, b, got)
+			got := guarded(n)
+			done := VV(op, a, b, got[:n])
 			if done != n&^7 {
 				t.Fatalf("%s vv n=%d: did %d elements, want %d", name, n, done, n&^7)
 			}
 			sameBits(t, name+" vv", got[:done], want[:done], a, b)
-			inPlace := append([]float32(nil), a...)
-			VV(op, inPlace, b, inPlace)
+			untouched(t, name+" vv", got, done)
+			inPlace := append(append([]float32(nil), a...), guarded(0)...)
+			VV(op, inPlace[:n], b, inPlace[:n])
 			sameBits(t, name+" vv in place", inPlace[:done], want[:done], a, b)
+			sameBits(t, name+" vv in place, the rest", inPlace[done:n], a[done:], a[done:], a[done:])
+			untouched(t, name+" vv in place", inPlace, n)
 			// A slice and each special value on either side.
 			for _, c := range specials {
 				for i := range n {
 					want[i] = scalar(op, a[i], c)
 				}
-				done = VS(op, a, c, got)
+				got = guarded(n)
+				done = VS(op, a, c, got[:n])
 				sameBits(t, name+" vs", got[:done], want[:done], a, repeat(c, n))
+				untouched(t, name+" vs", got, done)
 				for i := range n {
 					want[i] = scalar(op, c, b[i])
 				}
-				inPlace = append(inPlace[:0], b...)
-				done = SV(op, c, inPlace, inPlace)
+				got = guarded(n)
+				done = SV(op, c, b, got[:n])
+				sameBits(t, name+" sv", got[:done], want[:done], repeat(c, n), b)
+				untouched(t, name+" sv", got, done)
+				inPlace = append(append(inPlace[:0], b...), guarded(0)...)
+				done = SV(op, c, inPlace[:n], inPlace[:n])
 				sameBits(t, name+" sv in place", inPlace[:done], want[:done], repeat(c, n), b)
+				untouched(t, name+" sv in place", inPlace, n)
 				if done != n&^7 {
 					t.Fatalf("%s sv n=%d: did %d elements, want %d", name, n, done, n&^7)
 				}
 			}
+		}
+	}
+}
+
+// sentinel fills the parts of an output a kernel must not write.
+var sentinel = math.Float32frombits(0x7fbadbad)
+
+// guarded returns n+32 values set to sentinel: a kernel is given the first n and must leave the 32
+// after them (and whatever it reports not done) alone.
+func guarded(n int) []float32 {
+	return repeat(sentinel, n+32)
+}
+
+// untouched fails unless out[from:] still holds the sentinel.
+func untouched(t *testing.T, what string, out []float32, from int) {
+	t.Helper()
+	for i := from; i < len(out); i++ {
+		if math.Float32bits(out[i]) != math.Float32bits(sentinel) {
+			t.Fatalf("%s: element %d (of %d, %d done) was written: %v", what, i, len(out), from, out[i])
 		}
 	}
 }
@@ -167,4 +197,15 @@ func BenchmarkVV(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDisabled checks the values of FEDBAYES_SIMD that turn the kernels off (those of FEDBAYES_BLAS)
+// and some that do not.
+func TestDisabled(t *testing.T) {
+	for v, want := range map[string]bool{"off": true, "OFF": true, "0": true, "false": true, "False": true,
+		"no": true, "none": true, "": false, "on": false, "1": false, "avx2": false, "of": false} {
+		if got := Disabled(v); got != want {
+			t.Errorf("Disabled(%q) = %v, want %v", v, got, want)
+		}
+	}
 }

@@ -2,24 +2,7 @@
 
 #include "textflag.h"
 
-// masks<>: eight lanes on (-1), then eight off; the 8 lanes from index 8-k have the first k on.
-DATA masks<>+0(SB)/4, $-1
-DATA masks<>+4(SB)/4, $-1
-DATA masks<>+8(SB)/4, $-1
-DATA masks<>+12(SB)/4, $-1
-DATA masks<>+16(SB)/4, $-1
-DATA masks<>+20(SB)/4, $-1
-DATA masks<>+24(SB)/4, $-1
-DATA masks<>+28(SB)/4, $-1
-DATA masks<>+32(SB)/4, $0
-DATA masks<>+36(SB)/4, $0
-DATA masks<>+40(SB)/4, $0
-DATA masks<>+44(SB)/4, $0
-DATA masks<>+48(SB)/4, $0
-DATA masks<>+52(SB)/4, $0
-DATA masks<>+56(SB)/4, $0
-DATA masks<>+60(SB)/4, $0
-GLOBL masks<>(SB), RODATA|NOPTR, $64
+// The masks of the last block are laneMasks (simd.go): the 8 lanes from index 8-k have the first k on.
 
 // func sumRows32(x, dst *float32, rows, width, stride int)
 // dst[c] += x[r*stride+c] for r = 0, 1, ..., rows-1 in turn, for each c < width: 8 columns at a
@@ -30,7 +13,7 @@ TEXT ·sumRows32(SB), NOSPLIT, $0-40
 	MOVQ width+24(FP), DX
 	MOVQ stride+32(FP), R13
 	SHLQ $2, R13 // row stride in bytes
-	LEAQ masks<>(SB), BX
+	LEAQ ·laneMasks(SB), BX
 	XORQ R8, R8 // c0
 block:
 	CMPQ R8, DX
@@ -84,7 +67,7 @@ full:
 tail:
 	TESTQ DX, DX
 	JZ done
-	LEAQ masks<>(SB), BX
+	LEAQ ·laneMasks(SB), BX
 	MOVQ $8, R9
 	SUBQ DX, R9
 	VMOVDQU (BX)(R9*4), Y7

@@ -1,12 +1,13 @@
 package simd
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
 
 // TestWhere32 compares Where32 with the scalar selection in every operand form (slices or single
-// values), in place, at lengths around the block of 32.
+// values) at lengths around the block of 32, and that nothing past the elements done is written.
 func TestWhere32(t *testing.T) {
 	if !Available {
 		t.Skip("no AVX2 kernels on this machine")
@@ -33,10 +34,18 @@ func TestWhere32(t *testing.T) {
 				}
 				return s[i]
 			}
-			y := make([]uint32, n)
-			done := Where32(c, ts, fs, y)
+			y := make([]uint32, n+32)
+			for i := range y {
+				y[i] = math.Float32bits(sentinel)
+			}
+			done := Where32(c, ts, fs, y[:n])
 			if n > 0 && done != n&^31 {
 				t.Fatalf("n=%d %+v: did %d", n, form, done)
+			}
+			for i := done; i < len(y); i++ {
+				if y[i] != math.Float32bits(sentinel) {
+					t.Fatalf("n=%d %+v: element %d (of %d, %d done) was written: %#x", n, form, i, len(y), done, y[i])
+				}
 			}
 			for i := range done {
 				want := at(fs, i)
