@@ -66,10 +66,12 @@ test-go: vet
 
 # The pure-Go path without OpenBLAS: SimpleGo's own kernels (as on a machine without the library),
 # and a build of the compute package without cgo; the scalar loops that stand in for the AVX2 ones
-# (FEDBAYES_SIMD=off, as on a CPU without AVX2), and the non-amd64 build of the compute package.
+# (FEDBAYES_SIMD=off, as on a CPU without AVX2), with OpenBLAS (as on arm64) and without it (as a
+# CGO_ENABLED=0 build on such a CPU); and the non-amd64 build of the compute package.
 test-fallback:
 	FEDBAYES_BLAS=off $(GO) test -count=1 -timeout 20m ./fedbayes/simplegoplus ./fedbayes/models ./fedbayes/engine
 	FEDBAYES_SIMD=off $(GO) test -count=1 -timeout 20m ./fedbayes/simplegoplus/... ./fedbayes/models
+	FEDBAYES_BLAS=off FEDBAYES_SIMD=off $(GO) test -count=1 -timeout 20m ./fedbayes/simplegoplus ./fedbayes/models
 	CGO_ENABLED=0 $(GO) vet ./fedbayes/simplegoplus/...
 	CGO_ENABLED=0 GOARCH=arm64 $(GO) vet ./fedbayes/simplegoplus/...
 

@@ -111,7 +111,11 @@ func Kernels() string {
 		return "SimpleGo's own kernels: SimpleGo's internal layout differs from what fedbayes expects " +
 			"(GoMLX upgraded?), so the OpenBLAS executors are off"
 	case blasErr != nil:
-		return "SimpleGo's own DotGeneral and convolutions (slow; the direct LeNet-sized convolutions excepted): " + blasErr.Error() + "; " + vectorKernels()
+		own := "SimpleGo's own DotGeneral and convolutions (slow): "
+		if directConvInUse() {
+			own = "SimpleGo's own DotGeneral and convolutions (slow; the direct LeNet-sized convolutions excepted): "
+		}
+		return own + blasErr.Error() + "; " + vectorKernels()
 	}
 	return fmt.Sprintf("OpenBLAS sgemm/dgemm for DotGeneral and convolutions: %s; %s", blasLibrary, vectorKernels())
 }

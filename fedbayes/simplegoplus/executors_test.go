@@ -3,11 +3,13 @@ package simplegoplus
 import (
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
 	"testing"
 
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -22,6 +24,12 @@ import (
 // executor table reached through go:linkname. When it fails, the fast executors are already off
 // (internalsOK, viewData): update the mirrors or follow the route to delete in internals.go.
 func TestInternalsLayout(t *testing.T) {
+	// make test's test-fallback runs this package with FEDBAYES_SIMD=off to test the Go loops: that
+	// run must not quietly test the vector kernels again.
+	if v := os.Getenv("FEDBAYES_SIMD"); simd.Disabled(v) && (simd.Available || simd.FMAAvailable || directConvInUse()) {
+		t.Fatalf("FEDBAYES_SIMD=%s, yet the vector kernels are on (AVX2 %v, FMA %v, direct convolutions %v)",
+			v, simd.Available, simd.FMAAvailable, directConvInUse())
+	}
 	if !mirrorsMatch(reflect.TypeFor[nodeMirror](), reflect.TypeFor[simplego.Node]()) {
 		t.Errorf("nodeMirror no longer matches simplego.Node")
 	}

@@ -56,11 +56,15 @@ func runReproduce(args []string, stdout io.Writer) error {
 	defer signal.Stop(sigs)
 	go func() {
 		// The first Ctrl-C (or SIGTERM, as kill, timeout and Slurm send) stops the current run at
-		// its next checkpoint; the default handling is then restored, so a second one quits at once.
-		sig := <-sigs
-		signal.Stop(sigs)
-		fmt.Fprintf(os.Stderr, "%v: stopping the current run at its next checkpoint; Ctrl-C again quits now\n", sig)
-		cancel()
+		// its next training step, dropping the round in progress (the run resumes from its last
+		// checkpoint); the default handling is then restored, so a second signal quits at once.
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			fmt.Fprintf(os.Stderr, "%v: stopping the current run (it resumes from its last checkpoint); a second signal quits now\n", sig)
+			cancel()
+		case <-ctx.Done():
+		}
 	}()
 	command := "fedbayes reproduce " + strings.Join(args, " ")
 	if !*reportOnly {
@@ -77,6 +81,9 @@ func runReproduce(args []string, stdout io.Writer) error {
 	}
 	findings, err := reproduce.Write(ctx, sel, reproduce.ReportOptions{Dir: *dir, Budget: b, Output: *out, NoFigures: *noFigures,
 		Command: strings.TrimSpace(command)})
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted while writing the report; %s is unchanged: run the same command again to write it", *out)
+	}
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // SIGTERM (what kill, timeout and Slurm send) stops `fedbayes reproduce` the way Ctrl-C does: the
-// run in progress stops at a checkpoint unfinished, and the command says how to continue and exits
+// run in progress stops unfinished (to resume from its last checkpoint), and the command says how to continue and exits
 // non-zero (that the same command then resumes the run is TestTwoResumesAtOnce's and the engine's).
 func TestReproduceStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
@@ -34,13 +34,16 @@ func TestReproduceStopsOnSIGTERM(t *testing.T) {
 	if st := exitCode(t, cmd); st == 0 {
 		t.Skip("the preset finished before the signal")
 	}
-	for _, want := range []string{"terminated: stopping the current run", "interrupted; finished runs are kept"} {
+	for _, want := range []string{"terminated: stopping the current run (it resumes from its last checkpoint)", "interrupted; finished runs are kept"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("after SIGTERM the output lacks %q:\n%s", want, lastLines(out.String(), 12))
 		}
 	}
 	// An interrupted run writes no status (it is resumed, not ended).
 	if _, err := os.Stat(filepath.Join(first, results.StatusFile)); err == nil {
+		if strings.Contains(out.String(), "FED seed 0 completed") {
+			t.Skip("the first run finished between its checkpoint and the signal")
+		}
 		t.Fatalf("the first run wrote %s, though SIGTERM came in its first rounds", results.StatusFile)
 	}
 }

@@ -208,6 +208,9 @@ func TestKGradRows16(t *testing.T) {
 // TestKGradRowsRefuse checks that KGradRows and KGradRows16 refuse a negative row stride (which
 // would read before x) and a pixel stride that is not positive, leaving acc untouched.
 func TestKGradRowsRefuse(t *testing.T) {
+	if !FMAAvailable {
+		t.Skip("no FMA kernels on this machine: every call is refused before the strides are looked at")
+	}
 	x, dy := make([]float32, 1024), make([]float32, 1024)
 	for i := range x {
 		x[i], dy[i] = 1, 1

@@ -47,4 +47,22 @@ func TestExp32MatchesFastmath(t *testing.T) {
 			t.Fatalf("in place: Exp32(%v) = %#08x, fastmath %#08x", x[i], got, want)
 		}
 	}
+	// Short lengths: the kernel does the whole vectors only and writes nothing past them.
+	for n := range 41 {
+		out := guarded(n)
+		done := Exp32(x[:n], out[:n])
+		if done != n&^7 {
+			t.Fatalf("n = %d: did %d", n, done)
+		}
+		for i := range done {
+			if math.Float32bits(out[i]) != math.Float32bits(fastmath.Exp32(x[i])) {
+				t.Fatalf("n = %d: element %d differs from fastmath", n, i)
+			}
+		}
+		for i := done; i < len(out); i++ {
+			if math.Float32bits(out[i]) != math.Float32bits(sentinel) {
+				t.Fatalf("n = %d: element %d (past the %d done) written: %v", n, i, done, out[i])
+			}
+		}
+	}
 }
