@@ -16,12 +16,9 @@ func ConvRow(x, w []float32, offs []int, n, cout int, out []float32) bool {
 		len(out) < n*cout {
 		return false
 	}
-	hi := 0
-	for _, o := range offs {
-		if o < 0 {
-			return false
-		}
-		hi = max(hi, o)
+	hi, ok := maxOffset(offs)
+	if !ok {
+		return false
 	}
 	if len(x) < hi+n {
 		return false
@@ -48,12 +45,9 @@ func KGradRows(x, dy []float32, offs []int, rows, n, xStride, cout int, acc []fl
 		len(acc) < 8*KGradTaps || len(dy) < rows*n*cout {
 		return false
 	}
-	hi := 0
-	for _, o := range offs {
-		if o < 0 {
-			return false
-		}
-		hi = max(hi, o)
+	hi, ok := maxOffset(offs)
+	if !ok {
+		return false
 	}
 	if len(x) < (rows-1)*xStride+n+hi {
 		return false
@@ -71,12 +65,9 @@ func ConvRow16(x, w []float32, offs []int, cin, n int, out []float32) bool {
 	if !FMAAvailable || n <= 0 || cin <= 0 || len(offs) == 0 || len(w) < len(offs)*cin*16 || len(out) < n*16 {
 		return false
 	}
-	hi := 0
-	for _, o := range offs {
-		if o < 0 {
-			return false
-		}
-		hi = max(hi, o)
+	hi, ok := maxOffset(offs)
+	if !ok {
+		return false
 	}
 	if len(x) < (n-1)*cin+hi+cin {
 		return false
@@ -98,16 +89,26 @@ func KGradRows16(x, dy []float32, offs []int, rows, n, xStride, pixStride int, a
 		len(acc) < 16*KGradPairs16 || len(dy) < rows*n*16 {
 		return false
 	}
-	hi := 0
-	for _, o := range offs {
-		if o < 0 {
-			return false
-		}
-		hi = max(hi, o)
+	hi, ok := maxOffset(offs)
+	if !ok {
+		return false
 	}
 	if len(x) <= (rows-1)*xStride+(n-1)*pixStride+hi {
 		return false
 	}
 	kgradRows16(&x[0], &dy[0], &offs[0], rows, n, xStride, pixStride, &acc[0])
 	return true
+}
+
+// maxOffset is the largest of the offsets, and false when one is negative (a kernel would read
+// before its input).
+func maxOffset(offs []int) (int, bool) {
+	hi := 0
+	for _, o := range offs {
+		if o < 0 {
+			return 0, false
+		}
+		hi = max(hi, o)
+	}
+	return hi, true
 }
