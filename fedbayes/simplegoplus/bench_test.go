@@ -75,12 +75,7 @@ func BenchmarkLeNet32(b *testing.B) {
 //
 //	go test ./fedbayes/simplegoplus -run '^$' -bench LeNetConv -count 5
 func BenchmarkLeNetConv(b *testing.B) {
-	nhwc := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
-		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
-		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
-	kgrad := backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
-		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
-		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+	nhwc, kgrad := axesNHWC, axesKGrad
 	for _, c := range []struct {
 		name         string
 		xDims, kDims []int

@@ -3,30 +3,37 @@ package simplegoplus
 import (
 	"math"
 
+	"testing"
+
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"testing"
 
 	"github.com/gomlx/gomlx/backends"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
+// The convolution layouts the tests and benchmarks use: channels last (GoMLX's default), channels
+// first, and the layout of GoMLX's kernel gradient (the input's batch and channels swapped, the
+// output shaped like a kernel).
+var (
+	axesNHWC = backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
+		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
+		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
+	axesNCHW = backends.ConvolveAxesConfig{InputBatch: 0, InputChannels: 1, InputSpatial: []int{2, 3},
+		KernelInputChannels: 1, KernelOutputChannels: 0, KernelSpatial: []int{2, 3},
+		OutputBatch: 0, OutputChannels: 1, OutputSpatial: []int{2, 3}}
+	axesKGrad = backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
+		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
+		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+)
+
 // TestConvGeneralVsStock compares this backend's ConvGeneral (patches over kernel taps, patches over
 // output positions, and the input-side scatter) with stock SimpleGo's direct loops, including the
 // unusual layouts GoMLX's gradients use, in float64.
 func TestConvGeneralVsStock(t *testing.T) {
-	nhwc := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
-		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
-		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
-	nchw := backends.ConvolveAxesConfig{InputBatch: 0, InputChannels: 1, InputSpatial: []int{2, 3},
-		KernelInputChannels: 1, KernelOutputChannels: 0, KernelSpatial: []int{2, 3},
-		OutputBatch: 0, OutputChannels: 1, OutputSpatial: []int{2, 3}}
-	// Kernel gradient layout: batch and channels of the input swapped, output shaped like a kernel.
-	kgrad := backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
-		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
-		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+	nhwc, nchw, kgrad := axesNHWC, axesNCHW, axesKGrad
 	for _, tc := range []struct {
 		name         string
 		xDims, kDims []int
@@ -203,12 +210,7 @@ func TestConvRowScalar(t *testing.T) {
 // convolutions and their kernel gradients in float32, not their float64 forms, the input gradient,
 // a padded or strided convolution or other channel counts.
 func TestDirectConv(t *testing.T) {
-	nhwc := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1, 2}, InputChannels: 3,
-		KernelSpatial: []int{0, 1}, KernelInputChannels: 2, KernelOutputChannels: 3,
-		OutputBatch: 0, OutputSpatial: []int{1, 2}, OutputChannels: 3}
-	kgrad := backends.ConvolveAxesConfig{InputBatch: 3, InputChannels: 0, InputSpatial: []int{1, 2},
-		KernelInputChannels: 0, KernelOutputChannels: 3, KernelSpatial: []int{1, 2},
-		OutputBatch: 2, OutputChannels: 3, OutputSpatial: []int{0, 1}}
+	nhwc, kgrad := axesNHWC, axesKGrad
 	for _, tc := range []struct {
 		name         string
 		xDims, kDims []int
