@@ -110,7 +110,8 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 		"**Two modes.** The presets without a suffix follow the paper's text. The `-bflp` presets (`model.compat: \"bfl-p\"`) " +
 		"follow the authors' public code, BFL-P, where it differs from the text: log σ² starts at N(−9, 0.001²) and is clamped to " +
 		"[−8, 8] in the forward pass, the KL and the aggregation (so it gets no gradient below −8); biases are deterministic " +
-		"(41,640 variational weights); means start at N(0, 1/fan_in); EAA and GAA clamp every partial sum, AALV averages raw " +
+		"(41,640 variational weights); means start at N(0, 1/fan_in), and deterministic layers (the convolutions, and all of FED's and FEDAVG's net) " +
+		"at PyTorch's default U(±1/√fan_in) weights and biases instead of He-normal weights and zero biases; EAA and GAA clamp every partial sum, AALV averages raw " +
 		"values, PPA draws ⌊β_k N⌋ samples and uses the unbiased variance. Both modes evaluate as BFL-P's scores.py does, " +
 		"so the tables are like-for-like with the paper's: ECE over 100 bins in percent, NLL −log(p + 10⁻⁸), accuracy in percent."
 	get := func(set string) runSet { return runSet(runs.complete[ozerPreset(set).Name(b)]) }
@@ -129,8 +130,12 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 	}
 	for _, set := range ozerSettings {
 		if cmp := modeComparison(get(set), getB(set), ozerRows, "BFL-P"); cmp != "" {
+			how := ozerModeMechanisms
+			if init := ozerInitShift(get(set), getB(set)); init != "" {
+				how += " " + init
+			}
 			s.Blocks = append(s.Blocks, fmt.Sprintf("**What BFL-P's code changes** (%s): the same rows, seeds and budget in both modes.\n\n%s\n\n%s",
-				setTitle(set), cmp, ozerModeMechanisms))
+				setTitle(set), cmp, how))
 		}
 	}
 	// Table 4: learned spread, FVBWA, non-IID.

@@ -92,3 +92,21 @@ func TestOzerSectionComparesModes(t *testing.T) {
 		}
 	}
 }
+
+func TestOzerInitShift(t *testing.T) {
+	// FED: 70 % in both seeds' text runs, 65 % in BFL-P mode: Δ = -5.00, SE 0 (no spread over seeds).
+	// The variational rows: GAA +5.00 and AALV +1.00 (as in TestModeComparison).
+	text := append(append(modeRuns("FVBWA-GAA", []float64{0.79, 0.80, 0.81}, 2), modeRuns("FVBWA-AALV", []float64{0.79, 0.80, 0.81}, 2)...),
+		modeRuns("FED", []float64{0.7, 0.7, 0.7}, 0)...)
+	bflp := append(append(modeRuns("FVBWA-GAA", []float64{0.84, 0.85, 0.86}, 4), modeRuns("FVBWA-AALV", []float64{0.80, 0.81, 0.82}, 2)...),
+		modeRuns("FED", []float64{0.65, 0.65, 0.65}, 0)...)
+	got := ozerInitShift(text, bflp)
+	for _, want := range []string{"FED's Δ Acc of -5.00 ± 0.00 points", "the 2 variational rows", "move by +1.00 to +5.00 points"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ozerInitShift lacks %q; got %q", want, got)
+		}
+	}
+	if s := ozerInitShift(text, bflp.where("variant", "FVBWA-GAA")); s != "" {
+		t.Errorf("FED in one mode only: got %q, want nothing", s)
+	}
+}
