@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"os"
@@ -199,5 +200,29 @@ func TestCheckPages(t *testing.T) {
 				t.Errorf("%d failed charts, want 1: %+v", len(rep.Failed()), rep.Charts)
 			}
 		})
+	}
+}
+
+// A check that runs out of time is tried again, attempts times in all, each attempt saying so; one
+// that fails for another reason (a blank chart) is not repeated.
+func TestCheckRetrying(t *testing.T) {
+	needBrowser(t)
+	dir := t.TempDir()
+	var log strings.Builder
+	path := page(t, dir, "slow.html", chartHTML(t, "drawn"))
+	_, err := checkRetrying(path, Options{}, time.Millisecond, &log)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("each of %d attempts ran out", attempts)) {
+		t.Errorf("a check that never has time: %v", err)
+	}
+	if n := strings.Count(log.String(), "trying again"); n != attempts-1 {
+		t.Errorf("%d retries announced, want %d:\n%s", n, attempts-1, log.String())
+	}
+	log.Reset()
+	blankPage := page(t, dir, "blank.html", blank)
+	if _, err := checkRetrying(blankPage, Options{}, 2*time.Minute, &log); err == nil || !strings.Contains(err.Error(), "blank") {
+		t.Errorf("a blank chart: %v", err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("a chart failure was retried:\n%s", log.String())
 	}
 }
