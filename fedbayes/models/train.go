@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"fedbayes.dev/fedbayes/internal/catch"
@@ -206,16 +207,6 @@ func (t *Trainer) buildStep(ctx *context.Context, x, y, n, mask, active *Node, k
 	return []*Node{loss, nll, b.kl}
 }
 
-// allTrue reports whether every entry of active is true (nil: every client active).
-func allTrue(active []bool) bool {
-	for _, a := range active {
-		if !a {
-			return false
-		}
-	}
-	return true
-}
-
 // nll is the mean negative log-likelihood per client, [K], of outputs out [K, B, C] for targets y [K, B].
 func (b *builder) nll(out, y *Node) *Node { return b.nllMasked(out, y, nil) }
 
@@ -288,7 +279,7 @@ func (t *Trainer) Step(batch Batch) (StepStats, error) {
 	n := m.tensorOf(sizes, []int{k})
 	var outs []*tensors.Tensor
 	exec := t.exec
-	if t.execAll != nil && allTrue(batch.Active) {
+	if t.execAll != nil && !slices.Contains(batch.Active, false) { // nil Active: every client active
 		exec = t.execAll
 	}
 	if err := catch.Do(func() { outs = exec.MustExec(x, y, n, mask, active) }); err != nil {

@@ -66,9 +66,11 @@ func directConv(xs, ks shapes.Shape, axes backends.ConvolveAxesConfig, strides [
 // validUnit reports whether the convolution has two spatial axes, no padding, unit strides and no
 // dilation.
 func (g *convGeometry) validUnit() bool {
-	if len(g.in) != 2 {
-		return false
-	}
+	return len(g.in) == 2 && g.validUnitAxes()
+}
+
+// validUnitAxes reports whether every spatial axis has no padding, unit strides and no dilation.
+func (g *convGeometry) validUnitAxes() bool {
 	for i := range g.in {
 		if g.stride[i] != 1 || g.kDil[i] != 1 || g.inDil[i] != 1 || g.padLow[i] != 0 ||
 			g.out[i]+g.kernel[i]-1 != g.in[i] {
@@ -99,8 +101,8 @@ func convSixteen(g convGeometry, x, w, y []float32) {
 	}
 	rows := g.batch * o0
 	rowsPerChunk := max(1, chunkElems/(o1*16*k0*k1*cin/8))
-	parallelDo((rows+rowsPerChunk-1)/rowsPerChunk, func(c int) {
-		for row := c * rowsPerChunk; row < min(rows, (c+1)*rowsPerChunk); row++ {
+	parallelChunks(rows, rowsPerChunk, func(lo, hi int) {
+		for row := lo; row < hi; row++ {
 			b, oy := row/o0, row%o0
 			xr := x[(b*s0+oy)*s1*cin : (b+1)*s0*s1*cin]
 			yr := y[row*o1*16 : (row+1)*o1*16]
@@ -146,8 +148,8 @@ func convOneChannel(g convGeometry, x, w, y []float32) {
 	}
 	rows := g.batch * o0
 	rowsPerChunk := max(1, chunkElems/(o1*cout*k0*k1/4))
-	parallelDo((rows+rowsPerChunk-1)/rowsPerChunk, func(c int) {
-		for row := c * rowsPerChunk; row < min(rows, (c+1)*rowsPerChunk); row++ {
+	parallelChunks(rows, rowsPerChunk, func(lo, hi int) {
+		for row := lo; row < hi; row++ {
 			b, oy := row/o0, row%o0
 			xr := x[b*s0*s1+oy*s1 : (b+1)*s0*s1]
 			yr := y[row*o1*cout : (row+1)*o1*cout]
@@ -217,9 +219,7 @@ func kernelGradOneChannel(f convGeometry, x, dy, dw []float32) {
 	})
 	total := partial[:accLen] // block 0, then the others added in order
 	for blk := 1; blk < blocks; blk++ {
-		for i, v := range partial[blk*accLen : (blk+1)*accLen] {
-			total[i] += v
-		}
+		addTo(total, partial[blk*accLen:(blk+1)*accLen])
 	}
 	for t := range nTaps {
 		copy(dw[t*cout:(t+1)*cout], total[t*8:t*8+cout])
@@ -277,9 +277,7 @@ func kernelGradSixteen(f convGeometry, x, dy, dw []float32) {
 	})
 	total := partial[:accLen]
 	for blk := 1; blk < blocks; blk++ {
-		for i, v := range partial[blk*accLen : (blk+1)*accLen] {
-			total[i] += v
-		}
+		addTo(total, partial[blk*accLen:(blk+1)*accLen])
 	}
 	for q := range nPairs {
 		t, i := q/cin, q%cin

@@ -15,14 +15,8 @@ package simplegoplus
 // kernel's width.
 func (g *convGeometry) wideRows() bool {
 	n := len(g.in)
-	if n < 2 {
+	if n < 2 || !g.validUnitAxes() {
 		return false
-	}
-	for i := range n {
-		if g.stride[i] != 1 || g.kDil[i] != 1 || g.inDil[i] != 1 || g.padLow[i] != 0 ||
-			g.out[i]+g.kernel[i]-1 != g.in[i] {
-			return false
-		}
 	}
 	// The wide gemm does in[last]/out[last] times the work: worth it while that ratio is small.
 	return 4*g.in[n-1] <= 5*g.out[n-1]+4*g.kernel[n-1]

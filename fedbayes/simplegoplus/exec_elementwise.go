@@ -1,9 +1,10 @@
 package simplegoplus
 
 import (
-	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"math"
 	"slices"
+
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 
 	"fedbayes.dev/fedbayes/internal/fastmath"
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
@@ -469,13 +470,15 @@ func binaryParallel[T float32 | float64](op backends.OpType, aBuf, bBuf, outBuf 
 	a, _ := flatOf[T](aBuf)
 	b, _ := flatOf[T](bBuf)
 	out, _ := flatOf[T](outBuf)
-	part := func(x []T, lo, hi int) []T {
-		if len(x) == 1 {
-			return x
-		}
-		return x[lo:hi]
+	parallelRange(len(out), func(lo, hi int) { binaryKernel(op, chunkOf(a, lo, hi), chunkOf(b, lo, hi), out[lo:hi]) })
+}
+
+// chunkOf is x[lo:hi], or x itself when it holds a single value (an operand repeated over the output).
+func chunkOf[T any](x []T, lo, hi int) []T {
+	if len(x) == 1 {
+		return x
 	}
-	parallelRange(len(out), func(lo, hi int) { binaryKernel(op, part(a, lo, hi), part(b, lo, hi), out[lo:hi]) })
+	return x[lo:hi]
 }
 
 // execBroadcastInDim broadcasts with runs: the output is walked over its leading axes, and each

@@ -1,9 +1,10 @@
 package simplegoplus
 
 import (
-	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"math"
 	"unsafe"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"

@@ -1,8 +1,9 @@
 package simplegoplus
 
 import (
-	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"slices"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"

@@ -1,9 +1,10 @@
 package simplegoplus
 
 import (
-	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"fmt"
 	"unsafe"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -40,13 +41,7 @@ func execCompare(backend *simplego.Backend, node *simplego.Node, inputs []*simpl
 func compareParallel[T float32 | float64](op backends.OpType, aBuf, bBuf *simplego.Buffer, y []bool) {
 	a, _ := flatOf[T](aBuf)
 	b, _ := flatOf[T](bBuf)
-	part := func(x []T, lo, hi int) []T {
-		if len(x) == 1 {
-			return x
-		}
-		return x[lo:hi]
-	}
-	parallelRange(len(y), func(lo, hi int) { compareKernel(op, part(a, lo, hi), part(b, lo, hi), y[lo:hi]) })
+	parallelRange(len(y), func(lo, hi int) { compareKernel(op, chunkOf(a, lo, hi), chunkOf(b, lo, hi), y[lo:hi]) })
 }
 
 // mirroredCompare is the comparison with its operands swapped: c op x is x mirroredCompare[op] c.
@@ -221,14 +216,8 @@ func whereBits[U uint32 | uint64](cond []bool, t, f, y []U) {
 	parallelRange(len(y), func(lo, hi int) {
 		if y32, ok := any(y).([]uint32); ok {
 			// The vector loop first (same selection), the loops below finish the chunk.
-			part := func(x []U) []uint32 {
-				x32 := any(x).([]uint32)
-				if len(x32) == 1 {
-					return x32
-				}
-				return x32[lo:hi]
-			}
-			lo += simd.Where32(cond[lo:hi], part(t), part(f), y32[lo:hi])
+			t32, f32 := any(t).([]uint32), any(f).([]uint32)
+			lo += simd.Where32(cond[lo:hi], chunkOf(t32, lo, hi), chunkOf(f32, lo, hi), y32[lo:hi])
 		}
 		c := c8[lo:hi]
 		out := y[lo:hi]

@@ -72,12 +72,7 @@ func sliceRuns[T any](in, out *simplego.Buffer, dims, outDims []int, p *sliceDat
 		}
 	}
 	// A strided last axis leaves inner == rank and run == 1: every axis is walked by the counter.
-	strides := make([]int, rank) // in's element strides
-	s := 1
-	for a := rank - 1; a >= 0; a-- {
-		strides[a] = s
-		s *= dims[a]
-	}
+	strides := spatialStrides(dims, 1) // in's element strides
 	base := 0
 	for a := range rank {
 		base += p.starts[a] * strides[a]

@@ -1,13 +1,14 @@
 package simplegoplus
 
 import (
-	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
 	"fmt"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"os"
 	"reflect"
 	"sync"
+
+	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 
 	"github.com/gomlx/gomlx/backends/simplego"
 )

@@ -1,8 +1,9 @@
 package simplegoplus
 
 import (
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"slices"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 
 	"github.com/gomlx/gomlx/backends"
 )

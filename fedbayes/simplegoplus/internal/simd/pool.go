@@ -46,12 +46,9 @@ func rowWindows(lenX int, taps []int, n, inStep, run int) int {
 		return 0
 	}
 	done := n - 1
-	hi := 0
-	for _, t := range taps {
-		if t < 0 {
-			return 0
-		}
-		hi = max(hi, t)
+	hi, ok := maxOffset(taps)
+	if !ok {
+		return 0
 	}
 	if hi+(done-1)*inStep+roundUp8(run) > lenX {
 		return 0
