@@ -12,9 +12,6 @@ import (
 // with one variant per method, labelled by the method (fedbayes run fedbe-fmnist-fast).
 var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast"}
 
-// chenLabel is the results label of a run's method in the FedBE presets: the engine's variant label.
-const chenLabel = "variant"
-
 // chenCIFAR10 is Chen & Chao's non-IID CIFAR-10 accuracy (%) with the ConvNet and Dirichlet clients
 // (poster, "Non-i.i.d CIFAR-10" table): FedAvg, FedBE (w/o SWA) and FedBE; the poster gives no
 // Fashion-MNIST numbers and no Dirichlet-distribution row.
@@ -44,9 +41,9 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 	rs := runSet(runs.complete[chenPreset.Name(b)])
 	methods := predictive.RoundsMethods
 	s.Blocks = append(s.Blocks, "Final round, ours (Fashion-MNIST) beside the poster's ConvNet on Dirichlet non-IID CIFAR-10:\n\n"+
-		compareTable(rs, chenLabel, methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
+		compareTable(rs, "variant", methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
 	for _, m := range []metricCol{colAcc, colNLL} {
-		series := learningSeries(rs, chenLabel, methods, m.name, m.scale)
+		series := learningSeries(rs, "variant", methods, m.name, m.scale)
 		if len(series) == 0 {
 			continue
 		}
@@ -59,7 +56,7 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 
 // chenFindings checks the poster's non-IID table: FedBE above FedAvg, and SWA adding to it.
 func chenFindings(rs runSet) []Finding {
-	acc := func(method string) stat { return rs.where(chenLabel, method).summary(results.Accuracy) }
+	acc := func(method string) stat { return rs.where("variant", method).summary(results.Accuracy) }
 	compare := func(f Finding, lo, hi string) Finding {
 		a, b := acc(lo), acc(hi)
 		switch {

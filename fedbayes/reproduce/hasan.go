@@ -15,10 +15,6 @@ import (
 // FedAvg; Chen & Chao's multi-round comparison is paper 004 (chen.go).
 var hasanPreset = Preset{Full: "fmnist-full", Medium: "fmnist-medium", Reduced: "fmnist-fast"}
 
-// hasanMethod is the label that names a run's method: the engine preset's variant (the predictive
-// method names, predictive.ClassificationMethods).
-const hasanMethod = "variant"
-
 // hasanH are the heterogeneity values of Hasan (2023), Tables 3.1 and B.5-B.7.
 var hasanH = []string{"0", "0.3", "0.6", "0.9"}
 
@@ -55,7 +51,7 @@ func hTable(rs runSet, methods []string, m metricCol, refs map[string]map[string
 	for _, meth := range methods {
 		b.WriteString("| " + meth + " |")
 		for _, h := range hasanH {
-			b.WriteString(" " + rs.where(hasanMethod, meth).where("h", h).summary(m.name).format(m.scale, m.digits) + " |")
+			b.WriteString(" " + rs.where("variant", meth).where("h", h).summary(m.name).format(m.scale, m.digits) + " |")
 			if refs != nil {
 				r, ok := refs[meth][h]
 				if !ok {
@@ -94,7 +90,7 @@ func hasanSection(b Budget, runs paperRuns) (*Section, error) {
 		"Test NLL (ours; the thesis shows NLL only in figures):\n\n"+hTable(rs, methods, colNLL, nil),
 		"Test ECE (%) (ours):\n\n"+hTable(rs, methods, colECE, nil))
 	for _, m := range []metricCol{colNLL, colAcc} {
-		series := versusSeries(rs, hasanMethod, methods, "h", hasanH, hValues(), m.name, m.scale)
+		series := versusSeries(rs, "variant", methods, "h", hasanH, hValues(), m.name, m.scale)
 		if len(series) == 0 {
 			continue
 		}
@@ -116,7 +112,7 @@ func hasanFindings(rs runSet) []Finding {
 			at := rs.where("h", h)
 			vals := map[string]float64{}
 			for _, m := range predictive.ClassificationMethods {
-				if st := at.where(hasanMethod, m).summary(results.NLL); st.ok() {
+				if st := at.where("variant", m).summary(results.NLL); st.ok() {
 					vals[m] = st.Mean
 				}
 			}
@@ -137,8 +133,8 @@ func hasanFindings(rs runSet) []Finding {
 	}
 	{
 		f := Finding{Claim: "At h = 0.3 the BCM beats one-round FedAvg in accuracy", Source: "Table 3.1 (FMNIST 85.60% against 37.52%)"}
-		bcm := rs.where("h", "0.3").where(hasanMethod, predictive.MethodBCM).summary(results.Accuracy)
-		fa := rs.where("h", "0.3").where(hasanMethod, predictive.MethodFedAvg).summary(results.Accuracy)
+		bcm := rs.where("h", "0.3").where("variant", predictive.MethodBCM).summary(results.Accuracy)
+		fa := rs.where("h", "0.3").where("variant", predictive.MethodFedAvg).summary(results.Accuracy)
 		switch {
 		case !bcm.ok() || !fa.ok():
 			f.Verdict, f.Evidence = NotRun, "no runs at h = 0.3"
@@ -161,10 +157,10 @@ func hasanFindings(rs runSet) []Finding {
 		var lost []string
 		for _, h := range hasanH {
 			at := rs.where("h", h)
-			bcm := at.where(hasanMethod, predictive.MethodBCM).summary(results.Accuracy)
+			bcm := at.where("variant", predictive.MethodBCM).summary(results.Accuracy)
 			for _, m := range []string{predictive.MethodFedAvg, predictive.MethodFedPA, predictive.MethodEPMCMC, predictive.MethodFedBE,
 				predictive.MethodOneshot, predictive.MethodFedKT} {
-				o := at.where(hasanMethod, m).summary(results.Accuracy)
+				o := at.where("variant", m).summary(results.Accuracy)
 				if bcm.ok() && o.ok() {
 					all++
 					if bcm.Mean > o.Mean {
@@ -191,7 +187,7 @@ func hasanFindings(rs runSet) []Finding {
 		var ev []string
 		for _, h := range hasanH[1:] {
 			at := rs.where("h", h)
-			be, fa := at.where(hasanMethod, predictive.MethodFedBE).summary(results.Accuracy), at.where(hasanMethod, predictive.MethodFedAvg).summary(results.Accuracy)
+			be, fa := at.where("variant", predictive.MethodFedBE).summary(results.Accuracy), at.where("variant", predictive.MethodFedAvg).summary(results.Accuracy)
 			if be.ok() && fa.ok() {
 				all++
 				if below(fa, be) {

@@ -21,7 +21,7 @@ func (m modeShift) se() float64 { return math.Hypot(m.text.se(), m.code.se()) }
 // significant reports whether the modes differ by more than twice their combined standard error,
 // the report's verdict rule.
 func (m modeShift) significant() bool {
-	return m.text.ok() && m.code.ok() && math.Abs(m.delta()) > 2*m.se()
+	return below(m.text, m.code) || below(m.code, m.text)
 }
 
 // modeColumns are the metrics compared between the two modes.

@@ -319,7 +319,7 @@ func TestChenFindings(t *testing.T) {
 		var out runSet
 		for m, a := range acc {
 			for seed := int64(1); seed <= 2; seed++ {
-				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{chenLabel: m}, map[string]float64{results.Accuracy: a + 0.002*float64(seed)}))
+				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{"variant": m}, map[string]float64{results.Accuracy: a + 0.002*float64(seed)}))
 			}
 		}
 		return out
