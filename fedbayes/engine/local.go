@@ -243,16 +243,11 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 			}
 			for j, job := range in.jobs {
 				active[j] = s < steps[j]
-				if active[j] {
-					seen += fill.fill(x, labels, targets, mask, j, job.indices, orders[j], s*b)
-				} else {
-					clear(x[j*b*ex : (j+1)*b*ex])
-					clear(labels[j*b : (j+1)*b])
-					if targets != nil {
-						clear(targets[j*b : (j+1)*b])
-					}
-					clear(mask[j*b : (j+1)*b])
+				start := s * b
+				if !active[j] {
+					start = len(orders[j]) // past the order: fill clears the whole slot
 				}
+				seen += fill.fill(x, labels, targets, mask, j, job.indices, orders[j], start)
 			}
 			stats, err := t.Step(models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: sizes, Mask: mask, Active: active})
 			if err != nil {
