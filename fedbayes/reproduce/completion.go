@@ -3,6 +3,8 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
+	"time"
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
@@ -87,7 +89,17 @@ type wallTime struct {
 	// number of those rounds.
 	Estimated float64
 	Untimed   int
+	// spans place the finished runs in time, for the elapsed time; Unplaced is the time of the
+	// runs without a finishing time (unfinished ones), in seconds.
+	spans    []span
+	Unplaced float64
 }
+
+// span is the stretch of time one finished run took: it ended when its status was written and
+// lasted its recorded plus estimated time, but began no earlier than its run.json was written (when
+// its command began, at the latest when it first started). A run resumed after a break is placed
+// as if it had run without one, just before it finished.
+type span struct{ start, end time.Time }
 
 // add counts one run: its rows, and the rounds before its last row (or its final round, when
 // completed) that have no row.
@@ -96,6 +108,8 @@ func (w *wallTime) add(r results.Run) {
 	if len(r.Rows) == 0 {
 		return
 	}
+	before := w.total()
+	defer func() { w.place(r, w.total()-before) }()
 	var train float64
 	for _, row := range r.Rows {
 		w.Recorded += row.Time.Total()
@@ -112,8 +126,43 @@ func (w *wallTime) add(r results.Run) {
 	}
 }
 
-// total is the recorded plus the estimated time, in seconds.
+// place records that run r took seconds.
+func (w *wallTime) place(r results.Run, seconds float64) {
+	end, err := time.Parse(time.RFC3339, r.Status.Time)
+	if r.Status.State == "" || err != nil {
+		w.Unplaced += seconds
+		return
+	}
+	start := end.Add(-time.Duration(seconds * float64(time.Second)))
+	if first, err := time.Parse(time.RFC3339, r.Meta.Info.Time); err == nil && first.After(start) && !first.After(end) {
+		start = first
+	}
+	w.spans = append(w.spans, span{start: start, end: end})
+}
+
+// total is the recorded plus the estimated time, in seconds: the sum over the runs.
 func (w wallTime) total() float64 { return w.Recorded + w.Estimated }
+
+// elapsed is the time during which at least one run went, in seconds: the union of the finished
+// runs' spans plus the unplaced time. It is below total when runs went at the same time (for
+// example two queues of runs, one per core).
+func (w wallTime) elapsed() float64 {
+	spans := slices.Clone(w.spans)
+	slices.SortFunc(spans, func(a, b span) int { return a.start.Compare(b.start) })
+	sum := w.Unplaced
+	var covered time.Time // the end of the union so far
+	for _, sp := range spans {
+		start := sp.start
+		if start.Before(covered) {
+			start = covered
+		}
+		if sp.end.After(start) {
+			sum += sp.end.Sub(start).Seconds()
+			covered = sp.end
+		}
+	}
+	return sum
+}
 
 // String states the wall time for the report's header.
 func (w wallTime) String() string {
@@ -125,6 +174,10 @@ func (w wallTime) String() string {
 	if w.Untimed > 0 {
 		s += fmt.Sprintf(", plus %s estimated for the %d %s that were not evaluated and so not timed "+
 			"(their training and aggregation at the mean of the same run's timed rounds)", hours(w.Estimated), w.Untimed, plural(w.Untimed, "round"))
+	}
+	if e := w.elapsed(); w.total()-e >= 60 {
+		s += fmt.Sprintf("; runs went at the same time, so %s elapsed (each run placed just before it finished and not before "+
+			"it started, time shared by runs counted once)", hours(e))
 	}
 	return s
 }

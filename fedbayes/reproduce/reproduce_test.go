@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
@@ -474,5 +475,52 @@ func TestChenRefusesOldRuns(t *testing.T) {
 	err = chenPreset.run(context.Background(), Reduced, filepath.Join(dir, "004"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
 		t.Errorf("running the preset over an old run: %v; want a refusal that says why", err)
+	}
+}
+
+// TestWallTimeElapsed checks the elapsed time by hand: runs that finished while others went are
+// counted once, runs one after another add up, and unfinished runs are added whole.
+func TestWallTimeElapsed(t *testing.T) {
+	// run is a completed one-round run of sec seconds that finished at minute end.
+	run := func(end int, sec float64) results.Run {
+		at := time.Date(2026, 11, 24, 8, end, 0, 0, time.UTC).Format(time.RFC3339)
+		return results.Run{Status: results.Status{State: results.Completed, Round: 1, Time: at},
+			Rows: []results.Row{{Round: 1, Time: results.Timing{LocalSeconds: sec}}}}
+	}
+	unfinished := results.Run{Rows: []results.Row{{Round: 1, Time: results.Timing{LocalSeconds: 300}}}}
+	// started is run(end, sec) with run.json written at minute start.
+	started := func(start, end int, sec float64) results.Run {
+		r := run(end, sec)
+		r.Meta.Info.Time = time.Date(2026, 11, 24, 8, start, 0, 0, time.UTC).Format(time.RFC3339)
+		return r
+	}
+	for _, tc := range []struct {
+		name           string
+		runs           []results.Run
+		total, elapsed float64
+		says           bool
+	}{
+		{"one after another", []results.Run{run(10, 600), run(20, 600)}, 1200, 1200, false},
+		// Two queues: [0, 10] and [0, 10] minutes, then [10, 20] beside [5, 20].
+		{"two at once", []results.Run{run(10, 600), run(10, 600), run(20, 600), run(20, 900)}, 2700, 1200, true},
+		// [0, 20] contains [5, 15].
+		{"contained", []results.Run{run(20, 1200), run(15, 600)}, 1800, 1200, true},
+		{"unfinished added whole", []results.Run{run(10, 600), run(10, 600), unfinished}, 1500, 900, true},
+		{"a gap", []results.Run{run(10, 600), run(40, 600)}, 1200, 1200, false},
+		// A run's time overestimated: 15 min that began at minute 10 span [10, 20], not [5, 20].
+		{"not before its start", []results.Run{started(0, 10, 600), started(10, 20, 900)}, 1500, 1200, true},
+		// Resumed after a break: started at 0, finished at 40 after 10 min: [30, 40].
+		{"resumed", []results.Run{started(0, 10, 600), started(0, 40, 600)}, 1200, 1200, false},
+	} {
+		var w wallTime
+		for _, r := range tc.runs {
+			w.add(r)
+		}
+		if math.Abs(w.total()-tc.total) > 1e-9 || math.Abs(w.elapsed()-tc.elapsed) > 1e-6 {
+			t.Errorf("%s: total %g s, elapsed %g s; want %g, %g", tc.name, w.total(), w.elapsed(), tc.total, tc.elapsed)
+		}
+		if got := strings.Contains(w.String(), "elapsed"); got != tc.says {
+			t.Errorf("%s: %q mentions the elapsed time: %v, want %v", tc.name, w.String(), got, tc.says)
+		}
 	}
 }
