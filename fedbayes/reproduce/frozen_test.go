@@ -103,3 +103,40 @@ func TestBFLPSpreadFinding(t *testing.T) {
 		t.Error("no runs: want no finding")
 	}
 }
+
+// TestBFLPTable4Finding checks the measured-against-Table-4 finding on fake 10-client runs: Table 4's
+// own spreads hold; the medium budget's measured ones (EAA 9.55, AALV 2.28, PPA 5.04) miss on
+// those three and say why (the frozen AALV at this budget, the rounds EAA and PPA had); a GAA off
+// by 20 % is blamed on the client sizes.
+func TestBFLPTable4Finding(t *testing.T) {
+	acc := map[string]float64{"FED": 0.5, "FEDAVG": 0.5, "EAA": 0.5, "PPA": 0.5, "GAA": 0.5, "AALV": 0.5, "CF": 0.5}
+	for _, c := range []struct {
+		name   string
+		spread map[string]float64
+		want   Verdict
+		why    []string
+	}{
+		{"paper", map[string]float64{"EAA": 15.48, "GAA": 3.93, "AALV": 2.81, "PPA": 18.40, "CF": 1.40}, Holds, nil},
+		{"medium", map[string]float64{"EAA": 9.55, "GAA": 3.92, "AALV": 2.28, "PPA": 5.04, "CF": 1.39}, Partly,
+			[]string{"AALV's frozen spread", "EAA's and PPA's variances"}},
+		{"gaa", map[string]float64{"EAA": 15.48, "GAA": 3.93 * 1.2, "AALV": 2.81, "PPA": 18.40, "CF": 1.40}, Partly,
+			[]string{"client sizes"}},
+		{"none", map[string]float64{"EAA": 1, "GAA": 1, "AALV": 1, "PPA": 1, "CF": 10}, Fails, nil},
+	} {
+		f, ok := ozerBFLPTable4(Medium, "c10-dirichlet", runSet(ozerRuns(acc, c.spread)))
+		if !ok || f.Verdict != c.want {
+			t.Errorf("%s: %v %s (%s), want %s", c.name, ok, f.Verdict, f.Evidence, c.want)
+		}
+		for _, w := range c.why {
+			if !strings.Contains(f.Why, w) {
+				t.Errorf("%s: why %q lacks %q", c.name, f.Why, w)
+			}
+		}
+		if c.want == Holds && f.Why != "" {
+			t.Errorf("%s: holds but explains %q", c.name, f.Why)
+		}
+	}
+	if _, ok := ozerBFLPTable4(Medium, "c10-dirichlet", nil); ok {
+		t.Error("no runs: want no finding")
+	}
+}

@@ -177,6 +177,9 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 		if f, ok := ozerBFLPSpread(b, set, getB(set)); ok {
 			s.Findings = append(s.Findings, f)
 		}
+		if f, ok := ozerBFLPTable4(b, set, getB(set)); ok {
+			s.Findings = append(s.Findings, f)
+		}
 	}
 	return s, nil
 }
