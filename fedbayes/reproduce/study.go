@@ -89,7 +89,17 @@ func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) erro
 	if err := engine.RefuseOldRounds(dir); err != nil {
 		return err
 	}
-	_, err = engine.Run(ctx, spec, engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true})
+	eo := engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true}
+	if opt.Workers > 1 {
+		refs, err := engine.RunList(spec)
+		if err != nil {
+			return err
+		}
+		if eo.Runs = engine.WorkerRuns(len(refs), opt.Worker, opt.Workers); len(eo.Runs) == 0 {
+			return nil // fewer runs than workers: nothing for this one
+		}
+	}
+	_, err = engine.Run(ctx, spec, eo)
 	return err
 }
 
@@ -154,6 +164,56 @@ type Options struct {
 	Progress progress.Reporter
 	// Log receives one line per preset and the predictive runs' progress (nil: silent).
 	Log io.Writer
+	// Worker and Workers, when Workers > 1, run only the runs Worker, Worker + Workers, ... (by
+	// their index in engine.RunList) of each preset: the share of one of Workers processes that
+	// run the same selection side by side (fedbayes reproduce -jobs).
+	Worker, Workers int
+}
+
+// selection is one preset Run runs: the paper, the preset's name at the budget and the paper's
+// results directory.
+type selection struct {
+	paper  *Paper
+	preset Preset
+	name   string
+	dir    string
+}
+
+// selected lists the presets of the papers that Run runs with opt, in order.
+func selected(papers []*Paper, opt Options) []selection {
+	want := map[string]bool{}
+	for _, n := range opt.Presets {
+		want[n] = true
+	}
+	var out []selection
+	for _, p := range papers {
+		for _, pr := range p.Presets {
+			if name := pr.Name(opt.Budget); len(want) == 0 || want[name] {
+				out = append(out, selection{paper: p, preset: pr, name: name, dir: filepath.Join(opt.Dir, p.dir())})
+			}
+		}
+	}
+	return out
+}
+
+// RunDirs lists the run directories of every run that Run runs with opt (all workers'), so that a
+// caller running it in several processes can count the finished ones.
+func RunDirs(papers []*Paper, opt Options) ([]string, error) {
+	var dirs []string
+	for _, s := range selected(papers, opt) {
+		spec, err := engine.Preset(s.name)
+		if err != nil {
+			return nil, err
+		}
+		refs, err := engine.RunList(spec)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			dirs = append(dirs, filepath.Join(s.dir, r.Name))
+		}
+	}
+	return dirs, nil
 }
 
 // Run runs every preset of the papers at the budget, resuming interrupted runs and keeping finished
@@ -162,24 +222,16 @@ func Run(ctx context.Context, papers []*Paper, opt Options) error {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	want := map[string]bool{}
-	for _, n := range opt.Presets {
-		want[n] = true
+	if opt.Workers > 1 && (opt.Worker < 0 || opt.Worker >= opt.Workers) {
+		return fmt.Errorf("reproduce: worker %d of %d: want 0 <= worker < workers", opt.Worker, opt.Workers)
 	}
-	for _, p := range papers {
-		dir := filepath.Join(opt.Dir, p.dir())
-		for _, pr := range p.Presets {
-			name := pr.Name(opt.Budget)
-			if len(want) > 0 && !want[name] {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			fmt.Fprintf(opt.Log, "reproduce %s: preset %s -> %s\n", p.ID, name, dir)
-			if err := pr.run(ctx, opt.Budget, dir, opt); err != nil {
-				return fmt.Errorf("reproduce %s: %s: %w", p.ID, name, err)
-			}
+	for _, s := range selected(papers, opt) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fmt.Fprintf(opt.Log, "reproduce %s: preset %s -> %s\n", s.paper.ID, s.name, s.dir)
+		if err := s.preset.run(ctx, opt.Budget, s.dir, opt); err != nil {
+			return fmt.Errorf("reproduce %s: %s: %w", s.paper.ID, s.name, err)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -31,6 +32,8 @@ func runReproduce(args []string, stdout io.Writer) error {
 	runOnly := fs.Bool("run-only", false, "run the presets and write no report (what a task of -slurm runs)")
 	slurm := fs.Bool("slurm", false, "submit the presets to Slurm instead of running them (engine presets as job arrays, one task per run; the others as one task each); afterwards: -report-only")
 	dryRun := fs.Bool("dry-run", false, "with -slurm: write the sbatch scripts and submit nothing")
+	jobs := fs.Int("jobs", 1, "run the presets' runs in this many worker processes, each with a share of the cores (same numbers as one process)")
+	worker := fs.String("worker", "", "run only the runs k, k+N, k+2N, ... of each preset (k/N; how -jobs starts its workers)")
 	resources := resourceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -48,6 +51,15 @@ func runReproduce(args []string, stdout io.Writer) error {
 	}
 	if *slurm {
 		return submitReproduce(sel, *budget, b, *dir, splitList(*presets), resources(), *dryRun, stdout)
+	}
+	runOpts := reproduce.Options{Dir: *dir, Budget: b, Presets: splitList(*presets), Progress: runProgress(stdout), Log: stdout}
+	if *worker != "" {
+		if runOpts.Worker, runOpts.Workers, err = parseWorker(*worker); err != nil {
+			return err
+		}
+	}
+	if *jobs < 1 {
+		return fmt.Errorf("%w: -jobs %d: want at least 1", errUsage, *jobs)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -68,7 +80,11 @@ func runReproduce(args []string, stdout io.Writer) error {
 	}()
 	command := "fedbayes reproduce " + strings.Join(args, " ")
 	if !*reportOnly {
-		err := reproduce.Run(ctx, sel, reproduce.Options{Dir: *dir, Budget: b, Presets: splitList(*presets), Progress: runProgress(stdout), Log: stdout})
+		if *jobs > 1 && *worker == "" {
+			err = reproduceJobs(ctx, sel, runOpts, *jobs, *papers, *budget, stdout)
+		} else {
+			err = reproduce.Run(ctx, sel, runOpts)
+		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted; finished runs are kept: run the same command again to continue")
 		}
@@ -94,4 +110,28 @@ func runReproduce(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s: %d findings: %d hold, %d hold in part, %d do not hold, %d not run\n", *out, len(findings),
 		counts[reproduce.Holds], counts[reproduce.Partly], counts[reproduce.Fails], counts[reproduce.NotRun])
 	return nil
+}
+
+// reproduceJobs runs the selected presets in jobs worker processes (`fedbayes reproduce -run-only
+// -worker k/N` with the same selection), each with a share of the cores, and waits for them; see
+// runWorkers.
+func reproduceJobs(ctx context.Context, sel []*reproduce.Paper, opt reproduce.Options, jobs int, papers, budget string, stdout io.Writer) error {
+	runDirs, err := reproduce.RunDirs(sel, opt)
+	if err != nil {
+		return err
+	}
+	if len(runDirs) == 0 {
+		return nil
+	}
+	worker := func(k, n int) []string {
+		args := []string{"reproduce", "-run-only", "-budget", budget, "-results", opt.Dir, "-worker", fmt.Sprintf("%d/%d", k, n)}
+		if papers != "" {
+			args = append(args, "-papers", papers)
+		}
+		if len(opt.Presets) > 0 {
+			args = append(args, "-presets", strings.Join(opt.Presets, ","))
+		}
+		return args
+	}
+	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(opt.Dir, ".jobs"), worker, runDirs, stdout)
 }

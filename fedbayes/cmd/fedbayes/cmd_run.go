@@ -109,7 +109,7 @@ func runRun(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if opts.Runs = workerRuns(len(refs), k, n); len(opts.Runs) == 0 {
+		if opts.Runs = engine.WorkerRuns(len(refs), k, n); len(opts.Runs) == 0 {
 			return nil
 		}
 	}

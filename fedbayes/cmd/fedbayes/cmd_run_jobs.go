@@ -19,8 +19,9 @@ import (
 
 // The pure-Go backend keeps about one and a half cores busy with one run (its ops run one at a time;
 // each op splits its work over the cores). A sweep of several runs therefore finishes sooner as
-// several processes with fewer cores each: `fedbayes run -jobs N` starts N worker processes (`-worker
-// k/N`: the runs whose index is k modulo N), each with GOMAXPROCS = cores / N, and waits for them.
+// several processes with fewer cores each: `fedbayes run -jobs N` and `fedbayes reproduce -jobs N`
+// start N worker processes (`-worker k/N`: the runs whose index is k modulo N, of the spec or of each
+// preset), each with GOMAXPROCS = cores / N, and wait for them.
 // Results are the same bit for bit whatever the number of cores (simplegoplus splits work by shape
 // only), so a sweep run with -jobs gives the numbers of one run without it.
 
@@ -38,69 +39,74 @@ func parseWorker(s string) (k, n int, err error) {
 	return k, n, nil
 }
 
-// workerRuns are the indices of the runs worker k of n runs: those with index k modulo n.
-func workerRuns(total, k, n int) []int {
-	var runs []int
-	for i := k; i < total; i += n {
-		runs = append(runs, i)
-	}
-	return runs
-}
-
 // runJobs runs spec's runs in jobs worker processes and returns when they have all stopped. It
 // refuses, before starting anything, run directories that already hold a run unless resume is set.
-// Each worker's terminal output goes to DIR/.jobs/worker-K.log; this process prints a line whenever
-// a run finishes, with the ETA. childArgs are the arguments of the worker command before -worker.
+// childArgs are the arguments of the worker command before -worker.
 func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jobs int, childArgs []string, stdout io.Writer) error {
 	refs, err := engine.RunList(spec)
 	if err != nil {
 		return err
 	}
-	jobs = min(jobs, len(refs))
-	if !resume {
-		for _, r := range refs {
-			if _, err := os.Stat(filepath.Join(dir, r.Name, results.MetaFile)); err == nil {
-				return fmt.Errorf("engine: %s already holds a run; resume it (--resume) or choose another results directory", filepath.Join(dir, r.Name))
-			}
+	runDirs := make([]string, len(refs))
+	for i, r := range refs {
+		runDirs[i] = filepath.Join(dir, r.Name)
+		if _, err := os.Stat(filepath.Join(runDirs[i], results.MetaFile)); err == nil && !resume {
+			return fmt.Errorf("engine: %s already holds a run; resume it (--resume) or choose another results directory", runDirs[i])
 		}
 	}
-	logs := filepath.Join(dir, ".jobs")
+	worker := func(k, n int) []string {
+		return append(append([]string{"run"}, childArgs...), "-o", dir, "--resume", "-no-figures", "-worker", fmt.Sprintf("%d/%d", k, n))
+	}
+	return runWorkers(ctx, min(jobs, len(refs)), filepath.Join(dir, ".jobs"), worker, runDirs, stdout)
+}
+
+// runWorkers starts jobs processes of this program, worker k with the arguments worker(k, jobs) and
+// GOMAXPROCS = cores / jobs, and returns when they have all stopped. Each worker's terminal output
+// goes to logs/worker-K.log; this process prints a line whenever one of runDirs finishes, with the
+// ETA. An interrupt (ctx done) is passed to the workers, which stop between two training steps and
+// leave their runs resumable.
+func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int) []string, runDirs []string, stdout io.Writer) error {
+	jobs = max(jobs, 1)
 	if err := os.MkdirAll(logs, 0o755); err != nil {
-		return fmt.Errorf("run -jobs: %w", err)
+		return fmt.Errorf("-jobs: %w", err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("run -jobs: finding this program: %w", err)
+		return fmt.Errorf("-jobs: finding this program: %w", err)
 	}
 	cores := max(1, runtime.NumCPU()/jobs)
-	type worker struct {
+	type process struct {
 		cmd  *exec.Cmd
 		log  string
 		done chan error
 	}
-	workers := make([]*worker, jobs)
+	workers := make([]*process, jobs)
 	for k := range workers {
-		args := append(append([]string{"run"}, childArgs...), "-o", dir, "--resume", "-no-figures", "-worker", fmt.Sprintf("%d/%d", k, jobs))
-		w := &worker{cmd: exec.Command(self, args...), log: filepath.Join(logs, fmt.Sprintf("worker-%d.log", k)), done: make(chan error, 1)}
+		w := &process{cmd: exec.Command(self, worker(k, jobs)...), log: filepath.Join(logs, fmt.Sprintf("worker-%d.log", k)), done: make(chan error, 1)}
 		f, err := os.Create(w.log)
 		if err != nil {
-			return fmt.Errorf("run -jobs: %w", err)
+			return fmt.Errorf("-jobs: %w", err)
 		}
 		w.cmd.Stdout, w.cmd.Stderr = f, f
 		w.cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", cores))
+		// A process group of its own: a Ctrl-C in the terminal reaches this process only, which
+		// passes it on once (a second signal would make the worker quit at once). Should this
+		// process die without passing it on (SIGKILL, a closed terminal), the worker gets SIGTERM
+		// (Linux) and stops resumable instead of running on unwatched.
+		w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 		if err := w.cmd.Start(); err != nil {
 			f.Close()
-			return fmt.Errorf("run -jobs: starting worker %d: %w", k, err)
+			return fmt.Errorf("-jobs: starting worker %d: %w", k, err)
 		}
 		go func() { w.done <- w.cmd.Wait(); f.Close() }()
 		workers[k] = w
 	}
-	fmt.Fprintf(stdout, "%d runs in %d worker processes of %d core(s) each; their output: %s\n", len(refs), jobs, cores, logs)
+	fmt.Fprintf(stdout, "%d runs in %d worker processes of %d core(s) each; their output: %s\n", len(runDirs), jobs, cores, logs)
 	start := time.Now()
 	finished := func() int {
 		n := 0
-		for _, r := range refs {
-			if st, err := results.ReadRun(filepath.Join(dir, r.Name)); err == nil && (st.Status.State == results.Completed || st.Status.State == results.Diverged) {
+		for _, d := range runDirs {
+			if st, err := results.ReadRun(d); err == nil && (st.Status.State == results.Completed || st.Status.State == results.Diverged) {
 				n++
 			}
 		}
@@ -111,12 +117,17 @@ func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jo
 	var firstErr error
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
+	interrupt := ctx.Done()
 	for running > 0 {
 		select {
-		case <-ctx.Done():
-			// Each worker stops between two training steps and leaves its run resumable.
+		case <-interrupt:
+			// Each worker stops between two training steps and leaves its run resumable. One signal
+			// only: a second one makes a worker quit at once.
+			interrupt = nil
 			for _, w := range workers {
-				_ = w.cmd.Process.Signal(syscall.SIGINT)
+				if w != nil {
+					_ = w.cmd.Process.Signal(syscall.SIGINT)
+				}
 			}
 		case <-tick.C:
 		}
@@ -127,7 +138,7 @@ func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jo
 			select {
 			case err := <-w.done:
 				if err != nil && firstErr == nil && ctx.Err() == nil {
-					firstErr = fmt.Errorf("run -jobs: worker %d stopped: %v (its output: %s)", k, err, w.log)
+					firstErr = fmt.Errorf("-jobs: worker %d stopped: %v (its output: %s)", k, err, w.log)
 				}
 				workers[k], running = nil, running-1
 			default:
@@ -136,10 +147,10 @@ func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jo
 		if n := finished(); n != last {
 			last = n
 			eta := "-"
-			if done := n - before; done > 0 && n < len(refs) {
-				eta = (time.Since(start) / time.Duration(done) * time.Duration(len(refs)-n)).Round(time.Second).String()
+			if done := n - before; done > 0 && n < len(runDirs) {
+				eta = (time.Since(start) / time.Duration(done) * time.Duration(len(runDirs)-n)).Round(time.Second).String()
 			}
-			fmt.Fprintf(stdout, "runs finished: %d/%d, elapsed %s, ETA %s\n", n, len(refs), time.Since(start).Round(time.Second), eta)
+			fmt.Fprintf(stdout, "runs finished: %d/%d, elapsed %s, ETA %s\n", n, len(runDirs), time.Since(start).Round(time.Second), eta)
 		}
 	}
 	if ctx.Err() != nil {

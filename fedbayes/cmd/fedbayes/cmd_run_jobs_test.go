@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestWorkerRuns(t *testing.T) {
 	var all []int
 	for k := 0; k < 3; k++ {
-		all = append(all, workerRuns(7, k, 3)...)
+		all = append(all, engine.WorkerRuns(7, k, 3)...)
 	}
 	slices.Sort(all)
 	if !slices.Equal(all, []int{0, 1, 2, 3, 4, 5, 6}) {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// `fedbayes reproduce -jobs 2` deals a preset's runs out to two worker processes (run 0 to worker 0,
+// run 1 to worker 1), which both start; a SIGTERM to the parent reaches them, each leaves its run
+// resumable (no status), and the parent says how to continue and exits non-zero. (That a run gives
+// the same numbers in a worker is TestRunJobsSameNumbers's: both commands select runs with
+// engine.WorkerRuns.)
+func TestReproduceJobsSharesAndStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two reproduction workers for seconds")
+	}
+	for _, a := range data.Status(data.Dir()) {
+		if a.Name == "fashion-mnist" && !a.Present {
+			t.Skip("fashion-mnist not installed")
+		}
+	}
+	res := t.TempDir()
+	cmd, out := commandProcess(t, "reproduce", "-run-only", "-jobs", "2", "-budget", "reduced", "-papers", "000",
+		"-presets", "ozer2022-fmnist-c10-iid-reduced", "-results", res)
+	runs := []string{filepath.Join(res, "000", "ozer2022-fmnist-c10-iid-reduced-FED-seed0"),
+		filepath.Join(res, "000", "ozer2022-fmnist-c10-iid-reduced-FED-seed1")}
+	for _, r := range runs {
+		waitForGlob(filepath.Join(r, results.CheckpointsDir, "*"), 3*time.Minute)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(t, cmd); code == 0 {
+		t.Fatalf("reproduce -jobs 2 exited 0 after SIGTERM:\n%s", lastLines(out.String(), 12))
+	}
+	for _, want := range []string{"runs in 2 worker processes", "interrupted; finished runs are kept"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, lastLines(out.String(), 12))
+		}
+	}
+	for k, r := range runs {
+		if m, _ := filepath.Glob(filepath.Join(r, results.CheckpointsDir, "*")); len(m) == 0 {
+			t.Errorf("worker %d did not start run %s", k, filepath.Base(r))
+		}
+		if _, err := os.Stat(filepath.Join(r, results.StatusFile)); err == nil {
+			t.Errorf("%s wrote a status, though SIGTERM came in its first rounds", filepath.Base(r))
+		}
+		log, err := os.ReadFile(filepath.Join(res, ".jobs", "worker-"+string(rune('0'+k))+".log"))
+		if err != nil || !strings.Contains(string(log), "stopping the current run") {
+			t.Errorf("worker %d's log (%v) does not show the interrupt:\n%s", k, err, lastLines(string(log), 8))
+		}
+	}
+}
