@@ -61,12 +61,11 @@ func freshRuns(runs []runRef, dir string) []runRef {
 // the dataset's examples (LeNet on 8 x 8 digits), FedKT teachers more than a client has examples, and
 // a pre-training validation split the server set cannot give. It prepares each run's data as the run will
 // (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
-// partition and seed, checks every setting against it, and builds each distinct one-client network
-// once. The error is a *SpecError
+// partition and seed, and checks every setting against it, its one-client network configuration
+// included (models.Config.Validate, which builds nothing). The error is a *SpecError
 // naming the field and the setting, and the seed where the data was drawn with one.
 func checkData(runs []runRef, cache *datasetCache) error {
 	problems := map[string]*problem{}
-	nets := map[string]bool{}
 	for _, r := range runs {
 		s := r.st.Spec
 		key, err := json.Marshal(struct {
@@ -95,15 +94,7 @@ func checkData(runs []runRef, cache *datasetCache) error {
 			}
 		}
 		cfg := modelConfig(s, p, 1, 0)
-		netKey, err := json.Marshal(cfg)
-		if err != nil {
-			return fmt.Errorf("engine: %w", err)
-		}
-		if nets[string(netKey)] {
-			continue
-		}
-		nets[string(netKey)] = true
-		if _, err := models.New(cfg); err != nil {
+		if err := cfg.Validate(); err != nil {
 			path := "model"
 			if se := (*models.ShapeError)(nil); errors.As(err, &se) {
 				path = "model.arch"
