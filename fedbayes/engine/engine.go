@@ -162,6 +162,11 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	if err := checkData(freshRuns(refs, opts.Dir), cache); err != nil {
 		return nil, err
 	}
+	// Only the runs that may share a first round with another run of this call get the cache.
+	shared, err := sharedFirstRounds(refs)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -176,8 +181,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	var runErr error
 	var busy []string
 	outcomes := newLocalCache()
-	for _, j := range jobs {
-		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, outcomes, info)
+	for i, j := range jobs {
+		var oc *localCache
+		if shared[i] {
+			oc = outcomes
+		}
+		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, oc, info)
 		sum.Runs = append(sum.Runs, rs)
 		if rs.TookOver != "" {
 			fmt.Fprintln(os.Stderr, "fedbayes: "+rs.TookOver)
