@@ -66,9 +66,6 @@ func runFedBE(args []string, stdout io.Writer) error {
 	if err := checkData(settings); err != nil {
 		return err
 	}
-	if err := engine.RefuseOldRounds(*sf.out); err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(stdout), NoFigures: true})

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -77,12 +76,6 @@ func runRun(args []string, stdout io.Writer) error {
 		// hold a stub run.
 		if err := checkData(settings); err != nil {
 			return err
-		}
-		// The FedBE presets' runs of the former multi-round runner have the same names.
-		if slices.Contains(engine.ChenPresetNames(), positional[0]) {
-			if err := engine.RefuseOldRounds(*out); err != nil {
-				return err
-			}
 		}
 	}
 	if *show {
