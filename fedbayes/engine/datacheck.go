@@ -18,6 +18,18 @@ type runRef struct {
 	seed int64
 }
 
+// name is the run's directory name (results.RunName).
+func (r runRef) name() string { return results.RunName(r.st.Name, r.seed) }
+
+// dir is the run's directory in the results directory root.
+func (r runRef) dir(root string) string { return filepath.Join(root, r.name()) }
+
+// hasRun reports whether dir holds a run (its run.json).
+func hasRun(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.MetaFile))
+	return err == nil
+}
+
 // runsOf lists the runs of settings in the order Run runs them: each setting with each of its seeds.
 func runsOf(settings []Setting) []runRef {
 	var runs []runRef
@@ -50,7 +62,7 @@ func CheckData(spec *Spec, dir string) error {
 func freshRuns(runs []runRef, dir string) []runRef {
 	var out []runRef
 	for _, r := range runs {
-		if _, err := os.Stat(filepath.Join(dir, results.RunName(r.st.Name, r.seed), results.MetaFile)); err != nil {
+		if !hasRun(r.dir(dir)) {
 			out = append(out, r)
 		}
 	}

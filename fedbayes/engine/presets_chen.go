@@ -171,7 +171,7 @@ func RefuseOldRounds(dir string) error {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(rd, results.MetaFile)); err != nil {
+		if !hasRun(rd) {
 			continue
 		}
 		meta, err := results.ReadMeta(rd)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -158,7 +157,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 		start = 1
 		ckpt  []byte
 	)
-	if _, statErr := os.Stat(filepath.Join(dir, results.MetaFile)); opts.Resume && statErr == nil {
+	if opts.Resume && hasRun(dir) {
 		run, err := results.ReadRun(dir)
 		if err != nil {
 			return sum, err
