@@ -72,7 +72,8 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 		}
 	}
 	if out, ok := r.outcomes.get(key); ok {
-		r.reportReused(in.round, out)
+		// All the round's steps at once, with the run that trained them.
+		progress.ReportReused(r.rep, in.round, out.steps, out.examples, out.from)
 		return out, nil
 	}
 	var steps, examples int
@@ -92,20 +93,6 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 	out.steps, out.examples, out.from = steps, examples, results.RunName(r.st.Name, r.seed)
 	r.outcomes.put(key, out)
 	return out, nil
-}
-
-// reportReused tells the run's reporter that round took its local training from the localCache:
-// all the round's steps at once, with the run that trained them (progress.ReuseReporter), or as the
-// round's last step to a reporter that shows steps only, so its counts reach the round's total.
-func (r *runState) reportReused(round int, out localOutcome) {
-	switch rep := r.rep.(type) {
-	case progress.ReuseReporter:
-		rep.Reused(round, out.steps, out.examples, out.from)
-	case progress.StepReporter:
-		if out.steps > 0 {
-			rep.Step(round, out.steps, out.steps, out.examples)
-		}
-	}
 }
 
 // aggregate runs the server strategy on the clients a round trained (Ozer et al. (2022), Alg. 1;
