@@ -53,34 +53,28 @@ func BudgetOf(s *Spec, trainLen, testLen int) Budget {
 // String states the budget in one line, for run.json, tables and figure titles: for example
 // "digits: 1,000 training / 300 test examples, 10 clients, T=2 rounds, E=1 local epoch, 2 seeds".
 func (b Budget) String() string {
-	examples := func(n, asked int) string {
-		switch {
-		case n >= 0:
-			return thousands(n)
-		case asked > 0:
-			return "at most " + thousands(asked)
-		}
-		return "all"
-	}
 	return fmt.Sprintf("%s: %s training / %s test examples, %d clients, T=%d %s, E=%d local %s, %d %s",
-		b.Dataset, examples(b.Train, b.Subsample), examples(b.Test, b.TestSubsample), b.Clients,
+		b.Dataset, examplesText(b.Train, b.Subsample, "at most "), examplesText(b.Test, b.TestSubsample, "at most "), b.Clients,
 		b.Rounds, plural(b.Rounds, "round"), b.Epochs, plural(b.Epochs, "epoch"), b.Seeds, plural(b.Seeds, "seed"))
 }
 
 // Short is the budget without the dataset and clients, for figure titles: "T=2, E=1, 2 seeds,
 // 1,000 / 300 examples".
 func (b Budget) Short() string {
-	n := func(x, asked int) string {
-		switch {
-		case x >= 0:
-			return thousands(x)
-		case asked > 0:
-			return "≤" + thousands(asked)
-		}
-		return "all"
-	}
 	return fmt.Sprintf("T=%d, E=%d, %d %s, %s / %s examples", b.Rounds, b.Epochs, b.Seeds, plural(b.Seeds, "seed"),
-		n(b.Train, b.Subsample), n(b.Test, b.TestSubsample))
+		examplesText(b.Train, b.Subsample, "≤"), examplesText(b.Test, b.TestSubsample, "≤"))
+}
+
+// examplesText states a count of examples: n when it was read (n >= 0), else the subsample asked
+// for after atMost, else "all".
+func examplesText(n, asked int, atMost string) string {
+	switch {
+	case n >= 0:
+		return thousands(n)
+	case asked > 0:
+		return atMost + thousands(asked)
+	}
+	return "all"
 }
 
 // describeBudget is the budget of a setting's spec, reading the dataset's size through the run's

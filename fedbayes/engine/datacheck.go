@@ -18,6 +18,18 @@ type runRef struct {
 	seed int64
 }
 
+// name is the run's directory name (results.RunName).
+func (r runRef) name() string { return results.RunName(r.st.Name, r.seed) }
+
+// dir is the run's directory in the results directory root.
+func (r runRef) dir(root string) string { return filepath.Join(root, r.name()) }
+
+// hasRun reports whether dir holds a run (its run.json).
+func hasRun(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.MetaFile))
+	return err == nil
+}
+
 // runsOf lists the runs of settings in the order Run runs them: each setting with each of its seeds.
 func runsOf(settings []Setting) []runRef {
 	var runs []runRef
@@ -29,8 +41,8 @@ func runsOf(settings []Setting) []runRef {
 	return runs
 }
 
-// CheckData refuses what Run refuses before it writes anything (checkData) for the runs of spec
-// that dir does not hold yet: for a caller that writes to dir before Run does, such as `fedbayes run
+// CheckData refuses what Run refuses before it writes anything (a run of the former multi-round
+// runner in dir, RefuseOldRounds, and checkData for the runs of spec that dir does not hold yet): for a caller that writes to dir before Run does, such as `fedbayes run
 // -jobs N`, which starts its workers' logs there.
 func CheckData(spec *Spec, dir string) error {
 	if spec == nil {
@@ -40,6 +52,9 @@ func CheckData(spec *Spec, dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := RefuseOldRounds(dir); err != nil {
+		return err
+	}
 	return checkData(freshRuns(runsOf(settings), dir), &datasetCache{})
 }
 
@@ -47,7 +62,7 @@ func CheckData(spec *Spec, dir string) error {
 func freshRuns(runs []runRef, dir string) []runRef {
 	var out []runRef
 	for _, r := range runs {
-		if _, err := os.Stat(filepath.Join(dir, results.RunName(r.st.Name, r.seed), results.MetaFile)); err != nil {
+		if !hasRun(r.dir(dir)) {
 			out = append(out, r)
 		}
 	}
@@ -61,12 +76,11 @@ func freshRuns(runs []runRef, dir string) []runRef {
 // the dataset's examples (LeNet on 8 x 8 digits), FedKT teachers more than a client has examples, and
 // a pre-training validation split the server set cannot give. It prepares each run's data as the run will
 // (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
-// partition and seed, checks every setting against it, and builds each distinct one-client network
-// once. The error is a *SpecError
+// partition and seed, and checks every setting against it, its one-client network configuration
+// included (models.Config.Validate, which builds nothing). The error is a *SpecError
 // naming the field and the setting, and the seed where the data was drawn with one.
 func checkData(runs []runRef, cache *datasetCache) error {
 	problems := map[string]*problem{}
-	nets := map[string]bool{}
 	for _, r := range runs {
 		s := r.st.Spec
 		key, err := json.Marshal(struct {
@@ -95,15 +109,7 @@ func checkData(runs []runRef, cache *datasetCache) error {
 			}
 		}
 		cfg := modelConfig(s, p, 1, 0)
-		netKey, err := json.Marshal(cfg)
-		if err != nil {
-			return fmt.Errorf("engine: %w", err)
-		}
-		if nets[string(netKey)] {
-			continue
-		}
-		nets[string(netKey)] = true
-		if _, err := models.New(cfg); err != nil {
+		if err := cfg.Validate(); err != nil {
 			path := "model"
 			if se := (*models.ShapeError)(nil); errors.As(err, &se) {
 				path = "model.arch"

@@ -15,7 +15,6 @@ import (
 	"fedbayes.dev/fedbayes/backend"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"fedbayes.dev/fedbayes/progress"
@@ -65,7 +64,7 @@ func RunList(spec *Spec) ([]RunRef, error) {
 	runs := runsOf(settings)
 	refs := make([]RunRef, len(runs))
 	for i, r := range runs {
-		refs[i] = RunRef{Index: i, Setting: r.st.Name, Seed: r.seed, Name: results.RunName(r.st.Name, r.seed)}
+		refs[i] = RunRef{Index: i, Setting: r.st.Name, Seed: r.seed, Name: r.name()}
 	}
 	return refs, nil
 }
@@ -101,7 +100,8 @@ func (s *Summary) Diverged() int {
 // Options.Dir. The spec is fully validated first: an invalid field is a *SpecError and nothing runs;
 // so is a field that only the data shows to be wrong (a partition.sort_feature the dataset lacks, a
 // partition that leaves a client without examples, a model.arch too large for the examples), which
-// is refused before any run directory is written.
+// is refused before any run directory is written, as is a results directory that holds a run of
+// the former multi-round FedBE runner (RefuseOldRounds).
 // A run that diverges (non-finite loss or parameters) is recorded as diverged with the round and
 // reason, and the next run starts; any other error is recorded as a failed run and returned. A
 // cancelled ctx stops between training steps and leaves the run resumable.
@@ -128,16 +128,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		settings[i].Spec.Budget = budget.String()
 		budgets[settings[i].Spec.Budget] = true
 	}
-	type job struct {
-		runRef
-		dir string
-	}
-	var jobs []job
-	for _, r := range runsOf(settings) {
-		jobs = append(jobs, job{r, filepath.Join(opts.Dir, results.RunName(r.st.Name, r.seed))})
-	}
+	jobs := runsOf(settings)
 	if opts.Runs != nil {
-		var sel []job
+		var sel []runRef
 		for _, i := range opts.Runs {
 			if i < 0 || i >= len(jobs) {
 				return nil, fmt.Errorf("engine: run index %d is out of range: the spec has %d runs (0 to %d)", i, len(jobs), len(jobs)-1)
@@ -146,21 +139,27 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		}
 		jobs = sel
 	}
+	// Runs of the former multi-round FedBE runner carry the names of the FedBE presets' runs, and
+	// would be resumed or drawn in the figures as engine runs.
+	if err := RefuseOldRounds(opts.Dir); err != nil {
+		return nil, err
+	}
 	if !opts.Resume {
 		for _, j := range jobs {
-			if _, err := os.Stat(filepath.Join(j.dir, results.MetaFile)); err == nil {
-				return nil, fmt.Errorf("engine: %s already holds a run; resume it (--resume / Options.Resume) or choose another results directory", j.dir)
+			if dir := j.dir(opts.Dir); hasRun(dir) {
+				return nil, fmt.Errorf("engine: %s already holds a run; resume it (--resume / Options.Resume) or choose another results directory", dir)
 			}
 		}
 	}
 	// What only the data can show to be wrong is refused before any run directory is written; a run
 	// that already has one (Resume) was checked when it started.
-	refs := make([]runRef, len(jobs))
-	for i, j := range jobs {
-		refs[i] = j.runRef
-	}
-	if err := checkData(freshRuns(refs, opts.Dir), cache); err != nil {
+	if err := checkData(freshRuns(jobs, opts.Dir), cache); err != nil {
 		return nil, err
+	}
+	// Only the runs that may share a first round with another run of this call get the cache.
+	shared, err := sharedFirstRounds(jobs)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -176,20 +175,24 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	var runErr error
 	var busy []string
 	outcomes := newLocalCache()
-	for _, j := range jobs {
-		rs, err := runOne(ctx, j.st, j.seed, j.dir, opts, cache, outcomes, info)
+	for i, j := range jobs {
+		var oc *localCache
+		if shared[i] {
+			oc = outcomes
+		}
+		rs, err := runOne(ctx, j.st, j.seed, j.dir(opts.Dir), opts, cache, oc, info)
 		sum.Runs = append(sum.Runs, rs)
 		if rs.TookOver != "" {
 			fmt.Fprintln(os.Stderr, "fedbayes: "+rs.TookOver)
 		}
 		if rs.Busy != "" {
 			// Another process writes this run: skip it, say so, and go on with the others.
-			fmt.Fprintf(os.Stderr, "fedbayes: skipping run %s: %s\n", filepath.Base(j.dir), rs.Busy)
-			busy = append(busy, filepath.Base(j.dir)+" ("+rs.Busy+")")
+			fmt.Fprintf(os.Stderr, "fedbayes: skipping run %s: %s\n", j.name(), rs.Busy)
+			busy = append(busy, j.name()+" ("+rs.Busy+")")
 			continue
 		}
 		if err != nil {
-			runErr = fmt.Errorf("engine: run %s: %w", filepath.Base(j.dir), err)
+			runErr = fmt.Errorf("engine: run %s: %w", j.name(), err)
 			break
 		}
 	}

@@ -5,10 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sync"
 
-	"fedbayes.dev/fedbayes/internal/catch"
 	"fedbayes.dev/fedbayes/posterior"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -28,7 +26,8 @@ const localCacheBudget = 512 << 20
 // from (every other state of the clients' network is in the global model, batch-norm statistics
 // included, or reset each round; resuming from a checkpoint relies on the same). Only round 1 is
 // kept: later rounds start from global models that differ between strategies, so keeping them would
-// cost memory for nothing. A kept outcome is shared by the runs that read it: strategies must not
+// cost memory for nothing; for the same reason a run whose first round no other run of the Run call
+// can share (sharedFirstRounds) has no cache. A kept outcome is shared by the runs that read it: strategies must not
 // change a Round's client models (strategy.Round says so).
 type localCache struct {
 	mu    sync.Mutex
@@ -41,31 +40,60 @@ type localCache struct {
 // newLocalCache makes the cache of a Run call (a test replaces it to count the reuses).
 var newLocalCache = func() *localCache { return &localCache{} }
 
-// localKey is the cache key of a round, or "" when the round's outcome is not kept.
-func localKey(in roundInput, ids []int) (string, error) {
-	if in.round != 1 {
-		return "", nil
-	}
-	s := in.spec
+// firstRoundPart is what a run's first round depends on in its spec and seed: the data, partition,
+// model and local-training fields, and the seed. Runs that differ in it never share a first round.
+func firstRoundPart(s *Spec, seed int64) (string, error) {
 	training := s.Training
 	training.Rounds = 0 // how many rounds follow does not change the first
-	part := struct {
+	b, err := json.Marshal(struct {
 		Dataset   DatasetSpec
 		Partition PartitionSpec
 		Model     ModelSpec
 		Training  TrainingSpec
 		Seed      int64
-		IDs       []int
-	}{s.Dataset, s.Partition, s.Model, training, in.seed, ids}
-	b, err := json.Marshal(part)
+	}{s.Dataset, s.Partition, s.Model, training, seed})
 	if err != nil {
 		return "", fmt.Errorf("the local-training cache key: %w", err)
+	}
+	return string(b), nil
+}
+
+// sharedFirstRounds says, for each of runs, whether another of them has the same firstRoundPart, so
+// that Run gives a localCache only to the runs that may share a first round: the others would hash
+// their global model and keep their outcome for nothing.
+func sharedFirstRounds(runs []runRef) ([]bool, error) {
+	parts := make([]string, len(runs))
+	count := map[string]int{}
+	for i, r := range runs {
+		part, err := firstRoundPart(r.st.Spec, r.seed)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = part
+		count[part]++
+	}
+	shared := make([]bool, len(runs))
+	for i, part := range parts {
+		shared[i] = count[part] > 1
+	}
+	return shared, nil
+}
+
+// localKey is the cache key of a round, or "" when the round's outcome is not kept: firstRoundPart,
+// the active clients and the digest of the global model they start from.
+func localKey(in roundInput, ids []int) (string, error) {
+	if in.round != 1 {
+		return "", nil
+	}
+	part, err := firstRoundPart(in.spec, in.seed)
+	if err != nil {
+		return "", err
 	}
 	d, err := digest(in.global)
 	if err != nil {
 		return "", fmt.Errorf("the local-training cache key: %w", err)
 	}
-	return string(b) + "\x00" + d, nil
+	return part + "\x00" + fmt.Sprint(ids) + "\x00" + d, nil
 }
 
 // get returns the outcome kept under key.
@@ -115,10 +143,10 @@ func outcomeBytes(out localOutcome) int64 {
 	return n
 }
 
-// digest is a SHA-256 of every value of p (names, shapes, means, log-variances) bit for bit.
+// digest is a SHA-256 of every value of p (names, shapes, means, log-variances) bit for bit: each
+// dimension as a little-endian uint64 and each value as its little-endian float32 bits.
 func digest(p *posterior.Posterior) (string, error) {
 	h := sha256.New()
-	var b [8]byte
 	for _, q := range p.Params {
 		h.Write([]byte(q.Name))
 		h.Write([]byte{0})
@@ -128,17 +156,13 @@ func digest(p *posterior.Posterior) (string, error) {
 				continue
 			}
 			h.Write([]byte{1})
-			for _, d := range x.Shape().Dimensions {
-				binary.LittleEndian.PutUint64(b[:], uint64(d))
-				h.Write(b[:])
+			dims := make([]uint64, x.Rank())
+			for i, d := range x.Shape().Dimensions {
+				dims[i] = uint64(d)
 			}
-			var flat []float32
-			if err := catch.Do(func() { flat = tensors.MustCopyFlatData[float32](x) }); err != nil {
+			_ = binary.Write(h, binary.LittleEndian, dims) // a hash.Hash never fails to write
+			if err := tensors.ConstFlatData(x, func(flat []float32) { _ = binary.Write(h, binary.LittleEndian, flat) }); err != nil {
 				return "", fmt.Errorf("parameter %q: %w", q.Name, err)
-			}
-			for _, v := range flat {
-				binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
-				h.Write(b[:4])
 			}
 		}
 	}

@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
 // TestSharedFirstRoundOverRounds runs FedAvg and FedBE-Gaussian over 3 rounds on the same clients in
@@ -167,5 +172,120 @@ func TestSharedFirstRoundProgress(t *testing.T) {
 				t.Errorf("reuse %v, run %d: %d rounds updated, want %d", reuse, i, round-1, s.Training.Rounds)
 			}
 		}
+	}
+}
+
+// TestSharedFirstRounds checks which runs of a Run call may share a first round: those with the same
+// data, partition, model, local training and seed, whatever their strategy or number of rounds.
+func TestSharedFirstRounds(t *testing.T) {
+	with := func(change func(s *Spec)) *Spec {
+		s := digitsSpec()
+		change(s)
+		return s
+	}
+	base := digitsSpec()
+	tests := []struct {
+		name string
+		runs []runRef
+		want []bool
+	}{
+		{"one run", []runRef{{Setting{Spec: base}, 3}}, []bool{false}},
+		{"two seeds", []runRef{{Setting{Spec: base}, 3}, {Setting{Spec: base}, 4}}, []bool{false, false}},
+		{"two strategies", []runRef{{Setting{Spec: base}, 3}, {Setting{Spec: with(func(s *Spec) { s.Aggregation.Rule = "EAA" })}, 3}}, []bool{true, true}},
+		{"more rounds", []runRef{{Setting{Spec: base}, 3}, {Setting{Spec: with(func(s *Spec) { s.Training.Rounds = 5 })}, 3}}, []bool{true, true}},
+		{"another learning rate", []runRef{{Setting{Spec: base}, 3}, {Setting{Spec: with(func(s *Spec) { s.Training.LearningRate = 0.05 })}, 3}}, []bool{false, false}},
+		{"another model", []runRef{{Setting{Spec: base}, 3}, {Setting{Spec: with(func(s *Spec) { s.Model.Hidden = []int{8} })}, 3}}, []bool{false, false}},
+		{"a pair and one apart", []runRef{
+			{Setting{Spec: base}, 3},
+			{Setting{Spec: with(func(s *Spec) { s.Partition.Alpha = 0.5 })}, 3},
+			{Setting{Spec: with(func(s *Spec) { s.Aggregation.Rule = "EAA" })}, 3},
+		}, []bool{true, false, true}},
+	}
+	for _, tc := range tests {
+		got, err := sharedFirstRounds(tc.runs)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: shared %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFirstRoundCacheKeepsOnlyShared runs Run calls through the cache and checks that it keeps the
+// first round of the runs that another run shares (and gives it out again), and nothing of a Run
+// whose runs all differ in their first round.
+func TestFirstRoundCacheKeepsOnlyShared(t *testing.T) {
+	requireDigits(t)
+	raw := func(v string) json.RawMessage { return json.RawMessage(v) }
+	var shared *localCache
+	newLocalCache = func() *localCache { shared = &localCache{}; return shared }
+	defer func() { newLocalCache = func() *localCache { return &localCache{} } }()
+	for _, tc := range []struct {
+		name        string
+		modify      func(s *Spec)
+		items, hits int
+	}{
+		{"two seeds", func(s *Spec) { s.Seeds = []int64{3, 4} }, 0, 0},
+		{"two learning rates", func(s *Spec) {
+			s.Sweep = map[string][]json.RawMessage{"training.lr": {raw(`0.1`), raw(`0.05`)}}
+		}, 0, 0},
+		{"two strategies on the same clients and one apart", func(s *Spec) {
+			s.Variants = []Variant{
+				{Label: "gaa", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"GAA"`)}},
+				{Label: "slow", Set: map[string]json.RawMessage{"training.lr": raw(`0.05`)}},
+				{Label: "eaa", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"EAA"`)}},
+			}
+		}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := digitsSpec()
+			s.Training.Rounds = 1
+			tc.modify(s)
+			sum := runQuiet(t, s, t.TempDir(), false)
+			if len(sum.Runs) < 2 {
+				t.Fatalf("%d runs, want at least 2", len(sum.Runs))
+			}
+			if len(shared.items) != tc.items || shared.hits != tc.hits || (tc.items == 0) != (shared.bytes == 0) {
+				t.Errorf("the cache keeps %d outcomes (%d bytes) and gave out %d, want %d kept and %d given out",
+					len(shared.items), shared.bytes, shared.hits, tc.items, tc.hits)
+			}
+		})
+	}
+}
+
+// TestDigestBits checks the first-round cache's digest of a small posterior against the hex pinned from
+// the byte-by-byte hashing it replaced (the same keys), that one flipped bit or a reshape changes it,
+// and that a parameter that is not float32 is an error naming it.
+func TestDigestBits(t *testing.T) {
+	post := func(mean0 float32, dims ...int) *posterior.Posterior {
+		return &posterior.Posterior{Params: []posterior.Param{
+			{Name: "/a/weights", Mean: tensors.FromFlatDataAndDimensions([]float32{mean0, -2, 0, 3.25, 1e-7, -0.0}, dims...),
+				LogVar: tensors.FromFlatDataAndDimensions([]float32{-5, -6, -7, -8, -9, -10}, dims...)},
+			{Name: "/b/bias", Mean: tensors.FromFlatDataAndDimensions([]float32{0.125, 7}, 2)},
+		}}
+	}
+	const pinned = "715b923a3a5a0c3f2f4d416be60e25c8bd1382942e52ba9149afb476c24d9667"
+	next := math.Nextafter32(1.5, 2)
+	for _, tc := range []struct {
+		name string
+		p    *posterior.Posterior
+		same bool
+	}{
+		{"pinned", post(1.5, 2, 3), true},
+		{"one bit", post(next, 2, 3), false},
+		{"reshaped", post(1.5, 3, 2), false},
+	} {
+		got, err := digest(tc.p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if (got == pinned) != tc.same {
+			t.Errorf("%s: digest %s, pinned %s, want same %v", tc.name, got, pinned, tc.same)
+		}
+	}
+	bad := &posterior.Posterior{Params: []posterior.Param{{Name: "/c/weights", Mean: tensors.FromFlatDataAndDimensions([]float64{1, 2}, 2)}}}
+	if _, err := digest(bad); err == nil || !strings.Contains(err.Error(), "/c/weights") {
+		t.Errorf("a float64 parameter: error %v, want one naming /c/weights", err)
 	}
 }

@@ -155,7 +155,9 @@ func isOldRoundsRun(meta results.Meta) bool {
 
 // RefuseOldRounds returns an error naming the first run directory directly under dir that the
 // former multi-round runner wrote (isOldRoundsRun), saying why it cannot be read as, or resumed by,
-// an engine run; nil when there is none or dir does not exist.
+// an engine run; nil when there is none or dir does not exist. Run and CheckData refuse such a
+// results directory with it before they write anything; a reader of results directories calls it
+// itself.
 func RefuseOldRounds(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -169,7 +171,7 @@ func RefuseOldRounds(dir string) error {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(rd, results.MetaFile)); err != nil {
+		if !hasRun(rd) {
 			continue
 		}
 		meta, err := results.ReadMeta(rd)

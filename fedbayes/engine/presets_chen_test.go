@@ -1,11 +1,17 @@
 package engine
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // TestFromRounds translates a rounds spec JSON (the input of `fedbayes fedbe`) and checks every field
@@ -117,5 +123,63 @@ func TestIsOldRoundsRun(t *testing.T) {
 		if got := isOldRoundsRun(results.Meta{Spec: []byte(tc.spec)}); got != tc.old {
 			t.Errorf("%s: old %v, want %v", tc.spec, got, tc.old)
 		}
+	}
+}
+
+// TestRunRefusesOldRounds checks that Run (resuming or not) and CheckData refuse a results directory
+// holding a run of the former multi-round runner, whatever the spec, with the reason and before
+// anything is written; and that the same directory without it is accepted.
+func TestRunRefusesOldRounds(t *testing.T) {
+	requireDigits(t)
+	dir := t.TempDir()
+	old := map[string]any{"spec": map[string]any{"name": "fedbe-digits-fast", "dataset": "digits", "local": map[string]any{}, "fedbe": map[string]any{}},
+		"method": "fedavg"}
+	meta, err := results.NewMeta("fedbe-digits-fast-fedavg", map[string]string{"method": "fedavg"}, 1, old, runinfo.Collect("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldDir := filepath.Join(dir, "fedbe-digits-fast-fedavg-seed1")
+	w, err := results.Create(oldDir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Complete(0); err != nil {
+		t.Fatal(err)
+	}
+	list := func() []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	before := list()
+	s := digitsSpec()
+	s.Training.Rounds = 1
+	const says = "former multi-round FedBE runner"
+	for _, resume := range []bool{false, true} {
+		_, err := Run(context.Background(), s, Options{Dir: dir, Resume: resume, Progress: progress.Discard, NoFigures: true})
+		if err == nil || !strings.Contains(err.Error(), says) || !strings.Contains(err.Error(), oldDir) {
+			t.Errorf("Run (resume %v): error %v, want one naming %s and saying %q", resume, err, oldDir, says)
+		}
+	}
+	if err := CheckData(s, dir); err == nil || !strings.Contains(err.Error(), says) {
+		t.Errorf("CheckData: error %v, want one saying %q", err, says)
+	}
+	if after := list(); !slices.Equal(after, before) {
+		t.Errorf("the results directory holds %v after the refusals, %v before", after, before)
+	}
+	if err := os.RemoveAll(oldDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckData(s, dir); err != nil {
+		t.Errorf("CheckData without the old run: %v", err)
+	}
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Progress: progress.Discard, NoFigures: true}); err != nil {
+		t.Errorf("Run without the old run: %v", err)
 	}
 }

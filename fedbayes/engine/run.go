@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,12 +64,16 @@ type runState struct {
 // localRound runs the clients' local training of a round (or takes its outcome from the run's
 // localCache).
 func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (localOutcome, error) {
-	key, err := localKey(in, ids)
-	if err != nil {
-		return localOutcome{}, err
+	var key string
+	if r.outcomes != nil {
+		var err error
+		if key, err = localKey(in, ids); err != nil {
+			return localOutcome{}, err
+		}
 	}
 	if out, ok := r.outcomes.get(key); ok {
-		r.reportReused(in.round, out)
+		// All the round's steps at once, with the run that trained them.
+		progress.ReportReused(r.rep, in.round, out.steps, out.examples, out.from)
 		return out, nil
 	}
 	var steps, examples int
@@ -90,20 +93,6 @@ func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (lo
 	out.steps, out.examples, out.from = steps, examples, results.RunName(r.st.Name, r.seed)
 	r.outcomes.put(key, out)
 	return out, nil
-}
-
-// reportReused tells the run's reporter that round took its local training from the localCache:
-// all the round's steps at once, with the run that trained them (progress.ReuseReporter), or as the
-// round's last step to a reporter that shows steps only, so its counts reach the round's total.
-func (r *runState) reportReused(round int, out localOutcome) {
-	switch rep := r.rep.(type) {
-	case progress.ReuseReporter:
-		rep.Reused(round, out.steps, out.examples, out.from)
-	case progress.StepReporter:
-		if out.steps > 0 {
-			rep.Step(round, out.steps, out.steps, out.examples)
-		}
-	}
 }
 
 // aggregate runs the server strategy on the clients a round trained (Ozer et al. (2022), Alg. 1;
@@ -155,7 +144,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 		start = 1
 		ckpt  []byte
 	)
-	if _, statErr := os.Stat(filepath.Join(dir, results.MetaFile)); opts.Resume && statErr == nil {
+	if opts.Resume && hasRun(dir) {
 		run, err := results.ReadRun(dir)
 		if err != nil {
 			return sum, err

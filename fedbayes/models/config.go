@@ -256,6 +256,14 @@ func (e *ShapeError) Error() string {
 	return fmt.Sprintf("models: Config.InputShape: %v: %s", e.Shape, e.Reason)
 }
 
+// Validate checks c, with its defaults filled in, as New does before it builds anything: an invalid
+// field is an error naming it, and an InputShape the architecture cannot take is a *ShapeError. It
+// builds no network, so a caller can check a configuration (for example against a dataset's example
+// shape) without the cost of New.
+func (c Config) Validate() error {
+	return c.withDefaults().validate()
+}
+
 // validate checks a Config that has its defaults filled in.
 func (c Config) validate() error {
 	bad := func(field, format string, args ...any) error {

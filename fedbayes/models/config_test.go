@@ -161,3 +161,32 @@ func TestAsDeterministic(t *testing.T) {
 		t.Errorf("parameter names differ: %v and %v", bm.ParamNames(), dm.ParamNames())
 	}
 }
+
+// TestValidateAsNew checks that Config.Validate, which builds nothing, gives exactly the error New
+// gives (the same text, and a *ShapeError where New's is one), and nil for a config New builds.
+func TestValidateAsNew(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"valid mlp", Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3}},
+		{"valid lenet", Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10}},
+		{"lenet on 8x8 digits", Config{Arch: ArchLeNet, InputShape: []int{8, 8, 1}, NumClasses: 10}},
+		{"cnn3 on a table", Config{Arch: ArchCNN3, InputShape: []int{64}, NumClasses: 10}},
+		{"no arch", Config{InputShape: []int{4}, NumClasses: 3}},
+		{"hybrid too deep", Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, Kind: Bayesian, BayesianLayers: 3}},
+		{"dropout", Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, DropoutRate: 1}},
+	}
+	for _, tc := range tests {
+		verr := tc.cfg.Validate()
+		_, nerr := New(tc.cfg)
+		if (verr == nil) != (nerr == nil) || (verr != nil && verr.Error() != nerr.Error()) {
+			t.Errorf("%s: Validate gives %v, New gives %v", tc.name, verr, nerr)
+			continue
+		}
+		var vs, ns *ShapeError
+		if errors.As(verr, &vs) != errors.As(nerr, &ns) {
+			t.Errorf("%s: Validate's error %v and New's %v differ in being a *ShapeError", tc.name, verr, nerr)
+		}
+	}
+}

@@ -16,6 +16,21 @@ type ReuseReporter interface {
 	Reused(round, steps, examples int, from string)
 }
 
+// ReportReused tells rep that round took its steps local training steps over examples training
+// examples from the run named from: through Reused when rep is a ReuseReporter, else, when it shows
+// steps (StepReporter), as the round's last step so its counts reach the round's total; a round of
+// no steps is no step. A reporter that shows neither is told nothing.
+func ReportReused(rep Reporter, round, steps, examples int, from string) {
+	switch rep := rep.(type) {
+	case ReuseReporter:
+		rep.Reused(round, steps, examples, from)
+	case StepReporter:
+		if steps > 0 {
+			rep.Step(round, steps, steps, examples)
+		}
+	}
+}
+
 // reused records that round took its local training from run from: its steps are all done, and no
 // examples were trained here, so no throughput is shown.
 func (k *tracker) reused(round, steps, examples int, from string) {
@@ -76,15 +91,10 @@ func (n *Notebook) Reused(round, steps, examples int, from string) {
 	n.update(n.id, FormatHTML(n.tr.snap))
 }
 
-// Reused implements ReuseReporter: it forwards the round with the offset of the runs done, or, to a
-// reporter that shows steps only, the round's last step.
+// Reused implements ReuseReporter: it forwards the round with the offset of the runs done
+// (ReportReused: to a reporter that shows steps only, the round's last step).
 func (p *Sweep) Reused(round, steps, examples int, from string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch bar := p.bar.(type) {
-	case ReuseReporter:
-		bar.Reused(p.done+round, steps, examples, from)
-	case StepReporter:
-		bar.Step(p.done+round, steps, steps, examples)
-	}
+	ReportReused(p.bar, p.done+round, steps, examples, from)
 }

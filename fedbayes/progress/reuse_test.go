@@ -105,3 +105,22 @@ type stepsOnly struct {
 func (s *stepsOnly) Step(round, step, steps, examples int) {
 	s.got = [4]int{round, step, steps, examples}
 }
+
+// TestReportReused checks what ReportReused tells each kind of reporter: a step reporter the round's
+// last step, and nothing for a round of no steps.
+func TestReportReused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		steps int
+		want  [4]int
+	}{
+		{"40 steps", 40, [4]int{2, 40, 40, 1200}},
+		{"no steps", 0, [4]int{}},
+	} {
+		rec := &stepsOnly{Reporter: Discard}
+		ReportReused(rec, 2, tc.steps, 1200, "a-seed1")
+		if rec.got != tc.want {
+			t.Errorf("%s: Step%v, want %v", tc.name, rec.got, tc.want)
+		}
+	}
+}

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
@@ -66,15 +61,7 @@ func runFedBE(args []string, stdout io.Writer) error {
 	if err := checkData(settings); err != nil {
 		return err
 	}
-	if err := engine.RefuseOldRounds(*sf.out); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(stdout), NoFigures: true})
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted; run the same command again to continue")
-	}
+	sum, err := runAlias(spec, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(stdout), NoFigures: true})
 	if err != nil {
 		return err
 	}

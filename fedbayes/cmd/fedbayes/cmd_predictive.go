@@ -56,10 +56,9 @@ func runPredictive(args []string, stdout io.Writer) error {
 			spec.H = append(spec.H, v)
 		}
 	}
+	// FromPredictive validates the spec (an invalid field is a usage error); the table reads its
+	// methods and h values with their defaults.
 	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
 	es, err := engine.FromPredictive(spec)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -67,16 +66,23 @@ func runPredictive(args []string, stdout io.Writer) error {
 	if *sf.print {
 		return writeJSON(stdout, es)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sum, err := engine.Run(ctx, es, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(predictiveLog)})
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted; run the same command again to continue")
-	}
+	sum, err := runAlias(es, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(predictiveLog)})
 	if err != nil {
 		return err
 	}
 	return printPredictiveTable(stdout, spec, *sf.out, sum)
+}
+
+// runAlias runs spec with opts as the alias commands (fedbayes predictive, fedbayes fedbe) do:
+// stopped, resumable, by an interrupt or a SIGTERM, which it reports as a rerun of the same command.
+func runAlias(spec *engine.Spec, opts engine.Options) (*engine.Summary, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := engine.Run(ctx, spec, opts)
+	if errors.Is(err, context.Canceled) {
+		return nil, fmt.Errorf("interrupted; run the same command again to continue")
+	}
+	return sum, err
 }
 
 // presetOrFile returns the spec named by a -preset flag or read from the one positional argument,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -43,17 +42,10 @@ func runRun(args []string, stdout io.Writer) error {
 	taskIndex := fs.Int("task-index", -1, "run only the run with this index (settings, then seeds, from 0), as a Slurm array task does")
 	jobs := fs.Int("jobs", 1, "run the sweep's runs in this many worker processes, each with a share of the cores (same numbers as one process)")
 	worker := fs.String("worker", "", "run only the runs k, k+N, k+2N, ... of the spec (k/N; how -jobs starts its workers)")
-	// Flags may follow the spec argument: parse, take one positional argument, parse the rest.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	// Flags may follow the spec argument.
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	if *list {
 		return listPresets(stdout, data.Dir())
@@ -61,12 +53,9 @@ func runRun(args []string, stdout io.Writer) error {
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
 	}
-	spec, err := loadSpec(positional[0])
+	spec, err := loadSpec(positional[0], *fast)
 	if err != nil {
 		return err
-	}
-	if *fast {
-		spec = engine.Fast(spec)
 	}
 	settings, err := spec.Expand()
 	if err != nil {
@@ -77,12 +66,6 @@ func runRun(args []string, stdout io.Writer) error {
 		// hold a stub run.
 		if err := checkData(settings); err != nil {
 			return err
-		}
-		// The FedBE presets' runs of the former multi-round runner have the same names.
-		if slices.Contains(engine.ChenPresetNames(), positional[0]) {
-			if err := engine.RefuseOldRounds(*out); err != nil {
-				return err
-			}
 		}
 	}
 	if *show {
@@ -145,8 +128,18 @@ func runRun(args []string, stdout io.Writer) error {
 	return err
 }
 
-// loadSpec reads a spec file (a path, or a name ending in .json) or returns a preset.
-func loadSpec(arg string) (*engine.Spec, error) {
+// loadSpec reads a spec file (a path, or a name ending in .json) or returns a preset; with fast, its
+// quick look (engine.Fast, the -fast flag of run, submit and status).
+func loadSpec(arg string, fast bool) (*engine.Spec, error) {
+	s, err := readSpecArg(arg)
+	if err != nil || !fast {
+		return s, err
+	}
+	return engine.Fast(s), nil
+}
+
+// readSpecArg reads a spec file (a path, or a name ending in .json) or returns a preset.
+func readSpecArg(arg string) (*engine.Spec, error) {
 	if strings.HasSuffix(arg, ".json") || strings.ContainsRune(arg, os.PathSeparator) {
 		return engine.ReadSpec(arg)
 	}

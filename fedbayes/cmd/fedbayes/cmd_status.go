@@ -33,12 +33,9 @@ func runStatus(args []string, stdout io.Writer) error {
 	defer stop()
 	var reps []*cluster.Report
 	if len(positional) == 2 {
-		spec, err := loadSpec(positional[1])
+		spec, err := loadSpec(positional[1], *fast)
 		if err != nil {
 			return err
-		}
-		if *fast {
-			spec = engine.Fast(spec)
 		}
 		refs, err := engine.RunList(spec)
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/cluster"
-	"fedbayes.dev/fedbayes/engine"
 )
 
 func init() {
@@ -54,12 +53,9 @@ func runSubmit(args []string, stdout io.Writer) error {
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
 	}
-	spec, err := loadSpec(positional[0])
+	spec, err := loadSpec(positional[0], *fast)
 	if err != nil {
 		return err
-	}
-	if *fast {
-		spec = engine.Fast(spec)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
