@@ -85,10 +85,6 @@ func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) erro
 	if err != nil {
 		return err
 	}
-	// Runs of the former multi-round FedBE runner carry the names of the engine's FedBE presets.
-	if err := engine.RefuseOldRounds(dir); err != nil {
-		return err
-	}
 	eo := engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true}
 	if opt.Workers > 1 {
 		refs, err := engine.RunList(spec)
