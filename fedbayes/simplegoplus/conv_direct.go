@@ -185,6 +185,27 @@ func fma32(a, b, c float32) float32 {
 // both cores and added in order.
 const kgradExamples = 4
 
+// blockPartials returns the sum over examples [0, batch) of per-example accumulations of accLen
+// values: add(b, acc) adds example b's terms into acc. The examples go in blocks of kgradExamples,
+// each block's partial (from zero, its examples in order) computed on whichever core is free; the
+// partials are then added in block order, so the result depends only on batch, not on the number
+// of cores. A batch of zero examples gives zeros.
+func blockPartials(batch, accLen int, add func(b int, acc []float32)) []float32 {
+	blocks := (batch + kgradExamples - 1) / kgradExamples
+	partial := make([]float32, max(blocks, 1)*accLen)
+	parallelDo(blocks, func(blk int) {
+		acc := partial[blk*accLen : (blk+1)*accLen]
+		for b := blk * kgradExamples; b < min(batch, (blk+1)*kgradExamples); b++ {
+			add(b, acc)
+		}
+	})
+	total := partial[:accLen] // block 0, then the others added in order
+	for blk := 1; blk < blocks; blk++ {
+		addTo(total, partial[blk*accLen:(blk+1)*accLen])
+	}
+	return total
+}
+
 // kernelGradOneChannel computes the kernel gradient dw [K0, K1, Cout] of a convolution f with
 // oneChannelRows, from its input x [B, S0, S1] and output gradient dy [B, O0, O1, Cout]: dw[t, c] =
 // sum over examples and output pixels p of x[b, p + t] * dy[b, p, c], taps in groups of
@@ -201,26 +222,16 @@ func kernelGradOneChannel(f convGeometry, x, dy, dw []float32) {
 		t := min(k, nTaps-1) // the last group padded with the last tap; its sums are not used
 		offs[k] = t/k1*s1 + t%k1
 	}
-	blocks := (f.batch + kgradExamples - 1) / kgradExamples
-	accLen := groups * simd.KGradTaps * 8
-	partial := make([]float32, blocks*accLen)
-	parallelDo(blocks, func(blk int) {
-		acc := partial[blk*accLen : (blk+1)*accLen]
-		for b := blk * kgradExamples; b < min(f.batch, (blk+1)*kgradExamples); b++ {
-			xb, dyb := x[b*s0*s1:(b+1)*s0*s1], dy[b*o0*o1*cout:(b+1)*o0*o1*cout]
-			for g := range groups {
-				gOffs := offs[g*simd.KGradTaps : (g+1)*simd.KGradTaps]
-				gAcc := acc[g*simd.KGradTaps*8 : (g+1)*simd.KGradTaps*8]
-				if !simd.KGradRows(xb, dyb, gOffs, o0, o1, s1, cout, gAcc) {
-					kgradRowsScalar(xb, dyb, gOffs, o0, o1, s1, cout, gAcc)
-				}
+	total := blockPartials(f.batch, groups*simd.KGradTaps*8, func(b int, acc []float32) {
+		xb, dyb := x[b*s0*s1:(b+1)*s0*s1], dy[b*o0*o1*cout:(b+1)*o0*o1*cout]
+		for g := range groups {
+			gOffs := offs[g*simd.KGradTaps : (g+1)*simd.KGradTaps]
+			gAcc := acc[g*simd.KGradTaps*8 : (g+1)*simd.KGradTaps*8]
+			if !simd.KGradRows(xb, dyb, gOffs, o0, o1, s1, cout, gAcc) {
+				kgradRowsScalar(xb, dyb, gOffs, o0, o1, s1, cout, gAcc)
 			}
 		}
 	})
-	total := partial[:accLen] // block 0, then the others added in order
-	for blk := 1; blk < blocks; blk++ {
-		addTo(total, partial[blk*accLen:(blk+1)*accLen])
-	}
 	for t := range nTaps {
 		copy(dw[t*cout:(t+1)*cout], total[t*8:t*8+cout])
 	}
@@ -260,25 +271,15 @@ func kernelGradSixteen(f convGeometry, x, dy, dw []float32) {
 		t, i := q/cin, q%cin
 		offs[k] = (t/k1*s1+t%k1)*cin + i
 	}
-	blocks := (f.batch + kgradExamples - 1) / kgradExamples
-	accLen := groups * gp * 16
-	partial := make([]float32, blocks*accLen)
-	parallelDo(blocks, func(blk int) {
-		acc := partial[blk*accLen : (blk+1)*accLen]
-		for b := blk * kgradExamples; b < min(f.batch, (blk+1)*kgradExamples); b++ {
-			xb, dyb := x[b*s0*s1*cin:(b+1)*s0*s1*cin], dy[b*o0*o1*16:(b+1)*o0*o1*16]
-			for g := range groups {
-				gOffs, gAcc := offs[g*gp:(g+1)*gp], acc[g*gp*16:(g+1)*gp*16]
-				if !simd.KGradRows16(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc) {
-					kgradRows16Scalar(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc)
-				}
+	total := blockPartials(f.batch, groups*gp*16, func(b int, acc []float32) {
+		xb, dyb := x[b*s0*s1*cin:(b+1)*s0*s1*cin], dy[b*o0*o1*16:(b+1)*o0*o1*16]
+		for g := range groups {
+			gOffs, gAcc := offs[g*gp:(g+1)*gp], acc[g*gp*16:(g+1)*gp*16]
+			if !simd.KGradRows16(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc) {
+				kgradRows16Scalar(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc)
 			}
 		}
 	})
-	total := partial[:accLen]
-	for blk := 1; blk < blocks; blk++ {
-		addTo(total, partial[blk*accLen:(blk+1)*accLen])
-	}
 	for q := range nPairs {
 		t, i := q/cin, q%cin
 		copy(dw[(i*nTaps+t)*16:(i*nTaps+t+1)*16], total[q*16:(q+1)*16])
