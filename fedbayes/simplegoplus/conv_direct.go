@@ -21,13 +21,6 @@ import (
 // blocks of examples added in order, so the results depend only on the shapes, not on the number of
 // cores; they differ from the gemm's in the last bits.
 
-// isFloat32 reports whether T is float32.
-func isFloat32[T float32 | float64]() bool {
-	var zero T
-	_, ok := any(zero).(float32)
-	return ok
-}
-
 // oneChannelRows reports whether the convolution has the direct form: two spatial axes, one input
 // channel, 4 to 8 output channels, no padding, unit strides and no dilation, and the vector kernels
 // available.
@@ -35,14 +28,55 @@ func (g *convGeometry) oneChannelRows() bool {
 	return simd.FMAAvailable && g.cin == 1 && g.cout >= 4 && g.cout <= 8 && g.validUnit()
 }
 
-// direct reports whether execConvGeneral computes the float32 convolution g without a gemm, in the
-// direct forms below or as their kernel gradients (the same cases, in the same order, as its switch).
-func (g *convGeometry) direct() bool {
-	if g.isKernelGradient() {
-		f := g.forward()
-		return f.oneChannelRows() || f.sixteenChannelRows()
+// directForm is how execConvGeneral computes a float32 convolution without a gemm, if it does.
+type directForm int
+
+const (
+	directNone         directForm = iota // a gemm form (convBLAS) or SimpleGo's executor
+	directOne                            // convOneChannel: oneChannelRows
+	directSixteen                        // convSixteen: sixteenChannelRows
+	directKGradOne                       // kernelGradOneChannel: the kernel gradient of a oneChannelRows forward
+	directKGradSixteen                   // kernelGradSixteen: the kernel gradient of a sixteenChannelRows forward
+)
+
+// String names the form, for test messages.
+func (d directForm) String() string {
+	switch d {
+	case directOne:
+		return "directOne"
+	case directSixteen:
+		return "directSixteen"
+	case directKGradOne:
+		return "directKGradOne"
+	case directKGradSixteen:
+		return "directKGradSixteen"
 	}
-	return !g.useScatter() && (g.sixteenChannelRows() || g.oneChannelRows())
+	return "directNone"
+}
+
+// direct returns the direct form of the float32 convolution g, or directNone: a kernel gradient
+// (isKernelGradient) is direct when its forward is; any other convolution when it is not computed
+// as a scatter (useScatter) and has one of the forward forms. execConvGeneral's dispatch and the
+// builder (directConv) both classify with it, so they cannot disagree.
+func (g *convGeometry) direct() directForm {
+	if g.isKernelGradient() {
+		switch f := g.forward(); {
+		case f.oneChannelRows():
+			return directKGradOne
+		case f.sixteenChannelRows():
+			return directKGradSixteen
+		}
+		return directNone
+	}
+	switch {
+	case g.useScatter():
+		return directNone
+	case g.sixteenChannelRows():
+		return directSixteen
+	case g.oneChannelRows():
+		return directOne
+	}
+	return directNone
 }
 
 // directConv reports whether an ungrouped convolution with these (normalised) parameters is float32
@@ -60,7 +94,7 @@ func directConv(xs, ks shapes.Shape, axes backends.ConvolveAxesConfig, strides [
 	}
 	p := convData{axes: axes, strides: strides, paddings: paddings, inputDilations: inputDilations, kernelDilations: kernelDilations}
 	g := p.geometry(xs, ks, os)
-	return g.direct()
+	return g.direct() != directNone
 }
 
 // validUnit reports whether the convolution has two spatial axes, no padding, unit strides and no
