@@ -125,8 +125,9 @@ func float32s(v []float64) []float32 {
 
 // BenchmarkGather times the strided copies of gatherInto through the ops that use it, in float32:
 // a Slice of one client from a [K, ...] tensor (one run), a strided Slice (a gather on every
-// axis), and the transpose of a DotGeneral operand (transposeInto, with OpenBLAS only), so that a
-// change of the copy loops can be measured:
+// axis), a bias broadcast over an image batch (runs of 6 copied) and a value repeated over 6
+// channels (BroadcastInDim), and the transpose of a DotGeneral operand (transposeInto, with
+// OpenBLAS only), so that a change of the copy loops can be measured:
 //
 //	go test ./fedbayes/simplegoplus -run '^$' -bench Gather -count 5
 func BenchmarkGather(b *testing.B) {
@@ -139,6 +140,8 @@ func BenchmarkGather(b *testing.B) {
 		{"slice-strided", []int{64, 28, 28, 6}, func(x *Node) *Node {
 			return Slice(x, AxisRange(), AxisRange(0, 28).Stride(2), AxisRange(1, 28).Stride(2))
 		}},
+		{"broadcast-bias", []int{6}, func(x *Node) *Node { return BroadcastPrefix(x, 64, 24, 24) }},
+		{"broadcast-repeat", []int{64, 24, 24, 1}, func(x *Node) *Node { return BroadcastToDims(x, 64, 24, 24, 6) }},
 		// DotGeneral with OpenBLAS: the operand [K, batch, M] contracted on its first axis is
 		// transposed to [batch, M, K] (a gather along the last axis) before a small gemm.
 		{"dot-operand-transposed", []int{256, 8, 256}, func(x *Node) *Node {

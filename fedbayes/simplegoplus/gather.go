@@ -2,9 +2,11 @@ package simplegoplus
 
 // gatherInto fills dst, row-major with dimensions dims, from src: dst's element at (i_0, ...,
 // i_{r-1}) is src[base + i_0*strides[0] + ... + i_{r-1}*strides[r-1]]. It serves the transposes
-// (transposeInto: strides permuted, base 0) and the strided slices (sliceRuns: strides scaled by the
-// slice's steps, base at its start). dst is filled a run at a time (gatherRuns): a copy() where the
-// run is contiguous in src, else a gather with the run's stride; blocks of runs go to both cores.
+// (transposeInto: strides permuted, base 0), the strided slices (sliceRuns: strides scaled by the
+// slice's steps, base at its start) and the broadcasts (broadcastRuns: stride 0 along a broadcast
+// axis). dst is filled a run at a time (gatherRuns): a copy() where the run is contiguous in src,
+// one value repeated where its stride is 0, else a gather with its stride; blocks of runs go to
+// both cores.
 // Copies move bits, so the result is the same whatever the number of cores.
 func gatherInto[T any](dst, src []T, base int, dims, strides []int) {
 	if len(dst) == 0 {
@@ -28,8 +30,9 @@ func gatherInto[T any](dst, src []T, base int, dims, strides []int) {
 	})
 }
 
-// gatherRange fills runs [r0, r1) of gatherInto's dst, each run elements of src step apart; dims and
-// strides are those of the outer axes, walked by a counter.
+// gatherRange fills runs [r0, r1) of gatherInto's dst, each run elements of src step apart (a copy
+// for a unit step, one value repeated for 0); dims and strides are those of the outer axes, walked
+// by a counter.
 func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, r0, r1 int) {
 	outer := len(dims)
 	var buf [8]int
@@ -44,44 +47,64 @@ func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, 
 		idx[a], rest = rest%dims[a], rest/dims[a]
 		srcPos += idx[a] * strides[a]
 	}
-	for r := r0; r < r1; r++ {
-		out := dst[r*run : (r+1)*run]
-		if step == 1 {
-			copy(out, src[srcPos:srcPos+run])
-		} else {
-			pos := srcPos
+	switch step { // one loop per kind of run, the counter advanced by next
+	case 1:
+		for r := r0; r < r1; r++ {
+			copy(dst[r*run:(r+1)*run], src[srcPos:srcPos+run])
+			srcPos = next(idx, dims, strides, srcPos)
+		}
+	case 0:
+		for r := r0; r < r1; r++ {
+			out, v := dst[r*run:(r+1)*run], src[srcPos]
+			for j := range out {
+				out[j] = v
+			}
+			srcPos = next(idx, dims, strides, srcPos)
+		}
+	default:
+		for r := r0; r < r1; r++ {
+			out, pos := dst[r*run:(r+1)*run], srcPos
 			for j := range out {
 				out[j] = src[pos]
 				pos += step
 			}
-		}
-		for a := outer - 1; a >= 0; a-- {
-			idx[a]++
-			srcPos += strides[a]
-			if idx[a] < dims[a] {
-				break
-			}
-			srcPos -= strides[a] * dims[a]
-			idx[a] = 0
+			srcPos = next(idx, dims, strides, srcPos)
 		}
 	}
 }
 
+// next advances the row-major counter idx over dims by one and returns the source offset pos moved
+// with it (strides[a] per step along axis a).
+func next(idx, dims, strides []int, pos int) int {
+	for a := len(idx) - 1; a >= 0; a-- {
+		idx[a]++
+		pos += strides[a]
+		if idx[a] < dims[a] {
+			return pos
+		}
+		pos -= strides[a] * dims[a]
+		idx[a] = 0
+	}
+	return pos
+}
+
 // gatherRuns splits gatherInto's axes into outer ones, [0, inner), walked by a counter, and inner
-// ones, [inner, rank), whose elements form runs of length run, step apart in src: the last axis,
-// and, when that has a unit stride, the axes before it that step over exactly the run after them
-// (or have size 1, whose stride is never used), so that a run is one copy.
+// ones, [inner, rank), whose elements form runs of length run, step apart in src: the last axis
+// (trailing axes of size 1 add nothing), and the axes before it that continue its progression, a
+// stride of run*step (or have size 1, whose stride is never used). A unit step makes a run one
+// copy, and a step of 0 (a broadcast) one value repeated.
 func gatherRuns(dims, strides []int) (inner, run, step int) {
-	rank := len(dims)
-	inner, run, step = rank-1, dims[rank-1], strides[rank-1]
+	inner = len(dims) - 1
+	for inner > 0 && dims[inner] == 1 {
+		inner--
+	}
+	run, step = dims[inner], strides[inner]
 	if run == 1 {
 		step = 1 // one element: its stride is never used
 	}
-	if step == 1 {
-		for inner > 0 && (strides[inner-1] == run || dims[inner-1] == 1) {
-			inner--
-			run *= dims[inner]
-		}
+	for inner > 0 && (dims[inner-1] == 1 || strides[inner-1] == run*step) {
+		inner--
+		run *= dims[inner]
 	}
 	return inner, run, step
 }

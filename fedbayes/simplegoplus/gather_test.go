@@ -8,9 +8,10 @@ import (
 
 // TestGatherInto compares gatherInto with the definition, element by element (dst at (i_0, ...)
 // is src[base + sum i_a*strides[a]]): contiguous inner axes merged into one run (whole, partial,
-// across a unit axis), a strided last axis, a last axis of size 1 with a stride, transposes, a
-// reversed-looking order of strides, rank 0, an empty result, and a gather of more than elemChunk
-// elements (several blocks of runs, on both cores).
+// across a unit axis), a strided last axis, a last axis of size 1 with a stride, transposes, steps
+// on every axis, rank 0, an empty result, broadcasts (stride 0: one value repeated, a row copied
+// again), a stride that continues across axes, and a gather of more than elemChunk elements
+// (several blocks of runs, on both cores).
 func TestGatherInto(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -28,6 +29,10 @@ func TestGatherInto(t *testing.T) {
 		{"transpose keeping the last two axes", 0, []int{4, 3, 2, 5}, []int{10, 40, 5, 1}},
 		{"strides and steps on every axis", 5, []int{2, 3, 2}, []int{60, 12, 3}},
 		{"empty", 0, []int{3, 0, 4}, []int{0, 4, 1}},
+		{"broadcast: a value repeated along the last axes", 0, []int{4, 3, 5}, []int{1, 0, 0}},
+		{"broadcast: a row copied along a leading axis", 0, []int{6, 5}, []int{0, 1}},
+		{"broadcast after trailing unit axes", 2, []int{4, 5, 1, 1}, []int{1, 0, 7, 0}},
+		{"a strided progression across two axes", 1, []int{4, 3}, []int{6, 2}},
 		{"more than elemChunk, in blocks", 0, []int{7, 3000}, []int{1, 7}},
 		{"more than elemChunk, runs", 9, []int{40, 700}, []int{701, 1}},
 	} {
