@@ -487,12 +487,7 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 					}
 				}
 				tap += kl
-				for i := last - 1; i >= 0; i-- {
-					if t[i]++; t[i] < g.kernel[i] {
-						break
-					}
-					t[i] = 0
-				}
+				advance(t[:last], g.kernel)
 			}
 		}
 	})
@@ -557,12 +552,7 @@ func im2colT[T float32 | float64](g convGeometry, x, pt []T) {
 						}
 					}
 				}
-				for i := last - 1; i >= 0; i-- {
-					if o[i]++; o[i] < g.out[i] {
-						break
-					}
-					o[i] = 0
-				}
+				advance(o[:last], g.out)
 			}
 		}
 	})
@@ -599,12 +589,7 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 				if valid {
 					addTo(yb[off:off+cout], src[tap*cout:(tap+1)*cout])
 				}
-				for i := n - 1; i >= 0; i-- {
-					if t[i]++; t[i] < g.kernel[i] {
-						break
-					}
-					t[i] = 0
-				}
+				advance(t, g.kernel)
 			}
 		}
 	})
@@ -625,6 +610,17 @@ func addTo[T float32 | float64](dst, src []T) {
 func unravel(idx int, dims, coords []int) {
 	for i := len(dims) - 1; i >= 0; i-- {
 		coords[i], idx = idx%dims[i], idx/dims[i]
+	}
+}
+
+// advance moves the row-major counter idx over the first len(idx) axes of dims to its next
+// position (after the last, back to zeros).
+func advance(idx, dims []int) {
+	for a := len(idx) - 1; a >= 0; a-- {
+		if idx[a]++; idx[a] < dims[a] {
+			return
+		}
+		idx[a] = 0
 	}
 }
 
@@ -698,12 +694,7 @@ func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
 					seg := src[(ot*kl+lo)*cout : (ot*kl+hi)*cout]
 					addTo(yb[off:off+len(seg)], seg)
 				}
-				for i := last - 1; i >= 0; i-- {
-					if t[i]++; t[i] < g.kernel[i] {
-						break
-					}
-					t[i] = 0
-				}
+				advance(t, g.kernel)
 			}
 		}
 	})

@@ -47,11 +47,11 @@ func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, 
 		idx[a], rest = rest%dims[a], rest/dims[a]
 		srcPos += idx[a] * strides[a]
 	}
-	switch step { // one loop per kind of run, the counter advanced by next
+	switch step { // one loop per kind of run, the counter advanced by advanceOffset
 	case 1:
 		for r := r0; r < r1; r++ {
 			copy(dst[r*run:(r+1)*run], src[srcPos:srcPos+run])
-			srcPos = next(idx, dims, strides, srcPos)
+			srcPos = advanceOffset(idx, dims, strides, srcPos)
 		}
 	case 0:
 		for r := r0; r < r1; r++ {
@@ -59,7 +59,7 @@ func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, 
 			for j := range out {
 				out[j] = v
 			}
-			srcPos = next(idx, dims, strides, srcPos)
+			srcPos = advanceOffset(idx, dims, strides, srcPos)
 		}
 	default:
 		for r := r0; r < r1; r++ {
@@ -68,14 +68,14 @@ func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, 
 				out[j] = src[pos]
 				pos += step
 			}
-			srcPos = next(idx, dims, strides, srcPos)
+			srcPos = advanceOffset(idx, dims, strides, srcPos)
 		}
 	}
 }
 
-// next advances the row-major counter idx over dims by one and returns the source offset pos moved
+// advanceOffset is advance (exec_conv.go) that also returns the source offset pos moved
 // with it (strides[a] per step along axis a).
-func next(idx, dims, strides []int, pos int) int {
+func advanceOffset(idx, dims, strides []int, pos int) int {
 	for a := len(idx) - 1; a >= 0; a-- {
 		idx[a]++
 		pos += strides[a]
