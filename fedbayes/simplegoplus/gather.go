@@ -6,8 +6,7 @@ package simplegoplus
 // slice's steps, base at its start) and the broadcasts (broadcastRuns: stride 0 along a broadcast
 // axis). dst is filled a run at a time (gatherRuns): a copy() where the run is contiguous in src,
 // one value repeated where its stride is 0, else a gather with its stride; blocks of runs go to
-// both cores.
-// Copies move bits, so the result is the same whatever the number of cores.
+// both cores. Copies move bits, so the result is the same whatever the number of cores.
 func gatherInto[T any](dst, src []T, base int, dims, strides []int) {
 	if len(dst) == 0 {
 		return
