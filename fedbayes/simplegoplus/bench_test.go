@@ -6,6 +6,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/train"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
@@ -120,4 +121,47 @@ func float32s(v []float64) []float32 {
 		out[i] = float32(x)
 	}
 	return out
+}
+
+// BenchmarkGather times the strided copies of gatherInto through the ops that use it, in float32:
+// a Slice of one client from a [K, ...] tensor (one run), a strided Slice (a gather on every
+// axis), a bias broadcast over an image batch (runs of 6 copied) and a value repeated over 6
+// channels (BroadcastInDim), and the transpose of a DotGeneral operand (transposeInto, with
+// OpenBLAS only), so that a change of the copy loops can be measured:
+//
+//	go test ./fedbayes/simplegoplus -run '^$' -bench Gather -count 5
+func BenchmarkGather(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		dims []int
+		fn   func(x *Node) *Node
+	}{
+		{"slice-client", []int{10, 64, 12, 12, 6}, func(x *Node) *Node { return Slice(x, AxisElem(3)) }},
+		{"slice-strided", []int{64, 28, 28, 6}, func(x *Node) *Node {
+			return Slice(x, AxisRange(), AxisRange(0, 28).Stride(2), AxisRange(1, 28).Stride(2))
+		}},
+		{"broadcast-bias", []int{6}, func(x *Node) *Node { return BroadcastPrefix(x, 64, 24, 24) }},
+		{"broadcast-repeat", []int{64, 24, 24, 1}, func(x *Node) *Node { return BroadcastToDims(x, 64, 24, 24, 6) }},
+		// DotGeneral with OpenBLAS: the operand [K, batch, M] contracted on its first axis is
+		// transposed to [batch, M, K] (a gather along the last axis) before a small gemm.
+		{"dot-operand-transposed", []int{256, 8, 256}, func(x *Node) *Node {
+			return DotGeneral(x, []int{0}, []int{1}, Ones(x.Graph(), shapes.Make(x.DType(), 8, 256, 1)), []int{1}, []int{0})
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			exec, err := NewExec(plusBackend(), c.fn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := tensors.FromFlatDataAndDimensions(float32s(randFloats(1, sizeOf(c.dims))), c.dims...)
+			if _, err := exec.Exec(x); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := exec.Exec(x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -101,14 +101,7 @@ func (b *Builder) ConvGeneral(input, kernel backends.Op, axes backends.ConvolveA
 		// 2a. One slice per kernel tap: [B, O..., C] each, concatenated on channels -> [B, O..., K*C].
 		parts := make([]backends.Op, 0, kSize)
 		for _, k := range windowOffsets(kDims) {
-			starts, limits, st := make([]int, n+2), slices.Clone(px), make([]int, n+2)
-			st[0], st[n+1] = 1, 1
-			for i := range n {
-				starts[1+i] = k[i] * kernelDilations[i]
-				limits[1+i] = starts[1+i] + (oDims[i]-1)*strides[i] + 1
-				st[1+i] = strides[i]
-			}
-			parts = append(parts, must(b.Slice(x, starts, limits, st)))
+			parts = append(parts, b.spatialSlice(x, px, k, kernelDilations, oDims, strides))
 		}
 		patches := parts[0]
 		if len(parts) > 1 {
@@ -124,14 +117,7 @@ func (b *Builder) ConvGeneral(input, kernel backends.Op, axes backends.ConvolveA
 		// 2b. One slice per output position: the window [B, K..., C], stacked -> [O, B, K*C].
 		parts := make([]backends.Op, 0, oSize)
 		for _, o := range windowOffsets(oDims) {
-			starts, limits, st := make([]int, n+2), slices.Clone(px), make([]int, n+2)
-			st[0], st[n+1] = 1, 1
-			for i := range n {
-				starts[1+i] = o[i] * strides[i]
-				limits[1+i] = starts[1+i] + (kDims[i]-1)*kernelDilations[i] + 1
-				st[1+i] = kernelDilations[i]
-			}
-			parts = append(parts, must(b.Reshape(must(b.Slice(x, starts, limits, st)), 1, batch, kSize*cin)))
+			parts = append(parts, must(b.Reshape(b.spatialSlice(x, px, o, strides, kDims, kernelDilations), 1, batch, kSize*cin)))
 		}
 		patches := parts[0]
 		if len(parts) > 1 {
@@ -153,6 +139,22 @@ func (b *Builder) ConvGeneral(input, kernel backends.Op, axes backends.ConvolveA
 		perm[t] = j
 	}
 	return b.transposeIfNeeded(res, perm), nil
+}
+
+// spatialSlice slices x [B, P..., C] (dimensions px) along its spatial axes, B and C whole: along
+// axis i, count[i] positions step[i] apart from pos[i]*posStep[i]. A kernel tap k's view of every
+// output position is (k, kernelDilations, oDims, strides); an output position o's window is (o,
+// strides, kDims, kernelDilations).
+func (b *Builder) spatialSlice(x backends.Op, px, pos, posStep, count, step []int) backends.Op {
+	n := len(pos)
+	starts, limits, st := make([]int, n+2), slices.Clone(px), make([]int, n+2)
+	st[0], st[n+1] = 1, 1
+	for i := range n {
+		starts[1+i] = pos[i] * posStep[i]
+		limits[1+i] = starts[1+i] + (count[i]-1)*step[i] + 1
+		st[1+i] = step[i]
+	}
+	return must(b.Slice(x, starts, limits, st))
 }
 
 // batchedKernel reshapes the canonical kernel to [K*C, Cout] and broadcasts it to [batch, K*C, Cout].

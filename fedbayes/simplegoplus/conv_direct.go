@@ -21,13 +21,6 @@ import (
 // blocks of examples added in order, so the results depend only on the shapes, not on the number of
 // cores; they differ from the gemm's in the last bits.
 
-// isFloat32 reports whether T is float32.
-func isFloat32[T float32 | float64]() bool {
-	var zero T
-	_, ok := any(zero).(float32)
-	return ok
-}
-
 // oneChannelRows reports whether the convolution has the direct form: two spatial axes, one input
 // channel, 4 to 8 output channels, no padding, unit strides and no dilation, and the vector kernels
 // available.
@@ -35,14 +28,55 @@ func (g *convGeometry) oneChannelRows() bool {
 	return simd.FMAAvailable && g.cin == 1 && g.cout >= 4 && g.cout <= 8 && g.validUnit()
 }
 
-// direct reports whether execConvGeneral computes the float32 convolution g without a gemm, in the
-// direct forms below or as their kernel gradients (the same cases, in the same order, as its switch).
-func (g *convGeometry) direct() bool {
-	if g.isKernelGradient() {
-		f := g.forward()
-		return f.oneChannelRows() || f.sixteenChannelRows()
+// directForm is how execConvGeneral computes a float32 convolution without a gemm, if it does.
+type directForm int
+
+const (
+	directNone         directForm = iota // a gemm form (convBLAS) or SimpleGo's executor
+	directOne                            // convOneChannel: oneChannelRows
+	directSixteen                        // convSixteen: sixteenChannelRows
+	directKGradOne                       // kernelGradOneChannel: the kernel gradient of a oneChannelRows forward
+	directKGradSixteen                   // kernelGradSixteen: the kernel gradient of a sixteenChannelRows forward
+)
+
+// String names the form, for test messages.
+func (d directForm) String() string {
+	switch d {
+	case directOne:
+		return "directOne"
+	case directSixteen:
+		return "directSixteen"
+	case directKGradOne:
+		return "directKGradOne"
+	case directKGradSixteen:
+		return "directKGradSixteen"
 	}
-	return !g.useScatter() && (g.sixteenChannelRows() || g.oneChannelRows())
+	return "directNone"
+}
+
+// direct returns the direct form of the float32 convolution g, or directNone: a kernel gradient
+// (isKernelGradient) is direct when its forward is; any other convolution when it is not computed
+// as a scatter (useScatter) and has one of the forward forms. execConvGeneral's dispatch and the
+// builder (directConv) both classify with it, so they cannot disagree.
+func (g *convGeometry) direct() directForm {
+	if g.isKernelGradient() {
+		switch f := g.forward(); {
+		case f.oneChannelRows():
+			return directKGradOne
+		case f.sixteenChannelRows():
+			return directKGradSixteen
+		}
+		return directNone
+	}
+	switch {
+	case g.useScatter():
+		return directNone
+	case g.sixteenChannelRows():
+		return directSixteen
+	case g.oneChannelRows():
+		return directOne
+	}
+	return directNone
 }
 
 // directConv reports whether an ungrouped convolution with these (normalised) parameters is float32
@@ -60,7 +94,7 @@ func directConv(xs, ks shapes.Shape, axes backends.ConvolveAxesConfig, strides [
 	}
 	p := convData{axes: axes, strides: strides, paddings: paddings, inputDilations: inputDilations, kernelDilations: kernelDilations}
 	g := p.geometry(xs, ks, os)
-	return g.direct()
+	return g.direct() != directNone
 }
 
 // validUnit reports whether the convolution has two spatial axes, no padding, unit strides and no
@@ -185,6 +219,27 @@ func fma32(a, b, c float32) float32 {
 // both cores and added in order.
 const kgradExamples = 4
 
+// blockPartials returns the sum over examples [0, batch) of per-example accumulations of accLen
+// values: add(b, acc) adds example b's terms into acc. The examples go in blocks of kgradExamples,
+// each block's partial (from zero, its examples in order) computed on whichever core is free; the
+// partials are then added in block order, so the result depends only on batch, not on the number
+// of cores. A batch of zero examples gives zeros.
+func blockPartials(batch, accLen int, add func(b int, acc []float32)) []float32 {
+	blocks := (batch + kgradExamples - 1) / kgradExamples
+	partial := make([]float32, max(blocks, 1)*accLen)
+	parallelDo(blocks, func(blk int) {
+		acc := partial[blk*accLen : (blk+1)*accLen]
+		for b := blk * kgradExamples; b < min(batch, (blk+1)*kgradExamples); b++ {
+			add(b, acc)
+		}
+	})
+	total := partial[:accLen] // block 0, then the others added in order
+	for blk := 1; blk < blocks; blk++ {
+		addTo(total, partial[blk*accLen:(blk+1)*accLen])
+	}
+	return total
+}
+
 // kernelGradOneChannel computes the kernel gradient dw [K0, K1, Cout] of a convolution f with
 // oneChannelRows, from its input x [B, S0, S1] and output gradient dy [B, O0, O1, Cout]: dw[t, c] =
 // sum over examples and output pixels p of x[b, p + t] * dy[b, p, c], taps in groups of
@@ -201,26 +256,16 @@ func kernelGradOneChannel(f convGeometry, x, dy, dw []float32) {
 		t := min(k, nTaps-1) // the last group padded with the last tap; its sums are not used
 		offs[k] = t/k1*s1 + t%k1
 	}
-	blocks := (f.batch + kgradExamples - 1) / kgradExamples
-	accLen := groups * simd.KGradTaps * 8
-	partial := make([]float32, blocks*accLen)
-	parallelDo(blocks, func(blk int) {
-		acc := partial[blk*accLen : (blk+1)*accLen]
-		for b := blk * kgradExamples; b < min(f.batch, (blk+1)*kgradExamples); b++ {
-			xb, dyb := x[b*s0*s1:(b+1)*s0*s1], dy[b*o0*o1*cout:(b+1)*o0*o1*cout]
-			for g := range groups {
-				gOffs := offs[g*simd.KGradTaps : (g+1)*simd.KGradTaps]
-				gAcc := acc[g*simd.KGradTaps*8 : (g+1)*simd.KGradTaps*8]
-				if !simd.KGradRows(xb, dyb, gOffs, o0, o1, s1, cout, gAcc) {
-					kgradRowsScalar(xb, dyb, gOffs, o0, o1, s1, cout, gAcc)
-				}
+	total := blockPartials(f.batch, groups*simd.KGradTaps*8, func(b int, acc []float32) {
+		xb, dyb := x[b*s0*s1:(b+1)*s0*s1], dy[b*o0*o1*cout:(b+1)*o0*o1*cout]
+		for g := range groups {
+			gOffs := offs[g*simd.KGradTaps : (g+1)*simd.KGradTaps]
+			gAcc := acc[g*simd.KGradTaps*8 : (g+1)*simd.KGradTaps*8]
+			if !simd.KGradRows(xb, dyb, gOffs, o0, o1, s1, cout, gAcc) {
+				kgradRowsScalar(xb, dyb, gOffs, o0, o1, s1, cout, gAcc)
 			}
 		}
 	})
-	total := partial[:accLen] // block 0, then the others added in order
-	for blk := 1; blk < blocks; blk++ {
-		addTo(total, partial[blk*accLen:(blk+1)*accLen])
-	}
 	for t := range nTaps {
 		copy(dw[t*cout:(t+1)*cout], total[t*8:t*8+cout])
 	}
@@ -260,25 +305,15 @@ func kernelGradSixteen(f convGeometry, x, dy, dw []float32) {
 		t, i := q/cin, q%cin
 		offs[k] = (t/k1*s1+t%k1)*cin + i
 	}
-	blocks := (f.batch + kgradExamples - 1) / kgradExamples
-	accLen := groups * gp * 16
-	partial := make([]float32, blocks*accLen)
-	parallelDo(blocks, func(blk int) {
-		acc := partial[blk*accLen : (blk+1)*accLen]
-		for b := blk * kgradExamples; b < min(f.batch, (blk+1)*kgradExamples); b++ {
-			xb, dyb := x[b*s0*s1*cin:(b+1)*s0*s1*cin], dy[b*o0*o1*16:(b+1)*o0*o1*16]
-			for g := range groups {
-				gOffs, gAcc := offs[g*gp:(g+1)*gp], acc[g*gp*16:(g+1)*gp*16]
-				if !simd.KGradRows16(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc) {
-					kgradRows16Scalar(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc)
-				}
+	total := blockPartials(f.batch, groups*gp*16, func(b int, acc []float32) {
+		xb, dyb := x[b*s0*s1*cin:(b+1)*s0*s1*cin], dy[b*o0*o1*16:(b+1)*o0*o1*16]
+		for g := range groups {
+			gOffs, gAcc := offs[g*gp:(g+1)*gp], acc[g*gp*16:(g+1)*gp*16]
+			if !simd.KGradRows16(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc) {
+				kgradRows16Scalar(xb, dyb, gOffs, o0, o1, s1*cin, cin, gAcc)
 			}
 		}
 	})
-	total := partial[:accLen]
-	for blk := 1; blk < blocks; blk++ {
-		addTo(total, partial[blk*accLen:(blk+1)*accLen])
-	}
 	for q := range nPairs {
 		t, i := q/cin, q%cin
 		copy(dw[(i*nTaps+t)*16:(i*nTaps+t+1)*16], total[q*16:(q+1)*16])

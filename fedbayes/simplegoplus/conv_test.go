@@ -2,7 +2,7 @@ package simplegoplus
 
 import (
 	"math"
-
+	"slices"
 	"testing"
 
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/shapeinference"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -235,6 +236,69 @@ func TestDirectConv(t *testing.T) {
 		got := directConv(xs, ks, tc.axes, []int{tc.stride, tc.stride}, pads, []int{1, 1}, []int{1, 1})
 		if want := tc.want && simd.FMAAvailable; got != want {
 			t.Errorf("%s: direct = %v, want %v (FMA available: %v)", tc.name, got, want, simd.FMAAvailable)
+		}
+	}
+}
+
+// TestDirectForm checks which direct form (conv_direct.go) the classifier gives each float32
+// convolution, the one execConvGeneral's dispatch and the builder both use: the LeNet layers and
+// their kernel gradients get their forms; one input channel with 16 outputs, 3 or 9 outputs, a
+// 1-D or padded convolution, an input gradient, a sixteen-output one cheaper as a scatter and a
+// one-example kernel gradient (not shaped like one) get none. Without the FMA kernels every convolution gets none.
+func TestDirectForm(t *testing.T) {
+	nhwc, nchw, kgrad := axesNHWC, axesNCHW, axesKGrad
+	conv1d := backends.ConvolveAxesConfig{InputBatch: 0, InputSpatial: []int{1}, InputChannels: 2,
+		KernelSpatial: []int{0}, KernelInputChannels: 1, KernelOutputChannels: 2,
+		OutputBatch: 0, OutputSpatial: []int{1}, OutputChannels: 2}
+	for _, tc := range []struct {
+		name         string
+		xDims, kDims []int
+		axes         backends.ConvolveAxesConfig
+		pad          int
+		want         directForm
+	}{
+		{"LeNet conv1", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, 0, directOne},
+		{"one channel first, four outputs", []int{2, 1, 7, 6}, []int{4, 1, 3, 3}, nchw, 0, directOne},
+		{"one channel, eight outputs", []int{3, 9, 11, 1}, []int{3, 2, 1, 8}, nhwc, 0, directOne},
+		{"LeNet conv2", []int{64, 12, 12, 6}, []int{5, 5, 6, 16}, nhwc, 0, directSixteen},
+		{"two channels, sixteen outputs", []int{3, 7, 9, 2}, []int{3, 3, 2, 16}, nhwc, 0, directSixteen},
+		{"LeNet conv1 kernel gradient", []int{64, 28, 28, 1}, []int{64, 24, 24, 6}, kgrad, 0, directKGradOne},
+		{"one-channel kernel gradient, 5 examples", []int{5, 9, 10, 1}, []int{5, 7, 7, 4}, kgrad, 0, directKGradOne},
+		{"LeNet conv2 kernel gradient", []int{64, 12, 12, 6}, []int{64, 8, 8, 16}, kgrad, 0, directKGradSixteen},
+		{"sixteen-channel kernel gradient, 4 examples", []int{4, 12, 12, 6}, []int{4, 8, 8, 16}, kgrad, 0, directKGradSixteen},
+		// With 2 examples, 6 x 25 output values of 2 x 64 terms each is not shaped like a kernel
+		// gradient (isKernelGradient): it is a forward with 2 input channels and 16 outputs. With
+		// one, a forward with one input channel and 16 outputs, which has no direct form.
+		{"sixteen-channel kernel gradient, 2 examples", []int{2, 12, 12, 6}, []int{2, 8, 8, 16}, kgrad, 0, directSixteen},
+		{"sixteen-channel kernel gradient, 1 example", []int{1, 12, 12, 6}, []int{1, 8, 8, 16}, kgrad, 0, directNone},
+		{"LeNet conv2 input gradient", []int{64, 8, 8, 16}, []int{5, 5, 16, 6}, nhwc, 4, directNone},
+		{"padded", []int{64, 28, 28, 1}, []int{5, 5, 1, 6}, nhwc, 2, directNone},
+		{"one channel, three outputs", []int{8, 28, 28, 1}, []int{5, 5, 1, 3}, nhwc, 0, directNone},
+		{"one channel, nine outputs", []int{8, 28, 28, 1}, []int{5, 5, 1, 9}, nhwc, 0, directNone},
+		{"one channel, sixteen outputs", []int{8, 28, 28, 1}, []int{5, 5, 1, 16}, nhwc, 0, directNone},
+		{"sixteen outputs, cheaper as a scatter", []int{8, 8, 8, 64}, []int{1, 1, 64, 16}, nhwc, 0, directNone},
+		{"kernel gradient of a 32-output layer", []int{64, 12, 12, 6}, []int{64, 8, 8, 32}, kgrad, 0, directNone},
+		{"one spatial axis", []int{4, 28, 1}, []int{5, 1, 6}, conv1d, 0, directNone},
+	} {
+		xs, ks := shapes.Make(dtypes.Float32, tc.xDims...), shapes.Make(dtypes.Float32, tc.kDims...)
+		n := len(tc.axes.InputSpatial)
+		ones := slices.Repeat([]int{1}, n)
+		pads := slices.Repeat([][2]int{{tc.pad, tc.pad}}, n)
+		os, err := shapeinference.ConvGeneralOp(xs, ks, tc.axes, ones, pads, ones, ones, 1, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		p := convData{axes: tc.axes, strides: ones, paddings: pads, inputDilations: ones, kernelDilations: ones}
+		g := p.geometry(xs, ks, os)
+		want := tc.want
+		if !simd.FMAAvailable {
+			want = directNone
+		}
+		if got := g.direct(); got != want {
+			t.Errorf("%s: form %v, want %v (FMA available: %v)", tc.name, got, want, simd.FMAAvailable)
+		}
+		if got := directConv(xs, ks, tc.axes, ones, pads, ones, ones); got != (want != directNone) {
+			t.Errorf("%s: directConv %v, but the form is %v", tc.name, got, want)
 		}
 	}
 }

@@ -69,12 +69,7 @@ func compactWide[T float32 | float64](g convGeometry, yw, y []T) {
 				src += o[i] * inStrides[i]
 			}
 			copy(y[(b*oSize+r*oLast)*cout:][:run], yw[(b*q+src)*cout:][:run])
-			for i := n - 2; i >= 0; i-- {
-				if o[i]++; o[i] < g.out[i] {
-					break
-				}
-				o[i] = 0
-			}
+			advance(o, g.out)
 		}
 	})
 }

@@ -48,18 +48,21 @@ func execConvGeneral(backend *simplego.Backend, node *simplego.Node, inputs []*s
 	if !ok || !isOurs(backend) || p.channelGroupCount > 1 || p.batchGroupCount > 1 || len(p.axes.InputSpatial) == 0 {
 		return stock.convGeneral(backend, node, inputs, owned)
 	}
-	if !BLASInUse() {
-		// Registered for the direct convolutions only (directConvInUse): anything else is SimpleGo's.
-		xs, ks := bufferShape(inputs[0]), bufferShape(inputs[1])
-		if g := p.geometry(xs, ks, nodeShape(node)); xs.DType != dtypes.Float32 || ks.DType != dtypes.Float32 || !g.direct() {
-			return stock.convGeneral(backend, node, inputs, owned)
-		}
+	xs, ks := bufferShape(inputs[0]), bufferShape(inputs[1])
+	g := p.geometry(xs, ks, nodeShape(node))
+	form := directNone
+	if xs.DType == dtypes.Float32 && ks.DType == dtypes.Float32 {
+		form = g.direct()
 	}
-	switch bufferShape(inputs[0]).DType {
+	if !BLASInUse() && form == directNone {
+		// Registered for the direct convolutions only (directConvInUse): anything else is SimpleGo's.
+		return stock.convGeneral(backend, node, inputs, owned)
+	}
+	switch xs.DType {
 	case dtypes.Float32:
-		return convBLAS[float32](backend, node, p, inputs[0], inputs[1]), nil
+		return convBLAS[float32](backend, node, p, g, form, inputs[0], inputs[1]), nil
 	case dtypes.Float64:
-		return convBLAS[float64](backend, node, p, inputs[0], inputs[1]), nil
+		return convBLAS[float64](backend, node, p, g, form, inputs[0], inputs[1]), nil
 	}
 	return stock.convGeneral(backend, node, inputs, owned)
 }
@@ -116,10 +119,12 @@ func (g *convGeometry) useScatter() bool {
 	return scatter < gather
 }
 
-func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Node, p *convData, xBuf, kBuf *simplego.Buffer) *simplego.Buffer {
+// convBLAS computes the convolution g (parameters p, output the node's) in the direct form form
+// (directNone unless T is float32), else with a gemm.
+func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Node, p *convData, g convGeometry, form directForm,
+	xBuf, kBuf *simplego.Buffer) *simplego.Buffer {
 	xs, ks, os := bufferShape(xBuf), bufferShape(kBuf), nodeShape(node)
 	ax := p.axes
-	g := p.geometry(xs, ks, os)
 	var temps []*simplego.Buffer
 	canonical := func(buf *simplego.Buffer, perm []int) []T {
 		flat, _ := flatOf[T](buf)
@@ -147,28 +152,40 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 	channelsLast := func() []T {
 		return canonical(xBuf, slices.Concat([]int{ax.InputBatch}, ax.InputSpatial, []int{ax.InputChannels}))
 	}
+	kernelGradDY := func() []T { // a kernel gradient's output gradient (its kernel) as [B_f, O_f..., Cout]
+		return canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
+	}
 	switch {
+	case form == directKGradOne:
+		// The forward is direct (conv_direct.go): so is its kernel gradient. x as [B_f, S...]
+		// (Cin_f = 1), dy as [B_f, O_f..., Cout], Y as [K_f..., Cout] (B = Cin_f = 1).
+		dy := kernelGradDY()
+		x := canonical(xBuf, slices.Concat([]int{ax.InputChannels, ax.InputBatch}, ax.InputSpatial))
+		kernelGradOneChannel(g.forward(), any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
+	case form == directKGradSixteen:
+		// Likewise for the direct sixteen-channel forward: x as [B_f, S..., Cin_f], Y as
+		// [Cin_f, K_f..., Cout].
+		dy := kernelGradDY()
+		x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
+		kernelGradSixteen(g.forward(), any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
+	case form == directSixteen:
+		// Sixteen output channels (LeNet's second layer): direct, channels last (conv_direct.go).
+		x := channelsLast()
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		convSixteen(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
+	case form == directOne:
+		// One input channel, a few output channels (LeNet's first layer): direct, a row of output
+		// pixels at a time (conv_direct.go).
+		x := channelsLast()
+		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
+		convOneChannel(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
 	case g.isKernelGradient():
 		// The gradient of a kernel: output positions are the forward taps, taps the forward outputs.
 		// As the forward convolution f (batch and input channels swapped back), with its patches P
 		// [B_f*O_f, K_f*Cin_f]: Y = P^T . dY, dY as [B_f*O_f, Cout]; both operands are read in the
 		// layouts the forward pass has, and the long contraction is split over the cores.
 		f := g.forward()
-		dy := canonical(kBuf, slices.Concat([]int{ax.KernelInputChannels}, ax.KernelSpatial, []int{ax.KernelOutputChannels}))
-		if isFloat32[T]() && f.oneChannelRows() {
-			// The forward is direct (conv_direct.go): so is its kernel gradient. x as [B_f, S...]
-			// (Cin_f = 1), dy as [B_f, O_f..., Cout], Y as [K_f..., Cout] (B = Cin_f = 1).
-			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels, ax.InputBatch}, ax.InputSpatial))
-			kernelGradOneChannel(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
-			break
-		}
-		if isFloat32[T]() && f.sixteenChannelRows() {
-			// Likewise for the direct sixteen-channel forward: x as [B_f, S..., Cin_f], Y as
-			// [Cin_f, K_f..., Cout].
-			x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
-			kernelGradSixteen(f, any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
-			break
-		}
+		dy := kernelGradDY()
 		rows, cols := f.batch*sizeOf(f.out), sizeOf(f.kernel)*f.cin
 		pBuf := getBufferForShape(backend, shapes.Make(xs.DType, rows, cols))
 		patches, _ := flatOf[T](pBuf)
@@ -218,17 +235,6 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 			col2im(g, r, yc)
 		}
 		putBuffer(backend, rBuf)
-	case isFloat32[T]() && g.sixteenChannelRows():
-		// Sixteen output channels (LeNet's second layer): direct, channels last (conv_direct.go).
-		x := channelsLast()
-		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
-		convSixteen(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
-	case isFloat32[T]() && g.oneChannelRows():
-		// One input channel, a few output channels (LeNet's first layer): direct, a row of output
-		// pixels at a time (conv_direct.go).
-		x := channelsLast()
-		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
-		convOneChannel(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
 	case g.patchesByColumn():
 		// Kernel as [Cin, K..., Cout]; PT = the patches transposed [Cin*K, B*O], filled in runs along
 		// the last output axis from X as [B, Cin, S...]; Y = PT^T . W.
@@ -481,12 +487,7 @@ func im2col[T float32 | float64](g convGeometry, x, patches []T) {
 					}
 				}
 				tap += kl
-				for i := last - 1; i >= 0; i-- {
-					if t[i]++; t[i] < g.kernel[i] {
-						break
-					}
-					t[i] = 0
-				}
+				advance(t[:last], g.kernel)
 			}
 		}
 	})
@@ -551,12 +552,7 @@ func im2colT[T float32 | float64](g convGeometry, x, pt []T) {
 						}
 					}
 				}
-				for i := last - 1; i >= 0; i-- {
-					if o[i]++; o[i] < g.out[i] {
-						break
-					}
-					o[i] = 0
-				}
+				advance(o[:last], g.out)
 			}
 		}
 	})
@@ -593,12 +589,7 @@ func col2im[T float32 | float64](g convGeometry, r, y []T) {
 				if valid {
 					addTo(yb[off:off+cout], src[tap*cout:(tap+1)*cout])
 				}
-				for i := n - 1; i >= 0; i-- {
-					if t[i]++; t[i] < g.kernel[i] {
-						break
-					}
-					t[i] = 0
-				}
+				advance(t, g.kernel)
 			}
 		}
 	})
@@ -619,6 +610,17 @@ func addTo[T float32 | float64](dst, src []T) {
 func unravel(idx int, dims, coords []int) {
 	for i := len(dims) - 1; i >= 0; i-- {
 		coords[i], idx = idx%dims[i], idx/dims[i]
+	}
+}
+
+// advance moves the row-major counter idx over the first len(idx) axes of dims to its next
+// position (after the last, back to zeros).
+func advance(idx, dims []int) {
+	for a := len(idx) - 1; a >= 0; a-- {
+		if idx[a]++; idx[a] < dims[a] {
+			return
+		}
+		idx[a] = 0
 	}
 }
 
@@ -692,12 +694,7 @@ func col2imRuns[T float32 | float64](g convGeometry, r, y []T) {
 					seg := src[(ot*kl+lo)*cout : (ot*kl+hi)*cout]
 					addTo(yb[off:off+len(seg)], seg)
 				}
-				for i := last - 1; i >= 0; i-- {
-					if t[i]++; t[i] < g.kernel[i] {
-						break
-					}
-					t[i] = 0
-				}
+				advance(t, g.kernel)
 			}
 		}
 	})

@@ -111,61 +111,12 @@ func isIdentity(perm []int) bool {
 // transposeInto writes src (row-major with dimensions dims) into dst with its axes in the order
 // perm: dst's axis i is src's axis perm[i].
 func transposeInto[T any](dst, src []T, dims, perm []int) {
-	rank := len(dims)
-	if rank == 0 {
-		copy(dst, src)
-		return
-	}
-	srcStrides := make([]int, rank)
-	s := 1
-	for a := rank - 1; a >= 0; a-- {
-		srcStrides[a] = s
-		s *= dims[a]
-	}
-	outDims := make([]int, rank)
-	strides := make([]int, rank) // src stride of each dst axis
+	srcStrides := spatialStrides(dims, 1)
+	outDims := make([]int, len(perm))
+	strides := make([]int, len(perm)) // src stride of each dst axis
 	for i, a := range perm {
 		outDims[i] = dims[a]
 		strides[i] = srcStrides[a]
 	}
-	if len(dst) == 0 {
-		return
-	}
-	// Iterate dst in row-major order, a run of its innermost axis at a time: a copy when src keeps
-	// that axis innermost, else a strided gather. Blocks of runs go to both cores.
-	inner := outDims[rank-1]
-	innerStride := strides[rank-1]
-	runs := len(dst) / inner
-	runsPerChunk := max(1, elemChunk/inner)
-	parallelDo((runs+runsPerChunk-1)/runsPerChunk, func(c int) {
-		r0, r1 := c*runsPerChunk, min(runs, (c+1)*runsPerChunk)
-		// Source offset of run r0.
-		srcPos, rest := 0, r0
-		idx := make([]int, rank-1)
-		for a := rank - 2; a >= 0; a-- {
-			idx[a], rest = rest%outDims[a], rest/outDims[a]
-			srcPos += idx[a] * strides[a]
-		}
-		for r := r0; r < r1; r++ {
-			out := dst[r*inner : (r+1)*inner]
-			if innerStride == 1 {
-				copy(out, src[srcPos:srcPos+inner])
-			} else {
-				pos := srcPos
-				for j := range out {
-					out[j] = src[pos]
-					pos += innerStride
-				}
-			}
-			for a := rank - 2; a >= 0; a-- {
-				idx[a]++
-				srcPos += strides[a]
-				if idx[a] < outDims[a] {
-					break
-				}
-				srcPos -= strides[a] * outDims[a]
-				idx[a] = 0
-			}
-		}
-	})
+	gatherInto(dst, src, 0, outDims, strides)
 }

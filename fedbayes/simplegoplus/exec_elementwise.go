@@ -545,36 +545,7 @@ func broadcastRuns[T any](inBuf, outBuf *simplego.Buffer, axes []int) {
 		}
 		s *= inDims[a]
 	}
-	// The run: trailing output axes that all copy (contiguous in the operand) or all repeat.
-	runStart := rank - 1
-	copying := strides[rank-1] != 0
-	for runStart > 0 && (strides[runStart-1] != 0) == copying && (!copying || strides[runStart-1] == strides[runStart]*outDims[runStart]) {
-		runStart--
-	}
-	run := sizeOf(outDims[runStart:])
-	outer := sizeOf(outDims[:runStart])
-	idx := make([]int, runStart)
-	pos := 0
-	for o := range outer {
-		dst := y[o*run : (o+1)*run]
-		if copying {
-			copy(dst, x[pos:pos+run])
-		} else {
-			v := x[pos]
-			for i := range dst {
-				dst[i] = v
-			}
-		}
-		for a := runStart - 1; a >= 0; a-- {
-			idx[a]++
-			pos += strides[a]
-			if idx[a] < outDims[a] {
-				break
-			}
-			pos -= strides[a] * outDims[a]
-			idx[a] = 0
-		}
-	}
+	gatherInto(y, x, 0, outDims, strides)
 }
 
 // elementwiseOps are the op types whose executors execUnary and execBinary replace.

@@ -160,12 +160,7 @@ func (l poolLayout) forEachRow(fn func(outOff int, taps []int, n, inStep, outSte
 			off += t[a] * l.inStrides[a]
 		}
 		rel = append(rel, off)
-		for a := lead - 1; a >= 0; a-- {
-			if t[a]++; t[a] < l.window[a] {
-				break
-			}
-			t[a] = 0
-		}
+		advance(t, l.window)
 	}
 	if lead == 0 {
 		fn(0, rel, 1, 0, 0)
@@ -192,12 +187,7 @@ func (l poolLayout) forEachRow(fn func(outOff int, taps []int, n, inStep, outSte
 				taps[i] = base + r
 			}
 			fn(outOff, taps, n, inStep, outStep)
-			for a := last - 1; a >= 0; a-- {
-				if o[a]++; o[a] < l.outer[a] {
-					break
-				}
-				o[a] = 0
-			}
+			advance(o, l.outer)
 		}
 	})
 }

@@ -46,57 +46,18 @@ func execSlice(backend *simplego.Backend, node *simplego.Node, inputs []*simpleg
 	return out, nil
 }
 
-// sliceRuns fills out (dimensions outDims) with the slice p of in (dimensions dims).
+// sliceRuns fills out (dimensions outDims) with the slice p of in (dimensions dims): a gather
+// from the slice's start, each axis stepping over p.strides of in's elements along it.
 func sliceRuns[T any](in, out *simplego.Buffer, dims, outDims []int, p *sliceData) {
 	src, _ := flatOf[T](in)
 	dst, _ := flatOf[T](out)
-	if len(dst) == 0 {
-		return
-	}
-	rank := len(dims)
-	if rank == 0 {
-		dst[0] = src[0]
-		return
-	}
-	// Split the axes into outer ones (walked by a counter) and a contiguous inner run.
-	run, inner := 1, rank // axes [inner, rank) are copied as one run of length run
-	for inner > 0 {
-		a := inner - 1
-		if p.strides[a] != 1 {
-			break
-		}
-		run *= outDims[a]
-		inner = a
-		if outDims[a] != dims[a] {
-			break // a partial axis with unit stride ends the run
-		}
-	}
-	// A strided last axis leaves inner == rank and run == 1: every axis is walked by the counter.
-	strides := spatialStrides(dims, 1) // in's element strides
+	strides := spatialStrides(dims, 1) // in's element strides, then the slice's steps in elements
 	base := 0
-	for a := range rank {
+	for a := range dims {
 		base += p.starts[a] * strides[a]
+		strides[a] *= p.strides[a]
 	}
-	outer := len(dst) / run
-	idx := make([]int, inner)
-	for r := range outer {
-		off := base
-		for a := range inner {
-			off += idx[a] * p.strides[a] * strides[a]
-		}
-		if run == 1 {
-			dst[r] = src[off]
-		} else {
-			copy(dst[r*run:(r+1)*run], src[off:off+run])
-		}
-		for a := inner - 1; a >= 0; a-- {
-			idx[a]++
-			if idx[a] < outDims[a] {
-				break
-			}
-			idx[a] = 0
-		}
-	}
+	gatherInto(dst, src, base, outDims, strides)
 }
 
 // registerSlice replaces SimpleGo's Slice executor (called from init).

@@ -50,13 +50,7 @@ func (b *Builder) Reverse(x backends.Op, axes ...int) (out backends.Op, err erro
 		for i, a := range rev {
 			flat = append(flat, int32(s.Dimensions[a]-1-idx[i]))
 		}
-		for i := k - 1; i >= 0; i-- { // increment the row-major counter
-			idx[i]++
-			if idx[i] < revDims[i] {
-				break
-			}
-			idx[i] = 0
-		}
+		advance(idx, revDims)
 	}
 	indices := must(b.Constant(flat, append(slices.Clone(revDims), k)...))
 

@@ -225,13 +225,7 @@ func windowOffsets(window []int) [][]int {
 	idx := make([]int, len(window))
 	for range n {
 		out = append(out, slices.Clone(idx))
-		for a := len(idx) - 1; a >= 0; a-- {
-			idx[a]++
-			if idx[a] < window[a] {
-				break
-			}
-			idx[a] = 0
-		}
+		advance(idx, window)
 	}
 	return out
 }
