@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -18,14 +17,7 @@ import (
 // the same numbers in a worker is TestRunJobsSameNumbers's: both commands select runs with
 // engine.WorkerRuns.)
 func TestReproduceJobsSharesAndStops(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two reproduction workers for seconds")
-	}
-	for _, a := range data.Status(data.Dir()) {
-		if a.Name == "fashion-mnist" && !a.Present {
-			t.Skip("fashion-mnist not installed")
-		}
-	}
+	needReproductionData(t, "two reproduction workers for seconds")
 	res := t.TempDir()
 	cmd, out := commandProcess(t, "reproduce", "-run-only", "-jobs", "2", "-budget", "reduced", "-papers", "000",
 		"-presets", "ozer2022-fmnist-c10-iid-reduced", "-results", res)

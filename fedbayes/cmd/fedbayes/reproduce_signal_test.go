@@ -16,14 +16,7 @@ import (
 // run in progress stops unfinished (to resume from its last checkpoint), and the command says how to continue and exits
 // non-zero (that the same command then resumes the run is TestTwoResumesAtOnce's and the engine's).
 func TestReproduceStopsOnSIGTERM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a reproduction preset for seconds")
-	}
-	for _, a := range data.Status(data.Dir()) {
-		if a.Name == "fashion-mnist" && !a.Present {
-			t.Skip("fashion-mnist not installed")
-		}
-	}
+	needReproductionData(t, "a reproduction preset for seconds")
 	res := t.TempDir()
 	args := []string{"reproduce", "-run-only", "-budget", "reduced", "-papers", "000",
 		"-presets", "ozer2022-fmnist-c10-iid-reduced", "-results", res}
@@ -45,5 +38,19 @@ func TestReproduceStopsOnSIGTERM(t *testing.T) {
 			t.Skip("the first run finished between its checkpoint and the signal")
 		}
 		t.Fatalf("the first run wrote %s, though SIGTERM came in its first rounds", results.StatusFile)
+	}
+}
+
+// needReproductionData skips a test that runs a reproduction preset (what for: why) in -short mode
+// or without Fashion-MNIST installed.
+func needReproductionData(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what)
+	}
+	for _, a := range data.Status(data.Dir()) {
+		if a.Name == "fashion-mnist" && !a.Present {
+			t.Skip("fashion-mnist not installed")
+		}
 	}
 }
