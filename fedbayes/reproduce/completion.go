@@ -108,11 +108,9 @@ func (w *wallTime) add(r results.Run) {
 	if len(r.Rows) == 0 {
 		return
 	}
-	before := w.total()
-	defer func() { w.place(r, w.total()-before) }()
-	var train float64
+	var recorded, train, estimated float64
 	for _, row := range r.Rows {
-		w.Recorded += row.Time.Total()
+		recorded += row.Time.Total()
 		train += row.Time.LocalSeconds + row.Time.AggregateSeconds
 	}
 	w.TimedRounds += len(r.Rows)
@@ -122,8 +120,11 @@ func (w *wallTime) add(r results.Run) {
 	}
 	if untimed := last - len(r.Rows); untimed > 0 && r.Rows[0].Round >= 1 {
 		w.Untimed += untimed
-		w.Estimated += float64(untimed) * train / float64(len(r.Rows))
+		estimated = float64(untimed) * train / float64(len(r.Rows))
 	}
+	w.Recorded += recorded
+	w.Estimated += estimated
+	w.place(r, recorded+estimated)
 }
 
 // place records that run r took seconds.
