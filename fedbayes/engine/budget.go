@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"fedbayes.dev/fedbayes/data"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/data"
 )
 
 // Budget is what a setting actually runs: the examples it trains and tests on, the clients, the

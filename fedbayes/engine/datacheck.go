@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"fedbayes.dev/fedbayes/models"
@@ -23,12 +22,6 @@ func (r runRef) name() string { return results.RunName(r.st.Name, r.seed) }
 
 // dir is the run's directory in the results directory root.
 func (r runRef) dir(root string) string { return filepath.Join(root, r.name()) }
-
-// hasRun reports whether dir holds a run (its run.json).
-func hasRun(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.MetaFile))
-	return err == nil
-}
 
 // runsOf lists the runs of settings in the order Run runs them: each setting with each of its seeds.
 func runsOf(settings []Setting) []runRef {
@@ -62,7 +55,7 @@ func CheckData(spec *Spec, dir string) error {
 func freshRuns(runs []runRef, dir string) []runRef {
 	var out []runRef
 	for _, r := range runs {
-		if !hasRun(r.dir(dir)) {
+		if !results.HasRun(r.dir(dir)) {
 			out = append(out, r)
 		}
 	}

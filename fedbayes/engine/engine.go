@@ -12,10 +12,11 @@ package engine
 import (
 	"context"
 	"errors"
-	"fedbayes.dev/fedbayes/backend"
 	"fmt"
 	"os"
 	"strings"
+
+	"fedbayes.dev/fedbayes/backend"
 
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -146,7 +147,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	if !opts.Resume {
 		for _, j := range jobs {
-			if dir := j.dir(opts.Dir); hasRun(dir) {
+			if dir := j.dir(opts.Dir); results.HasRun(dir) {
 				return nil, fmt.Errorf("engine: %s already holds a run; resume it (--resume / Options.Resume) or choose another results directory", dir)
 			}
 		}

@@ -171,7 +171,7 @@ func RefuseOldRounds(dir string) error {
 		if !e.IsDir() {
 			continue
 		}
-		if !hasRun(rd) {
+		if !results.HasRun(rd) {
 			continue
 		}
 		meta, err := results.ReadMeta(rd)

@@ -144,7 +144,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 		start = 1
 		ckpt  []byte
 	)
-	if opts.Resume && hasRun(dir) {
+	if opts.Resume && results.HasRun(dir) {
 		run, err := results.ReadRun(dir)
 		if err != nil {
 			return sum, err

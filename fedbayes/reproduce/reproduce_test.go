@@ -472,7 +472,7 @@ func TestChenRefusesOldRuns(t *testing.T) {
 	if _, _, _, err := loadRuns(dir, chenPaper(), Reduced); err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
 		t.Errorf("reading an old run for the report: %v; want a refusal that says why", err)
 	}
-	err = chenPreset.run(context.Background(), Reduced, filepath.Join(dir, "004"), Options{})
+	err = Run(context.Background(), []*Paper{chenPaper()}, Options{Dir: dir, Budget: Reduced, Presets: []string{chenPreset.Name(Reduced)}})
 	if err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
 		t.Errorf("running the preset over an old run: %v; want a refusal that says why", err)
 	}

@@ -78,24 +78,17 @@ func (p Preset) Budget(b Budget) (string, error) {
 	return s.Budget, nil
 }
 
-// run runs the preset at budget b into dir: finished runs are kept, interrupted ones resume.
-func (p Preset) run(ctx context.Context, b Budget, dir string, opt Options) error {
-	name := p.Name(b)
-	spec, err := engine.Preset(name)
-	if err != nil {
-		return err
-	}
+// runPreset runs spec, the preset at the budget, into dir: finished runs are kept, interrupted ones
+// resume. With opt.Workers > 1 it runs opt.Worker's share only.
+func runPreset(ctx context.Context, spec *engine.Spec, dir string, opt Options) error {
 	eo := engine.Options{Dir: dir, Resume: true, Progress: opt.Progress, NoFigures: true}
 	if opt.Workers > 1 {
-		refs, err := engine.RunList(spec)
-		if err != nil {
-			return err
-		}
-		if eo.Runs = engine.WorkerRuns(len(refs), opt.Worker, opt.Workers); len(eo.Runs) == 0 {
-			return nil // fewer runs than workers: nothing for this one
+		var err error
+		if eo.Runs, err = engine.WorkerShare(spec, opt.Worker, opt.Workers); err != nil || len(eo.Runs) == 0 {
+			return err // or fewer runs than workers: nothing for this one
 		}
 	}
-	_, err = engine.Run(ctx, spec, eo)
+	_, err := engine.Run(ctx, spec, eo)
 	return err
 }
 
@@ -166,17 +159,17 @@ type Options struct {
 	Worker, Workers int
 }
 
-// selection is one preset Run runs: the paper, the preset's name at the budget and the paper's
-// results directory.
+// selection is one preset Run runs: the paper, the preset's name and spec at the budget, and the
+// paper's results directory.
 type selection struct {
-	paper  *Paper
-	preset Preset
-	name   string
-	dir    string
+	paper *Paper
+	name  string
+	spec  *engine.Spec
+	dir   string
 }
 
 // selected lists the presets of the papers that Run runs with opt, in order.
-func selected(papers []*Paper, opt Options) []selection {
+func selected(papers []*Paper, opt Options) ([]selection, error) {
 	want := map[string]bool{}
 	for _, n := range opt.Presets {
 		want[n] = true
@@ -184,30 +177,34 @@ func selected(papers []*Paper, opt Options) []selection {
 	var out []selection
 	for _, p := range papers {
 		for _, pr := range p.Presets {
-			if name := pr.Name(opt.Budget); len(want) == 0 || want[name] {
-				out = append(out, selection{paper: p, preset: pr, name: name, dir: filepath.Join(opt.Dir, p.dir())})
+			name := pr.Name(opt.Budget)
+			if len(want) > 0 && !want[name] {
+				continue
 			}
+			spec, err := engine.Preset(name)
+			if err != nil {
+				return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
+			}
+			out = append(out, selection{paper: p, name: name, spec: spec, dir: filepath.Join(opt.Dir, p.dir())})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // RunDirs lists the run directories of every run that Run runs with opt (all workers'), so that a
 // caller running it in several processes can count the finished ones.
 func RunDirs(papers []*Paper, opt Options) ([]string, error) {
+	sel, err := selected(papers, opt)
+	if err != nil {
+		return nil, err
+	}
 	var dirs []string
-	for _, s := range selected(papers, opt) {
-		spec, err := engine.Preset(s.name)
+	for _, s := range sel {
+		d, err := engine.RunDirs(s.spec, s.dir)
 		if err != nil {
 			return nil, err
 		}
-		refs, err := engine.RunList(spec)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range refs {
-			dirs = append(dirs, filepath.Join(s.dir, r.Name))
-		}
+		dirs = append(dirs, d...)
 	}
 	return dirs, nil
 }
@@ -221,12 +218,16 @@ func Run(ctx context.Context, papers []*Paper, opt Options) error {
 	if opt.Workers > 1 && (opt.Worker < 0 || opt.Worker >= opt.Workers) {
 		return fmt.Errorf("reproduce: worker %d of %d: want 0 <= worker < workers", opt.Worker, opt.Workers)
 	}
-	for _, s := range selected(papers, opt) {
+	sel, err := selected(papers, opt)
+	if err != nil {
+		return err
+	}
+	for _, s := range sel {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Log, "reproduce %s: preset %s -> %s\n", s.paper.ID, s.name, s.dir)
-		if err := s.preset.run(ctx, opt.Budget, s.dir, opt); err != nil {
+		if err := runPreset(ctx, s.spec, s.dir, opt); err != nil {
 			return fmt.Errorf("reproduce %s: %s: %w", s.paper.ID, s.name, err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -191,4 +193,10 @@ func marshalIndented(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// HasRun reports whether dir holds a run (its run.json), finished or not.
+func HasRun(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, MetaFile))
+	return err == nil
 }

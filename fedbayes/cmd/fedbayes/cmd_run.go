@@ -61,19 +61,17 @@ func runRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !*show {
-		// Refuse before anything is written: a run folder for data that is not there would only
-		// hold a stub run.
-		if err := checkData(settings); err != nil {
-			return err
-		}
-	}
 	if *show {
 		var specs []*engine.Spec
 		for _, s := range settings {
 			specs = append(specs, s.Spec)
 		}
 		return writeJSON(stdout, specs)
+	}
+	// Refuse before anything is written: a run folder for data that is not there would only hold a
+	// stub run.
+	if err := checkData(settings); err != nil {
+		return err
 	}
 	// SIGTERM too: Slurm sends it to a cancelled or timed-out task, which then stops resumable and
 	// releases its claim.
@@ -88,12 +86,8 @@ func runRun(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		refs, err := engine.RunList(spec)
-		if err != nil {
+		if opts.Runs, err = engine.WorkerShare(spec, k, n); err != nil || len(opts.Runs) == 0 {
 			return err
-		}
-		if opts.Runs = engine.WorkerRuns(len(refs), k, n); len(opts.Runs) == 0 {
-			return nil
 		}
 	}
 	if *jobs < 1 {

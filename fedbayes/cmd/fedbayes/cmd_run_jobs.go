@@ -43,30 +43,27 @@ func parseWorker(s string) (k, n int, err error) {
 // refuses, before starting anything, run directories that already hold a run unless resume is set.
 // childArgs are the arguments of the worker command before -worker.
 func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jobs int, childArgs []string, stdout io.Writer) error {
-	refs, err := engine.RunList(spec)
+	runDirs, err := engine.RunDirs(spec, dir)
 	if err != nil {
 		return err
 	}
-	runDirs := make([]string, len(refs))
-	for i, r := range refs {
-		runDirs[i] = filepath.Join(dir, r.Name)
-		if _, err := os.Stat(filepath.Join(runDirs[i], results.MetaFile)); err == nil && !resume {
-			return fmt.Errorf("engine: %s already holds a run; resume it (--resume) or choose another results directory", runDirs[i])
+	for _, d := range runDirs {
+		if results.HasRun(d) && !resume {
+			return fmt.Errorf("engine: %s already holds a run; resume it (--resume) or choose another results directory", d)
 		}
 	}
 	worker := func(k, n int) []string {
 		return append(append([]string{"run"}, childArgs...), "-o", dir, "--resume", "-no-figures", "-worker", fmt.Sprintf("%d/%d", k, n))
 	}
-	return runWorkers(ctx, min(jobs, len(refs)), filepath.Join(dir, ".jobs"), worker, runDirs, stdout)
+	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(dir, ".jobs"), worker, runDirs, stdout)
 }
 
 // runWorkers starts jobs processes of this program, worker k with the arguments worker(k, jobs) and
 // GOMAXPROCS = cores / jobs, and returns when they have all stopped. Each worker's terminal output
 // goes to logs/worker-K.log; this process prints a line whenever one of runDirs finishes, with the
 // ETA. An interrupt (ctx done) is passed to the workers, which stop between two training steps and
-// leave their runs resumable.
+// leave their runs resumable. jobs is at least 1.
 func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int) []string, runDirs []string, stdout io.Writer) error {
-	jobs = max(jobs, 1)
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return fmt.Errorf("-jobs: %w", err)
 	}
