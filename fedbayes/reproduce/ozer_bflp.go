@@ -44,20 +44,31 @@ var ozerTable4Data = []struct {
 // spreadTolerance is the relative gap within which a predicted spread counts as reproducing Table 4.
 const spreadTolerance = 0.10
 
-// ozerFrozen is the frozen-variance prediction at the paper's budget (Sec. 6.1: SGD lr 0.01, momentum
-// 0.9, weight decay 1e-5, batch 64 (NIID-Bench's default), E = 10, T = 50 with 10 clients and 500 with
-// 100, 10 active), with equal client sizes: the paper does not give its Dirichlet partition.
+// ozerFrozen is the frozen-variance prediction at the paper's budget (ozerPaperSpread).
 func ozerFrozen(clients string, train, weights int) (FrozenPrediction, error) {
+	return ozerPaperSpread(clients, train, weights).Predict()
+}
+
+// ozerPaperSpread is the frozen-variance model at the paper's budget (Sec. 6.1: SGD lr 0.01,
+// momentum 0.9, weight decay 1e-5, batch 64 (NIID-Bench's default), E = 10, T = 50 with 10 clients
+// and 500 with 100, 10 active), with equal client sizes: the paper does not give its Dirichlet
+// partition.
+func ozerPaperSpread(clients string, train, weights int) FrozenSpread {
 	c, active, rounds := 10, 0, 50
 	if clients == "c100" {
 		c, active, rounds = 100, 10, 500
 	}
+	return FrozenSpread{Weights: weights, ClientSizes: equalSizes(train, c), Active: active, SizeWeights: true, Rounds: rounds,
+		Epochs: 10, BatchSize: 64, LearningRate: 0.01, Momentum: 0.9, WeightDecay: 1e-5, InitLogVar: -9}
+}
+
+// equalSizes is train examples dealt equally to c clients.
+func equalSizes(train, c int) []int {
 	sizes := make([]int, c)
 	for i := range sizes {
 		sizes[i] = train / c
 	}
-	return FrozenSpread{Weights: weights, ClientSizes: sizes, Active: active, SizeWeights: true, Rounds: rounds,
-		Epochs: 10, BatchSize: 64, LearningRate: 0.01, Momentum: 0.9, WeightDecay: 1e-5, InitLogVar: -9}.Predict()
+	return sizes
 }
 
 // ozerTable4Block is the table of the frozen-variance predictions beside Table 4, and the finding that
@@ -125,14 +136,13 @@ func ozerTable4Block() (string, Finding) {
 	return b.String(), f
 }
 
-// ozerBudgetFrozen is the frozen-variance prediction for the BFL-P preset of set at budget b (equal
-// client sizes: the preset's training examples over the clients), with the preset's name, rounds and
-// local epochs.
-func ozerBudgetFrozen(b Budget, set string) (name string, rounds, epochs int, p FrozenPrediction, err error) {
-	name = ozerPresetMode(set, true).Name(b)
+// ozerBudgetSpread is the frozen-variance model of the BFL-P preset of set at budget b (equal
+// client sizes: the preset's training examples over the clients), with the preset's name.
+func ozerBudgetSpread(b Budget, set string) (string, FrozenSpread, error) {
+	name := ozerPresetMode(set, true).Name(b)
 	spec, err := engine.Preset(name)
 	if err != nil {
-		return name, 0, 0, p, err
+		return name, FrozenSpread{}, err
 	}
 	full := spec.WithDefaults()
 	train := full.Dataset.Subsample
@@ -144,22 +154,21 @@ func ozerBudgetFrozen(b Budget, set string) (name string, rounds, epochs int, p 
 	if active >= c {
 		active = 0
 	}
-	sizes := make([]int, c)
-	for i := range sizes {
-		sizes[i] = train / c
-	}
-	p, err = FrozenSpread{Weights: ozerTable4Data[0].weights, ClientSizes: sizes, Active: active, SizeWeights: true,
+	return name, FrozenSpread{Weights: ozerTable4Data[0].weights, ClientSizes: equalSizes(train, c), Active: active, SizeWeights: true,
 		Rounds: full.Training.Rounds, Epochs: full.Training.LocalEpochs, BatchSize: full.Training.BatchSize,
 		LearningRate: full.Training.LearningRate, Momentum: full.Training.Momentum, WeightDecay: full.Training.WeightDecay,
-		InitLogVar: -9}.Predict()
-	return name, full.Training.Rounds, full.Training.LocalEpochs, p, err
+		InitLogVar: -9}, nil
 }
 
 // ozerBFLPSpread checks measured BFL-P runs against the frozen-variance prediction for their own budget.
 func ozerBFLPSpread(b Budget, set string, rs runSet) (Finding, bool) {
 	f := Finding{Claim: fmt.Sprintf("In BFL-P mode the learned AALV and GAA spreads follow the frozen-variance arithmetic (%s)", setTitle(set)),
 		Source: "Table 4; BFL-P's code"}
-	name, _, _, p, err := ozerBudgetFrozen(b, set)
+	name, model, err := ozerBudgetSpread(b, set)
+	if err != nil {
+		return f, false
+	}
+	p, err := model.Predict()
 	if err != nil {
 		return f, false
 	}
@@ -198,7 +207,7 @@ func ozerBFLPTable4(b Budget, set string, rs runSet) (Finding, bool) {
 	clients, _, _ := strings.Cut(set, "-")
 	f := Finding{Claim: fmt.Sprintf("In BFL-P mode the measured spreads of the five FVBWA rules are Table 4's within %.0f %% (%s)",
 		100*spreadTolerance, setTitle(set)), Source: "Table 4; BFL-P's code"}
-	name, rounds, epochs, here, err := ozerBudgetFrozen(b, set)
+	name, model, err := ozerBudgetSpread(b, set)
 	if err != nil {
 		return f, false
 	}
@@ -224,22 +233,22 @@ func ozerBFLPTable4(b Budget, set string, rs runSet) (Finding, bool) {
 	}
 	f.Verdict = verdictOf(passed, all)
 	f.Evidence = fmt.Sprintf("%d of %d within %.0f %%: %s (%s)", passed, all, 100*spreadTolerance, strings.Join(ev, "; "), name)
-	paperRounds := 50
-	if clients == "c100" {
-		paperRounds = 500
-	}
+	paper := ozerPaperSpread(clients, ozerTable4Data[0].train, ozerTable4Data[0].weights)
 	var why []string
 	if slices.Contains(missed, "AALV") {
-		if atPaper, err := ozerFrozen(clients, ozerTable4Data[0].train, ozerTable4Data[0].weights); err == nil {
+		here, err1 := model.Predict()
+		atPaper, err2 := paper.Predict()
+		if err1 == nil && err2 == nil {
 			why = append(why, fmt.Sprintf("AALV's frozen spread grows with the weight-decay steps: %.2f predicted at this budget "+
-				"(T = %d, E = %d), %.2f at the paper's (T = %d, E = 10)", here.AALV, rounds, epochs, atPaper.AALV, paperRounds))
+				"(T = %d, E = %d), %.2f at the paper's (T = %d, E = %d)", here.AALV, model.Rounds, model.Epochs, atPaper.AALV,
+				paper.Rounds, paper.Epochs))
 		}
 	}
 	if slices.Contains(missed, "EAA") || slices.Contains(missed, "PPA") {
 		why = append(why, fmt.Sprintf("EAA's and PPA's variances are not frozen: they grow round by round with the clients' "+
 			"disagreement (EAA's clamped sums lift log σ² above the clamp, where the gradient and the KL move it; PPA adds the "+
-			"spread of the client means), and this budget gives them %d rounds of %d local %s against the paper's %d of 10",
-			rounds, epochs, plural(epochs, "epoch"), paperRounds))
+			"spread of the client means), and this budget gives them %d rounds of %d local %s against the paper's %d of %d",
+			model.Rounds, model.Epochs, plural(model.Epochs, "epoch"), paper.Rounds, paper.Epochs))
 	}
 	if slices.Contains(missed, "GAA") || slices.Contains(missed, "CF") {
 		why = append(why, "GAA's and CF's frozen spreads depend on the partition's client sizes, which the paper does not give")
