@@ -168,17 +168,17 @@ func convBLAS[T float32 | float64](backend *simplego.Backend, node *simplego.Nod
 		dy := kernelGradDY()
 		x := canonical(xBuf, slices.Concat([]int{ax.InputChannels}, ax.InputSpatial, []int{ax.InputBatch}))
 		kernelGradSixteen(g.forward(), any(x).([]float32), any(dy).([]float32), any(yc).([]float32))
-	case form == directSixteen:
-		// Sixteen output channels (LeNet's second layer): direct, channels last (conv_direct.go).
+	case form == directSixteen || form == directOne:
+		// Sixteen output channels (LeNet's second layer), or one input channel and a few output
+		// channels (its first, a row of output pixels at a time): direct, channels last
+		// (conv_direct.go).
+		conv := convOneChannel
+		if form == directSixteen {
+			conv = convSixteen
+		}
 		x := channelsLast()
 		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
-		convSixteen(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
-	case form == directOne:
-		// One input channel, a few output channels (LeNet's first layer): direct, a row of output
-		// pixels at a time (conv_direct.go).
-		x := channelsLast()
-		w := canonical(kBuf, slices.Concat(ax.KernelSpatial, []int{ax.KernelInputChannels, ax.KernelOutputChannels}))
-		convOneChannel(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
+		conv(g, any(x).([]float32), any(w).([]float32), any(yc).([]float32))
 	case g.isKernelGradient():
 		// The gradient of a kernel: output positions are the forward taps, taps the forward outputs.
 		// As the forward convolution f (batch and input channels swapped back), with its patches P
@@ -603,24 +603,6 @@ func addTo[T float32 | float64](dst, src []T) {
 	}
 	for j, v := range src[:len(dst)] {
 		dst[j] += v
-	}
-}
-
-// unravel writes the row-major coordinates of flat index idx within dims into coords.
-func unravel(idx int, dims, coords []int) {
-	for i := len(dims) - 1; i >= 0; i-- {
-		coords[i], idx = idx%dims[i], idx/dims[i]
-	}
-}
-
-// advance moves the row-major counter idx over the first len(idx) axes of dims to its next
-// position (after the last, back to zeros).
-func advance(idx, dims []int) {
-	for a := len(idx) - 1; a >= 0; a-- {
-		if idx[a]++; idx[a] < dims[a] {
-			return
-		}
-		idx[a] = 0
 	}
 }
 

@@ -520,7 +520,7 @@ func broadcastRuns[T any](inBuf, outBuf *simplego.Buffer, axes []int) {
 	y, _ := flatOf[T](outBuf)
 	outDims := bufferShape(outBuf).Dimensions
 	rank := len(outDims)
-	if len(x) == 1 || rank == 0 {
+	if len(x) == 1 {
 		v := x[0]
 		parallelRange(len(y), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -537,13 +537,11 @@ func broadcastRuns[T any](inBuf, outBuf *simplego.Buffer, axes []int) {
 	for i, a := range axes {
 		inDims[a] = bufferShape(inBuf).Dimensions[i]
 	}
-	strides := make([]int, rank)
-	s := 1
-	for a := rank - 1; a >= 0; a-- {
-		if inDims[a] != 1 {
-			strides[a] = s
+	strides := spatialStrides(inDims, 1)
+	for a, d := range inDims {
+		if d == 1 {
+			strides[a] = 0
 		}
-		s *= inDims[a]
 	}
 	gatherInto(y, x, 0, outDims, strides)
 }

@@ -12,9 +12,9 @@ type sliceData struct {
 }
 
 // execSlice copies a strided slice of its operand. SimpleGo's executor moves one element at a time
-// through a per-axis counter; here the trailing axes that a slice takes whole (unit stride, from 0 to
-// the end) and the first axis before them with a unit stride form one contiguous run, copied with
-// copy(). The vectorised client path slices every per-client convolution's input and kernel out of
+// through a per-axis counter; here gatherInto copies it a run at a time (base at the slice's start,
+// the operand's strides scaled by the slice's steps), a copy() where the run is contiguous, on both
+// cores for large slices. The vectorised client path slices every per-client convolution's input and kernel out of
 // the [K, ...] tensors (a run of a whole client), and the gradient of every Concatenate is one Slice
 // per part. Copies move bits, so the result is SimpleGo's exactly.
 func execSlice(backend *simplego.Backend, node *simplego.Node, inputs []*simplego.Buffer, owned []bool) (*simplego.Buffer, error) {

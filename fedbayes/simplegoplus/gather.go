@@ -41,10 +41,10 @@ func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, 
 	}
 	idx = idx[:outer]
 	// The counter at run r0, and its source offset.
-	srcPos, rest := base, r0
-	for a := outer - 1; a >= 0; a-- {
-		idx[a], rest = rest%dims[a], rest/dims[a]
-		srcPos += idx[a] * strides[a]
+	unravel(r0, dims, idx)
+	srcPos := base
+	for a, i := range idx {
+		srcPos += i * strides[a]
 	}
 	switch step { // one loop per kind of run, the counter advanced by advanceOffset
 	case 1:
@@ -72,7 +72,7 @@ func gatherRange[T any](dst, src []T, base int, dims, strides []int, run, step, 
 	}
 }
 
-// advanceOffset is advance (exec_conv.go) that also returns the source offset pos moved
+// advanceOffset is advance that also returns the source offset pos moved
 // with it (strides[a] per step along axis a).
 func advanceOffset(idx, dims, strides []int, pos int) int {
 	for a := len(idx) - 1; a >= 0; a-- {
@@ -106,4 +106,22 @@ func gatherRuns(dims, strides []int) (inner, run, step int) {
 		run *= dims[inner]
 	}
 	return inner, run, step
+}
+
+// unravel writes the row-major coordinates of flat index idx within dims into coords.
+func unravel(idx int, dims, coords []int) {
+	for i := len(dims) - 1; i >= 0; i-- {
+		coords[i], idx = idx%dims[i], idx/dims[i]
+	}
+}
+
+// advance moves the row-major counter idx over the first len(idx) axes of dims to its next
+// position (after the last, back to zeros).
+func advance(idx, dims []int) {
+	for a := len(idx) - 1; a >= 0; a-- {
+		if idx[a]++; idx[a] < dims[a] {
+			return
+		}
+		idx[a] = 0
+	}
 }
