@@ -247,7 +247,8 @@ func ozerBFLPTable4(b Budget, set string, rs runSet) (Finding, bool) {
 	if slices.Contains(missed, "EAA") || slices.Contains(missed, "PPA") {
 		why = append(why, fmt.Sprintf("EAA's and PPA's variances are not frozen: they grow round by round with the clients' "+
 			"disagreement (EAA's clamped sums lift log σ² above the clamp, where the gradient and the KL move it; PPA adds the "+
-			"spread of the client means), and this budget gives them %d rounds of %d local %s against the paper's %d of %d",
+			"spread of the client means), and this budget gives them %d rounds of %d local %s against the paper's %d of %d "+
+			"(single runs at the paper's budget: docs/reproduction/budgets.md, Paper-budget spot checks)",
 			model.Rounds, model.Epochs, plural(model.Epochs, "epoch"), paper.Rounds, paper.Epochs))
 	}
 	if slices.Contains(missed, "GAA") || slices.Contains(missed, "CF") {
