@@ -110,9 +110,9 @@ test-interrupt: setup ## Kernel > Interrupt on notebook 02's training cell, head
 vet:
 	$(GO) vet ./...
 
-reproduce: tools charts data ## run the papers' presets (BUDGET=medium|reduced|full, PAPERS=000,..., PRESETS=names, JOBS=2 worker processes, REPORT_ONLY=1) and write the report
+reproduce: tools charts data ## run the papers' presets (BUDGET=medium|reduced|full, PAPERS=000,..., PRESETS=names, JOBS=2 worker processes, REPORT_ONLY=1, RECORDS=docs/reproduction/records) and write the report
 	$(BUILD)/bin/fedbayes reproduce -budget $${BUDGET:-medium} -jobs $${JOBS:-2} $${PAPERS:+-papers $$PAPERS} $${PRESETS:+-presets $$PRESETS} $${REPORT_ONLY:+-report-only} \
-	  -results $${RESULTS:-results/reproduce-$${BUDGET:-medium}} -o $${OUT:-docs/reproduction.md}
+	  -results $${RESULTS:-results/reproduce-$${BUDGET:-medium}} -records "$${RECORDS-docs/reproduction/records}" -o $${OUT:-docs/reproduction.md}
 
 bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary line per benchmark
 	@mkdir -p $(BUILD)

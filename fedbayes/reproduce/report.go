@@ -53,6 +53,8 @@ type ReportOptions struct {
 	NoFigures bool
 	// Command is the command line that produced the report, printed in its header.
 	Command string
+	// Records, if not empty, is the directory of the runs' records (LoadRecords), named in the header.
+	Records string
 }
 
 // Write builds every paper's section from the runs in opt.Dir and writes the report (atomically) and
@@ -168,6 +170,11 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	b.WriteString("Do the findings of the papers fedbayes is built from hold in fedbayes? This page is generated: ")
 	fmt.Fprintf(b, "`%s` wrote it on %s from the runs in `%s` (`fedbayes reproduce` runs the presets below, keeping finished runs "+
 		"and resuming interrupted ones, then writes this page). Do not edit it by hand.\n\n", opt.Command, time.Now().UTC().Format("2006-01-02"), opt.Dir)
+	if opt.Records != "" {
+		fmt.Fprintf(b, "The records of the runs it reads (each run's spec, provenance, metric rows and status; no checkpoints) are kept in "+
+			"`%s`, one archive per paper: `fedbayes reproduce -report-only -budget %s -records %s` writes this page again from them "+
+			"on any machine, and a run they hold is not run again.\n\n", filepath.Join(opt.Records, string(opt.Budget)), opt.Budget, opt.Records)
+	}
 	switch opt.Budget {
 	case Medium:
 		b.WriteString("**Budget: medium.** Every preset runs at its medium budget, stated under each section: all of " +

@@ -144,7 +144,7 @@ func runDirsUnder(root string) (dirs, orphans []string, err error) {
 	for _, e := range entries {
 		d := filepath.Join(root, e.Name())
 		switch {
-		case !e.IsDir():
+		case !e.IsDir(), isTemp(e.Name()): // a temporary directory: a run UnpackRecords has not placed yet
 		case isRunDir(d):
 			dirs = append(dirs, d)
 		case hasRunFiles(d):

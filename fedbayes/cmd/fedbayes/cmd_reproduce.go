@@ -19,7 +19,7 @@ func init() {
 }
 
 // runReproduce implements `fedbayes reproduce [-budget reduced|medium|full] [-papers IDS] [-presets NAMES]
-// [-results DIR] [-o FILE] [-report-only] [-no-figures]`.
+// [-results DIR] [-records DIR] [-o FILE] [-report-only] [-no-figures]`.
 func runReproduce(args []string, stdout io.Writer) error {
 	fs := newFlagSet("reproduce", "", stdout)
 	budget := fs.String("budget", "reduced", "reduced (each preset under 30 minutes on 2 cores), medium (the report's budget: hours per preset) or full (the papers' budgets: days)")
@@ -27,6 +27,8 @@ func runReproduce(args []string, stdout io.Writer) error {
 	presets := fs.String("presets", "", "comma-separated preset names to run (at the budget); default all of the papers'. The report covers every preset")
 	dir := fs.String("results", "results/reproduce", "results directory (one sub-directory per paper); finished runs are kept")
 	out := fs.String("o", "docs/reproduction.md", "the report; figures go to the same path without .md")
+	records := fs.String("records", "", "keep the finished runs' records (run.json, rounds.jsonl, status.json; no checkpoints) in DIR/BUDGET/PAPER.tar.gz: "+
+		"read into -results before anything runs (those runs are not run again), written back after, so the report can be computed over sittings on different machines")
 	reportOnly := fs.Bool("report-only", false, "write the report from the runs already in -results without running anything")
 	noFigures := fs.Bool("no-figures", false, "write no SVG figures (no Node.js needed)")
 	runOnly := fs.Bool("run-only", false, "run the presets and write no report (what a task of -slurm runs)")
@@ -79,11 +81,25 @@ func runReproduce(args []string, stdout io.Writer) error {
 		}
 	}()
 	command := "fedbayes reproduce " + strings.Join(args, " ")
+	useRecords := *records != "" && *worker == ""
+	if useRecords {
+		added, kept, err := reproduce.LoadRecords(sel, *dir, *records, b)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "records: %d finished runs read from %s into %s (%d already there)\n", added, *records, *dir, kept)
+	}
 	if !*reportOnly {
 		if *jobs > 1 && *worker == "" {
 			err = reproduceJobs(ctx, sel, runOpts, *jobs, *papers, *budget, stdout)
 		} else {
 			err = reproduce.Run(ctx, sel, runOpts)
+		}
+		if useRecords {
+			// Kept after an interruption too: the runs that finished before it are records already.
+			if serr := saveRecords(sel, *dir, *records, b, stdout); serr != nil {
+				return errors.Join(err, serr)
+			}
 		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted; finished runs are kept: run the same command again to continue")
@@ -96,7 +112,7 @@ func runReproduce(args []string, stdout io.Writer) error {
 		}
 	}
 	findings, err := reproduce.Write(ctx, sel, reproduce.ReportOptions{Dir: *dir, Budget: b, Output: *out, NoFigures: *noFigures,
-		Command: strings.TrimSpace(command)})
+		Command: strings.TrimSpace(command), Records: *records})
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted while writing the report; %s is unchanged: run the same command again to write it", *out)
 	}
@@ -134,4 +150,15 @@ func reproduceJobs(ctx context.Context, sel []*reproduce.Paper, opt reproduce.Op
 		return args
 	}
 	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(opt.Dir, ".jobs"), worker, runDirs, stdout)
+}
+
+// saveRecords writes the records archives of the selected papers and says how many runs each keeps.
+func saveRecords(sel []*reproduce.Paper, dir, records string, b reproduce.Budget, stdout io.Writer) error {
+	kept, err := reproduce.SaveRecords(sel, dir, records, b)
+	for _, p := range sel {
+		if n, ok := kept[p.ID]; ok {
+			fmt.Fprintf(stdout, "records: %s keeps %d finished runs\n", reproduce.RecordsFile(records, p, b), n)
+		}
+	}
+	return err
 }

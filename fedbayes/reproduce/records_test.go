@@ -1,0 +1,102 @@
+package reproduce
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// TestRecordsCarryTheReport keeps the records of a partly run medium budget, reads them into an
+// empty results directory on "another machine", and checks that the report written from there is
+// the same; a later save from a directory that lost some runs still keeps every record.
+func TestRecordsCarryTheReport(t *testing.T) {
+	first, records := t.TempDir(), t.TempDir()
+	name := jamoussiPreset.Name(Medium)
+	writeJamoussiRuns(t, first, jamoussiPreset.Name(Reduced), []int64{0}, 0, 2) // another budget: not kept
+	writeJamoussiRuns(t, first, name, []int64{0, 1, 2}, 0, 0)
+	// An unfinished run of the preset: not kept either.
+	unfinished := filepath.Join(first, "002", results.RunName(name+"-n1-EAA", 0))
+	if err := os.Remove(filepath.Join(unfinished, results.StatusFile)); err != nil {
+		t.Fatal(err)
+	}
+	papers, _ := SelectPapers([]string{"002"})
+	kept, err := SaveRecords(papers, first, records, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept["002"] != 47 {
+		t.Errorf("kept %v, want 47 runs of 002 (48 less the unfinished one)", kept)
+	}
+	file := RecordsFile(records, papers[0], Medium)
+	if file != filepath.Join(records, "medium", "002.tar.gz") {
+		t.Errorf("records file %s", file)
+	}
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	second := t.TempDir()
+	added, kept2, err := LoadRecords(papers, second, records, Medium)
+	if err != nil || added != 47 || kept2 != 0 {
+		t.Fatalf("load: %d added, %d kept, %v; want 47 added", added, kept2, err)
+	}
+	if err := os.RemoveAll(unfinished); err != nil { // its note ("skipped ...") is the only difference
+		t.Fatal(err)
+	}
+	md1, f1 := writeReport(t, first, Medium)
+	md2, f2 := writeReport(t, second, Medium)
+	if !reflect.DeepEqual(f1, f2) {
+		t.Errorf("findings differ: %+v against %+v", f1, f2)
+	}
+	if strings.ReplaceAll(md1, first, "DIR") != strings.ReplaceAll(md2, second, "DIR") {
+		t.Error("the report from the records differs from the report from the runs")
+	}
+
+	// The second machine finishes the unfinished run and loses two others: the save keeps all 48.
+	for _, s := range []string{"-n1-GAA", "-n2-AALV"} {
+		if err := os.RemoveAll(filepath.Join(second, "002", results.RunName(name+s, 1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eaa := variantIndex(t, name, "n1-EAA")
+	writeJamoussiRuns(t, second, name, []int64{0}, eaa, eaa+1)
+	kept, err = SaveRecords(papers, second, records, Medium)
+	if err != nil || kept["002"] != 48 {
+		t.Errorf("second save: %v, %v; want 48 runs of 002", kept, err)
+	}
+	// Saving again changes nothing.
+	after, _ := os.ReadFile(file)
+	if _, err := SaveRecords(papers, second, records, Medium); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(file)
+	if string(after) != string(again) || string(before) == string(after) {
+		t.Error("the archive changed on a save with nothing new, or not on one with a new run")
+	}
+	// No archive: nothing to load, and no error.
+	if added, _, err := LoadRecords(papers, t.TempDir(), t.TempDir(), Medium); added != 0 || err != nil {
+		t.Errorf("no records: %d added, %v", added, err)
+	}
+}
+
+// variantIndex returns the index of the variant with this label in the preset's spec.
+func variantIndex(t *testing.T, preset, label string) int {
+	t.Helper()
+	spec, err := engine.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range spec.Variants {
+		if v.Label == label {
+			return i
+		}
+	}
+	t.Fatalf("%s has no variant %s", preset, label)
+	return -1
+}
