@@ -3,7 +3,9 @@ package results
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -395,16 +397,53 @@ func (t *Table) hasDash() bool {
 	return false
 }
 
-// budgets lists the distinct budgets stated by the runs' specs, sorted.
+// budgets lists the distinct budgets stated by the runs' specs, sorted, each with its seed count
+// as run (budgetAsRun): a spec states the seeds it lists, but a sweep run in part (fedbayes run
+// -task-index, or a Slurm array still running) has run fewer.
 func budgets(runs []Run) []string {
-	seen := map[string]bool{}
-	var out []string
+	seeds := map[string]map[int64]bool{}
 	for _, r := range runs {
-		if b := r.Meta.Budget(); b != "" && !seen[b] {
-			seen[b] = true
-			out = append(out, b)
+		if b := r.Meta.Budget(); b != "" {
+			if seeds[b] == nil {
+				seeds[b] = map[int64]bool{}
+			}
+			seeds[b][r.Meta.Seed] = true
 		}
+	}
+	out := make([]string, 0, len(seeds))
+	for b, ran := range seeds {
+		out = append(out, budgetAsRun(b, ran))
 	}
 	sort.Strings(out)
 	return out
+}
+
+// budgetSeeds matches the seed count that ends a budget sentence (engine.Budget.String).
+var budgetSeeds = regexp.MustCompile(`(\d+) seeds?$`)
+
+// budgetAsRun rewrites a budget sentence's closing "N seeds" as "K of N seeds ran (seeds ...)" when
+// the runs hold K < N distinct seeds; any other sentence is returned as it is.
+func budgetAsRun(b string, ran map[int64]bool) string {
+	m := budgetSeeds.FindStringSubmatchIndex(b)
+	if m == nil {
+		return b
+	}
+	n, err := strconv.Atoi(b[m[2]:m[3]])
+	if err != nil || len(ran) >= n {
+		return b
+	}
+	list := make([]int64, 0, len(ran))
+	for s := range ran {
+		list = append(list, s)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
+	words := make([]string, len(list))
+	for i, s := range list {
+		words[i] = strconv.FormatInt(s, 10)
+	}
+	which := "seed " + words[0]
+	if len(words) > 1 {
+		which = "seeds " + strings.Join(words, ", ")
+	}
+	return fmt.Sprintf("%s%d of %d seeds ran (%s)", b[:m[0]], len(list), n, which)
 }

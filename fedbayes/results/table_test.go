@@ -218,7 +218,7 @@ func TestParseColumns(t *testing.T) {
 }
 
 // TestTableNoteBudget checks that the note states the budgets of the runs' specs, engine-style
-// (top-level "budget") and predictive-style (inside "spec").
+// (top-level "budget") and predictive-style (inside "spec"), with the seeds that ran.
 func TestTableNoteBudget(t *testing.T) {
 	withSpec := func(r Run, spec string) Run {
 		r.Meta.Spec = []byte(spec)
@@ -232,6 +232,10 @@ func TestTableNoteBudget(t *testing.T) {
 		{[]string{`{"budget":"reduced: T=5"}`, `{"budget":"reduced: T=5"}`}, " Budget: reduced: T=5."},
 		{[]string{`{"spec":{"budget":"full"},"h":0.3}`, `{"budget":"reduced: T=5"}`}, " Budgets: full; reduced: T=5."},
 		{[]string{`{"name":"x"}`, `{}`}, "differs from none)."},
+		// The seeds that ran, not the spec's list: runs of seeds 1 and 2 of a 5-seed spec.
+		{[]string{`{"budget":"digits: T=2, 5 seeds"}`, `{"budget":"digits: T=2, 5 seeds"}`}, " Budget: digits: T=2, 2 of 5 seeds ran (seeds 1, 2)."},
+		{[]string{`{"budget":"digits: T=2, 2 seeds"}`, `{"budget":"digits: T=2, 2 seeds"}`}, " Budget: digits: T=2, 2 seeds."},
+		{[]string{`{"budget":"digits: T=2, 3 seeds"}`, `{"budget":"digits: T=2, 1 seed"}`}, " Budgets: digits: T=2, 1 of 3 seeds ran (seed 1); digits: T=2, 1 seed."},
 	} {
 		runs := []Run{withSpec(finalRun("A", nil, 1, m), tc.specs[0]), withSpec(finalRun("A", nil, 2, m), tc.specs[1])}
 		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
