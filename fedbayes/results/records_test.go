@@ -33,6 +33,18 @@ func recordsFixture(t *testing.T, root string) []string {
 	return dirs
 }
 
+// packedFixture writes recordsFixture's runs and returns their directories and their archive.
+func packedFixture(t *testing.T) ([]string, *bytes.Buffer) {
+	t.Helper()
+	src := t.TempDir()
+	dirs := recordsFixture(t, src)
+	var buf bytes.Buffer
+	if _, err := PackRecords(&buf, src, dirs); err != nil {
+		t.Fatal(err)
+	}
+	return dirs, &buf
+}
+
 // archiveNames lists the entry names of a PackRecords archive.
 func archiveNames(t *testing.T, data []byte) []string {
 	t.Helper()
@@ -82,12 +94,7 @@ func TestPackRecordsKeepsFinishedRuns(t *testing.T) {
 }
 
 func TestUnpackRecordsRoundTrip(t *testing.T) {
-	src := t.TempDir()
-	dirs := recordsFixture(t, src)
-	var buf bytes.Buffer
-	if _, err := PackRecords(&buf, src, dirs); err != nil {
-		t.Fatal(err)
-	}
+	dirs, buf := packedFixture(t)
 	dst := t.TempDir()
 	res, err := UnpackRecords(bytes.NewReader(buf.Bytes()), "test.tar.gz", dst)
 	if err != nil {
@@ -136,12 +143,7 @@ func TestUnpackRecordsRoundTrip(t *testing.T) {
 }
 
 func TestUnpackRecordsKeepsLocalRun(t *testing.T) {
-	src := t.TempDir()
-	dirs := recordsFixture(t, src)
-	var buf bytes.Buffer
-	if _, err := PackRecords(&buf, src, dirs); err != nil {
-		t.Fatal(err)
-	}
+	_, buf := packedFixture(t)
 	dst := t.TempDir()
 	// An unfinished local run of the same name wins: it resumes, and is not replaced.
 	local := writeRun(t, filepath.Join(dst, "p"), "a", map[string]string{"rule": "gaa"}, 0, []Row{accRow(1, 0.5, 1.2)}, "")
@@ -178,8 +180,7 @@ func tarGz(t *testing.T, entries ...string) []byte {
 }
 
 func TestUnpackRecordsRejects(t *testing.T) {
-	src := t.TempDir()
-	dirs := recordsFixture(t, src)
+	dirs, good := packedFixture(t)
 	read := func(f string) string {
 		b, err := os.ReadFile(filepath.Join(dirs[0], f))
 		if err != nil {
@@ -188,10 +189,6 @@ func TestUnpackRecordsRejects(t *testing.T) {
 		return string(b)
 	}
 	meta, rows, status := read(MetaFile), read(RowsFile), read(StatusFile)
-	var good bytes.Buffer
-	if _, err := PackRecords(&good, src, dirs); err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
 		name string
 		data []byte
