@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"fedbayes.dev/fedbayes/results"
 )
@@ -26,13 +25,18 @@ func RecordsFile(dir string, p *Paper, b Budget) string {
 }
 
 // LoadRecords writes the runs of each paper's records archive at budget b into the results
-// directory, leaving every run the directory already has as it is. A paper without an archive adds
+// directory, leaving every run directory it already has as it is. A paper without an archive adds
 // nothing. It returns the number of runs added and kept.
 func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (added, kept int, err error) {
 	for _, p := range papers {
-		res, err := loadRecords(p, resultsDir, recordsDir, b)
+		file := RecordsFile(recordsDir, p, b)
+		recs, err := readRecords(file)
 		if err != nil {
-			return added, kept, err
+			return added, kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		res, err := results.UnpackRecords(recs, file, filepath.Join(resultsDir, p.dir()))
+		if err != nil {
+			return added, kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
 		}
 		added += res.Added
 		kept += res.Kept
@@ -40,73 +44,69 @@ func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (adde
 	return added, kept, nil
 }
 
-// loadRecords unpacks one paper's archive, if there is one.
-func loadRecords(p *Paper, resultsDir, recordsDir string, b Budget) (results.UnpackResult, error) {
-	file := RecordsFile(recordsDir, p, b)
+// readRecords reads a records archive; a missing one holds no records.
+func readRecords(file string) ([]results.Record, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return results.UnpackResult{}, nil
+		return nil, nil
 	}
 	if err != nil {
-		return results.UnpackResult{}, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
+		return nil, fmt.Errorf("records: %w", err)
 	}
-	res, err := results.UnpackRecords(bytes.NewReader(data), file, filepath.Join(resultsDir, p.dir()))
-	if err != nil {
-		return res, fmt.Errorf("reproduce %s: %w", p.ID, err)
-	}
-	return res, nil
+	return results.ReadRecords(bytes.NewReader(data), file)
 }
 
-// SaveRecords writes each paper's records archive at budget b: the finished runs (completed or
-// diverged) of the paper's presets at b found in the results directory, and every run the archive
-// held before (read back into the results directory first, so no record is ever lost). The archive
-// is written atomically, and only when there is a run to keep. It returns the runs kept, by paper ID.
+// SaveRecords writes each paper's records archive at budget b: every record the archive held, with
+// the finished runs (completed or diverged) of the paper's presets at b found in the results
+// directory added or, for a run of the same name, in its place. A run that is not finished in the
+// results directory (interrupted, or failed) keeps its record, so no record is ever dropped. The
+// archive is written atomically, and only when it has a record. It returns the records kept, by
+// paper ID.
 func SaveRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (map[string]int, error) {
 	kept := map[string]int{}
 	for _, p := range papers {
-		prev, err := loadRecords(p, resultsDir, recordsDir, b)
+		file := RecordsFile(recordsDir, p, b)
+		prev, err := readRecords(file)
 		if err != nil {
-			return kept, err
+			return kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
 		}
-		pdir := filepath.Join(resultsDir, p.dir())
 		dirs, err := RunDirs([]*Paper{p}, Options{Dir: resultsDir, Budget: b})
 		if err != nil {
 			return kept, err
 		}
-		seen := map[string]bool{}
-		var have []string
-		for _, d := range append(dirs, prevDirs(pdir, prev.Runs)...) {
-			if !seen[d] && results.HasRun(d) {
-				seen[d] = true
-				have = append(have, d)
+		byName := map[string]results.Record{}
+		pdir := filepath.Join(resultsDir, p.dir())
+		for _, r := range prev {
+			byName[r.Name] = r
+			dirs = append(dirs, filepath.Join(pdir, r.Name))
+		}
+		for _, d := range dirs {
+			rec, ok, err := results.ReadRecord(d)
+			if err != nil {
+				return kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
+			}
+			if ok {
+				byName[rec.Name] = rec
 			}
 		}
-		sort.Strings(have)
-		var buf bytes.Buffer
-		n, err := results.PackRecords(&buf, pdir, have)
-		if err != nil {
-			return kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
-		}
-		if n == 0 {
+		if len(byName) == 0 {
 			continue
 		}
-		file := RecordsFile(recordsDir, p, b)
+		recs := make([]results.Record, 0, len(byName))
+		for _, r := range byName {
+			recs = append(recs, r)
+		}
+		var buf bytes.Buffer
+		if err := results.WriteRecords(&buf, recs); err != nil {
+			return kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			return kept, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
 		}
 		if err := results.WriteFileAtomic(file, buf.Bytes(), 0o644); err != nil {
 			return kept, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
 		}
-		kept[p.ID] = n
+		kept[p.ID] = len(recs)
 	}
 	return kept, nil
-}
-
-// prevDirs turns an archive's run paths into run directories under pdir.
-func prevDirs(pdir string, runs []string) []string {
-	out := make([]string, len(runs))
-	for i, r := range runs {
-		out[i] = filepath.Join(pdir, filepath.FromSlash(r))
-	}
-	return out
 }

@@ -66,6 +66,11 @@ func TestRecordsCarryTheReport(t *testing.T) {
 	}
 	eaa := variantIndex(t, name, "n1-EAA")
 	writeJamoussiRuns(t, second, name, []int64{0}, eaa, eaa+1)
+	// And a recorded run there is unfinished (started again by hand and interrupted): its record stays.
+	restarted := filepath.Join(second, "002", results.RunName(name+"-n2-AALV", 0))
+	if err := os.Remove(filepath.Join(restarted, results.StatusFile)); err != nil {
+		t.Fatal(err)
+	}
 	kept, err = SaveRecords(papers, second, records, Medium)
 	if err != nil || kept["002"] != 48 {
 		t.Errorf("second save: %v, %v; want 48 runs of 002", kept, err)

@@ -4,11 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,64 +21,157 @@ var recordFiles = []string{MetaFile, RowsFile, StatusFile}
 // cannot fill the memory or the disk.
 const maxRecordFile = 64 << 20
 
-// PackRecords writes the records of the finished runs in dirs (completed or diverged: each has a
-// status.json) to w as a gzip-compressed tar archive: for each run its run.json, rounds.jsonl and
-// status.json under the run's path relative to root, without checkpoints. The archive is
-// deterministic (runs in name order, fixed times and modes), so packing the same runs again gives the
-// same bytes. Runs without a status (still running, or interrupted) are left out; a run that failed
-// is left out too, as Load leaves it out. It returns the number of runs packed.
-func PackRecords(w io.Writer, root string, dirs []string) (int, error) {
-	type entry struct {
-		name string // slash-separated path inside the archive
-		dir  string
+// staleRecordAge is how old a temporary directory of UnpackRecords must be before another
+// UnpackRecords removes it as left by a killed process.
+const staleRecordAge = 10 * time.Minute
+
+// Record is a finished run's record: its name (the run directory's base name) and the contents of
+// its run.json, rounds.jsonl and status.json.
+type Record struct {
+	// Name is the run directory's name, e.g. "gaa-size-iid-seed1".
+	Name string
+	// Files maps MetaFile, RowsFile and StatusFile to their contents.
+	Files map[string][]byte
+}
+
+// ReadRecord reads the record of the run in dir. ok is false, with no error, when the run is not
+// finished (no status, or a failed one) or dir holds no run; a finished run whose files do not read
+// back as Load reads them is an error.
+func ReadRecord(dir string) (rec Record, ok bool, err error) {
+	if !HasRun(dir) {
+		return Record{}, false, nil
 	}
-	var entries []entry
-	for _, d := range dirs {
-		rel, err := filepath.Rel(root, d)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			return 0, fmt.Errorf("results: pack records: run %s is not under %s", d, root)
-		}
-		st, ok, err := readStatus(d)
-		if err != nil {
-			return 0, fmt.Errorf("results: pack records: %w", err)
-		}
-		if !ok || st.State == Failed {
-			continue
-		}
-		entries = append(entries, entry{name: filepath.ToSlash(rel), dir: d})
+	st, ok, err := readStatus(dir)
+	if err != nil {
+		return Record{}, false, err
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	if !ok || st.State == Failed {
+		return Record{}, false, nil
+	}
+	rec = Record{Name: filepath.Base(dir), Files: map[string][]byte{}}
+	for _, f := range recordFiles {
+		if rec.Files[f], err = os.ReadFile(filepath.Join(dir, f)); err != nil {
+			return Record{}, false, fmt.Errorf("results: record of %s: %w", dir, err)
+		}
+	}
+	if err := checkRecord(dir, rec.Files); err != nil {
+		return Record{}, false, fmt.Errorf("results: record of %s: %w", dir, err)
+	}
+	return rec, true, nil
+}
+
+// checkRecord checks that a run's files, as found in dir, are a finished run that Load reads: its
+// run.json, rows and status valid, the rows ending with a whole line, the state completed or
+// diverged.
+func checkRecord(dir string, files map[string][]byte) error {
+	for _, f := range recordFiles {
+		if files[f] == nil {
+			return fmt.Errorf("the record lacks %s", f)
+		}
+	}
+	run, err := ReadRun(dir)
+	if err != nil {
+		return err
+	}
+	if run.Status.State != Completed && run.Status.State != Diverged {
+		return fmt.Errorf("status %q: a record holds only finished runs", run.Status.State)
+	}
+	if rows := files[RowsFile]; run.TornBytes > 0 || len(rows) > 0 && !bytes.HasSuffix(rows, []byte("\n")) {
+		return fmt.Errorf("%s does not end with a whole line", RowsFile)
+	}
+	return nil
+}
+
+// WriteRecords writes the records to w as a gzip-compressed tar archive, NAME/run.json,
+// NAME/rounds.jsonl and NAME/status.json for each, in name order with fixed times and modes, so that
+// the same records give the same bytes (with the same Go release's compress/gzip). Two records of
+// one name are an error.
+func WriteRecords(w io.Writer, recs []Record) error {
+	recs = append([]Record(nil), recs...)
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Name < recs[j].Name })
 	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	tw := tar.NewWriter(gz)
 	epoch := time.Unix(0, 0).UTC()
-	for _, e := range entries {
+	for i, r := range recs {
+		if i > 0 && recs[i-1].Name == r.Name {
+			return fmt.Errorf("results: write records: run %s appears twice", r.Name)
+		}
+		if !recordName(r.Name) {
+			return fmt.Errorf("results: write records: %q is not a run directory's name", r.Name)
+		}
 		for _, f := range recordFiles {
-			data, err := os.ReadFile(filepath.Join(e.dir, f))
-			if errors.Is(err, os.ErrNotExist) && f == RowsFile {
-				continue // a run that diverged before its first evaluated round has no rows
-			}
-			if err != nil {
-				return 0, fmt.Errorf("results: pack records: %w", err)
-			}
-			hdr := &tar.Header{Name: e.name + "/" + f, Mode: 0o644, Size: int64(len(data)), ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+			data := r.Files[f]
+			hdr := &tar.Header{Name: r.Name + "/" + f, Mode: 0o644, Size: int64(len(data)), ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 			if err := tw.WriteHeader(hdr); err != nil {
-				return 0, fmt.Errorf("results: pack records: %w", err)
+				return fmt.Errorf("results: write records: %w", err)
 			}
 			if _, err := tw.Write(data); err != nil {
-				return 0, fmt.Errorf("results: pack records: %w", err)
+				return fmt.Errorf("results: write records: %w", err)
 			}
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return 0, fmt.Errorf("results: pack records: %w", err)
+		return fmt.Errorf("results: write records: %w", err)
 	}
 	if err := gz.Close(); err != nil {
-		return 0, fmt.Errorf("results: pack records: %w", err)
+		return fmt.Errorf("results: write records: %w", err)
 	}
-	return len(entries), nil
+	return nil
+}
+
+// ReadRecords reads an archive written by WriteRecords, in name order. An entry that is not one of a
+// run's three record files directly under the archive's top (NAME/FILE), a record that lacks one of
+// them, and a corrupt archive are errors naming the archive (name) and the entry. The records' contents
+// are checked when they are placed (UnpackRecords).
+func ReadRecords(r io.Reader, name string) ([]Record, error) {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("results: records %s: not a gzip archive: %w", name, err)
+	}
+	defer gz.Close()
+	tr := tar.NewReader(gz)
+	byName := map[string]map[string][]byte{}
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("results: records %s: corrupt archive: %w", name, err)
+		}
+		run, file, found := strings.Cut(hdr.Name, "/")
+		if !found || hdr.Typeflag != tar.TypeReg || !isRecordFile(file) || !recordName(run) {
+			return nil, fmt.Errorf("results: records %s: entry %q is not a run's run.json, rounds.jsonl or status.json", name, hdr.Name)
+		}
+		if hdr.Size > maxRecordFile {
+			return nil, fmt.Errorf("results: records %s: entry %q is %d bytes, more than a record holds (%d)", name, hdr.Name, hdr.Size, maxRecordFile)
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, maxRecordFile+1))
+		if err != nil {
+			return nil, fmt.Errorf("results: records %s: entry %q: %w", name, hdr.Name, err)
+		}
+		if byName[run] == nil {
+			byName[run] = map[string][]byte{}
+		}
+		if _, dup := byName[run][file]; dup {
+			return nil, fmt.Errorf("results: records %s: entry %q appears twice", name, hdr.Name)
+		}
+		byName[run][file] = data
+	}
+	recs := make([]Record, 0, len(byName))
+	for run, files := range byName {
+		for _, f := range recordFiles {
+			if files[f] == nil {
+				return nil, fmt.Errorf("results: records %s: run %s lacks %s", name, run, f)
+			}
+		}
+		recs = append(recs, Record{Name: run, Files: files})
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Name < recs[j].Name })
+	return recs, nil
 }
 
 // UnpackResult counts what UnpackRecords did.
@@ -90,84 +181,76 @@ type UnpackResult struct {
 	// Kept is the number of runs left as they were because the directory already had them (a run
 	// found locally, finished or not, wins over its record).
 	Kept int
-	// Runs are the paths of every run the archive holds (added or kept), relative to the root,
-	// slash-separated, in order.
-	Runs []string
 }
 
-// UnpackRecords reads an archive written by PackRecords and writes each run it holds into root,
-// unless root already has a run of that name. Each run is checked (its run.json, rows and status read
-// back as Load reads them) in a temporary directory under root and then renamed into place, so a
-// reader never sees a part of a run and an error leaves nothing behind. An archive entry that is not
-// one of a run's three record files, or whose path leaves root, is an error naming the entry; so is
-// a corrupt archive. name is the archive's name for the messages.
-func UnpackRecords(r io.Reader, name, root string) (UnpackResult, error) {
-	var res UnpackResult
-	runs, err := readRecords(r, name)
-	if err != nil {
-		return res, err
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return res, fmt.Errorf("results: unpack %s: %w", name, err)
-	}
-	names := make([]string, 0, len(runs))
-	for n := range runs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	res.Runs = names
-	for _, n := range names {
-		dst := filepath.Join(root, filepath.FromSlash(n))
-		if _, err := os.Stat(dst); err == nil {
+// UnpackRecords writes each record into root as a run directory, unless root already has a
+// directory of that name. Every record to write is first placed in a temporary directory under root
+// and read back as Load reads it (a finished run: completed or diverged); only when all are good are
+// they renamed into place, so an error leaves nothing new in root and a reader never sees a part of a
+// run. Temporary directories left by a killed UnpackRecords are removed. name is the archive's name
+// for the messages.
+func UnpackRecords(recs []Record, name, root string) (res UnpackResult, err error) {
+	removeStaleRecordTemps(root)
+	type staged struct{ tmp, dst string }
+	var ready []staged
+	defer func() {
+		for _, s := range ready {
+			_ = os.RemoveAll(s.tmp) // after a rename there is nothing left to remove
+		}
+	}()
+	for _, r := range recs {
+		if !recordName(r.Name) {
+			return res, fmt.Errorf("results: records %s: %q is not a run directory's name", name, r.Name)
+		}
+		dst := filepath.Join(root, r.Name)
+		if _, err := os.Lstat(dst); err == nil {
 			res.Kept++
 			continue
 		}
-		if err := placeRun(dst, runs[n]); err != nil {
-			return res, fmt.Errorf("results: unpack %s: run %s: %w", name, n, err)
+		if err := os.MkdirAll(root, 0o755); err != nil { // only when there is a run to place
+			return UnpackResult{}, fmt.Errorf("results: records %s: %w", name, err)
+		}
+		tmp, err := os.MkdirTemp(root, "."+r.Name+tempMarker)
+		if err != nil {
+			return UnpackResult{}, fmt.Errorf("results: records %s: %w", name, err)
+		}
+		ready = append(ready, staged{tmp, dst})
+		for f, data := range r.Files {
+			if err := os.WriteFile(filepath.Join(tmp, f), data, 0o644); err != nil {
+				return UnpackResult{}, fmt.Errorf("results: records %s: run %s: %w", name, r.Name, err)
+			}
+		}
+		if err := checkRecord(tmp, r.Files); err != nil {
+			return UnpackResult{}, fmt.Errorf("results: records %s: run %s: %w", name, r.Name, err)
+		}
+	}
+	for _, s := range ready {
+		if err := os.Rename(s.tmp, s.dst); err != nil {
+			return res, fmt.Errorf("results: records %s: %w", name, err)
 		}
 		res.Added++
+	}
+	if len(ready) > 0 {
+		syncDir(root)
 	}
 	return res, nil
 }
 
-// readRecords reads every run's files from the archive, by run path, checking the entries' names.
-func readRecords(r io.Reader, name string) (map[string]map[string][]byte, error) {
-	gz, err := gzip.NewReader(r)
+// removeStaleRecordTemps removes the temporary run directories that a killed UnpackRecords left in
+// root (older than staleRecordAge: a younger one may be another process's, still at work).
+func removeStaleRecordTemps(root string) {
+	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, fmt.Errorf("results: unpack %s: not a gzip archive: %w", name, err)
+		return
 	}
-	defer gz.Close()
-	tr := tar.NewReader(gz)
-	runs := map[string]map[string][]byte{}
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
+	for _, e := range entries {
+		if !e.IsDir() || !isTemp(e.Name()) {
+			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("results: unpack %s: corrupt archive: %w", name, err)
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleRecordAge {
+			_ = os.RemoveAll(filepath.Join(root, e.Name()))
 		}
-		dir, file := path.Split(hdr.Name)
-		dir = strings.TrimSuffix(dir, "/")
-		if hdr.Typeflag != tar.TypeReg || !isRecordFile(file) || !localPath(dir) {
-			return nil, fmt.Errorf("results: unpack %s: entry %q is not a run's run.json, rounds.jsonl or status.json", name, hdr.Name)
-		}
-		if hdr.Size > maxRecordFile {
-			return nil, fmt.Errorf("results: unpack %s: entry %q is %d bytes, more than a record holds (%d)", name, hdr.Name, hdr.Size, maxRecordFile)
-		}
-		data, err := io.ReadAll(io.LimitReader(tr, maxRecordFile+1))
-		if err != nil {
-			return nil, fmt.Errorf("results: unpack %s: entry %q: %w", name, hdr.Name, err)
-		}
-		if runs[dir] == nil {
-			runs[dir] = map[string][]byte{}
-		}
-		if _, dup := runs[dir][file]; dup {
-			return nil, fmt.Errorf("results: unpack %s: entry %q appears twice", name, hdr.Name)
-		}
-		runs[dir][file] = data
 	}
-	return runs, nil
 }
 
 // isRecordFile reports whether a file name is one of recordFiles.
@@ -180,57 +263,8 @@ func isRecordFile(f string) bool {
 	return false
 }
 
-// localPath reports whether a slash-separated path names a directory below the root: not empty,
-// not absolute, no "." or ".." element, and not one of this package's temporary names.
-func localPath(p string) bool {
-	if p == "" || path.IsAbs(p) || path.Clean(p) != p {
-		return false
-	}
-	for _, el := range strings.Split(p, "/") {
-		if el == "." || el == ".." || isTemp(el) {
-			return false
-		}
-	}
-	return true
-}
-
-// placeRun writes a run's files into a temporary directory beside dst, reads the run back, and
-// renames the directory to dst.
-func placeRun(dst string, files map[string][]byte) (err error) {
-	if files[MetaFile] == nil || files[StatusFile] == nil {
-		return fmt.Errorf("the record lacks %s or %s", MetaFile, StatusFile)
-	}
-	parent := filepath.Dir(dst)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dst)+tempMarker)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.RemoveAll(tmp)
-		}
-	}()
-	for f, data := range files {
-		if err := os.WriteFile(filepath.Join(tmp, f), data, 0o644); err != nil {
-			return err
-		}
-	}
-	run, err := ReadRun(tmp)
-	if err != nil {
-		return err
-	}
-	if run.Status.State != Completed && run.Status.State != Diverged {
-		return fmt.Errorf("status %q: a record holds only finished runs", run.Status.State)
-	}
-	if run.TornBytes > 0 || !bytes.HasSuffix(files[RowsFile], []byte("\n")) && len(files[RowsFile]) > 0 {
-		return fmt.Errorf("%s does not end with a whole line", RowsFile)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	syncDir(parent)
-	return nil
+// recordName reports whether s can name a run directory of a record: one path element, not "." or
+// "..", no separator, and not one of this package's temporary names.
+func recordName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !isTemp(s)
 }

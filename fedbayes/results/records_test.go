@@ -9,19 +9,19 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
-// recordsFixture writes a completed, a diverged, a failed and an unfinished run under root/p and
+// recordsFixture writes a completed, a diverged, a failed and an unfinished run under root and
 // returns their directories in that order.
 func recordsFixture(t *testing.T, root string) []string {
 	t.Helper()
-	p := filepath.Join(root, "p")
 	rows := []Row{accRow(1, 0.5, 1.2), accRow(3, 0.75, 0.6)}
 	dirs := []string{
-		writeRun(t, p, "a", map[string]string{"rule": "gaa"}, 0, rows, Completed),
-		writeRun(t, p, "b", map[string]string{"rule": "eaa"}, 1, rows[:1], Diverged),
-		writeRun(t, p, "c", nil, 0, rows, Failed),
-		writeRun(t, p, "d", nil, 0, rows, ""),
+		writeRun(t, root, "a", map[string]string{"rule": "gaa"}, 0, rows, Completed),
+		writeRun(t, root, "b", map[string]string{"rule": "eaa"}, 1, rows[:1], Diverged),
+		writeRun(t, root, "c", nil, 0, rows, Failed),
+		writeRun(t, root, "d", nil, 0, rows, ""),
 	}
 	// A checkpoint, which a record never holds.
 	if err := os.MkdirAll(filepath.Join(dirs[0], CheckpointsDir), 0o755); err != nil {
@@ -33,19 +33,53 @@ func recordsFixture(t *testing.T, root string) []string {
 	return dirs
 }
 
-// packedFixture writes recordsFixture's runs and returns their directories and their archive.
-func packedFixture(t *testing.T) ([]string, *bytes.Buffer) {
+// fixtureRecords reads the records of recordsFixture's runs (the completed and the diverged one).
+func fixtureRecords(t *testing.T) ([]string, []Record) {
 	t.Helper()
-	src := t.TempDir()
-	dirs := recordsFixture(t, src)
-	var buf bytes.Buffer
-	if _, err := PackRecords(&buf, src, dirs); err != nil {
-		t.Fatal(err)
+	dirs := recordsFixture(t, t.TempDir())
+	var recs []Record
+	for _, d := range dirs {
+		r, ok, err := ReadRecord(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			recs = append(recs, r)
+		}
 	}
-	return dirs, &buf
+	return dirs, recs
 }
 
-// archiveNames lists the entry names of a PackRecords archive.
+func TestReadRecord(t *testing.T) {
+	dirs, recs := fixtureRecords(t)
+	if len(recs) != 2 || recs[0].Name != "a-seed0" || recs[1].Name != "b-seed1" {
+		t.Fatalf("records %v: want the completed a-seed0 and the diverged b-seed1", recs)
+	}
+	for _, f := range recordFiles {
+		want, _ := os.ReadFile(filepath.Join(dirs[0], f))
+		if !bytes.Equal(recs[0].Files[f], want) {
+			t.Errorf("%s differs from the file", f)
+		}
+	}
+	if len(recs[0].Files) != 3 {
+		t.Errorf("record files %d, want 3 (no checkpoint)", len(recs[0].Files))
+	}
+	if _, ok, err := ReadRecord(filepath.Join(t.TempDir(), "none")); ok || err != nil {
+		t.Errorf("no run: ok %v, err %v; want neither", ok, err)
+	}
+	// A finished run whose rows are torn is an error, not a record.
+	f, err := os.OpenFile(filepath.Join(dirs[0], RowsFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString(`{"round":4`)
+	_ = f.Close()
+	if _, _, err := ReadRecord(dirs[0]); err == nil || !strings.Contains(err.Error(), RowsFile) {
+		t.Errorf("torn rows: %v; want an error naming %s", err, RowsFile)
+	}
+}
+
+// archiveNames lists the entry names of a WriteRecords archive.
 func archiveNames(t *testing.T, data []byte) []string {
 	t.Helper()
 	gz, err := gzip.NewReader(bytes.NewReader(data))
@@ -64,43 +98,43 @@ func archiveNames(t *testing.T, data []byte) []string {
 	return names
 }
 
-func TestPackRecordsKeepsFinishedRuns(t *testing.T) {
-	root := t.TempDir()
-	dirs := recordsFixture(t, root)
-	var buf bytes.Buffer
-	n, err := PackRecords(&buf, root, dirs)
-	if err != nil {
+func TestWriteRecords(t *testing.T) {
+	_, recs := fixtureRecords(t)
+	var buf, again bytes.Buffer
+	if err := WriteRecords(&buf, recs); err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Errorf("packed %d runs, want 2 (the completed and the diverged one)", n)
-	}
-	want := []string{"p/a-seed0/run.json", "p/a-seed0/rounds.jsonl", "p/a-seed0/status.json",
-		"p/b-seed1/run.json", "p/b-seed1/rounds.jsonl", "p/b-seed1/status.json"}
+	want := []string{"a-seed0/run.json", "a-seed0/rounds.jsonl", "a-seed0/status.json",
+		"b-seed1/run.json", "b-seed1/rounds.jsonl", "b-seed1/status.json"}
 	if got := archiveNames(t, buf.Bytes()); !reflect.DeepEqual(got, want) {
 		t.Errorf("entries %q, want %q", got, want)
 	}
-	// Deterministic: the same runs, in another order, give the same bytes.
-	var again bytes.Buffer
-	if _, err := PackRecords(&again, root, []string{dirs[3], dirs[1], dirs[0], dirs[2]}); err != nil {
+	// Deterministic: the same records in another order give the same bytes.
+	if err := WriteRecords(&again, []Record{recs[1], recs[0]}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
-		t.Error("packing the same runs twice gave different archives")
+		t.Error("the same records gave different archives")
 	}
-	if _, err := PackRecords(&again, filepath.Join(root, "p", "a-seed0"), dirs[:1]); err == nil {
-		t.Error("packing a run that is the root itself: no error")
+	back, err := ReadRecords(bytes.NewReader(buf.Bytes()), "x")
+	if err != nil || !reflect.DeepEqual(back, recs) {
+		t.Errorf("read back %v, %v; want the records written", back, err)
+	}
+	for _, bad := range [][]Record{{recs[0], recs[0]}, {{Name: "../a", Files: recs[0].Files}}, {{Name: "a/b", Files: recs[0].Files}}} {
+		if err := WriteRecords(&again, bad); err == nil {
+			t.Errorf("records %q written", bad[0].Name)
+		}
 	}
 }
 
 func TestUnpackRecordsRoundTrip(t *testing.T) {
-	dirs, buf := packedFixture(t)
+	dirs, recs := fixtureRecords(t)
 	dst := t.TempDir()
-	res, err := UnpackRecords(bytes.NewReader(buf.Bytes()), "test.tar.gz", dst)
+	res, err := UnpackRecords(recs, "test.tar.gz", dst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Added != 2 || res.Kept != 0 || !reflect.DeepEqual(res.Runs, []string{"p/a-seed0", "p/b-seed1"}) {
+	if res != (UnpackResult{Added: 2}) {
 		t.Errorf("result %+v, want 2 added", res)
 	}
 	for _, d := range dirs[:2] {
@@ -108,7 +142,7 @@ func TestUnpackRecordsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadRun(filepath.Join(dst, "p", filepath.Base(d)))
+		got, err := ReadRun(filepath.Join(dst, filepath.Base(d)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,39 +150,31 @@ func TestUnpackRecordsRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s read back as %+v, want %+v", filepath.Base(d), got, want)
 		}
-		for _, f := range recordFiles {
-			a, _ := os.ReadFile(filepath.Join(d, f))
-			b, _ := os.ReadFile(filepath.Join(dst, "p", filepath.Base(d), f))
-			if !bytes.Equal(a, b) {
-				t.Errorf("%s/%s differs after the round trip", filepath.Base(d), f)
-			}
+		back, ok, err := ReadRecord(filepath.Join(dst, filepath.Base(d)))
+		if !ok || err != nil {
+			t.Fatalf("record of the placed run: %v, %v", ok, err)
+		}
+		if i := map[string]int{"a-seed0": 0, "b-seed1": 1}[back.Name]; !reflect.DeepEqual(back.Files, recs[i].Files) {
+			t.Errorf("%s: files differ after the round trip", back.Name)
 		}
 	}
 	if files := tempFiles(t, dst); len(files) != 0 {
 		t.Errorf("temporary files left: %q", files)
 	}
-	// Packing the unpacked runs gives the same archive.
-	var again bytes.Buffer
-	if _, err := PackRecords(&again, dst, []string{filepath.Join(dst, "p", "a-seed0"), filepath.Join(dst, "p", "b-seed1")}); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
-		t.Error("pack, unpack, pack changed the archive")
-	}
 	// A second unpack keeps what is there.
-	res, err = UnpackRecords(bytes.NewReader(buf.Bytes()), "test.tar.gz", dst)
-	if err != nil || res.Kept != 2 || res.Added != 0 {
+	res, err = UnpackRecords(recs, "test.tar.gz", dst)
+	if err != nil || res != (UnpackResult{Kept: 2}) {
 		t.Errorf("second unpack: %+v, %v; want 2 kept", res, err)
 	}
 }
 
 func TestUnpackRecordsKeepsLocalRun(t *testing.T) {
-	_, buf := packedFixture(t)
+	_, recs := fixtureRecords(t)
 	dst := t.TempDir()
-	// An unfinished local run of the same name wins: it resumes, and is not replaced.
-	local := writeRun(t, filepath.Join(dst, "p"), "a", map[string]string{"rule": "gaa"}, 0, []Row{accRow(1, 0.5, 1.2)}, "")
-	res, err := UnpackRecords(bytes.NewReader(buf.Bytes()), "test.tar.gz", dst)
-	if err != nil || res.Added != 1 || res.Kept != 1 {
+	// An unfinished local run of the same name is left to resume, not replaced.
+	local := writeRun(t, dst, "a", map[string]string{"rule": "gaa"}, 0, []Row{accRow(1, 0.5, 1.2)}, "")
+	res, err := UnpackRecords(recs, "test.tar.gz", dst)
+	if err != nil || res != (UnpackResult{Added: 1, Kept: 1}) {
 		t.Fatalf("unpack: %+v, %v; want 1 added, 1 kept", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(local, StatusFile)); err == nil {
@@ -179,17 +205,14 @@ func tarGz(t *testing.T, entries ...string) []byte {
 	return buf.Bytes()
 }
 
-func TestUnpackRecordsRejects(t *testing.T) {
-	dirs, good := packedFixture(t)
-	read := func(f string) string {
-		b, err := os.ReadFile(filepath.Join(dirs[0], f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+func TestReadRecordsRejects(t *testing.T) {
+	_, recs := fixtureRecords(t)
+	meta, rows, status := string(recs[0].Files[MetaFile]), string(recs[0].Files[RowsFile]), string(recs[0].Files[StatusFile])
+	var good bytes.Buffer
+	if err := WriteRecords(&good, recs); err != nil {
+		t.Fatal(err)
 	}
-	meta, rows, status := read(MetaFile), read(RowsFile), read(StatusFile)
-	cases := []struct {
+	for _, c := range []struct {
 		name string
 		data []byte
 		want string
@@ -198,32 +221,78 @@ func TestUnpackRecordsRejects(t *testing.T) {
 		{"truncated", good.Bytes()[:good.Len()/2], "corrupt archive"},
 		{"parent path", tarGz(t, "../x/run.json", meta), "is not a run's"},
 		{"absolute path", tarGz(t, "/x/run.json", meta), "is not a run's"},
+		{"nested", tarGz(t, "x/y/run.json", meta), "is not a run's"},
 		{"checkpoint", tarGz(t, "x/checkpoints", "blob"), "is not a run's"},
 		{"other file", tarGz(t, "x/notes.txt", "hi"), "is not a run's"},
 		{"temporary dir", tarGz(t, ".x.tmp-1/run.json", meta), "is not a run's"},
-		{"no status", tarGz(t, "x/run.json", meta, "x/rounds.jsonl", rows), "lacks"},
-		{"twice", tarGz(t, "x/run.json", meta, "x/run.json", meta), "appears twice"},
-		{"torn rows", tarGz(t, "x/run.json", meta, "x/rounds.jsonl", rows+`{"round":4`, "x/status.json", status), "rounds.jsonl"},
-		{"bad meta", tarGz(t, "x/run.json", "{", "x/status.json", status), "x"},
-		{"failed run", tarGz(t, "x/run.json", meta, "x/status.json", strings.Replace(status, `"completed"`, `"failed"`, 1)), "status failed"},
-	}
-	for _, c := range cases {
+		{"no status", tarGz(t, "x/run.json", meta, "x/rounds.jsonl", rows), "lacks status.json"},
+		{"twice", tarGz(t, "x/run.json", meta, "x/run.json", meta, "x/status.json", status), "appears twice"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
-			dst := t.TempDir()
-			_, err := UnpackRecords(bytes.NewReader(c.data), "bad.tar.gz", dst)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.tar.gz") {
-				t.Errorf("error %q: want it to name bad.tar.gz and say %q", err, c.want)
-			}
-			if _, err := os.Stat(filepath.Join(dst, "x")); err == nil {
-				t.Error("a rejected run was placed")
-			}
-			if files := tempFiles(t, dst); len(files) != 0 {
-				t.Errorf("temporary files left: %q", files)
+			_, err := ReadRecords(bytes.NewReader(c.data), "bad.tar.gz")
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.tar.gz") {
+				t.Errorf("error %v: want it to name bad.tar.gz and say %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestUnpackRecordsRejects(t *testing.T) {
+	_, recs := fixtureRecords(t)
+	with := func(file, content string) Record {
+		files := map[string][]byte{}
+		for k, v := range recs[0].Files {
+			files[k] = v
+		}
+		files[file] = []byte(content)
+		return Record{Name: "x", Files: files}
+	}
+	for _, c := range []struct {
+		name string
+		rec  Record
+		want string
+	}{
+		{"torn rows", with(RowsFile, string(recs[0].Files[RowsFile])+`{"round":4`), RowsFile},
+		{"bad meta", with(MetaFile, "{"), MetaFile},
+		{"failed run", with(StatusFile, strings.Replace(string(recs[0].Files[StatusFile]), `"completed"`, `"failed"`, 1)), "status failed"},
+		{"bad name", Record{Name: "..", Files: recs[0].Files}, "not a run directory's name"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := t.TempDir()
+			// A good record before the bad one is not placed either: all or nothing.
+			_, err := UnpackRecords([]Record{recs[0], c.rec}, "bad.tar.gz", dst)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.tar.gz") {
+				t.Errorf("error %v: want it to name bad.tar.gz and say %q", err, c.want)
+			}
+			if entries, _ := os.ReadDir(dst); len(entries) != 0 {
+				t.Errorf("left in the results directory: %v", entries)
+			}
+		})
+	}
+}
+
+func TestUnpackRecordsRemovesStaleTemps(t *testing.T) {
+	_, recs := fixtureRecords(t)
+	dst := t.TempDir()
+	stale := filepath.Join(dst, ".a-seed0"+tempMarker+"1")
+	fresh := filepath.Join(dst, ".a-seed0"+tempMarker+"2")
+	for _, d := range []string{stale, fresh} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleRecordAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := UnpackRecords(recs[:1], "x", dst); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temporary directory was kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a young temporary directory (maybe another process's) was removed")
 	}
 }
 

@@ -397,22 +397,34 @@ func (t *Table) hasDash() bool {
 	return false
 }
 
-// budgets lists the distinct budgets stated by the runs' specs, sorted, each with its seed count
-// as run (budgetAsRun): a spec states the seeds it lists, but a sweep run in part (fedbayes run
-// -task-index, or a Slurm array still running) has run fewer.
+// budgets lists the distinct budgets stated by the runs' specs, sorted, each with the seeds the
+// table holds (budgetAsRun): a spec states the seeds it lists, but a sweep run in part (fedbayes run
+// -task-index, a Slurm array still running, a diverged seed) leaves fewer in the table.
 func budgets(runs []Run) []string {
-	seeds := map[string]map[int64]bool{}
+	seeds := map[string]map[string]map[int64]bool{} // budget -> setting -> seeds
 	for _, r := range runs {
-		if b := r.Meta.Budget(); b != "" {
-			if seeds[b] == nil {
-				seeds[b] = map[int64]bool{}
-			}
-			seeds[b][r.Meta.Seed] = true
+		b := r.Meta.Budget()
+		if b == "" {
+			continue
 		}
+		if seeds[b] == nil {
+			seeds[b] = map[string]map[int64]bool{}
+		}
+		if seeds[b][r.Meta.Setting] == nil {
+			seeds[b][r.Meta.Setting] = map[int64]bool{}
+		}
+		seeds[b][r.Meta.Setting][r.Meta.Seed] = true
 	}
 	out := make([]string, 0, len(seeds))
-	for b, ran := range seeds {
-		out = append(out, budgetAsRun(b, ran))
+	for b, bySetting := range seeds {
+		lo, hi := -1, 0
+		for _, ss := range bySetting {
+			if lo < 0 || len(ss) < lo {
+				lo = len(ss)
+			}
+			hi = max(hi, len(ss))
+		}
+		out = append(out, budgetAsRun(b, lo, hi))
 	}
 	sort.Strings(out)
 	return out
@@ -421,29 +433,20 @@ func budgets(runs []Run) []string {
 // budgetSeeds matches the seed count that ends a budget sentence (engine.Budget.String).
 var budgetSeeds = regexp.MustCompile(`(\d+) seeds?$`)
 
-// budgetAsRun rewrites a budget sentence's closing "N seeds" as "K of N seeds ran (seeds ...)" when
-// the runs hold K < N distinct seeds; any other sentence is returned as it is.
-func budgetAsRun(b string, ran map[int64]bool) string {
-	m := budgetSeeds.FindStringSubmatchIndex(b)
+// budgetAsRun adds to a budget sentence that ends with "N seeds" the seeds per setting that the
+// table holds, lo to hi, when some setting has fewer than N: "5 seeds (1 in this table)", "3 seeds (1
+// to 3 per setting in this table)". Any other sentence is returned as it is.
+func budgetAsRun(b string, lo, hi int) string {
+	m := budgetSeeds.FindStringSubmatch(b)
 	if m == nil {
 		return b
 	}
-	n, err := strconv.Atoi(b[m[2]:m[3]])
-	if err != nil || len(ran) >= n {
+	n, err := strconv.Atoi(m[1])
+	if err != nil || lo >= n {
 		return b
 	}
-	list := make([]int64, 0, len(ran))
-	for s := range ran {
-		list = append(list, s)
+	if lo == hi {
+		return fmt.Sprintf("%s (%d in this table)", b, lo)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
-	words := make([]string, len(list))
-	for i, s := range list {
-		words[i] = strconv.FormatInt(s, 10)
-	}
-	which := "seed " + words[0]
-	if len(words) > 1 {
-		which = "seeds " + strings.Join(words, ", ")
-	}
-	return fmt.Sprintf("%s%d of %d seeds ran (%s)", b[:m[0]], len(list), n, which)
+	return fmt.Sprintf("%s (%d to %d per setting in this table)", b, lo, hi)
 }

@@ -232,10 +232,10 @@ func TestTableNoteBudget(t *testing.T) {
 		{[]string{`{"budget":"reduced: T=5"}`, `{"budget":"reduced: T=5"}`}, " Budget: reduced: T=5."},
 		{[]string{`{"spec":{"budget":"full"},"h":0.3}`, `{"budget":"reduced: T=5"}`}, " Budgets: full; reduced: T=5."},
 		{[]string{`{"name":"x"}`, `{}`}, "differs from none)."},
-		// The seeds that ran, not the spec's list: runs of seeds 1 and 2 of a 5-seed spec.
-		{[]string{`{"budget":"digits: T=2, 5 seeds"}`, `{"budget":"digits: T=2, 5 seeds"}`}, " Budget: digits: T=2, 2 of 5 seeds ran (seeds 1, 2)."},
+		// The seeds in the table beside the spec's list: runs of seeds 1 and 2 of a 5-seed spec.
+		{[]string{`{"budget":"digits: T=2, 5 seeds"}`, `{"budget":"digits: T=2, 5 seeds"}`}, " Budget: digits: T=2, 5 seeds (2 in this table)."},
 		{[]string{`{"budget":"digits: T=2, 2 seeds"}`, `{"budget":"digits: T=2, 2 seeds"}`}, " Budget: digits: T=2, 2 seeds."},
-		{[]string{`{"budget":"digits: T=2, 3 seeds"}`, `{"budget":"digits: T=2, 1 seed"}`}, " Budgets: digits: T=2, 1 of 3 seeds ran (seed 1); digits: T=2, 1 seed."},
+		{[]string{`{"budget":"digits: T=2, 3 seeds"}`, `{"budget":"digits: T=2, 1 seed"}`}, " Budgets: digits: T=2, 1 seed; digits: T=2, 3 seeds (1 in this table)."},
 	} {
 		runs := []Run{withSpec(finalRun("A", nil, 1, m), tc.specs[0]), withSpec(finalRun("A", nil, 2, m), tc.specs[1])}
 		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
@@ -244,6 +244,24 @@ func TestTableNoteBudget(t *testing.T) {
 		}
 		if note := tab.Note(); !strings.HasSuffix(note, tc.want) {
 			t.Errorf("specs %v: note %q, want suffix %q", tc.specs, note, tc.want)
+		}
+	}
+}
+
+func TestBudgetAsRun(t *testing.T) {
+	for _, c := range []struct {
+		b      string
+		lo, hi int
+		want   string
+	}{
+		{"d: T=2, 3 seeds", 3, 3, "d: T=2, 3 seeds"},
+		{"d: T=2, 3 seeds", 1, 3, "d: T=2, 3 seeds (1 to 3 per setting in this table)"},
+		{"d: T=2, 5 seeds", 1, 1, "d: T=2, 5 seeds (1 in this table)"},
+		{"d: T=2, 1 seed", 1, 1, "d: T=2, 1 seed"},
+		{"reduced: T=5", 1, 1, "reduced: T=5"},
+	} {
+		if got := budgetAsRun(c.b, c.lo, c.hi); got != c.want {
+			t.Errorf("budgetAsRun(%q, %d, %d) = %q, want %q", c.b, c.lo, c.hi, got, c.want)
 		}
 	}
 }

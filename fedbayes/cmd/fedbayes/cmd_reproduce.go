@@ -95,20 +95,26 @@ func runReproduce(args []string, stdout io.Writer) error {
 		} else {
 			err = reproduce.Run(ctx, sel, runOpts)
 		}
+		if errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("interrupted; finished runs are kept: run the same command again to continue")
+		}
 		if useRecords {
 			// Kept after an interruption too: the runs that finished before it are records already.
-			if serr := saveRecords(sel, *dir, *records, b, stdout); serr != nil {
-				return errors.Join(err, serr)
-			}
-		}
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; finished runs are kept: run the same command again to continue")
+			// (A second signal quits at once; the archives are written atomically, so they are then
+			// as the last save left them.)
+			err = errors.Join(err, saveRecords(sel, *dir, *records, b, stdout))
 		}
 		if err != nil {
 			return err
 		}
 		if *runOnly {
 			return nil
+		}
+	}
+	if *reportOnly && useRecords {
+		// The runs the report reads, made elsewhere (Slurm, fedbayes run) perhaps, join the records.
+		if err := saveRecords(sel, *dir, *records, b, stdout); err != nil {
+			return err
 		}
 	}
 	findings, err := reproduce.Write(ctx, sel, reproduce.ReportOptions{Dir: *dir, Budget: b, Output: *out, NoFigures: *noFigures,
