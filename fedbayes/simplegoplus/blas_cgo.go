@@ -146,3 +146,12 @@ func cBool(v bool) C.int {
 	}
 	return 0
 }
+
+// blasCoreName asks the loaded OpenBLAS which CPU kernels it chose (openblas_get_corename: for
+// example "Haswell" or "SkylakeX", the choice of a DYNAMIC_ARCH build or OPENBLAS_CORETYPE); "" when
+// no OpenBLAS is loaded or it lacks the function.
+func blasCoreName() string {
+	name := C.CString("openblas_get_corename")
+	defer C.free(unsafe.Pointer(name))
+	return strings.TrimSpace(C.GoString(C.fb_call_str(name)))
+}

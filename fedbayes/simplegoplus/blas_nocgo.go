@@ -15,3 +15,6 @@ func gemm32(g gemm, a, b, c []float32) { panic("simplegoplus: gemm32 called with
 
 // gemm64 is never called without cgo: the BLAS executors are not registered.
 func gemm64(g gemm, a, b, c []float64) { panic("simplegoplus: gemm64 called without cgo") }
+
+// blasCoreName without cgo: no OpenBLAS is loaded.
+func blasCoreName() string { return "" }

@@ -104,6 +104,17 @@ func BLASInUse() bool {
 	return internalsOK && blasErr == nil && stock.dotGeneral != nil && stock.convGeneral != nil
 }
 
+// BLASCore names the CPU kernels OpenBLAS chose (for example "Haswell" or "SkylakeX": its
+// DYNAMIC_ARCH choice for this CPU, or OPENBLAS_CORETYPE), or "" when OpenBLAS is not in use. Kernels
+// of different cores sum in different orders, so results on the OpenBLAS path agree to rounding
+// between cores, and bit for bit only on one core.
+func BLASCore() string {
+	if !BLASInUse() {
+		return ""
+	}
+	return blasCoreName()
+}
+
 // Kernels describes which CPU kernels this backend uses, in one line, for `fedbayes backend -v`,
 // `fedbayes doctor` and provenance: OpenBLAS (with its build configuration) or SimpleGo's own, and why.
 func Kernels() string {

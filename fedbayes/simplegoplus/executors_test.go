@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/simplegoplus/internal/simd"
@@ -437,5 +438,23 @@ func TestCompareKernelUnknownOp(t *testing.T) {
 				compareKernel(op, tc.a, tc.b, make([]bool, tc.n))
 			}()
 		}
+	}
+}
+
+// TestBLASCore: with OpenBLAS in use, BLASCore names the kernels it chose, which its configuration
+// line (in Kernels, and so in every run's provenance) also names; without it, "".
+func TestBLASCore(t *testing.T) {
+	core := BLASCore()
+	if !BLASInUse() {
+		if core != "" {
+			t.Errorf("BLASCore %q without OpenBLAS", core)
+		}
+		return
+	}
+	if core == "" || !strings.Contains(Kernels(), core) {
+		t.Errorf("BLASCore %q: want a core name that Kernels (%q) also states", core, Kernels())
+	}
+	if want := os.Getenv("OPENBLAS_CORETYPE"); want != "" && !strings.EqualFold(want, core) {
+		t.Logf("OPENBLAS_CORETYPE=%s, core %s (OpenBLAS may map one core to another)", want, core)
 	}
 }
