@@ -185,13 +185,14 @@ func jamoussiFindings(rs runSet) []Finding {
 	// 3. Fairness: on FMNIST more Bayesian layers tend to lower fairness (worst clients).
 	{
 		f := Finding{Claim: "On Fashion-MNIST, more Bayesian layers tend to lower fairness (worst-10% client accuracy)", Source: "Sec. 5, Fig. 5"}
-		clear, lower, all := 0, 0, 0
+		clear, lower, all, seeds := 0, 0, 0, 0
 		var ev []string
 		for _, r := range jamoussiRules {
 			a := rs.where("variant", "n1-"+r).summary(results.WorstAccuracy)
 			c := rs.where("variant", "n3-"+r).summary(results.WorstAccuracy)
 			if a.ok() && c.ok() {
 				all++
+				seeds = max(seeds, a.N, c.N)
 				if c.Mean < a.Mean {
 					lower++
 				}
@@ -213,7 +214,8 @@ func jamoussiFindings(rs runSet) []Finding {
 		}
 		f.Evidence = fmt.Sprintf("%d of %d rules have a lower mean worst-10%% accuracy at n = 3 than at n = 1, %d of them by more than 2 combined SE (holds: all by more than 2 SE): %s",
 			lower, all, clear, strings.Join(ev, "; "))
-		f.explain("the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10% is one client, a noisy statistic over 2 seeds.")
+		f.explain(fmt.Sprintf("the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10%% is one client, "+
+			"a noisy statistic over %d %s.", seeds, plural(seeds, "seed")))
 		out = append(out, f)
 	}
 	return out
