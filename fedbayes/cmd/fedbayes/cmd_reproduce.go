@@ -98,24 +98,19 @@ func runReproduce(args []string, stdout io.Writer) error {
 		if errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("interrupted; finished runs are kept: run the same command again to continue")
 		}
-		if useRecords {
-			// Kept after an interruption too: the runs that finished before it are records already.
-			// (A second signal quits at once; the archives are written atomically, so they are then
-			// as the last save left them.)
-			err = errors.Join(err, saveRecords(sel, *dir, *records, b, stdout))
-		}
-		if err != nil {
-			return err
-		}
-		if *runOnly {
-			return nil
-		}
 	}
-	if *reportOnly && useRecords {
-		// The runs the report reads, made elsewhere (Slurm, fedbayes run) perhaps, join the records.
-		if err := saveRecords(sel, *dir, *records, b, stdout); err != nil {
-			return err
-		}
+	if useRecords {
+		// After the runs, also after an interruption (the runs that finished before it are records
+		// already), and with -report-only (runs made elsewhere, by Slurm or fedbayes run, join the
+		// records). A second signal quits at once; the archives are written atomically, so they are
+		// then as the last save left them.
+		err = errors.Join(err, saveRecords(sel, *dir, *records, b, stdout))
+	}
+	if err != nil {
+		return err
+	}
+	if *runOnly && !*reportOnly {
+		return nil
 	}
 	findings, err := reproduce.Write(ctx, sel, reproduce.ReportOptions{Dir: *dir, Budget: b, Output: *out, NoFigures: *noFigures,
 		Command: strings.TrimSpace(command), Records: *records})
