@@ -91,6 +91,34 @@ func TestRenderSVG(t *testing.T) {
 	}
 }
 
+// A chart's SVG does not depend on the charts drawn before it in the same Node process: zrender's
+// process-wide id and class counters are numbered again per file.
+func TestRenderSVGIsIndependentOfOtherCharts(t *testing.T) {
+	needRenderTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first := toyChart(t)
+	first.Name = "first"
+	again := *first
+	again.Name = "again"
+	heat, err := PartitionHeatmap("heat", Partition{Title: "Partition", Counts: [][]int{{5, 0}, {1, 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := RenderSVG(ctx, t.TempDir(), first, heat, &again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(paths[0])
+	b, _ := os.ReadFile(paths[2])
+	if !strings.Contains(string(a), "zr0-cls-0") {
+		t.Errorf("first.svg has no class zr0-cls-0: zrender's id scheme changed, update renumberIds in js/render.cjs")
+	}
+	if string(a) != string(b) {
+		t.Error("the same chart drawn first and after another chart gives different SVG files")
+	}
+}
+
 // An exception inside Node is reported with the chart's name.
 func TestRenderSVGReportsNodeErrors(t *testing.T) {
 	_, err := FindNode()
