@@ -214,6 +214,13 @@ func TestRunLearnsAndRecords(t *testing.T) {
 	if _, err := Run(context.Background(), &changed, Options{Dir: dir, Resume: true, Progress: progress.Discard}); err == nil || !strings.Contains(err.Error(), "another experiment (the specs differ: training.rounds: 4 in the recorded run, 5 now)") {
 		t.Errorf("resume with a changed spec: %v", err)
 	}
+	// More seeds in the sweep: the finished run is kept (only the seed list differs), the new seed runs.
+	more := *s
+	more.Seeds = []int64{r.Seed, r.Seed + 1}
+	sum3 := runQuiet(t, &more, dir, true)
+	if len(sum3.Runs) != 2 || !sum3.Runs[0].AlreadyDone || sum3.Runs[1].AlreadyDone || sum3.Runs[1].State != results.Completed {
+		t.Errorf("resume with one more seed: %+v", sum3.Runs)
+	}
 }
 
 func rowRounds(rows []results.Row) []int {

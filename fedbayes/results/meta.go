@@ -119,9 +119,11 @@ func (m Meta) LabelNames() []string {
 // experiments, or "" when they describe the same one. It names every field that differs with both
 // values: the setting, the seed, each label, and each spec field by its JSON path (e.g. "the specs
 // differ: training.rounds: 5 in the recorded run, 6 now"; the specs are compared as JSON values with
-// exact numbers, at most five fields listed). Provenance (Info) and the budget sentence (see
-// Budget), which describe a run without changing what it computes, are not compared. Runners use it
-// to refuse a finished run recorded for another spec instead of keeping it silently.
+// exact numbers, at most five fields listed). Provenance (Info), the budget sentence (see Budget)
+// and the sweep's list of seeds (the spec's top-level "seeds"; the run's own Seed is compared),
+// which describe a run without changing what it computes, are not compared: adding seeds to a spec
+// keeps its finished runs. Runners use it to refuse a finished run recorded for another spec
+// instead of keeping it silently.
 func (m Meta) Differs(o Meta) string { return sameRun(m, o) }
 
 // sameRun is Differs: a is the recorded meta, b the given one.
@@ -145,20 +147,23 @@ func sameRun(a, b Meta) string {
 	case errB != nil:
 		return fmt.Sprintf("the specs differ: the given spec cannot be read (%v)", errB)
 	}
-	if d := specDiffs(withoutBudget(va), withoutBudget(vb)); len(d) > 0 {
+	if d := specDiffs(comparable(va), comparable(vb)); len(d) > 0 {
 		return "the specs differ: " + joinDiffs(d)
 	}
 	return ""
 }
 
-// withoutBudget removes the budget sentence from a decoded spec: its top-level "budget" and the
-// "budget" of a top-level "spec" object (where Budget looks).
-func withoutBudget(spec any) any {
+// comparable removes from a decoded spec what does not change what one run computes: the budget
+// sentence (its top-level "budget" and the "budget" of a top-level "spec" object, where Budget
+// looks) and the top-level "seeds", the sweep's seed list (a run draws every random number from its
+// own seed; see engine's seeds.go).
+func comparable(spec any) any {
 	m, ok := spec.(map[string]any)
 	if !ok {
 		return spec
 	}
 	delete(m, "budget")
+	delete(m, "seeds")
 	if inner, ok := m["spec"].(map[string]any); ok {
 		delete(inner, "budget")
 	}
