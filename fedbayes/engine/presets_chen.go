@@ -34,7 +34,7 @@ var chenRounds = map[string]predictive.RoundsSpec{
 		FedBE:  predictive.FedBEConfig{Samples: 5, Distill: predictive.DistillConfig{Epochs: 4, BatchSize: 32, SWACycles: 4}},
 	},
 	"fedbe-fmnist-medium": {
-		Setup:  predictive.Setup{Name: "fedbe-fmnist-medium", Dataset: "fashion-mnist", Subsample: 20000, Seeds: []int64{1, 2, 3}, Budget: "medium (" + chenPaperBudget + ")"},
+		Setup:  predictive.Setup{Name: "fedbe-fmnist-medium", Dataset: "fashion-mnist", Subsample: 20000, Seeds: []int64{1, 2, 3, 4, 5}, Budget: "medium (" + chenPaperBudget + ")"},
 		Rounds: 20,
 		Local:  predictive.LocalConfig{Epochs: 5, BatchSize: 32, LearningRate: 0.05},
 		FedBE:  predictive.FedBEConfig{Samples: 10, Distill: predictive.DistillConfig{Epochs: 10, BatchSize: 32, SWACycles: 5}},
