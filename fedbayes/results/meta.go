@@ -147,17 +147,17 @@ func sameRun(a, b Meta) string {
 	case errB != nil:
 		return fmt.Sprintf("the specs differ: the given spec cannot be read (%v)", errB)
 	}
-	if d := specDiffs(comparable(va), comparable(vb)); len(d) > 0 {
+	if d := specDiffs(specToCompare(va), specToCompare(vb)); len(d) > 0 {
 		return "the specs differ: " + joinDiffs(d)
 	}
 	return ""
 }
 
-// comparable removes from a decoded spec what does not change what one run computes: the budget
+// specToCompare removes from a decoded spec what does not change what one run computes: the budget
 // sentence (its top-level "budget" and the "budget" of a top-level "spec" object, where Budget
 // looks) and the top-level "seeds", the sweep's seed list (a run draws every random number from its
 // own seed; see engine's seeds.go).
-func comparable(spec any) any {
+func specToCompare(spec any) any {
 	m, ok := spec.(map[string]any)
 	if !ok {
 		return spec
