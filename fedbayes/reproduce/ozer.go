@@ -332,31 +332,42 @@ func ozerFindings(get func(string) runSet) []Finding {
 		}
 		out = append(out, f)
 	}
-	// 4. 100 clients, IID: the best rules surpass the deterministic baselines significantly.
+	// 4. 100 clients, IID: the best rules surpass the deterministic baselines. The paper's gap (about one
+	// point, with standard errors of 0.1-0.2) is significant, so ours is checked as a gap beyond 2
+	// combined standard errors; higher means alone make it hold in part.
 	{
 		f := Finding{Claim: "With 100 clients (IID), GAA, AALV and CF surpass FED and FEDAVG in accuracy",
 			Source: "Sec. 4, Table 3 (89.3-89.6% against 88.4-88.6%)"}
 		rs := get("c100-iid")
-		passed, all := 0, 0
+		significant, higher, all := 0, 0, 0
 		for _, w := range []string{"FVBA", "FVBWA"} {
 			for _, r := range []string{"GAA", "AALV", "CF"} {
 				for _, d := range []string{"FED", "FEDAVG"} {
 					bv, dv := rs.where("variant", w+"-"+r).summary(results.Accuracy), rs.where("variant", d).summary(results.Accuracy)
-					if bv.ok() && dv.ok() {
-						all++
-						if bv.Mean > dv.Mean {
-							passed++
-						}
+					if !bv.ok() || !dv.ok() {
+						continue
+					}
+					all++
+					if below(dv, bv) {
+						significant++
+					}
+					if bv.Mean > dv.Mean {
+						higher++
 					}
 				}
 			}
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d comparisons (means): FED %s%%, FEDAVG %s%%, FVBWA-GAA %s%%, FVBWA-AALV %s%%, FVBWA-CF %s%%", passed, all,
+		f.Verdict = verdictOf(significant, all)
+		if f.Verdict == Fails && higher > 0 {
+			f.Verdict = Partly
+		}
+		f.Evidence = fmt.Sprintf("%d of %d comparisons beyond 2 combined SE, %d of %d by means: FED %s%%, FEDAVG %s%%, FVBWA-GAA %s%%, FVBWA-AALV %s%%, FVBWA-CF %s%%",
+			significant, all, higher, all,
 			rs.where("variant", "FED").summary(results.Accuracy).format(100, 2), rs.where("variant", "FEDAVG").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-GAA").summary(results.Accuracy).format(100, 2), rs.where("variant", "FVBWA-AALV").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-CF").summary(results.Accuracy).format(100, 2))
-		f.explain("below the paper's budget the variational nets may have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds.")
+		f.explain("below the paper's budget the variational nets may have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds. " +
+			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows are one run per seed.")
 		out = append(out, f)
 	}
 	return out
