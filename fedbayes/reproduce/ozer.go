@@ -367,7 +367,7 @@ func ozerFindings(get func(string) runSet) []Finding {
 			rs.where("variant", "FVBWA-GAA").summary(results.Accuracy).format(100, 2), rs.where("variant", "FVBWA-AALV").summary(results.Accuracy).format(100, 2),
 			rs.where("variant", "FVBWA-CF").summary(results.Accuracy).format(100, 2))
 		f.explain("below the paper's budget the variational nets may have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds. " +
-			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows are one run per seed.")
+			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows give the same numbers.")
 		out = append(out, f)
 	}
 	return out
