@@ -68,7 +68,8 @@ func TestModeShiftSignificant(t *testing.T) {
 }
 
 // TestOzerSectionComparesModes checks that the 000 section shows the mode comparison of a setting
-// exactly when both of its modes have complete runs.
+// exactly when both of its modes have complete runs, and judges the accuracy findings in BFL-P mode
+// (the 10-client one here) exactly when that mode has runs.
 func TestOzerSectionComparesModes(t *testing.T) {
 	acc := map[string]float64{"FED": 0.8, "FEDAVG": 0.8, "EAA": 0.82, "GAA": 0.83, "AALV": 0.83, "PPA": 0.8, "CF": 0.83}
 	spread := map[string]float64{"EAA": 10, "GAA": 4, "AALV": 3, "PPA": 12, "CF": 1.5}
@@ -89,6 +90,16 @@ func TestOzerSectionComparesModes(t *testing.T) {
 		got := strings.Contains(strings.Join(s.Blocks, "\n"), "**What BFL-P's code changes** (10 clients, all active, IID)")
 		if got != c.want {
 			t.Errorf("%s: mode comparison shown = %v, want %v", c.name, got, c.want)
+		}
+		var bflp []string
+		for _, f := range s.Findings {
+			if strings.HasSuffix(f.Claim, "(BFL-P mode)") {
+				bflp = append(bflp, f.Claim)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[c.want]; len(bflp) != want ||
+			want == 1 && !strings.HasPrefix(bflp[0], "With 10 clients, GAA, AALV and CF beat FED and FEDAVG") {
+			t.Errorf("%s: BFL-P-mode findings %q, want %d (the 10-client one)", c.name, bflp, want)
 		}
 	}
 }
