@@ -223,6 +223,17 @@ func verdictOf(passed, all int) Verdict {
 	return Partly
 }
 
+// beatVerdict is the verdict on a claim that one method beats another, from all comparisons of which
+// significant have the claimed winner ahead by more than 2 combined standard errors and higher have it
+// ahead in the mean: it holds when every gap is significant, holds in part when some mean is ahead
+// (significant or not), and does not hold when none is.
+func beatVerdict(significant, higher, all int) Verdict {
+	if v := verdictOf(significant, all); v != Fails || higher == 0 {
+		return v
+	}
+	return Partly
+}
+
 // orderedBy returns the keys sorted by increasing value.
 func orderedBy(vals map[string]float64) []string {
 	keys := make([]string, 0, len(vals))

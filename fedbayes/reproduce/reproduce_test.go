@@ -51,7 +51,8 @@ func TestOzerFindings(t *testing.T) {
 	flat := ozerRuns(
 		map[string]float64{"FED": 0.87, "FEDAVG": 0.87, "EAA": 0.88, "PPA": 0.88, "GAA": 0.88, "AALV": 0.88, "CF": 0.88},
 		map[string]float64{"EAA": 1.4, "GAA": 0.01, "AALV": 1.4, "PPA": 1.5, "CF": 0.02})
-	// Means above FED's by 0.05 points, within 2 combined SE (the fake seeds differ by 0.1 points).
+	// Accuracy means above FED's by 0.05 points, within 2 combined SE (the fake seeds differ by 0.1
+	// points); ECE and NLL better beyond it.
 	close := ozerRuns(
 		map[string]float64{"FED": 0.87, "FEDAVG": 0.87, "EAA": 0.87, "PPA": 0.87, "GAA": 0.8705, "AALV": 0.8705, "CF": 0.8705},
 		map[string]float64{"EAA": 1.4, "GAA": 0.01, "AALV": 1.4, "PPA": 1.5, "CF": 0.02})
@@ -62,7 +63,7 @@ func TestOzerFindings(t *testing.T) {
 	}{
 		{"paper-like", paperLike, map[int]Verdict{0: Holds, 1: Holds, 2: NotRun, 3: Holds, 4: Holds}},
 		{"flat", flat, map[int]Verdict{0: Fails, 1: Partly, 2: NotRun, 4: Holds}},
-		{"close", close, map[int]Verdict{4: Partly}},
+		{"close", close, map[int]Verdict{3: Partly, 4: Partly}},
 		{"empty", nil, map[int]Verdict{0: NotRun, 1: NotRun, 2: NotRun, 3: NotRun, 4: NotRun}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +86,24 @@ func TestOzerFindings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBeatVerdict(t *testing.T) {
+	for _, c := range []struct {
+		significant, higher, all int
+		want                     Verdict
+	}{
+		{0, 0, 0, NotRun},
+		{6, 6, 6, Holds},
+		{3, 6, 6, Partly},
+		{0, 6, 6, Partly}, // means only
+		{0, 1, 6, Partly},
+		{0, 0, 6, Fails},
+	} {
+		if got := beatVerdict(c.significant, c.higher, c.all); got != c.want {
+			t.Errorf("beatVerdict(%d, %d, %d) = %s, want %s", c.significant, c.higher, c.all, got, c.want)
+		}
 	}
 }
 
