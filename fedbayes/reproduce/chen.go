@@ -59,17 +59,13 @@ func chenFindings(rs runSet) []Finding {
 	acc := func(method string) stat { return rs.where("variant", method).summary(results.Accuracy) }
 	compare := func(f Finding, lo, hi string) Finding {
 		a, b := acc(lo), acc(hi)
-		switch {
-		case !a.ok() || !b.ok():
+		if !a.ok() || !b.ok() {
 			f.Verdict, f.Evidence = NotRun, "no complete runs of "+lo+" and "+hi
 			return f
-		case below(a, b):
-			f.Verdict = Holds
-		case b.Mean > a.Mean:
-			f.Verdict = Partly
-		default:
-			f.Verdict = Fails
 		}
+		var tally beats
+		tally.add(a, b)
+		f.Verdict = tally.verdict()
 		f.Evidence = fmt.Sprintf("final-round accuracy %s %s%% against %s %s%% (%d and %d seeds; holds: more than 2 combined SE, in part: higher mean)",
 			hi, b.format(100, 2), lo, a.format(100, 2), b.N, a.N)
 		return f

@@ -234,6 +234,26 @@ func beatVerdict(significant, higher, all int) Verdict {
 	return Partly
 }
 
+// beats tallies the comparisons behind a claim that one method beats another, for beatVerdict.
+type beats struct{ significant, higher, all int }
+
+// add counts one comparison in which lo is claimed to lie below hi (both evaluated), and reports
+// whether lo's mean does.
+func (b *beats) add(lo, hi stat) bool {
+	b.all++
+	if below(lo, hi) {
+		b.significant++
+	}
+	if lo.Mean < hi.Mean {
+		b.higher++
+		return true
+	}
+	return false
+}
+
+// verdict is beatVerdict of the comparisons counted.
+func (b beats) verdict() Verdict { return beatVerdict(b.significant, b.higher, b.all) }
+
 // orderedBy returns the keys sorted by increasing value.
 func orderedBy(vals map[string]float64) []string {
 	keys := make([]string, 0, len(vals))

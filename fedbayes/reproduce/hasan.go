@@ -135,17 +135,12 @@ func hasanFindings(rs runSet) []Finding {
 		f := Finding{Claim: "At h = 0.3 the BCM beats one-round FedAvg in accuracy", Source: "Table 3.1 (FMNIST 85.60% against 37.52%)"}
 		bcm := rs.where("h", "0.3").where("variant", predictive.MethodBCM).summary(results.Accuracy)
 		fa := rs.where("h", "0.3").where("variant", predictive.MethodFedAvg).summary(results.Accuracy)
-		switch {
-		case !bcm.ok() || !fa.ok():
+		if !bcm.ok() || !fa.ok() {
 			f.Verdict, f.Evidence = NotRun, "no runs at h = 0.3"
-		case below(fa, bcm):
-			f.Verdict = Holds
-		case bcm.Mean > fa.Mean:
-			f.Verdict = Partly
-		default:
-			f.Verdict = Fails
-		}
-		if f.Evidence == "" {
+		} else {
+			var tally beats
+			tally.add(fa, bcm)
+			f.Verdict = tally.verdict()
 			f.Evidence = fmt.Sprintf("BCM %s%% against FedAvg %s%% (h = 0.3)", bcm.format(100, 2), fa.format(100, 2))
 		}
 		out = append(out, f)

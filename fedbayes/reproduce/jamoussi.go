@@ -185,35 +185,21 @@ func jamoussiFindings(rs runSet) []Finding {
 	// 3. Fairness: on FMNIST more Bayesian layers tend to lower fairness (worst clients).
 	{
 		f := Finding{Claim: "On Fashion-MNIST, more Bayesian layers tend to lower fairness (worst-10% client accuracy)", Source: "Sec. 5, Fig. 5"}
-		clear, lower, all, seeds := 0, 0, 0, 0
+		var tally beats
+		seeds := 0
 		var ev []string
 		for _, r := range jamoussiRules {
 			a := rs.where("variant", "n1-"+r).summary(results.WorstAccuracy)
 			c := rs.where("variant", "n3-"+r).summary(results.WorstAccuracy)
 			if a.ok() && c.ok() {
-				all++
 				seeds = max(seeds, a.N, c.N)
-				if c.Mean < a.Mean {
-					lower++
-				}
-				if below(c, a) {
-					clear++
-				}
+				tally.add(c, a)
 				ev = append(ev, fmt.Sprintf("%s %s → %s%%", r, a.format(100, 1), c.format(100, 1)))
 			}
 		}
-		switch {
-		case all == 0:
-			f.Verdict = NotRun
-		case clear == all:
-			f.Verdict = Holds
-		case lower > 0:
-			f.Verdict = Partly
-		default:
-			f.Verdict = Fails
-		}
+		f.Verdict = tally.verdict()
 		f.Evidence = fmt.Sprintf("%d of %d rules have a lower mean worst-10%% accuracy at n = 3 than at n = 1, %d of them by more than 2 combined SE (holds: all by more than 2 SE): %s",
-			lower, all, clear, strings.Join(ev, "; "))
+			tally.higher, tally.all, tally.significant, strings.Join(ev, "; "))
 		f.explain(fmt.Sprintf("the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10%% is one client, "+
 			"a noisy statistic over %d %s.", seeds, plural(seeds, "seed")))
 		out = append(out, f)

@@ -109,7 +109,7 @@ func ozerAccuracyFindings(get func(string) runSet) []Finding {
 	{
 		f := Finding{Claim: "With 10 clients, GAA, AALV and CF beat FED and FEDAVG on accuracy, ECE and NLL",
 			Source: "Sec. 4, Table 1"}
-		significant, higher, all := 0, 0, 0
+		var tally beats
 		var losses []string
 		for _, set := range []string{"c10-iid", "c10-dirichlet"} {
 			rs := get(set)
@@ -121,17 +121,11 @@ func ozerAccuracyFindings(get func(string) runSet) []Finding {
 							if !bv.ok() || !dv.ok() {
 								continue
 							}
-							all++
 							lo, hi := bv, dv // ECE and NLL: lower is better
 							if m == results.Accuracy {
 								lo, hi = dv, bv
 							}
-							if below(lo, hi) {
-								significant++
-							}
-							if lo.Mean < hi.Mean {
-								higher++
-							} else {
+							if !tally.add(lo, hi) {
 								losses = append(losses, fmt.Sprintf("%s %s-%s vs %s on %s", set, w, r, d, m))
 							}
 						}
@@ -139,8 +133,8 @@ func ozerAccuracyFindings(get func(string) runSet) []Finding {
 				}
 			}
 		}
-		f.Verdict = beatVerdict(significant, higher, all)
-		f.Evidence = fmt.Sprintf("%d of %d comparisons favour the variational model beyond 2 combined SE, %d of %d by means", significant, all, higher, all)
+		f.Verdict = tally.verdict()
+		f.Evidence = fmt.Sprintf("%d of %d comparisons favour the variational model beyond 2 combined SE, %d of %d by means", tally.significant, tally.all, tally.higher, tally.all)
 		if len(losses) > 0 {
 			f.Evidence += "; not even by means: " + strings.Join(firstN(losses, 6), "; ")
 		}
@@ -155,30 +149,24 @@ func ozerAccuracyFindings(get func(string) runSet) []Finding {
 		f := Finding{Claim: "With 100 clients (IID), GAA, AALV and CF surpass FED and FEDAVG in accuracy",
 			Source: "Sec. 4, Table 3 (89.3-89.6% against 88.4-88.6%)"}
 		rs := get("c100-iid")
-		significant, higher, all := 0, 0, 0
+		acc := func(variant string) stat { return rs.where("variant", variant).summary(results.Accuracy) }
+		var tally beats
 		for _, w := range []string{"FVBA", "FVBWA"} {
 			for _, r := range []string{"GAA", "AALV", "CF"} {
 				for _, d := range []string{"FED", "FEDAVG"} {
-					bv, dv := rs.where("variant", w+"-"+r).summary(results.Accuracy), rs.where("variant", d).summary(results.Accuracy)
-					if !bv.ok() || !dv.ok() {
-						continue
-					}
-					all++
-					if below(dv, bv) {
-						significant++
-					}
-					if bv.Mean > dv.Mean {
-						higher++
+					if bv, dv := acc(w+"-"+r), acc(d); bv.ok() && dv.ok() {
+						tally.add(dv, bv)
 					}
 				}
 			}
 		}
-		f.Verdict = beatVerdict(significant, higher, all)
-		f.Evidence = fmt.Sprintf("%d of %d comparisons beyond 2 combined SE, %d of %d by means: FED %s%%, FEDAVG %s%%, FVBWA-GAA %s%%, FVBWA-AALV %s%%, FVBWA-CF %s%%",
-			significant, all, higher, all,
-			rs.where("variant", "FED").summary(results.Accuracy).format(100, 2), rs.where("variant", "FEDAVG").summary(results.Accuracy).format(100, 2),
-			rs.where("variant", "FVBWA-GAA").summary(results.Accuracy).format(100, 2), rs.where("variant", "FVBWA-AALV").summary(results.Accuracy).format(100, 2),
-			rs.where("variant", "FVBWA-CF").summary(results.Accuracy).format(100, 2))
+		f.Verdict = tally.verdict()
+		var ev []string
+		for _, v := range []string{"FED", "FEDAVG", "FVBWA-GAA", "FVBWA-AALV", "FVBWA-CF"} {
+			ev = append(ev, fmt.Sprintf("%s %s%%", v, acc(v).format(100, 2)))
+		}
+		f.Evidence = fmt.Sprintf("%d of %d comparisons beyond 2 combined SE, %d of %d by means: %s",
+			tally.significant, tally.all, tally.higher, tally.all, strings.Join(ev, ", "))
 		f.explain("below the paper's budget the variational nets may have seen too few steps to gain from their noise; the paper's gap is about one point after 500 rounds. " +
 			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows give the same numbers.")
 		out = append(out, f)
