@@ -7,6 +7,7 @@ require (
 	github.com/gomlx/gomlx v0.26.0
 	github.com/janpfeifer/gonb v0.11.4
 	golang.org/x/term v0.38.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (
