@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce gpu-bundle test-gpu-check vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -59,7 +59,7 @@ notebook-banner:
 strip-notebooks: ## remove outputs and execution counts from notebooks/*.ipynb (run before committing a notebook)
 	@/usr/bin/python3 kernels/strip-notebooks $(NOTEBOOKS)
 
-test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks test-interrupt ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless, Kernel > Interrupt
+test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks test-interrupt test-gpu-check ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless, Kernel > Interrupt, the GPU check on pure Go
 
 test-go: vet
 	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
@@ -149,6 +149,32 @@ bench-ab: ## one change measured in turn: BenchmarkStep at A=rev and B=rev (defa
 bench-jobs: tools data ## a sweep of 4 Bayesian LeNet runs as one process and as `fedbayes run -jobs 2` (COUNT=3 each)
 	@mkdir -p $(BUILD)
 	set -o pipefail; kernels/bench-jobs $(BUILD)/bin/fedbayes $(BUILD)/bench-jobs | tee $(BUILD)/bench-jobs.txt
+
+# The GPU check's bundle: what kernels/gpu-check needs on a machine without Go (docs/backends.md). The
+# binaries are built with cgo (go-xla loads the PJRT plugin with dlopen; OpenBLAS too is opened at run
+# time, not linked), stripped and xz-compressed; with Fashion-MNIST's gzip files the folder must stay
+# under the device tool's 64 MiB, together with the working tree that travels beside it.
+GPU_BUNDLE := $(BUILD)/gpu-bundle
+BUNDLE_LIMIT_MIB ?= 56
+gpu-bundle: tools data ## the folder kernels/gpu-check reads on a GPU machine (.build/gpu-bundle, under 64 MiB with the tree)
+	@set -euo pipefail; rm -rf $(GPU_BUNDLE).tmp; mkdir -p $(GPU_BUNDLE).tmp/bin $(GPU_BUNDLE).tmp/data; \
+	$(GO) build -buildvcs=true -trimpath -ldflags='-s -w' -o $(GPU_BUNDLE).tmp/bin/fedbayes ./fedbayes/cmd/fedbayes; \
+	$(GO) test -c -trimpath -ldflags='-s -w' -o $(GPU_BUNDLE).tmp/bin/models.test ./fedbayes/models; \
+	$(GO) test -c -trimpath -ldflags='-s -w' -o $(GPU_BUNDLE).tmp/bin/engine.test ./fedbayes/engine; \
+	for b in fedbayes models.test engine.test; do xz -T2 -6 $(GPU_BUNDLE).tmp/bin/$$b; done; \
+	data="$$($(BIN)/fedbayes data path)"; \
+	cp -r "$$data/fashion-mnist" $(GPU_BUNDLE).tmp/data/; \
+	cp kernels/gpu-check kernels/gpu-check.json kernels/bench-torch.py $(GPU_BUNDLE).tmp/; \
+	{ echo "commit: $$(git rev-parse HEAD)$$(git diff --quiet HEAD -- . ':!notebooks' || echo ' (with uncommitted changes)')"; \
+	  echo "built: $$(date -u +%FT%TZ) with $$($(GO) version | cut -d' ' -f3) on $$(ldd --version | head -1)"; \
+	  cd $(GPU_BUNDLE).tmp && find . -type f ! -name MANIFEST -printf '%s %p\n' | sort -k2; } > $(GPU_BUNDLE).tmp/MANIFEST; \
+	size=$$(du -sm $(GPU_BUNDLE).tmp | cut -f1); \
+	if [ $$size -gt $(BUNDLE_LIMIT_MIB) ]; then echo "gpu-bundle: $$size MiB, over $(BUNDLE_LIMIT_MIB) MiB (the device tool carries 64 MiB with the tree)" >&2; exit 1; fi; \
+	rm -rf $(GPU_BUNDLE); mv $(GPU_BUNDLE).tmp $(GPU_BUNDLE); \
+	echo "gpu-bundle: $(GPU_BUNDLE), $$size MiB: $$(ls $(GPU_BUNDLE)/bin | tr '\n' ' ')"
+
+test-gpu-check: gpu-bundle ## kernels/gpu-check --quick on the pure-Go backend: the GPU check's every step, here
+	@GOMLX_BACKEND=simplegoplus OUT=$(BUILD)/gpu-check kernels/gpu-check --quick
 
 fmt:
 	gofmt -l -w fedbayes
