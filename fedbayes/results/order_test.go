@@ -84,16 +84,20 @@ func TestMixedLabels(t *testing.T) {
 	}
 }
 
-// TestBoldSignificantNothingWhenNoise: two noisy seeds per cell whose means differ by less than two
-// combined standard errors bold nothing, while a clear gap bolds the cells tied with the best.
+// TestBoldSignificantNothingWhenNoise: three noisy seeds per cell whose paired differences are not
+// significant bold nothing, while a clear gap bolds the cells tied with the best. (Two seeds under the
+// former 2-SE rule; a paired test on two seeds has 1 degree of freedom and shows almost nothing, so
+// the cells have three.)
 func TestBoldSignificantNothingWhenNoise(t *testing.T) {
 	acc := func(v float64) map[string]float64 { return map[string]float64{Accuracy: v} }
 	noisy := []Run{
-		finalRun("X", nil, 1, acc(0.75)), finalRun("X", nil, 2, acc(0.75)), // 0.75 ± 0
-		finalRun("Z", nil, 1, acc(0.25)), finalRun("Z", nil, 2, acc(0.75)), // 0.5 ± 0.25: gap .25 < 2 x .25
+		finalRun("X", nil, 1, acc(0.75)), finalRun("X", nil, 2, acc(0.8)), finalRun("X", nil, 3, acc(0.7)), // 0.75
+		// 0.5; X - Z by seed {.5, .05, .2}: t = .25 / .1323 = 1.89 on 2 df, p = .20.
+		finalRun("Z", nil, 1, acc(0.25)), finalRun("Z", nil, 2, acc(0.75)), finalRun("Z", nil, 3, acc(0.5)),
 	}
+	// 0.125; X - Y by seed {.625, .65, .6}: t = 43.3, p = .0005, Holm x 2 = .001 < .05.
 	clear := append(append([]Run{}, noisy...),
-		finalRun("Y", nil, 1, acc(0.125)), finalRun("Y", nil, 2, acc(0.125))) // 0.125 ± 0: gap .625 > 0
+		finalRun("Y", nil, 1, acc(0.125)), finalRun("Y", nil, 2, acc(0.15)), finalRun("Y", nil, 3, acc(0.1)))
 	for _, tc := range []struct {
 		runs []Run
 		want string

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // Summary is a metric summarised over seeds.
@@ -156,18 +158,29 @@ func lessKey(a, b []string) bool {
 
 // Summarize returns the final value of metric (see Run.Final) summarised over the group's runs.
 func (g Group) Summarize(metric string) (Summary, error) {
-	if len(g.Runs) == 0 {
-		return Summary{}, fmt.Errorf("results: group %s is empty", g.Name())
+	s, err := g.Sample(metric)
+	if err != nil {
+		return Summary{}, err
 	}
-	vals := make([]float64, len(g.Runs))
+	return Summarize(s.Values)
+}
+
+// Sample returns the final value of metric (see Run.Final) of each of the group's runs with the
+// run's seed, in the order of g.Runs: what the significance tests of package stats compare, paired
+// by seed where two groups ran the same seeds.
+func (g Group) Sample(metric string) (stats.Sample, error) {
+	if len(g.Runs) == 0 {
+		return stats.Sample{}, fmt.Errorf("results: group %s is empty", g.Name())
+	}
+	s := stats.Sample{Seeds: g.Seeds(), Values: make([]float64, len(g.Runs))}
 	for i, r := range g.Runs {
 		v, err := r.Final(metric)
 		if err != nil {
-			return Summary{}, err
+			return stats.Sample{}, err
 		}
-		vals[i] = v
+		s.Values[i] = v
 	}
-	return Summarize(vals)
+	return s, nil
 }
 
 // Curve is a learning curve: a metric per round, summarised over the runs of a group.

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // BoldRule decides which cells of a column are bold.
@@ -15,10 +17,12 @@ type BoldRule int
 const (
 	// BoldSignificant bolds the cells of a column that are not significantly worse than its best
 	// mean, and only when at least one cell is significantly worse: a bold cell always marks a
-	// significant difference. Two cells differ significantly when their means are more than two
-	// combined standard errors apart, |m_a - m_b| > 2 sqrt(SE_a^2 + SE_b^2) (about a two-sided
-	// test at the 5% level; the rule of docs/reproduction.md). A cell of one seed has no standard
-	// error and differs significantly from nothing. This is the default.
+	// significant difference. Each cell is compared with the column's best by a two-sided t-test
+	// (stats.Compare): paired by seed when both cells ran the same seeds, Welch's otherwise; the
+	// p-values of a column are Holm-corrected (stats.Holm) and a cell is significantly worse when its
+	// corrected p-value is below TableSpec.Level (default stats.DefaultLevel, 0.05). A cell that
+	// cannot be tested (one seed, a non-finite value, no spread in the differences) is significantly
+	// worse than nothing. docs/statistics.md. This is the default.
 	BoldSignificant BoldRule = iota
 	// BoldOverlap bolds the cells whose interval mean ± SE overlaps the interval of the best mean:
 	// the "best performing models that overlap within a standard error" of Ozer et al. (2022),
@@ -67,6 +71,8 @@ type TableSpec struct {
 	Order RowOrder
 	// Digits is the number of decimals (0 means DefaultDigits).
 	Digits int
+	// Level is the significance level of BoldSignificant (0 means stats.DefaultLevel).
+	Level float64
 }
 
 // Cell is one table cell.
@@ -78,6 +84,8 @@ type Cell struct {
 	Present bool
 	// Bold marks a best cell of its column.
 	Bold bool
+	// Sample holds the value of each run of the cell with its seed, for the significance tests.
+	Sample stats.Sample
 }
 
 // TableColumn is one column of a table: the values of TableSpec.Cols and a metric.
@@ -105,6 +113,10 @@ type Table struct {
 	Rows    []TableRow
 	// Budgets are the distinct budgets the runs' specs state (Meta.Budget), sorted; Note prints them.
 	Budgets []string
+	// Tests counts the comparisons BoldSignificant made, by the test applied (paired or Welch), and
+	// Untestable those it could not make; Note names them.
+	Tests      map[stats.Test]int
+	Untestable int
 }
 
 // NewTable summarises runs into a table. It is an error if there are no runs or metrics, if a
@@ -119,6 +131,12 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 	}
 	if spec.Digits < 0 || spec.Digits > 12 {
 		return nil, fmt.Errorf("results: table digits %d not in 1..12", spec.Digits)
+	}
+	if spec.Level == 0 {
+		spec.Level = stats.DefaultLevel
+	}
+	if !(spec.Level > 0 && spec.Level < 1) {
+		return nil, fmt.Errorf("results: significance level %v not in (0, 1)", spec.Level)
 	}
 	if len(spec.Metrics) == 0 {
 		return nil, fmt.Errorf("results: table without metrics")
@@ -136,7 +154,7 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		return nil, err
 	}
 	nr := len(spec.Rows)
-	t := &Table{Spec: spec, Budgets: budgets(runs)}
+	t := &Table{Spec: spec, Budgets: budgets(runs), Tests: map[stats.Test]int{}}
 	rowIndex, colIndex := map[string]int{}, map[string]int{}
 	var rowKeys, colKeys [][]string
 	for _, g := range groups { // groups are sorted: row and column keys come out sorted too
@@ -169,11 +187,11 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		r := rowIndex[strings.Join(g.Key[:nr], "\x00")]
 		c := colIndex[strings.Join(g.Key[nr:], "\x00")]
 		for j, m := range spec.Metrics {
-			s, present, err := cellSummary(g, m.Metric)
+			s, sample, present, err := cellSummary(g, m.Metric)
 			if err != nil {
 				return nil, err
 			}
-			t.Rows[r].Cells[c*nm+j] = Cell{Summary: s, Present: present}
+			t.Rows[r].Cells[c*nm+j] = Cell{Summary: s, Present: present, Sample: sample}
 		}
 	}
 	for _, m := range spec.Metrics {
@@ -187,14 +205,15 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 	return t, nil
 }
 
-// cellSummary summarises the final value of metric over the group's runs; present is false when
-// none of them records it. Some recording it and some not is an error naming a run without it.
-func cellSummary(g Group, metric string) (s Summary, present bool, err error) {
+// cellSummary summarises the final value of metric over the group's runs and returns the values
+// with their seeds; present is false when none of them records it. Some recording it and some not
+// is an error naming a run without it.
+func cellSummary(g Group, metric string) (s Summary, sample stats.Sample, present bool, err error) {
 	var lacking []Run
 	for _, r := range g.Runs {
 		if len(r.Rows) == 0 {
 			_, err := r.Final(metric)
-			return Summary{}, false, err
+			return Summary{}, stats.Sample{}, false, err
 		}
 		if !hasMetric(r.Rows[len(r.Rows)-1], metric) {
 			lacking = append(lacking, r)
@@ -202,13 +221,16 @@ func cellSummary(g Group, metric string) (s Summary, present bool, err error) {
 	}
 	switch len(lacking) {
 	case len(g.Runs):
-		return Summary{}, false, nil
+		return Summary{}, stats.Sample{}, false, nil
 	case 0:
-		s, err = g.Summarize(metric)
-		return s, err == nil, err
+		if sample, err = g.Sample(metric); err != nil {
+			return Summary{}, stats.Sample{}, false, err
+		}
+		s, err = Summarize(sample.Values)
+		return s, sample, err == nil, err
 	}
 	_, err = lacking[0].Final(metric)
-	return Summary{}, false, fmt.Errorf("results: group %s: %d of %d runs record metric %q, not all: %w", g.Name(), len(g.Runs)-len(lacking), len(g.Runs), metric, err)
+	return Summary{}, stats.Sample{}, false, fmt.Errorf("results: group %s: %d of %d runs record metric %q, not all: %w", g.Name(), len(g.Runs)-len(lacking), len(g.Runs), metric, err)
 }
 
 // records reports whether some cell of a column of metric is present.
@@ -289,7 +311,7 @@ func (t *Table) markBest(j int, d Direction) {
 		return
 	}
 	if t.Spec.Bold == BoldSignificant {
-		t.markSignificant(j, sign, *best)
+		t.markSignificant(j, sign, best)
 		return
 	}
 	bestMean, bestSE := sign*best.Mean, seOrZero(best.SE)
@@ -303,33 +325,6 @@ func (t *Table) markBest(j int, d Direction) {
 			reach = seOrZero(c.SE)
 		}
 		c.Bold = sign*c.Mean+reach >= bestMean-bestSE
-	}
-}
-
-// significantlyWorse reports whether c's mean is below best's (on sign*mean) by more than two
-// combined standard errors; false when either SE is undefined (one seed).
-func significantlyWorse(c, best Cell, sign float64) bool {
-	if !finite(c.SE) || !finite(best.SE) {
-		return false
-	}
-	return sign*(best.Mean-c.Mean) > 2*math.Sqrt(c.SE*c.SE+best.SE*best.SE)
-}
-
-// markSignificant applies BoldSignificant to column j, whose best cell is best.
-func (t *Table) markSignificant(j int, sign float64, best Cell) {
-	someWorse := false
-	for _, row := range t.Rows {
-		if c := row.Cells[j]; c.Present && finite(c.Mean) && significantlyWorse(c, best, sign) {
-			someWorse = true
-			break
-		}
-	}
-	if !someWorse {
-		return
-	}
-	for i := range t.Rows {
-		c := &t.Rows[i].Cells[j]
-		c.Bold = c.Present && finite(c.Mean) && !significantlyWorse(*c, best, sign)
 	}
 }
 
@@ -368,8 +363,7 @@ func (t *Table) Note() string {
 	}
 	switch t.Spec.Bold {
 	case BoldSignificant:
-		note += " Bold: cells not significantly worse than their column's best, only where some cell is significantly worse" +
-			" (a gap above 2 combined SE, 2 sqrt(SE_a² + SE_b²); a one-seed cell differs from none)."
+		note += " " + t.significanceNote()
 	case BoldOverlap:
 		note += " Bold: the best mean of each column and the cells whose mean ± SE overlaps it."
 	case BoldWithinBestSE:

@@ -40,10 +40,14 @@ func TestBoldRules(t *testing.T) {
 		// Overlap: acc upper ends A .8125, B .75, C .625, D .765625 vs best lower end .75: A, B, D.
 		// NLL lower ends A .5, B .375, C .625, D .46875 vs best upper end .5: A, B, D.
 		{BoldOverlap, [3]string{"ABD", "ABD", ""}},
-		// Significant (gap > 2 sqrt(SE_a^2 + SE_b^2)): acc A-C .21875 > .1398 (C significantly
-		// worse); A-B .0625 < .0884; D has one seed. NLL C-B .25 > .1768; A-B .0625 < .125. Bold:
-		// the cells not significantly worse than the best, A, B, D in both.
-		{BoldSignificant, [3]string{"ABD", "ABD", ""}},
+		// Significant: A, B and C share seeds 1 and 2, so each is paired with the best (1 degree of
+		// freedom); D has one seed and cannot be tested. Acc: A-B differences {.0625, .0625} have no
+		// spread (not testable); A-C {.25, .1875}: t = .21875/.03125 = 7, p = 1 - 2/π atan 7 = .090.
+		// NLL: A-B {.125, 0}: t = 1, p = .5; C-B {.25, .25}: no spread. Nothing is significantly
+		// worse, so nothing is bold. (Under the former rule, a gap above 2 combined SE of
+		// independent means, A, B and D were bold in both: C's gaps .21875 > .1398 and .25 > .1768
+		// looked significant, but two seeds cannot show it.) TestBoldSignificant covers bolding.
+		{BoldSignificant, [3]string{"", "", ""}},
 		// Within the best's SE: acc mean >= .75: A, D; NLL mean <= .5: A, B, D.
 		{BoldWithinBestSE, [3]string{"AD", "ABD", ""}},
 		{BoldNothing, [3]string{"", "", ""}},
@@ -103,7 +107,7 @@ func TestMarkdownGolden(t *testing.T) {
 | A | 0.78125{±}0.03125 | 0.50000{±}0.00000 |
 | B | 0.71875{±}0.03125 | 0.43750{±}0.06250 |
 
-_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: cells not significantly worse than their column's best, only where some cell is significantly worse (a gap above 2 combined SE, 2 sqrt(SE\_a² + SE\_b²); a one-seed cell differs from none)._
+_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: cells not significantly worse than their column's best, only where some cell is; each cell is compared with the best by a two-sided paired t-test by seed (1 comparison, runs of the same seeds) at level 0.05, Holm-corrected within each column. 1 comparison could not be tested (one seed, or no spread in the differences) and count as not worse._
 `
 	want = noBreak(want)
 	if got := tab.Markdown(); got != want {
@@ -114,9 +118,12 @@ _Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell.
 func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
 	l := func(rule, ds string) map[string]string { return map[string]string{"rule": rule, "dataset": ds} }
 	m := func(acc float64) map[string]float64 { return map[string]float64{Accuracy: acc, ECE: 1 - acc} }
+	// eaa's fmnist seed 2 is 0.6 (it was 0.5 under the former 2-SE rule): paired by seed with fed_avg,
+	// the differences {.25, .275} give t = .2625/.0125 = 21 on 1 df, p = 1 - 2/π atan 21 = .030, so
+	// fed_avg stays bold in both columns; with {.25, .375}, t = 5 and p = .126 on two seeds.
 	runs := []Run{
 		finalRun("x1", l("fed_avg", "fmnist"), 1, m(0.75)), finalRun("x1", l("fed_avg", "fmnist"), 2, m(0.875)),
-		finalRun("x2", l("eaa", "fmnist"), 1, m(0.5)), finalRun("x2", l("eaa", "fmnist"), 2, m(0.5)),
+		finalRun("x2", l("eaa", "fmnist"), 1, m(0.5)), finalRun("x2", l("eaa", "fmnist"), 2, m(0.6)),
 		finalRun("x3", l("eaa", "svhn&50%"), 1, m(0.25)), finalRun("x3", l("eaa", "svhn&50%"), 2, m(0.5)),
 	}
 	tab, err := NewTable(runs, TableSpec{Rows: []string{"rule"}, Cols: []string{"dataset"},
@@ -124,7 +131,7 @@ func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. —: no run, or the runs do not record the metric. Bold: cells not significantly worse than their column's best, only where some cell is significantly worse (a gap above 2 combined SE, 2 sqrt(SE_a² + SE_b²); a one-seed cell differs from none).
+	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. —: no run, or the runs do not record the metric. Bold: cells not significantly worse than their column's best, only where some cell is; each cell is compared with the best by a two-sided paired t-test by seed (2 comparisons, runs of the same seeds) at level 0.05, Holm-corrected within each column.
 \begin{tabular}{lcccc}
 \toprule
  & \multicolumn{2}{c}{fmnist} & \multicolumn{2}{c}{svhn\&50\%} \\
@@ -132,7 +139,7 @@ func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
 rule & accuracy $\uparrow$ & ece $\downarrow$ & accuracy $\uparrow$ & ece $\downarrow$ \\
 \midrule
 fed\_avg & \textbf{0.8125}~$\pm$~\textbf{0.0625} & \textbf{0.1875}~$\pm$~\textbf{0.0625} & -- & -- \\
-eaa & 0.5000~$\pm$~0.0000 & 0.5000~$\pm$~0.0000 & 0.3750~$\pm$~0.1250 & 0.6250~$\pm$~0.1250 \\
+eaa & 0.5500~$\pm$~0.0500 & 0.4500~$\pm$~0.0500 & 0.3750~$\pm$~0.1250 & 0.6250~$\pm$~0.1250 \\
 \bottomrule
 \end{tabular}
 `
@@ -231,7 +238,7 @@ func TestTableNoteBudget(t *testing.T) {
 	}{
 		{[]string{`{"budget":"reduced: T=5"}`, `{"budget":"reduced: T=5"}`}, " Budget: reduced: T=5."},
 		{[]string{`{"spec":{"budget":"full"},"h":0.3}`, `{"budget":"reduced: T=5"}`}, " Budgets: full; reduced: T=5."},
-		{[]string{`{"name":"x"}`, `{}`}, "differs from none)."},
+		{[]string{`{"name":"x"}`, `{}`}, "Holm-corrected within each column."},
 		// The seeds in the table beside the spec's list: runs of seeds 1 and 2 of a 5-seed spec.
 		{[]string{`{"budget":"digits: T=2, 5 seeds"}`, `{"budget":"digits: T=2, 5 seeds"}`}, " Budget: digits: T=2, 5 seeds (2 in this table)."},
 		{[]string{`{"budget":"digits: T=2, 2 seeds"}`, `{"budget":"digits: T=2, 2 seeds"}`}, " Budget: digits: T=2, 2 seeds."},

@@ -8,6 +8,7 @@ import (
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 func init() {
@@ -26,7 +27,8 @@ func runTable(args []string, stdout io.Writer) error {
 	format := fs.String("format", "markdown", "output format: markdown or latex")
 	out := fs.String("o", "", "write the table to this file (atomically) instead of standard output")
 	digits := fs.Int("digits", results.DefaultDigits, "decimals in each cell")
-	bold := fs.String("bold", "significant", "bold rule: significant (not significantly worse than the best, where some cell is: gap > 2 combined SE), overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
+	bold := fs.String("bold", "significant", "bold rule: significant (not significantly worse than the best, where some cell is: two-sided t-test against the best, paired by seed where cells ran the same seeds and Welch's otherwise, Holm-corrected per column; docs/statistics.md), overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
+	level := fs.Float64("level", stats.DefaultLevel, "significance level of -bold significant")
 	order := fs.String("order", "paper", "row order: paper (baselines such as FedAvg first, then rules in the papers' order EAA, GAA, AALV, PPA, ...) or sorted")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -48,6 +50,9 @@ func runTable(args []string, stdout io.Writer) error {
 	}
 	if *digits < 1 || *digits > 12 {
 		return fmt.Errorf("%w: -digits %d not in 1..12", errUsage, *digits)
+	}
+	if !(*level > 0 && *level < 1) {
+		return fmt.Errorf("%w: -level %v not in (0, 1)", errUsage, *level)
 	}
 	if *format != "markdown" && *format != "latex" {
 		return fmt.Errorf("%w: -format %q is not markdown or latex", errUsage, *format)
@@ -71,7 +76,7 @@ func runTable(args []string, stdout io.Writer) error {
 		colLabels = append(colLabels, mixed...)
 	}
 	tab, err := results.NewTable(runs, results.TableSpec{Rows: rowLabels, Cols: colLabels,
-		Metrics: columns, Bold: rule, Order: rowOrder, Digits: *digits})
+		Metrics: columns, Bold: rule, Order: rowOrder, Digits: *digits, Level: *level})
 	if err != nil {
 		return err
 	}
