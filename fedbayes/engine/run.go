@@ -210,6 +210,16 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		return start, fmt.Errorf("model: %w", err)
 	}
 	r.eval = newEvaluator(evalModel, s, r.prob, seed)
+	// The initial model, before any training: the reference of the posterior health (rebuilt from
+	// the seed on resume, so a resumed run records the same numbers).
+	initial, err := evalModel.ClientPosterior(0)
+	if err != nil {
+		return start, err
+	}
+	health, err := newHealthTracker(initial, globalConfig(s, r.prob, seed))
+	if err != nil {
+		return start, err
+	}
 	if r.strategy, err = newStrategy(s); err != nil {
 		return start, err
 	}
@@ -224,9 +234,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			return start, fmt.Errorf("checkpoint holds round %d, results say %d", round, start-1)
 		}
 	} else {
-		if global, err = evalModel.ClientPosterior(0); err != nil {
-			return start, err
-		}
+		global = initial
 		if s.Aggregation.Pretrain != nil {
 			pt, err := evalModel.NewTrainer(optimizerConfig(s.Training))
 			if err != nil {
@@ -273,6 +281,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		}
 
 		t1 := time.Now()
+		received := global
 		next, err := r.aggregate(out, ids, jobSizes, global, round)
 		if err != nil {
 			return round, fmt.Errorf("aggregation (%s): %w", s.Aggregation.Rule, err)
@@ -305,6 +314,11 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			m[MetricLearningRate] = learningRate(s.Training, round)
 			for name, v := range next.Metrics {
 				m[name] = v
+			}
+			if _, ok := m[results.Spread]; ok && health != nil {
+				if err := health.record(next.Posterior, received, out, m); err != nil {
+					return round, err
+				}
 			}
 			row := results.Row{
 				Round:          round,

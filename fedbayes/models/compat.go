@@ -63,6 +63,11 @@ func ParseCompat(name string) (Compat, error) {
 	return "", fmt.Errorf("models: unknown compatibility mode %q; want %q (the paper's text, default), %q or %q", name, "paper", CompatBFLP, CompatBABFL)
 }
 
+// LogVarRange returns the clamp range of log sigma^2 where the model uses it (forward pass, KL), its
+// defaults filled in: [BFLPLogVarMin, BFLPLogVarMax] for CompatBFLP and CompatBABFL, else
+// [LogVarMin, LogVarMax]. A log-variance at or beyond a bound gets no gradient from the clamp.
+func (c Config) LogVarRange() (lo, hi float64) { return c.withDefaults().logVarRange() }
+
 // logVarRange is the clamp range of log sigma^2 where it is used (forward pass, KL).
 func (c Config) logVarRange() (lo, hi float64) {
 	if c.vblinear() {

@@ -20,7 +20,8 @@ type metricRange struct {
 
 // metricRanges are the possible values of the standard metrics. Fractions lie in [0, 1], the
 // multi-class Brier score in [0, 2]; NLL and the training loss have no lower bound (a Gaussian
-// likelihood's density can exceed one); MSE and the spread are non-negative. Metrics not listed
+// likelihood's density can exceed one); MSE, the spread and the mean shifts of the log-variances are
+// non-negative, the posterior-health shares fractions. Metrics not listed
 // here are not checked.
 var metricRanges = map[string]metricRange{
 	Accuracy:            {0, 1, false},
@@ -35,6 +36,12 @@ var metricRanges = map[string]metricRange{
 	"rmse":              {0, math.Inf(1), true},
 	"mae":               {0, math.Inf(1), true},
 	Spread:              {0, math.Inf(1), false},
+	SpreadStart:         {0, math.Inf(1), false},
+	VarMoved:            {0, 1, false},
+	VarClamped:          {0, 1, false},
+	VarLocalMoved:       {0, 1, false},
+	VarShift:            {0, math.Inf(1), false},
+	VarLocalShift:       {0, math.Inf(1), false},
 }
 
 // checkValue reports why v is not a possible value of metric, or nil.
@@ -56,13 +63,17 @@ func checkValue(metric string, v float64) error {
 }
 
 // CheckValues reports the first metric of the row whose value is impossible (accuracy outside
-// [0, 1], a NaN, ... see the ranges in check.go), and a per-client accuracy outside [0, 1]. A
+// [0, 1], a NaN, ... see the ranges in check.go), a per-client accuracy outside [0, 1], and a row
+// that records some posterior-health metrics (HealthMetrics) but not all, or without Spread. A
 // row that passes may still be wrong, but one that fails is certainly corrupt.
 func (r Row) CheckValues() error {
 	for _, name := range r.MetricNames() {
 		if err := checkValue(name, r.Metrics[name]); err != nil {
 			return fmt.Errorf("results: row of round %d: %w", r.Round, err)
 		}
+	}
+	if err := r.checkHealth(); err != nil {
+		return err
 	}
 	for i, a := range r.ClientAccuracy {
 		if err := checkValue(Accuracy, a); err != nil {

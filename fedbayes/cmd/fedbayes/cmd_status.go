@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/cluster"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/results"
 )
 
 func init() {
@@ -51,18 +53,72 @@ func runStatus(args []string, stdout io.Writer) error {
 		return err
 	}
 	for _, rep := range reps {
+		health := runsHealth(dir, rep)
 		if *verbose {
 			tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "task\trun\tstate\tdetail")
-			for _, r := range rep.Runs {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Run.Index, r.Run.Name, r.State, r.Detail)
+			fmt.Fprintln(tw, "task\trun\tstate\tvariances\tdetail")
+			for i, r := range rep.Runs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Run.Index, r.Run.Name, r.State, health[i].Short(), r.Detail)
 			}
 			_ = tw.Flush()
 		}
 		fmt.Fprintf(stdout, "%s, sweep %s: %s\n", dir, rep.Sweep, rep.Summary())
+		printHealth(stdout, rep, health, *verbose)
 		if n := len(rep.ToSubmit()); n > 0 {
 			fmt.Fprintf(stdout, "%d runs to submit again (missing, failed or interrupted): fedbayes submit SPEC -o %s with the same spec\n", n, dir)
 		}
 	}
 	return nil
+}
+
+// runsHealth reads, for every run of rep that has rows, whether its variances learned
+// (results.RunHealth); runs without rows, or that cannot be read (their state says why), get the
+// zero Health.
+func runsHealth(dir string, rep *cluster.Report) []results.Health {
+	out := make([]results.Health, len(rep.Runs))
+	for i, r := range rep.Runs {
+		switch r.State {
+		case cluster.Done, cluster.Diverged, cluster.Interrupted:
+		default:
+			continue
+		}
+		run, err := results.ReadRun(filepath.Join(dir, r.Run.Name))
+		if err != nil || len(run.Rows) == 0 {
+			continue
+		}
+		out[i] = results.RunHealth(run)
+	}
+	return out
+}
+
+// printHealth flags the runs whose variances did not learn, in words: one line each with -v, else
+// their count and the first one's message; and counts the runs recorded before health was measured.
+func printHealth(w io.Writer, rep *cluster.Report, health []results.Health, verbose bool) {
+	var frozen, unmeasured []int
+	variational := 0
+	for i, h := range health {
+		switch {
+		case h.Frozen():
+			frozen = append(frozen, i)
+		case h.State == results.HealthUnmeasured:
+			unmeasured = append(unmeasured, i)
+		}
+		if h.State != "" && h.State != results.HealthNotVariational {
+			variational++
+		}
+	}
+	if len(frozen) > 0 {
+		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances: rules that combine variances cannot differ in them\n", len(frozen), variational)
+		if verbose {
+			for _, i := range frozen {
+				fmt.Fprintf(w, "  %s: %s: %s\n", rep.Runs[i].Run.Name, health[i].Short(), health[i].Message)
+			}
+		} else {
+			i := frozen[0]
+			fmt.Fprintf(w, "  for example %s: %s (-v lists every one)\n", rep.Runs[i].Run.Name, health[i].Message)
+		}
+	}
+	if len(unmeasured) > 0 {
+		fmt.Fprintf(w, "%d of %d variational runs were recorded before posterior health was measured: whether their variances learned is unknown\n", len(unmeasured), variational)
+	}
 }

@@ -1,0 +1,200 @@
+package results
+
+import (
+	"fmt"
+	"math"
+)
+
+// Posterior-health metrics of Row.Metrics, recorded by the engine in every row of a run whose global
+// model has Gaussian weights (package metrics, Health; docs/metrics.md). A row holds all of them or
+// none (Row.CheckValues), and holds them only beside Spread.
+const (
+	// SpreadStart is the learned spread (Spread) of the run's initial model, before any training.
+	SpreadStart = "spread_start"
+	// VarMoved is the share of the global model's log-variances that differ from their initial value
+	// by more than HealthThreshold.
+	VarMoved = "var_moved"
+	// VarShift is the mean |log sigma^2 - initial log sigma^2| over the global model's variances.
+	VarShift = "var_shift"
+	// VarClamped is the share of the global model's log-variances at or beyond a bound of the model's
+	// clamp range of log sigma^2 (within metrics.ClampTolerance), where training passes no gradient.
+	VarClamped = "var_clamped"
+	// VarLocalMoved is the share of the round's clients' log-variances that their local training
+	// moved by more than HealthThreshold from the global model they received: whether the data move
+	// the variances at all, whatever the aggregation rule does with them.
+	VarLocalMoved = "var_local_moved"
+	// VarLocalShift is the mean |Delta log sigma^2| of the round's local training over the same
+	// values.
+	VarLocalShift = "var_local_shift"
+)
+
+// HealthMetrics are the posterior-health metrics, in the order tables and messages list them.
+var HealthMetrics = []string{SpreadStart, VarMoved, VarShift, VarClamped, VarLocalMoved, VarLocalShift}
+
+// Thresholds of RunHealth's verdict.
+const (
+	// HealthThreshold is the |Delta log sigma^2| beyond which a variance counts as moved (the value
+	// of metrics.DefaultMovedThreshold, with which the engine computes VarMoved and VarLocalMoved).
+	HealthThreshold = 0.1
+	// MinMovedShare is the share of the variances that must have moved beyond HealthThreshold for
+	// them to count as learned: in one round of local training (VarLocalMoved), or from their initial
+	// value in the global model (VarMoved) when local training moves them too (MinLocalShift).
+	MinMovedShare = 0.05
+	// MinLocalShift is the mean |Delta log sigma^2| a round of local training must reach in some
+	// recorded row (VarLocalShift) for a global model that moved from its initial value to count as
+	// learned: a tenth of HealthThreshold a round, which adds up beyond it within a medium budget's
+	// rounds. Below it the global model moved by the aggregation rule's arithmetic (PPA's mixture
+	// variance, BFL-P's clamped sums), not by what the clients learned: the default before issue 33
+	// moved 0.0016 a round.
+	MinLocalShift = 0.01
+	// MinClampedShare is the share of the global model's variances at a clamp bound beyond which a
+	// run that did not learn is said to be held by the clamp.
+	MinClampedShare = 0.5
+)
+
+// HealthState is RunHealth's verdict on a run's variances.
+type HealthState string
+
+// The verdicts of RunHealth.
+const (
+	// HealthLearned: local training moved the variances (see RowHealth).
+	HealthLearned HealthState = "learned"
+	// HealthFrozen: local training did not move the variances.
+	HealthFrozen HealthState = "frozen"
+	// HealthClamped: the variances did not learn and most of them sit at a clamp bound, where they get
+	// no gradient (BFL-P's log sigma^2 = -9 below its clamp at -8).
+	HealthClamped HealthState = "clamped"
+	// HealthNotVariational: the run has no variances (deterministic, MC-dropout or predictive-space
+	// global model): the question does not arise.
+	HealthNotVariational HealthState = "not-variational"
+	// HealthUnmeasured: the run records a spread but no health metrics (recorded before they
+	// existed): whether its variances learned is unknown.
+	HealthUnmeasured HealthState = "unmeasured"
+)
+
+// Health is RunHealth's verdict on whether a run's variances learned, with the figures it rests on
+// and a message a researcher can read.
+type Health struct {
+	// State is the verdict.
+	State HealthState
+	// Message says in plain words what State means for the run, with its figures, e.g. "the
+	// variances stayed at their initial value: rules that combine variances cannot differ here
+	// (...)".
+	Message string
+	// SpreadStart and SpreadEnd are the spread of the initial model and of the last row's global
+	// model (NaN when not recorded).
+	SpreadStart, SpreadEnd float64
+	// Moved, Clamped and Shift are the last row's VarMoved, VarClamped and VarShift.
+	Moved, Clamped, Shift float64
+	// LocalMovedMax and LocalShiftMax are the largest VarLocalMoved and VarLocalShift over the rows.
+	LocalMovedMax, LocalShiftMax float64
+	// Rows is the number of rows that record the health metrics.
+	Rows int
+}
+
+// Frozen reports whether the run's variances did not learn (HealthFrozen or HealthClamped): a table,
+// figure or report comparing rules that combine variances should flag the run.
+func (h Health) Frozen() bool { return h.State == HealthFrozen || h.State == HealthClamped }
+
+// Short is a one-word tag for tables and listings: "learned", "FROZEN", "CLAMPED", "unmeasured", or
+// "" for a run without variances.
+func (h Health) Short() string {
+	switch h.State {
+	case HealthFrozen:
+		return "FROZEN"
+	case HealthClamped:
+		return "CLAMPED"
+	case HealthNotVariational:
+		return ""
+	}
+	return string(h.State)
+}
+
+// RunHealth says whether the variances of a run learned, from its rows (RowHealth).
+func RunHealth(r Run) Health { return RowHealth(r.Rows) }
+
+// RowHealth gives the verdict on a run's rows:
+//
+//   - no row records Spread: HealthNotVariational;
+//   - the last row records Spread but not the health metrics: HealthUnmeasured;
+//   - HealthLearned when, in some row, local training moved at least MinMovedShare of the clients'
+//     variances by more than HealthThreshold (VarLocalMoved), or when at least MinMovedShare of the
+//     last row's global variances lie beyond HealthThreshold from their initial value (VarMoved) and
+//     local training moved them by at least MinLocalShift on average in some row (VarLocalShift);
+//   - otherwise HealthClamped when at least MinClampedShare of the last row's global variances sit at
+//     a clamp bound (VarClamped), else HealthFrozen.
+//
+// Only rows that record the health metrics are read; Row.CheckValues guarantees a row has all or none.
+func RowHealth(rows []Row) Health {
+	h := Health{SpreadStart: math.NaN(), SpreadEnd: math.NaN(), Moved: math.NaN(), Clamped: math.NaN(), Shift: math.NaN()}
+	var last *Row
+	for i := range rows {
+		if _, ok := rows[i].Metrics[Spread]; ok {
+			last = &rows[i]
+		}
+	}
+	if last == nil {
+		h.State, h.Message = HealthNotVariational, "no variances: the run's global model is not variational"
+		return h
+	}
+	h.SpreadEnd = last.Metrics[Spread]
+	if _, ok := last.Metrics[VarMoved]; !ok {
+		h.State = HealthUnmeasured
+		h.Message = "posterior health was not recorded (a run from before fedbayes measured it): whether the variances learned is unknown"
+		return h
+	}
+	for _, r := range rows {
+		if v, ok := r.Metrics[VarLocalMoved]; ok {
+			h.Rows++
+			h.LocalMovedMax = math.Max(h.LocalMovedMax, v)
+			h.LocalShiftMax = math.Max(h.LocalShiftMax, r.Metrics[VarLocalShift])
+		}
+	}
+	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[SpreadStart], last.Metrics[VarMoved], last.Metrics[VarClamped], last.Metrics[VarShift]
+	local := fmt.Sprintf("local training moved at most %s of them by more than %g in log σ² in a recorded round, %.2g on average", pct(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
+	spread := fmt.Sprintf("the spread went from %.4g to %.4g", h.SpreadStart, h.SpreadEnd)
+	switch {
+	case h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift:
+		h.State = HealthLearned
+		h.Message = fmt.Sprintf("the variances learned: %s of the global model's variances moved by more than %g in log σ² from their initial value (%s); %s",
+			pct(h.Moved), HealthThreshold, local, spread)
+	case h.Clamped >= MinClampedShare:
+		h.State = HealthClamped
+		h.Message = fmt.Sprintf("%s of the variances sit at the clamp bound of log σ², where training passes no gradient: the variances cannot learn, so rules that combine variances cannot differ here beyond the clamp's arithmetic (%s; %s)",
+			pct(h.Clamped), local, spread)
+	case h.Moved >= MinMovedShare:
+		h.State = HealthFrozen
+		h.Message = fmt.Sprintf("local training did not move the variances (%s): %s through the aggregation rule's arithmetic alone, so rules that combine variances differ here only by that arithmetic, not by what the clients learned",
+			local, spread)
+	default:
+		h.State = HealthFrozen
+		h.Message = fmt.Sprintf("the variances stayed at their initial value: rules that combine variances cannot differ here (%s; %s)", local, spread)
+	}
+	return h
+}
+
+// pct formats a share as a percentage.
+func pct(share float64) string { return fmt.Sprintf("%.3g %%", 100*share) }
+
+// checkHealth reports a row that records some posterior-health metrics but not all, or records them
+// without Spread.
+func (r Row) checkHealth() error {
+	n := 0
+	for _, m := range HealthMetrics {
+		if _, ok := r.Metrics[m]; ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, m := range HealthMetrics {
+		if _, ok := r.Metrics[m]; !ok {
+			return fmt.Errorf("results: row of round %d records %d of the %d posterior-health metrics but not %q", r.Round, n, len(HealthMetrics), m)
+		}
+	}
+	if _, ok := r.Metrics[Spread]; !ok {
+		return fmt.Errorf("results: row of round %d records posterior-health metrics without %q", r.Round, Spread)
+	}
+	return nil
+}

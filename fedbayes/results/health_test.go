@@ -1,0 +1,100 @@
+package results
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// healthRow is a row of round r with a spread and, when local >= 0, every health metric.
+func healthRow(r int, spread, start, moved, clamped, local float64) Row {
+	m := map[string]float64{Accuracy: 0.8, Spread: spread}
+	if local >= 0 {
+		m[SpreadStart], m[VarMoved], m[VarShift], m[VarClamped], m[VarLocalMoved], m[VarLocalShift] = start, moved, 0.01, clamped, local, local/10
+	}
+	return Row{Round: r, Metrics: m}
+}
+
+// TestRowHealth checks each verdict and that its message says what it means.
+func TestRowHealth(t *testing.T) {
+	adamRow := healthRow(10, 2.2, 1.378, 1, 0, 0)
+	adamRow.Metrics[VarLocalShift] = 0.094
+	arithRow := healthRow(10, 8.8, 1.378, 0.9, 0, 0.01)
+	arithRow.Metrics[VarLocalShift] = 0.0016
+	tests := []struct {
+		name   string
+		rows   []Row
+		state  HealthState
+		frozen bool
+		msg    string
+	}{
+		{"deterministic", []Row{{Round: 5, Metrics: map[string]float64{Accuracy: 0.9}}}, HealthNotVariational, false, "not variational"},
+		{"no rows", nil, HealthNotVariational, false, "not variational"},
+		{"old record", []Row{healthRow(5, 1.38, 0, 0, 0, -1)}, HealthUnmeasured, false, "not recorded"},
+		// Issue 33: spread 1.378 -> 1.390, nothing moved by local training.
+		{"frozen at init", []Row{healthRow(5, 1.384, 1.378, 0, 0, 0), healthRow(10, 1.390, 1.378, 0, 0, 0.001)}, HealthFrozen, true,
+			"the variances stayed at their initial value: rules that combine variances cannot differ here (local training moved at most 0.1 % of them by more than 0.1 in log σ² in a recorded round, 0.0001 on average; the spread went from 1.378 to 1.39)"},
+				// BFL-P's AALV: log sigma^2 = -9 below the clamp at -8.
+		{"clamped", []Row{healthRow(10, 2.267, 2.267, 0, 1, 0)}, HealthClamped, true, "100 % of the variances sit at the clamp bound"},
+		// Learned in an early row is enough, and a clamp does not override it.
+		{"learned", []Row{healthRow(5, 9, 10.2, 0.8, 0.6, 0.3), healthRow(10, 8.5, 10.2, 0.85, 0.6, 0.01)}, HealthLearned, false,
+			"the variances learned: 85 % of the global model's variances moved by more than 0.1 in log σ² from their initial value (local training moved at most 30 % of them"},
+		{"threshold", []Row{healthRow(10, 9, 10, 0.1, 0, MinMovedShare)}, HealthLearned, false, "learned"},
+		// Adam from log sigma^2 = -10 (docs/models.md): every round moves all variances by 0.094, under
+		// the threshold, and the global model by 0.94 after 10 rounds.
+		{"slow but steady", []Row{adamRow}, HealthLearned, false, "100 % of the global model's variances moved"},
+		{"rule's arithmetic", []Row{arithRow}, HealthFrozen, true, "arithmetic alone"},
+	}
+	for _, tc := range tests {
+		h := RunHealth(Run{Rows: tc.rows})
+		if h.State != tc.state || h.Frozen() != tc.frozen || !strings.Contains(h.Message, tc.msg) {
+			t.Errorf("%s: got %s (frozen %v) %q, want %s (frozen %v) containing %q", tc.name, h.State, h.Frozen(), h.Message, tc.state, tc.frozen, tc.msg)
+		}
+	}
+	h := RowHealth([]Row{healthRow(5, 9, 10.2, 0.8, 0, 0.3), healthRow(10, 8.5, 10.2, 0.85, 0.01, 0.2)})
+	if h.Rows != 2 || h.LocalMovedMax != 0.3 || h.Moved != 0.85 || h.Clamped != 0.01 || h.SpreadStart != 10.2 || h.SpreadEnd != 8.5 {
+		t.Errorf("figures: %+v", h)
+	}
+	if h := RowHealth(nil); !math.IsNaN(h.SpreadEnd) || h.Short() != "" {
+		t.Errorf("no rows: %+v, short %q", h, h.Short())
+	}
+}
+
+// TestHealthShort checks the tags.
+func TestHealthShort(t *testing.T) {
+	for s, want := range map[HealthState]string{HealthLearned: "learned", HealthFrozen: "FROZEN", HealthClamped: "CLAMPED", HealthUnmeasured: "unmeasured", HealthNotVariational: ""} {
+		if got := (Health{State: s}).Short(); got != want {
+			t.Errorf("%s: Short %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestCheckHealthMetrics: a row with some but not all health metrics, one without a spread, and
+// shares outside [0, 1] are corrupt; rows with all or none pass.
+func TestCheckHealthMetrics(t *testing.T) {
+	full := healthRow(3, 1, 1, 0.5, 0, 0.2)
+	partial := healthRow(3, 1, 1, 0.5, 0, 0.2)
+	delete(partial.Metrics, VarClamped)
+	noSpread := healthRow(3, 1, 1, 0.5, 0, 0.2)
+	delete(noSpread.Metrics, Spread)
+	badShare := healthRow(3, 1, 1, 1.5, 0, 0.2)
+	badShift := healthRow(3, 1, 1, 0.5, 0, 0.2)
+	badShift.Metrics[VarLocalShift] = -1
+	for _, tc := range []struct {
+		name string
+		row  Row
+		want string
+	}{
+		{"all", full, ""},
+		{"none", healthRow(3, 1, 0, 0, 0, -1), ""},
+		{"partial", partial, `records 5 of the 6 posterior-health metrics but not "var_clamped"`},
+		{"no spread", noSpread, `without "spread"`},
+		{"share", badShare, "var_moved 1.5 is outside [0, 1]"},
+		{"shift", badShift, "var_local_shift -1 is outside"},
+	} {
+		err := tc.row.CheckValues()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: CheckValues = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
