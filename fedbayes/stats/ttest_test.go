@@ -189,3 +189,20 @@ func TestEquivalence(t *testing.T) {
 		}
 	}
 }
+
+func TestMeanCI(t *testing.T) {
+	// {1, 2, 3}: mean 2, s 1, t(0.975, 2) = 4.302653 (printed tables): 2 ± 4.302653/sqrt(3).
+	lo, hi, err := MeanCI([]float64{1, 2, 3}, 0.05)
+	half := 4.302653 / math.Sqrt(3)
+	if err != nil || !near(lo, 2-half, 1e-6) || !near(hi, 2+half, 1e-6) {
+		t.Errorf("CI of 1, 2, 3: [%v, %v] %v; want 2 ± %v", lo, hi, err, half)
+	}
+	if lo, hi, err := MeanCI([]float64{0.5, 0.5}, 0.05); err != nil || lo != 0.5 || hi != 0.5 {
+		t.Errorf("constant: [%v, %v] %v; want the point", lo, hi, err)
+	}
+	for _, x := range [][]float64{{1}, {1, math.NaN()}} {
+		if _, _, err := MeanCI(x, 0.05); !errors.Is(err, ErrNotTestable) {
+			t.Errorf("%v: %v; want ErrNotTestable", x, err)
+		}
+	}
+}
