@@ -63,11 +63,9 @@ func chenFindings(rs runSet) []Finding {
 			f.Verdict, f.Evidence = NotRun, "no complete runs of "+lo+" and "+hi
 			return f
 		}
-		var tally beats
-		tally.add(a, b)
-		f.Verdict = tally.verdict()
-		f.Evidence = fmt.Sprintf("final-round accuracy %s %s%% against %s %s%% (%d and %d seeds; holds: more than 2 combined SE, in part: higher mean)",
-			hi, b.format(100, 2), lo, a.format(100, 2), b.N, a.N)
+		var c claims
+		c.below(lo+" < "+hi, rs.where("variant", lo).sample(results.Accuracy), rs.where("variant", hi).sample(results.Accuracy), colAcc)
+		f.decide(c.checks(), fmt.Sprintf("final-round accuracy %s %s%% against %s %s%% (%d and %d seeds)", hi, b.format(100, 2), lo, a.format(100, 2), b.N, a.N))
 		return f
 	}
 	beats := compare(Finding{Claim: "FedBE (Gaussian, SWA) ends above FedAvg in accuracy on non-IID clients",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // runSet is a list of runs with label filters and final-round summaries.
@@ -44,6 +45,19 @@ func final(r results.Run, metric string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sample returns the final value of a metric of each run that evaluated it, with the run's seed, for
+// the tests of package stats (paired by seed where two samples ran the same seeds).
+func (rs runSet) sample(metric string) stats.Sample {
+	var s stats.Sample
+	for _, r := range rs {
+		if v, ok := final(r, metric); ok {
+			s.Seeds = append(s.Seeds, r.Meta.Seed)
+			s.Values = append(s.Values, v)
+		}
+	}
+	return s
 }
 
 // stat is a metric summarised over seeds (mean, standard error, number of seeds); N == 0 means no
@@ -88,11 +102,6 @@ func (s stat) format(scale float64, digits int) string {
 		return fmt.Sprintf("%.*f", digits, s.Mean*scale)
 	}
 	return fmt.Sprintf("%.*f ± %.*f", digits, s.Mean*scale, digits, s.SE*scale)
-}
-
-// below reports whether a is lower than b by more than twice their combined standard error.
-func below(a, b stat) bool {
-	return a.ok() && b.ok() && b.Mean-a.Mean > 2*math.Hypot(a.se(), b.se())
 }
 
 // ref is a number a paper prints: mean and ± (as printed; NaN when none).
@@ -176,20 +185,6 @@ func tableHeader(cols ...string) string {
 	return "| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n"
 }
 
-// Verdict says whether a paper's finding holds here.
-type Verdict string
-
-const (
-	// Holds: the evidence agrees with the finding.
-	Holds Verdict = "holds"
-	// Partly: some of the finding's parts hold, others do not.
-	Partly Verdict = "holds in part"
-	// Fails: the evidence contradicts the finding.
-	Fails Verdict = "does not hold"
-	// NotRun: the presets that test it have no complete runs.
-	NotRun Verdict = "not run"
-)
-
 // Finding is a qualitative claim of a paper and what our runs say about it.
 type Finding struct {
 	// Claim is the finding in our words; Source is where the paper states it.
@@ -198,61 +193,18 @@ type Finding struct {
 	Verdict Verdict
 	// Evidence is the numbers behind the verdict.
 	Evidence string
-	// Why is what might explain a verdict other than Holds.
+	// Why is what might explain a verdict other than Holds, or, for NotTestable, why the runs cannot
+	// test the finding.
 	Why string
 }
 
 // explain sets Why, what might explain a finding that was checked and did not hold; it does nothing
-// when the finding holds or was not run.
+// when the finding holds, was not run or is not testable here (whose Why is the reason).
 func (f *Finding) explain(why string) {
-	if f.Verdict != Holds && f.Verdict != NotRun {
+	if f.Verdict != Holds && f.Verdict != NotRun && f.Verdict != NotTestable {
 		f.Why = why
 	}
 }
-
-// verdictOf turns counts of checks that passed out of all into a verdict.
-func verdictOf(passed, all int) Verdict {
-	switch {
-	case all == 0:
-		return NotRun
-	case passed == all:
-		return Holds
-	case passed == 0:
-		return Fails
-	}
-	return Partly
-}
-
-// beatVerdict is the verdict on a claim that one method beats another, from all comparisons of which
-// significant have the claimed winner ahead by more than 2 combined standard errors and higher have it
-// ahead in the mean: it holds when every gap is significant, holds in part when some mean is ahead
-// (significant or not), and does not hold when none is.
-func beatVerdict(significant, higher, all int) Verdict {
-	if v := verdictOf(significant, all); v != Fails || higher == 0 {
-		return v
-	}
-	return Partly
-}
-
-// beats tallies the comparisons behind a claim that one method beats another, for beatVerdict.
-type beats struct{ significant, higher, all int }
-
-// add counts one comparison in which lo is claimed to lie below hi (both evaluated), and reports
-// whether lo's mean does.
-func (b *beats) add(lo, hi stat) bool {
-	b.all++
-	if below(lo, hi) {
-		b.significant++
-	}
-	if lo.Mean < hi.Mean {
-		b.higher++
-		return true
-	}
-	return false
-}
-
-// verdict is beatVerdict of the comparisons counted.
-func (b beats) verdict() Verdict { return beatVerdict(b.significant, b.higher, b.all) }
 
 // orderedBy returns the keys sorted by increasing value.
 func orderedBy(vals map[string]float64) []string {

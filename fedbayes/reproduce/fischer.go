@@ -125,123 +125,117 @@ func accOf(rs runSet, variant string) stat {
 	return rs.where("variant", variant).summary(results.Accuracy)
 }
 
+// fischerFrozen marks a finding not testable when the E = 1 runs' variances did not learn: NWA's
+// spread under train-size and maximum-discrepancy weights agrees in every partition's seeds.
+func fischerFrozen(f *Finding, e1 runSet) {
+	for _, part := range e1.values("partition") {
+		if ok, why := frozenVariances(e1.where("partition", part), "NWA-TrainSize", "NWA-MaxDisc"); ok {
+			f.notTestable(why)
+			return
+		}
+	}
+}
+
 // fischerFindings checks the findings of Fischer et al. (2024), Secs. 4-5.
 func fischerFindings(get func(Preset) runSet) []Finding {
 	var out []Finding
 	e1 := get(fischerE1Preset)
 	parts := e1.values("partition")
+	acc := func(rs runSet, variant string) runSet { return rs.where("variant", variant) }
 	// 1. E = 1: WS, WC and Conflation beat NWA and LP.
 	{
 		f := Finding{Claim: "With E = 1, WS, WC and Conflation beat NWA and LP in accuracy", Source: "Sec. 4.1, Table 2"}
-		passed, all := 0, 0
+		var c claims
 		var ev []string
 		for _, part := range parts {
 			rs := e1.where("partition", part)
 			for _, good := range []string{"WS-TrainSize", "WC-TrainSize", "Conflation"} {
 				for _, bad := range []string{"NWA-TrainSize", "LP-TrainSize"} {
-					g, w := accOf(rs, good), accOf(rs, bad)
-					if g.ok() && w.ok() {
-						all++
-						if g.Mean > w.Mean {
-							passed++
-						}
+					if accOf(rs, good).ok() && accOf(rs, bad).ok() {
+						c.below(fmt.Sprintf("%s: %s < %s", part, bad, good), acc(rs, bad).sample(results.Accuracy), acc(rs, good).sample(results.Accuracy), colAcc)
 					}
 				}
 			}
 			ev = append(ev, fmt.Sprintf("%s: NWA %s, LP %s, WS %s, WC %s, Conflation %s", part, accOf(rs, "NWA-TrainSize").format(100, 1),
 				accOf(rs, "LP-TrainSize").format(100, 1), accOf(rs, "WS-TrainSize").format(100, 1), accOf(rs, "WC-TrainSize").format(100, 1), accOf(rs, "Conflation").format(100, 1)))
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d pairs (means, train-size weights); accuracy %%: %s", passed, all, strings.Join(ev, "; "))
-		f.explain("NWA and LP keep (and LP inflates) the clients' variance while WS, WC and Conflation shrink it by about K; the gap opens as variances are learned, which takes more than our few rounds.")
+		f.decide(c.checks(), "train-size weights; accuracy %: "+strings.Join(ev, "; "))
+		fischerFrozen(&f, e1)
+		f.explain("NWA and LP keep (and LP inflates) the clients' variance while WS, WC and Conflation shrink it by about K; the paper's gap comes from that difference in the variances.")
 		out = append(out, f)
 	}
-	// 2. E = 1: LP is the worst VI aggregator.
+	// 2. E = 1: LP is the worst VI aggregator (below each other rule in every partition).
 	{
 		f := Finding{Claim: "With E = 1, LP is the worst variational aggregator", Source: "Sec. 4.1, Table 2"}
-		passed, all := 0, 0
+		var c claims
 		var ev []string
 		for _, part := range parts {
 			rs := e1.where("partition", part)
-			vals := map[string]float64{}
-			for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
-				if st := accOf(rs, r); st.ok() {
-					vals[r] = st.Mean
-				}
-			}
-			if len(vals) < 5 {
+			lp := accOf(rs, "LP-TrainSize")
+			if !lp.ok() {
 				continue
 			}
-			all++
-			worst := orderedBy(vals)[0]
-			if worst == "LP-TrainSize" {
-				passed++
+			for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "WC-TrainSize", "Conflation"} {
+				if accOf(rs, r).ok() {
+					c.below(fmt.Sprintf("%s: LP < %s", part, r), acc(rs, "LP-TrainSize").sample(results.Accuracy), acc(rs, r).sample(results.Accuracy), colAcc)
+				}
 			}
-			ev = append(ev, fmt.Sprintf("%s: lowest %s (%.1f%%)", part, worst, vals[worst]*100))
+			ev = append(ev, fmt.Sprintf("%s: LP %s%%", part, lp.format(100, 1)))
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d partitions: %s", passed, all, strings.Join(ev, "; "))
+		f.decide(c.checks(), "train-size weights; "+strings.Join(ev, "; "))
 		out = append(out, f)
 	}
-	// 3. Client weighting is inconclusive.
+	// 3. Client weighting makes no clear difference: the three weightings of each rule are equivalent
+	// within accMargin.
 	{
 		f := Finding{Claim: "The client weighting (train size, maximum discrepancy, distance) makes no clear difference", Source: "Sec. 5, Tables 2-3"}
-		passed, all := 0, 0
+		var c claims
+		weights := []string{"TrainSize", "MaxDisc", "Distance"}
 		for _, part := range parts {
 			rs := e1.where("partition", part)
 			for _, r := range []string{"NWA", "WS", "LP", "WC"} {
-				var ws []stat
-				for _, w := range []string{"TrainSize", "MaxDisc", "Distance"} {
-					if st := accOf(rs, r+"-"+w); st.ok() {
-						ws = append(ws, st)
-					}
-				}
-				if len(ws) < 3 {
-					continue
-				}
-				all++
-				same := true
-				for i := range ws {
-					for j := range ws {
-						if below(ws[i], ws[j]) {
-							same = false
+				for i := range weights {
+					for j := i + 1; j < len(weights); j++ {
+						a, b := r+"-"+weights[i], r+"-"+weights[j]
+						if accOf(rs, a).ok() && accOf(rs, b).ok() {
+							c.same(fmt.Sprintf("%s: %s ≈ %s", part, a, b), acc(rs, a).sample(results.Accuracy), acc(rs, b).sample(results.Accuracy), accMargin, colAcc)
 						}
 					}
 				}
-				if same {
-					passed++
-				}
 			}
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d (rule, partition) cells with no weighting below another by more than 2 combined SE (E = 1)", passed, all)
+		f.decide(c.checks(), fmt.Sprintf("pairs of weightings of one rule and partition, equivalence margin ±%.0f accuracy point (E = 1)", accMargin*100))
 		out = append(out, f)
 	}
 	// 4. MC dropout beats the VI aggregators on IID data but not on the 2-class split.
 	{
 		f := Finding{Claim: "MC dropout beats every variational aggregator on IID data, but not on the 2-class split", Source: "Sec. 5, Tables 2-3"}
-		passed, all := 0, 0
+		var c claims
 		var ev []string
 		for _, part := range []string{"iid", "shards-2"} {
 			rs := e1.where("partition", part)
 			mcd := accOf(rs, "MCD-NWA")
 			best, bestName := stat{}, ""
 			for _, r := range fischerRows[2:] {
-				if st := accOf(rs, r); st.ok() && (!best.ok() || st.Mean > best.Mean) {
-					best, bestName = st, r
+				if st := accOf(rs, r); st.ok() {
+					if part == "iid" && mcd.ok() {
+						c.below("iid: "+r+" < MC dropout", acc(rs, r).sample(results.Accuracy), acc(rs, "MCD-NWA").sample(results.Accuracy), colAcc)
+					}
+					if !best.ok() || st.Mean > best.Mean {
+						best, bestName = st, r
+					}
 				}
 			}
 			if !mcd.ok() || !best.ok() {
 				continue
 			}
-			all++
-			if (part == "iid") == (mcd.Mean > best.Mean) {
-				passed++
+			if part == "shards-2" {
+				c.below("shards-2: MC dropout < best VI "+bestName, acc(rs, "MCD-NWA").sample(results.Accuracy), acc(rs, bestName).sample(results.Accuracy), colAcc)
 			}
 			ev = append(ev, fmt.Sprintf("%s: MC dropout %s%%, best VI %s %s%%", part, mcd.format(100, 1), bestName, best.format(100, 1)))
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d partitions as the paper says (E = 1): %s", passed, all, strings.Join(ev, "; "))
+		f.decide(c.checks(), "E = 1: "+strings.Join(ev, "; "))
+		fischerFrozen(&f, e1)
 		out = append(out, f)
 	}
 	// 5. Updating the prior every round hurts.
@@ -249,80 +243,65 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 		f := Finding{Claim: "Making the previous global posterior the clients' prior every round hurts accuracy badly", Source: "Sec. 4.4, Table 5 (41.8-46.1% against 77.2-88.0%)"}
 		prior := get(fischerPriorPreset)
 		iid := e1.where("partition", "iid")
-		passed, all := 0, 0
+		var c claims
 		var ev, missing []string
 		for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
 			p, fx := accOf(prior, r), accOf(iid, r)
 			if p.ok() && fx.ok() {
-				all++
-				if below(p, fx) {
-					passed++
-				}
+				c.below(r+": updated prior < fixed prior", acc(prior, r).sample(results.Accuracy), acc(iid, r).sample(results.Accuracy), colAcc)
 				ev = append(ev, fmt.Sprintf("%s %s%% (fixed prior %s%%)", r, p.format(100, 1), fx.format(100, 1)))
 			} else if len(prior) > 0 && !p.ok() {
 				missing = append(missing, r)
 			}
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d rules lower by more than 2 combined SE: %s", passed, all, strings.Join(ev, "; "))
+		f.decide(c.checks(), strings.Join(ev, "; "))
 		if len(missing) > 0 {
 			f.Evidence += fmt.Sprintf(". No completed run of %s: see the skipped runs above (a run that diverged is not scored). "+
 				"The paper reports no divergence. A likely cause: the precision-weighted rules shrink the global variance about K-fold "+
 				"a round, and once it is the prior, its KL term has curvature about 1/(n σ²) for a client of n examples, beyond what "+
 				"SGD at the MLP presets' learning rate (0.01, with a few hundred to a few thousand examples per client) keeps stable", strings.Join(missing, ", "))
 		}
-		f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; in a few rounds it has not narrowed far from N(0, 10²).")
+		f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; the table shows how far it went here.")
 		out = append(out, f)
 	}
-	// 6. DWC fails without pre-training and matches WS with it.
+	// 6. DWC fails without pre-training and matches WS with it (equivalent within dwcMargin).
 	{
 		f := Finding{Claim: "DWC fails without server pre-training and is about as good as WS with it", Source: "Sec. 4.3, Table 4"}
 		dwc := get(fischerDWCPreset)
-		passed, all := 0, 0
+		var c claims
 		var ev []string
 		for _, part := range dwc.values("partition") {
 			rs := dwc.where("partition", part)
 			no, pre, ws := accOf(rs, "DWC"), accOf(rs, "DWC-pretrain"), accOf(rs, "WS-pretrain")
 			if no.ok() && pre.ok() {
-				all++
-				if below(no, pre) {
-					passed++
-				}
+				c.below(part+": DWC < DWC + pre-training", acc(rs, "DWC").sample(results.Accuracy), acc(rs, "DWC-pretrain").sample(results.Accuracy), colAcc)
 			}
 			if pre.ok() && ws.ok() {
-				all++
-				if math.Abs(pre.Mean-ws.Mean) < 0.05 {
-					passed++
-				}
+				c.same(part+": DWC + pre-training ≈ WS + pre-training", acc(rs, "DWC-pretrain").sample(results.Accuracy), acc(rs, "WS-pretrain").sample(results.Accuracy), dwcMargin, colAcc)
 			}
 			ev = append(ev, fmt.Sprintf("%s: DWC %s%%, DWC + pre-training %s%%, WS + pre-training %s%%", part, no.format(100, 1), pre.format(100, 1), ws.format(100, 1)))
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d checks (DWC without pre-training lower by more than 2 combined SE; with it within 5 points of WS): %s", passed, all, strings.Join(ev, "; "))
+		f.decide(c.checks(), fmt.Sprintf("equivalence margin ±%.0f points; %s", dwcMargin*100, strings.Join(ev, "; ")))
 		out = append(out, f)
 	}
-	// 7. E = 5: parity, NWA as good as or better than the rest.
+	// 7. E = 5: parity, NWA as good as or better than the rest (above, or equivalent within accMargin).
 	{
 		f := Finding{Claim: "With E = 5 the aggregators reach parity and NWA does as well as or better than the others", Source: "Sec. 4.2, Table 3"}
 		e5 := get(fischerE5Preset)
-		passed, all := 0, 0
+		var c claims
 		var ev []string
 		for _, part := range e5.values("partition") {
 			rs := e5.where("partition", part)
 			nwa := accOf(rs, "NWA-TrainSize")
 			for _, r := range []string{"WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
-				o := accOf(rs, r)
-				if nwa.ok() && o.ok() {
-					all++
-					if !below(nwa, o) {
-						passed++
-					}
+				if nwa.ok() && accOf(rs, r).ok() {
+					c.notBelow(fmt.Sprintf("%s: NWA ≥ %s", part, r), acc(rs, "NWA-TrainSize").sample(results.Accuracy), acc(rs, r).sample(results.Accuracy), accMargin, colAcc)
 				}
 			}
 			ev = append(ev, fmt.Sprintf("%s: NWA %s%%, WS %s%%, WC %s%%", part, nwa.format(100, 1), accOf(rs, "WS-TrainSize").format(100, 1), accOf(rs, "WC-TrainSize").format(100, 1)))
 		}
-		f.Verdict = verdictOf(passed, all)
-		f.Evidence = fmt.Sprintf("%d of %d comparisons where NWA is not below another rule by more than 2 combined SE: %s", passed, all, strings.Join(ev, "; "))
+		f.decide(c.checks(), fmt.Sprintf("NWA above another rule, or equivalent within ±%.0f accuracy point; %s", accMargin*100, strings.Join(ev, "; ")))
+		fischerFrozen(&f, e5)
 		out = append(out, f)
 	}
 	return out

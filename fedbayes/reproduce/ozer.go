@@ -174,7 +174,7 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 	}
 	s.Findings = append(ozerFindings(get), table4Finding)
 	// The same accuracy findings in BFL-P mode, where its runs exist: the paper's numbers come from its code.
-	for _, f := range ozerAccuracyFindings(getB) {
+	for _, f := range ozerAccuracyFindings(getB, true) {
 		if f.Verdict != NotRun {
 			f.Claim += " (BFL-P mode)"
 			s.Findings = append(s.Findings, f)

@@ -1,10 +1,12 @@
 package reproduce
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // modeRuns makes one run per seed of a variant with the given accuracies (one per seed) and spread.
@@ -21,19 +23,21 @@ func modeRuns(variant string, accs []float64, spread float64) runSet {
 }
 
 func TestModeComparison(t *testing.T) {
-	// Three seeds 0.01 apart: standard deviation 0.01, SE 0.01/√3 = 0.00577, combined SE √2 · 0.00577 =
-	// 0.816 points. FVBWA-GAA: 80 % against 85 %: Δ = +5.00 > 2 · 0.816, beyond the noise.
-	// FVBWA-AALV: 80 % against 81 %: Δ = +1.00 < 1.63, within it.
-	// FED: only in the text mode, left out.
+	// Paired by seed (df 2), Holm over the two rows of each metric. FVBWA-GAA: text {79, 80, 81} %,
+	// BFL-P {84, 86, 85} %: differences {5, 6, 4}, Δ +5.00 ± 0.58, t = 8.66, p = .013, Holm x 2 =
+	// .026: †. FVBWA-AALV: BFL-P {80, 81, 83} %: differences {1, 1, 2}, Δ +1.33 ± 0.33, t = 4, p =
+	// .057: no †. ECE, NLL and spread do not vary over the seeds: not testable. FED: only in the text
+	// mode, left out.
 	text := append(append(modeRuns("FVBWA-GAA", []float64{0.79, 0.80, 0.81}, 2), modeRuns("FVBWA-AALV", []float64{0.79, 0.80, 0.81}, 2)...),
 		modeRuns("FED", []float64{0.7, 0.7, 0.7}, 0)...)
-	bflp := append(modeRuns("FVBWA-GAA", []float64{0.84, 0.85, 0.86}, 4), modeRuns("FVBWA-AALV", []float64{0.80, 0.81, 0.82}, 2)...)
+	bflp := append(modeRuns("FVBWA-GAA", []float64{0.84, 0.86, 0.85}, 4), modeRuns("FVBWA-AALV", []float64{0.80, 0.81, 0.83}, 2)...)
 	got := modeComparison(text, bflp, ozerRows, "BFL-P")
 	for _, want := range []string{
-		"| FVBWA-GAA | 3 / 3 | +5.00 ± 0.82 † | +0.00 ± 0.00 | +0.000 ± 0.000 | +2.000 ± 0.000 † |",
-		"| FVBWA-AALV | 3 / 3 | +1.00 ± 0.82 | +0.00 ± 0.00 | +0.000 ± 0.000 | +0.000 ± 0.000 |",
-		"Acc (%): higher in BFL-P mode in 1 of 2 rows, lower in 0, within the noise in 1 (mean Δ +3.00).",
-		"spread ‖σ‖₂: higher in BFL-P mode in 1 of 2 rows, lower in 0, within the noise in 1 (mean Δ +1.000).",
+		"| FVBWA-GAA | 3 / 3 | +5.00 ± 0.58 † | +0.00 (not testable) | +0.000 (not testable) | +2.000 (not testable) |",
+		"| FVBWA-AALV | 3 / 3 | +1.33 ± 0.33 | +0.00 (not testable) | +0.000 (not testable) | +0.000 (not testable) |",
+		"Acc (%): higher in BFL-P mode in 1 of 2 rows, lower in 0, no significant difference in 1 (mean Δ +3.17).",
+		"spread ‖σ‖₂: higher in BFL-P mode in 0 of 2 rows, lower in 0, no significant difference in 0, not testable in 2 (mean Δ +1.000).",
+		"Holm-corrected over the rows of each metric, at level 0.05",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("modeComparison lacks %q; got:\n%s", want, got)
@@ -47,23 +51,27 @@ func TestModeComparison(t *testing.T) {
 	}
 }
 
-func TestModeShiftSignificant(t *testing.T) {
-	mk := func(mean, se float64) stat {
-		return stat{results.Summary{Mean: mean, SE: se, N: 3}}
-	}
+func TestModeShiftTest(t *testing.T) {
+	text := modeRuns("R", []float64{0.50, 0.51, 0.49}, 0)
 	for _, c := range []struct {
-		name       string
-		text, bflp stat
-		want       bool
+		name string
+		code []float64
+		sig  bool
 	}{
-		{"beyond 2 SE", mk(0.5, 0.01), mk(0.53, 0.01), true},    // 0.03 > 2·0.01414
-		{"within 2 SE", mk(0.5, 0.01), mk(0.52, 0.01), false},   // 0.02 < 0.0283
-		{"down beyond 2 SE", mk(0.5, 0.0), mk(0.4, 0.01), true}, // 0.1 > 0.02
-		{"missing", stat{}, mk(0.4, 0.01), false},
+		// Differences {.03, .04, .02}: t = 5.2, p = .035 (df 2).
+		{"up", []float64{0.53, 0.55, 0.51}, true},
+		// Differences {.02, -.01, .01}: t = .76, p = .53.
+		{"noise", []float64{0.52, 0.50, 0.50}, false},
+		// Differences {-.1, -.11, -.09}: t = -17.3.
+		{"down", []float64{0.40, 0.40, 0.40}, true},
 	} {
-		if got := (modeShift{c.text, c.bflp}).significant(); got != c.want {
-			t.Errorf("%s: significant = %v, want %v", c.name, got, c.want)
+		r, err := (modeShift{text, modeRuns("R", c.code, 0), results.Accuracy}).test()
+		if err != nil || r.Significant(Level) != c.sig || r.Test != stats.Paired {
+			t.Errorf("%s: %v %v; want significant %v (paired)", c.name, r, err, c.sig)
 		}
+	}
+	if _, err := (modeShift{text, text, results.Accuracy}).test(); !errors.Is(err, stats.ErrNotTestable) {
+		t.Errorf("identical modes: %v; want not testable", err)
 	}
 }
 
@@ -105,8 +113,8 @@ func TestOzerSectionComparesModes(t *testing.T) {
 }
 
 func TestOzerInitShift(t *testing.T) {
-	// FED: 70 % in both seeds' text runs, 65 % in BFL-P mode: Δ = -5.00, SE 0 (no spread over seeds).
-	// The variational rows: GAA +5.00 and AALV +1.00 (as in TestModeComparison).
+	// FED: 70 % in every seed's text run, 65 % in BFL-P mode: Δ = -5.00, not testable (no spread over
+	// seeds), printed with SE 0. The variational rows: GAA +5.00 and AALV +1.00.
 	text := append(append(modeRuns("FVBWA-GAA", []float64{0.79, 0.80, 0.81}, 2), modeRuns("FVBWA-AALV", []float64{0.79, 0.80, 0.81}, 2)...),
 		modeRuns("FED", []float64{0.7, 0.7, 0.7}, 0)...)
 	bflp := append(append(modeRuns("FVBWA-GAA", []float64{0.84, 0.85, 0.86}, 4), modeRuns("FVBWA-AALV", []float64{0.80, 0.81, 0.82}, 2)...),

@@ -203,10 +203,7 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 			info.Fedbayes, info.Go, info.Modules["github.com/gomlx/gomlx"], info.Backend, info.OS, info.Arch, info.CPUs, word, strings.Join(commits, ", "))
 	}
 	b.WriteString("Mean ± standard error over seeds; the papers' ± is as they print it (Ozer et al.: standard error; the others do not say).\n\n")
-	b.WriteString("Verdicts: a finding *holds* when every check it names passes, *holds in part* when some do (or only the means " +
-		"agree where the check asks for more), and *does not hold* when none does. A claim that one method beats another " +
-		"is checked as a gap of more than 2 combined standard errors; checks marked \"(means)\" and orderings compare " +
-		"means only, which with few seeds is indicative, not significant. Each finding's evidence gives its numbers.\n\n")
+	b.WriteString(VerdictRule + " Each finding's evidence gives the tally of its checks, its numbers and the checks that did not agree.\n\n")
 	b.WriteString(tableHeader("paper", "presets", "finding", "verdict"))
 	for i, p := range papers {
 		names := make([]string, len(p.Presets))

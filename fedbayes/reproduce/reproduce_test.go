@@ -2,6 +2,9 @@ package reproduce
 
 import (
 	"context"
+	"fmt"
+	"hash/fnv"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // fakeRun is a completed run of a setting with labels and final metrics.
@@ -21,8 +25,21 @@ func fakeRun(setting string, seed int64, labels map[string]string, metrics map[s
 		Status: results.Status{State: results.Completed}, Rows: []results.Row{{Round: 1, Metrics: metrics}}}
 }
 
-// ozerRuns makes two seeds per variant of an Ozer setting with accuracy acc[rule] (± 0.001 by seed)
-// and spread spread[rule].
+// jitter is a small deterministic noise in [-5e-5, 5e-5] by seed and label, so that the paired
+// differences of fake runs have spread (a t-test needs some) far below the effects the tests build in.
+func jitter(seed int64, label string) float64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(label))
+	x := h.Sum64() ^ uint64(seed+1)*0x9E3779B97F4A7C15
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	return (float64(x%10001)/10000 - 0.5) * 1e-4
+}
+
+// ozerRuns makes three seeds per variant of an Ozer setting with accuracy acc[rule], ECE 0.05 and NLL
+// 0.5 (0.08 and 0.6 for FED and FEDAVG) and spread spread[rule], each with jitter (the spread's
+// relative, ±1 %).
 func ozerRuns(acc, spread map[string]float64) []results.Run {
 	var out []results.Run
 	for _, v := range ozerRows {
@@ -30,15 +47,37 @@ func ozerRuns(acc, spread map[string]float64) []results.Run {
 		if i := strings.Index(v, "-"); i >= 0 {
 			rule = v[i+1:]
 		}
-		for seed := int64(0); seed < 2; seed++ {
-			m := map[string]float64{results.Accuracy: acc[rule] + 0.001*float64(seed), results.ECE: 0.05, results.NLL: 0.5}
+		for seed := int64(0); seed < 3; seed++ {
+			j := func(metric string) float64 { return jitter(seed, v+metric) }
+			m := map[string]float64{results.Accuracy: acc[rule] + j("acc"), results.ECE: 0.05 + j("ece"), results.NLL: 0.5 + j("nll")}
 			if rule == "FED" || rule == "FEDAVG" {
-				m[results.ECE], m[results.NLL] = 0.08, 0.6
+				m[results.ECE], m[results.NLL] = 0.08+j("ece"), 0.6+j("nll")
 			}
 			if s, ok := spread[rule]; ok {
-				m[results.Spread] = s
+				m[results.Spread] = s * (1 + 200*j("spread"))
 			}
 			out = append(out, fakeRun("x-"+v, seed, map[string]string{"variant": v}, m))
+		}
+	}
+	return out
+}
+
+// frozenRuns gives the runs' AALV rows the spread of their EAA rows, seed by seed: the signature of
+// variances that did not learn (frozenVariances).
+func frozenRuns(runs []results.Run) []results.Run {
+	eaa := map[string]float64{}
+	for _, r := range runs {
+		if v := r.Meta.Labels["variant"]; strings.HasSuffix(v, "-EAA") {
+			eaa[strings.TrimSuffix(v, "EAA")+fmt.Sprint(r.Meta.Seed)] = r.Rows[0].Metrics[results.Spread]
+		}
+	}
+	out := make([]results.Run, len(runs))
+	for i, r := range runs {
+		out[i] = r
+		if v := r.Meta.Labels["variant"]; strings.HasSuffix(v, "-AALV") {
+			m := maps.Clone(r.Rows[0].Metrics)
+			m[results.Spread] = eaa[strings.TrimSuffix(v, "AALV")+fmt.Sprint(r.Meta.Seed)]
+			out[i].Rows = []results.Row{{Round: r.Rows[0].Round, Metrics: m}}
 		}
 	}
 	return out
@@ -51,10 +90,10 @@ func TestOzerFindings(t *testing.T) {
 	flat := ozerRuns(
 		map[string]float64{"FED": 0.87, "FEDAVG": 0.87, "EAA": 0.88, "PPA": 0.88, "GAA": 0.88, "AALV": 0.88, "CF": 0.88},
 		map[string]float64{"EAA": 1.4, "GAA": 0.01, "AALV": 1.4, "PPA": 1.5, "CF": 0.02})
-	// Accuracy means above FED's by 0.05 points, within 2 combined SE (the fake seeds differ by 0.1
-	// points); ECE and NLL better beyond it.
+	// Accuracy means above FED's by 0.002 points, within the seeds' noise (jitter, ±0.005 points); ECE
+	// and NLL better far beyond it.
 	close := ozerRuns(
-		map[string]float64{"FED": 0.87, "FEDAVG": 0.87, "EAA": 0.87, "PPA": 0.87, "GAA": 0.8705, "AALV": 0.8705, "CF": 0.8705},
+		map[string]float64{"FED": 0.87, "FEDAVG": 0.87, "EAA": 0.87, "PPA": 0.87, "GAA": 0.87002, "AALV": 0.87002, "CF": 0.87002},
 		map[string]float64{"EAA": 1.4, "GAA": 0.01, "AALV": 1.4, "PPA": 1.5, "CF": 0.02})
 	for _, tc := range []struct {
 		name   string
@@ -62,8 +101,14 @@ func TestOzerFindings(t *testing.T) {
 		claims map[int]Verdict
 	}{
 		{"paper-like", paperLike, map[int]Verdict{0: Holds, 1: Holds, 2: NotRun, 3: Holds, 4: Holds}},
-		{"flat", flat, map[int]Verdict{0: Fails, 1: Partly, 2: NotRun, 4: Holds}},
-		{"close", close, map[int]Verdict{3: Partly, 4: Partly}},
+		// EAA and PPA level with GAA: no check decisive. Spread: AALV (1.4) far above GAA (0.01)
+		// contradicts one of the four orderings, the others agree.
+		{"flat", flat, map[int]Verdict{0: Inconclusive, 1: Partly, 2: NotRun, 3: Holds, 4: Holds}},
+		// Accuracy within the noise: the 10-client finding holds in part (ECE and NLL agree), the
+		// 100-client IID one (accuracy only) is inconclusive.
+		{"close", close, map[int]Verdict{3: Partly, 4: Inconclusive}},
+		// Paper-like numbers, but EAA's and AALV's spreads agree seed by seed: the variances did not learn.
+		{"frozen", frozenRuns(paperLike), map[int]Verdict{0: NotTestable, 1: NotTestable, 2: NotRun, 3: NotTestable, 4: NotTestable}},
 		{"empty", nil, map[int]Verdict{0: NotRun, 1: NotRun, 2: NotRun, 3: NotRun, 4: NotRun}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,26 +129,76 @@ func TestOzerFindings(t *testing.T) {
 				if fs[i].Verdict != Holds && fs[i].Verdict != NotRun && i != 2 && fs[i].Why == "" {
 					t.Errorf("finding %d does not hold but says nothing about why", i)
 				}
+				if fs[i].Verdict == NotTestable && !strings.Contains(fs[i].Why, "the posteriors did not learn") {
+					t.Errorf("finding %d not testable: why %q does not say the posteriors did not learn", i, fs[i].Why)
+				}
+				if strings.Contains(fs[i].Why, "budget") && fs[i].Verdict == NotTestable {
+					t.Errorf("finding %d blames the budget for frozen variances: %q", i, fs[i].Why)
+				}
 			}
 		})
 	}
 }
 
-func TestBeatVerdict(t *testing.T) {
+// TestJudge checks the verdict rule on counts of agreeing, contradicting and undecided checks.
+func TestJudge(t *testing.T) {
+	mk := func(a, c, u int) []check {
+		var out []check
+		for range a {
+			out = append(out, check{outcome: agrees})
+		}
+		for range c {
+			out = append(out, check{outcome: contradicts})
+		}
+		for range u {
+			out = append(out, check{outcome: undecided})
+		}
+		return out
+	}
 	for _, c := range []struct {
-		significant, higher, all int
-		want                     Verdict
+		a, c, u int
+		want    Verdict
 	}{
 		{0, 0, 0, NotRun},
-		{6, 6, 6, Holds},
-		{3, 6, 6, Partly},
-		{0, 6, 6, Partly}, // means only
-		{0, 1, 6, Partly},
-		{0, 0, 6, Fails},
+		{6, 0, 0, Holds},
+		{3, 3, 0, Partly},
+		{1, 0, 5, Partly},
+		{0, 1, 5, Fails},
+		{0, 6, 0, Fails},
+		{0, 0, 6, Inconclusive}, // means alone never decide: nothing decisive is inconclusive
 	} {
-		if got := beatVerdict(c.significant, c.higher, c.all); got != c.want {
-			t.Errorf("beatVerdict(%d, %d, %d) = %s, want %s", c.significant, c.higher, c.all, got, c.want)
+		if got := judge(mk(c.a, c.c, c.u)); got != c.want {
+			t.Errorf("judge(%d agree, %d contradict, %d undecided) = %s, want %s", c.a, c.c, c.u, got, c.want)
 		}
+	}
+}
+
+// TestClaims checks the checks of each kind of claim on hand-computed samples (paired, df 2): a
+// below claim is decided by the sign of a significant Holm-corrected difference, an equivalence by
+// TOST, and identical runs show no equivalence.
+func TestClaims(t *testing.T) {
+	sample := func(v ...float64) stats.Sample { return stats.Sample{Seeds: []int64{0, 1, 2}, Values: v} }
+	lo := sample(0.80, 0.81, 0.79)
+	hi := sample(0.85, 0.87, 0.84) // hi - lo {.05, .06, .05}: t = .0533/.00333 = 16, p = 1 - 16/sqrt(258) = .0039
+	near := sample(0.801, 0.812, 0.789)
+	var c claims
+	c.below("lo < hi", lo, hi, colAcc) // agrees (Holm x 5 = .019)
+	c.below("hi < lo", hi, lo, colAcc) // contradicts
+	c.same("lo ≈ near", lo, near, 0.01, colAcc)
+	c.same("lo ≈ lo", lo, lo, 0.01, colAcc) // identical: not testable, undecided
+	c.notBelow("hi ≥ lo", hi, lo, 0.01, colAcc)
+	c.within("lo in [0.7, 0.9]", lo, 0.7, 0.9, colAcc)
+	c.within("lo in [0.9, 1]", lo, 0.9, 1, colAcc)
+	c.fixed("computed", true)
+	want := []outcome{agrees, contradicts, agrees, undecided, agrees, agrees, contradicts, agrees}
+	got := c.checks()
+	for i := range want {
+		if got[i].outcome != want[i] {
+			t.Errorf("check %d (%s): outcome %d, want %d", i, got[i].text, got[i].outcome, want[i])
+		}
+	}
+	if !strings.Contains(got[0].text, "paired") || !strings.Contains(got[0].text, "Holm over 5") {
+		t.Errorf("check text %q does not name the test and the family", got[0].text)
 	}
 }
 
@@ -125,15 +220,6 @@ func TestSummaryAndFormat(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
-	}
-}
-
-func TestBelow(t *testing.T) {
-	a := stat{results.Summary{Mean: 0.80, SE: 0.01, N: 2}}
-	b := stat{results.Summary{Mean: 0.85, SE: 0.01, N: 2}}
-	c := stat{results.Summary{Mean: 0.82, SE: 0.01, N: 2}}
-	if !below(a, b) || below(b, a) || below(a, c) {
-		t.Errorf("below: a<b %v, b<a %v, a<c %v; want true, false, false (gap 0.02 < 2·0.0141)", below(a, b), below(b, a), below(a, c))
 	}
 }
 
@@ -244,8 +330,9 @@ func writeJamoussiRuns(t *testing.T, dir, name string, seeds []int64, from, to i
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := map[string]float64{results.Accuracy: 0.8, results.ECE: 0.1 - 0.02*n + 0.001*float64(seed), results.NLL: 0.8 - 0.1*n,
-				results.WorstAccuracy: 0.5 - 0.05*n}
+			j := func(metric string) float64 { return jitter(seed, v.Label+metric) }
+			m := map[string]float64{results.Accuracy: 0.8 + j("acc"), results.ECE: 0.1 - 0.02*n + j("ece"), results.NLL: 0.8 - 0.1*n + j("nll"),
+				results.WorstAccuracy: 0.5 - 0.05*n + j("worst")}
 			for r := d.Evaluation.Every; r <= d.Training.Rounds; r += d.Evaluation.Every {
 				if err := w.Append(results.Row{Round: r, Metrics: m, Time: results.Timing{LocalSeconds: 10, AggregateSeconds: 1, EvalSeconds: 4}}); err != nil {
 					t.Fatal(err)
@@ -343,8 +430,8 @@ func TestChenFindings(t *testing.T) {
 	runs := func(acc map[string]float64) runSet {
 		var out runSet
 		for m, a := range acc {
-			for seed := int64(1); seed <= 2; seed++ {
-				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{"variant": m}, map[string]float64{results.Accuracy: a + 0.002*float64(seed)}))
+			for seed := int64(1); seed <= 3; seed++ {
+				out = append(out, fakeRun("fedbe-"+m, seed, map[string]string{"variant": m}, map[string]float64{results.Accuracy: a + jitter(seed, m)}))
 			}
 		}
 		return out
@@ -355,7 +442,8 @@ func TestChenFindings(t *testing.T) {
 		want [2]Verdict
 	}{
 		{"poster-like", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.74, predictive.RoundsFedBENoSWA: 0.70}, [2]Verdict{Holds, Holds}},
-		{"close", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.7205, predictive.RoundsFedBENoSWA: 0.73}, [2]Verdict{Partly, Fails}},
+		// FedBE within the noise of FedAvg (inconclusive); FedBE without SWA clearly above FedBE (does not hold).
+		{"close", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.72001, predictive.RoundsFedBENoSWA: 0.73}, [2]Verdict{Inconclusive, Fails}},
 		{"no-fedbe", map[string]float64{predictive.RoundsFedAvg: 0.72}, [2]Verdict{NotRun, NotRun}},
 	} {
 		fs := chenFindings(runs(tc.acc))
@@ -363,7 +451,7 @@ func TestChenFindings(t *testing.T) {
 			if fs[i].Verdict != want {
 				t.Errorf("%s: finding %q: %s (%s), want %s", tc.name, fs[i].Claim, fs[i].Verdict, fs[i].Evidence, want)
 			}
-			if (want == Fails || want == Partly) && fs[i].Why == "" {
+			if (want == Fails || want == Partly || want == Inconclusive) && fs[i].Why == "" {
 				t.Errorf("%s: finding %d does not hold but says nothing about why", tc.name, i)
 			}
 		}

@@ -1,0 +1,325 @@
+package reproduce
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"fedbayes.dev/fedbayes/stats"
+)
+
+// Verdict says whether a paper's finding holds here.
+type Verdict string
+
+const (
+	// Holds: every check of the finding agrees with it.
+	Holds Verdict = "holds"
+	// Partly: some checks agree, the others contradict it or are not decisive.
+	Partly Verdict = "holds in part"
+	// Fails: no check agrees and at least one contradicts it.
+	Fails Verdict = "does not hold"
+	// Inconclusive: no check is decisive either way.
+	Inconclusive Verdict = "inconclusive"
+	// NotTestable: the runs cannot test the finding, for the reason Finding.Why gives: the posteriors
+	// did not learn, or the effect starts beyond the budget.
+	NotTestable Verdict = "not testable here"
+	// NotRun: the presets that test it have no complete runs.
+	NotRun Verdict = "not run"
+)
+
+// Level is the significance level of every check of the report.
+const Level = stats.DefaultLevel
+
+// Equivalence margins of the "no difference" claims (TOST), in the metric's units.
+const (
+	// accMargin is one point of accuracy: a difference a reader of the papers' tables would not call
+	// a difference (their standard errors are 0.1-0.8 points).
+	accMargin = 0.01
+	// dwcMargin is Fischer et al.'s "about as good" for DWC with pre-training against WS: 5 points,
+	// the tolerance of the former check.
+	dwcMargin = 0.05
+)
+
+// VerdictRule is the rule judge applies, as the report prints it.
+const VerdictRule = "Verdicts: each finding is split into checks. A check that one method beats another is a two-sided t-test " +
+	"of the difference, paired by seed when both ran the same seeds (runs of one preset share each seed's partition, " +
+	"initial model and batch order) and Welch's otherwise, with Holm's correction over the comparisons of the finding, " +
+	"at level 0.05: it agrees when the corrected p-value is below 0.05 in the claimed direction, contradicts when it is " +
+	"below 0.05 in the other, and is not decisive otherwise. A claim of no difference is a two one-sided tests (TOST) " +
+	"equivalence test with a stated margin (1 accuracy point unless the finding says otherwise) at level 0.05: it agrees " +
+	"when equivalence is shown, contradicts when the difference test above is significant and equivalence is not shown, " +
+	"and is not decisive otherwise; identical runs cannot show it. A claim that a method does as well as another or better " +
+	"agrees when it is significantly above the other or equivalent within the margin, and contradicts when it is " +
+	"significantly below and not equivalent. A check of a measured mean against a predicted or " +
+	"printed value agrees when the 95 % confidence interval of the mean lies within the tolerance, contradicts when it " +
+	"lies wholly outside, and is not decisive otherwise; a prediction computed without runs is checked exactly. A comparison with too few seeds or no spread is not decisive. " +
+	"A finding *holds* when every check agrees, *holds in part* when some do, *does not hold* when none does and at " +
+	"least one contradicts it, and is *inconclusive* when no check is decisive. It is *not testable here*, whatever its " +
+	"checks say (they are still listed), when the posteriors did not learn: two rows that average the same clients' variances " +
+	"in two ways (EAA and AALV, or one rule under two client weightings) end at the same learned spread within 0.1 % in " +
+	"every seed, which happens only when the variances stayed at their initial value, so rules that combine variances cannot " +
+	"differ; or, short of holding, when runs at the paper's budget show the effect starting beyond this budget. " +
+	"The reason is given. No verdict rests on means alone. " +
+	"Tests, margins and the A/A simulation: docs/statistics.md."
+
+// outcome is what one check says about a finding.
+type outcome int
+
+const (
+	// undecided: the check is not decisive (not significant, equivalence not shown, not testable).
+	undecided outcome = iota
+	// agrees: the check supports the finding.
+	agrees
+	// contradicts: the check goes against the finding.
+	contradicts
+)
+
+// check is one check of a finding: its outcome and the numbers behind it.
+type check struct {
+	outcome outcome
+	// text names the check and gives its numbers, for the evidence.
+	text string
+}
+
+// judge is the verdict rule of the report (VerdictRule): holds when every check agrees, holds in
+// part when some do, does not hold when none does and some contradict, inconclusive when none is
+// decisive, not run without checks.
+func judge(checks []check) Verdict {
+	agree, contra := 0, 0
+	for _, c := range checks {
+		switch c.outcome {
+		case agrees:
+			agree++
+		case contradicts:
+			contra++
+		}
+	}
+	switch {
+	case len(checks) == 0:
+		return NotRun
+	case agree == len(checks):
+		return Holds
+	case agree > 0:
+		return Partly
+	case contra > 0:
+		return Fails
+	}
+	return Inconclusive
+}
+
+// tally counts the checks' outcomes: "4 of 6 checks agree, 1 contradicts, 1 is not decisive".
+func tally(checks []check) string {
+	n := [3]int{}
+	for _, c := range checks {
+		n[c.outcome]++
+	}
+	return fmt.Sprintf("%d of %d %s agree, %d %s, %d not decisive", n[agrees], len(checks), plural(len(checks), "check"),
+		n[contradicts], map[bool]string{true: "contradicts", false: "contradict"}[n[contradicts] == 1], n[undecided])
+}
+
+// kind is the kind of a claim.
+type kind int
+
+const (
+	// claimBelow: mean(a) < mean(b).
+	claimBelow kind = iota
+	// claimSame: |mean(a) - mean(b)| < margin.
+	claimSame
+	// claimNotBelow: mean(a) >= mean(b), or within the margin of it.
+	claimNotBelow
+	// claimFixed: a check decided without a test (a computed prediction against a printed number).
+	claimFixed
+	// claimWithin: the mean of a lies within [lo, hi].
+	claimWithin
+)
+
+// claim is one check before it is judged.
+type claim struct {
+	kind   kind
+	label  string
+	a, b   stats.Sample
+	margin float64
+	lo, hi float64
+	col    metricCol
+	fixed  bool
+}
+
+// claims collects the checks of one finding, so that Holm's correction runs over all its comparisons.
+type claims struct{ items []claim }
+
+// below adds the claim that a's mean lies below b's (on metric col; lower accuracy, or higher NLL is
+// b's for "b beats a" on a lower-is-better metric: the caller orders them).
+func (c *claims) below(label string, a, b stats.Sample, col metricCol) {
+	c.items = append(c.items, claim{kind: claimBelow, label: label, a: a, b: b, col: col})
+}
+
+// same adds the claim that a and b do not differ by margin or more.
+func (c *claims) same(label string, a, b stats.Sample, margin float64, col metricCol) {
+	c.items = append(c.items, claim{kind: claimSame, label: label, a: a, b: b, margin: margin, col: col})
+}
+
+// notBelow adds the claim that a is as good as b or better: a above b, or within margin of it.
+func (c *claims) notBelow(label string, a, b stats.Sample, margin float64, col metricCol) {
+	c.items = append(c.items, claim{kind: claimNotBelow, label: label, a: a, b: b, margin: margin, col: col})
+}
+
+// within adds the claim that the mean of a lies in [lo, hi].
+func (c *claims) within(label string, a stats.Sample, lo, hi float64, col metricCol) {
+	c.items = append(c.items, claim{kind: claimWithin, label: label, a: a, lo: lo, hi: hi, col: col})
+}
+
+// fixed adds a check decided without a test: ok agrees, !ok contradicts.
+func (c *claims) fixed(label string, ok bool) {
+	c.items = append(c.items, claim{kind: claimFixed, label: label, fixed: ok})
+}
+
+// n is the number of claims.
+func (c *claims) n() int { return len(c.items) }
+
+// checks runs the tests: stats.Compare on every comparison, Holm over them, TOST for equivalences,
+// confidence intervals for the within claims (see VerdictRule).
+func (c *claims) checks() []check {
+	res := make([]stats.Result, len(c.items))
+	errs := make([]error, len(c.items))
+	var p []float64
+	var idx []int
+	for i, it := range c.items {
+		if it.kind == claimFixed || it.kind == claimWithin {
+			continue
+		}
+		res[i], errs[i] = stats.Compare(it.a, it.b)
+		pv := math.NaN()
+		if errs[i] == nil {
+			pv = res[i].P
+		}
+		p, idx = append(p, pv), append(idx, i)
+	}
+	adj := make([]float64, len(c.items))
+	for k, a := range stats.Holm(p) {
+		adj[idx[k]] = a
+	}
+	out := make([]check, len(c.items))
+	for i, it := range c.items {
+		out[i] = it.judge(res[i], errs[i], adj[i], len(p))
+	}
+	return out
+}
+
+// judge decides one claim from its test (r, err) and its Holm-adjusted p-value over m comparisons.
+func (it claim) judge(r stats.Result, err error, pHolm float64, m int) check {
+	switch it.kind {
+	case claimFixed:
+		if it.fixed {
+			return check{agrees, it.label}
+		}
+		return check{contradicts, it.label}
+	case claimWithin:
+		return it.judgeWithin()
+	}
+	if err != nil {
+		why := err.Error()
+		if errors.Is(err, stats.ErrNotTestable) {
+			why = strings.TrimPrefix(why, "stats: not testable: ")
+		}
+		return check{undecided, fmt.Sprintf("%s: not testable (%s)", it.label, why)}
+	}
+	sig := pHolm < Level
+	text := fmt.Sprintf("%s: Δ %s (%s, p %s, Holm over %d)", it.label, it.col.delta(r.Diff, r.SE), shortTest(r.Test), pText(pHolm), m)
+	switch it.kind {
+	case claimBelow:
+		switch {
+		case sig && r.Diff < 0:
+			return check{agrees, text}
+		case sig && r.Diff > 0:
+			return check{contradicts, text}
+		}
+		return check{undecided, text}
+	}
+	eq, eqErr := stats.Equivalence(it.a, it.b, it.margin)
+	shown := eqErr == nil && eq.Shown(Level)
+	if eqErr == nil {
+		text += fmt.Sprintf("; TOST within ±%s: p %s", it.col.value(it.margin), pText(eq.P))
+	}
+	switch {
+	case shown:
+		return check{agrees, text}
+	case it.kind == claimNotBelow && sig && r.Diff > 0:
+		return check{agrees, text}
+	case it.kind == claimSame && sig, it.kind == claimNotBelow && sig && r.Diff < 0:
+		return check{contradicts, text}
+	}
+	return check{undecided, text}
+}
+
+// judgeWithin decides a within claim by the 95 % confidence interval of the mean.
+func (it claim) judgeWithin() check {
+	lo, hi, err := stats.MeanCI(it.a.Values, Level)
+	if err != nil {
+		return check{undecided, fmt.Sprintf("%s: not testable (%v)", it.label, err)}
+	}
+	text := fmt.Sprintf("%s: 95 %% interval %s–%s against %s–%s", it.label, it.col.value(lo), it.col.value(hi), it.col.value(it.lo), it.col.value(it.hi))
+	switch {
+	case lo >= it.lo && hi <= it.hi:
+		return check{agrees, text}
+	case hi < it.lo || lo > it.hi:
+		return check{contradicts, text}
+	}
+	return check{undecided, text}
+}
+
+// shortTest names a test briefly for the evidence.
+func shortTest(t stats.Test) string {
+	if t == stats.Paired {
+		return "paired"
+	}
+	return "Welch"
+}
+
+// pText prints a p-value with two significant digits, "<0.0001" below that.
+func pText(p float64) string {
+	if p < 1e-4 {
+		return "<0.0001"
+	}
+	return fmt.Sprintf("%.2g", p)
+}
+
+// delta prints a difference and its SE in the column's units ("+1.20 ± 0.30").
+func (c metricCol) delta(d, se float64) string {
+	return fmt.Sprintf("%+.*f ± %.*f", c.digits, d*c.scale, c.digits, se*c.scale)
+}
+
+// value prints a value in the column's units.
+func (c metricCol) value(v float64) string { return fmt.Sprintf("%.*f", c.digits, v*c.scale) }
+
+// decide sets the finding's verdict from its checks and opens its evidence with their tally, then
+// what (a sentence on the numbers), then the checks that did not agree (at most six).
+func (f *Finding) decide(checks []check, what string) {
+	f.Verdict = judge(checks)
+	if f.Verdict == NotRun {
+		f.Evidence = what
+		return
+	}
+	var other []string
+	for _, c := range checks {
+		if c.outcome != agrees {
+			other = append(other, c.text)
+		}
+	}
+	f.Evidence = tally(checks)
+	if what != "" {
+		f.Evidence += "; " + what
+	}
+	if len(other) > 0 {
+		f.Evidence += ". Not agreeing: " + strings.Join(firstN(other, 6), "; ")
+	}
+}
+
+// notTestable makes the finding not testable here, for reason (its Why); the evidence keeps the
+// checks' numbers.
+func (f *Finding) notTestable(reason string) {
+	if f.Verdict == NotRun {
+		return
+	}
+	f.Verdict, f.Why = NotTestable, reason
+}
