@@ -17,12 +17,12 @@ type BoldRule int
 const (
 	// BoldSignificant bolds the cells of a column that are not significantly worse than its best
 	// mean, and only when at least one cell is significantly worse: a bold cell always marks a
-	// significant difference. Each cell is compared with the column's best by a two-sided t-test
+	// significant difference. Every pair of cells of a column is compared by a two-sided t-test
 	// (stats.Compare): paired by seed when both cells ran the same seeds, Welch's otherwise; the
-	// p-values of a column are Holm-corrected (stats.Holm) and a cell is significantly worse when its
-	// corrected p-value is below TableSpec.Level (default stats.DefaultLevel, 0.05). A cell that
-	// cannot be tested (one seed, a non-finite value, no spread in the differences) is significantly
-	// worse than nothing. docs/statistics.md. This is the default.
+	// p-values of a column are Holm-corrected together (stats.Holm), and a cell is significantly
+	// worse when its comparison with the best is rejected at TableSpec.Level (default
+	// stats.DefaultLevel, 0.05). A pair that cannot be tested (one seed, a non-finite value, no spread
+	// in the differences) differs in nothing. docs/statistics.md. This is the default.
 	BoldSignificant BoldRule = iota
 	// BoldOverlap bolds the cells whose interval mean ± SE overlaps the interval of the best mean:
 	// the "best performing models that overlap within a standard error" of Ozer et al. (2022),

@@ -107,7 +107,7 @@ func TestMarkdownGolden(t *testing.T) {
 | A | 0.78125{±}0.03125 | 0.50000{±}0.00000 |
 | B | 0.71875{±}0.03125 | 0.43750{±}0.06250 |
 
-_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: cells not significantly worse than their column's best, only where some cell is; each cell is compared with the best by a two-sided paired t-test by seed (1 comparison, runs of the same seeds) at level 0.05, Holm-corrected within each column. 1 comparison could not be tested (one seed, or no spread in the differences) and count as not worse._
+_Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. Bold: cells not significantly worse than their column's best, only where some cell is; every pair of cells in a column is compared by a two-sided paired t-test by seed (1 comparison, cells of the same seeds) at level 0.05, Holm-corrected over the pairs of each column. 1 comparison could not be tested (one seed, or no spread in the differences): no difference._
 `
 	want = noBreak(want)
 	if got := tab.Markdown(); got != want {
@@ -131,7 +131,7 @@ func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. —: no run, or the runs do not record the metric. Bold: cells not significantly worse than their column's best, only where some cell is; each cell is compared with the best by a two-sided paired t-test by seed (2 comparisons, runs of the same seeds) at level 0.05, Holm-corrected within each column.
+	want := `% Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell. —: no run, or the runs do not record the metric. Bold: cells not significantly worse than their column's best, only where some cell is; every pair of cells in a column is compared by a two-sided paired t-test by seed (2 comparisons, cells of the same seeds) at level 0.05, Holm-corrected over the pairs of each column.
 \begin{tabular}{lcccc}
 \toprule
  & \multicolumn{2}{c}{fmnist} & \multicolumn{2}{c}{svhn\&50\%} \\
@@ -238,7 +238,7 @@ func TestTableNoteBudget(t *testing.T) {
 	}{
 		{[]string{`{"budget":"reduced: T=5"}`, `{"budget":"reduced: T=5"}`}, " Budget: reduced: T=5."},
 		{[]string{`{"spec":{"budget":"full"},"h":0.3}`, `{"budget":"reduced: T=5"}`}, " Budgets: full; reduced: T=5."},
-		{[]string{`{"name":"x"}`, `{}`}, "Holm-corrected within each column."},
+		{[]string{`{"name":"x"}`, `{}`}, "Holm-corrected over the pairs of each column."},
 		// The seeds in the table beside the spec's list: runs of seeds 1 and 2 of a 5-seed spec.
 		{[]string{`{"budget":"digits: T=2, 5 seeds"}`, `{"budget":"digits: T=2, 5 seeds"}`}, " Budget: digits: T=2, 5 seeds (2 in this table)."},
 		{[]string{`{"budget":"digits: T=2, 2 seeds"}`, `{"budget":"digits: T=2, 2 seeds"}`}, " Budget: digits: T=2, 2 seeds."},
