@@ -14,7 +14,7 @@ import (
 // cell is significantly worse when its comparison with the best is rejected at the level and its mean
 // is on the worse side. The family holds every pair, not only the pairs with the best, because the
 // best is picked by its mean: with three or more identical cells, comparing the others with the
-// picked one alone flags more than the level (7-9 % at 3-6 cells in the A/A simulation). The cells
+// picked one alone flags more than the level (5-9 % of A/A tables of 3-6 cells). The cells
 // that are not significantly worse are bold, where at least one is. The comparisons are counted in
 // t.Tests and t.Untestable for the note.
 func (t *Table) markSignificant(j int, sign float64, best *Cell) {
