@@ -56,7 +56,7 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"lies wholly outside, and is not decisive otherwise; a prediction computed without runs is checked exactly. A comparison with too few seeds or no spread is not decisive. " +
 	"A finding *holds* when every check agrees, *holds in part* when some do, *does not hold* when none does and at " +
 	"least one contradicts it, and is *inconclusive* when no check is decisive. It is *not testable here*, whatever its " +
-	"checks say (they are still listed), when the posteriors did not learn: two rows that average the same clients' variances " +
+	"checks say (they are still listed), when it rests on learned variances and the posteriors did not learn: two rows that average the same clients' variances " +
 	"in two ways (EAA and AALV, or one rule under two client weightings) end at the same learned spread within 0.1 % in " +
 	"every seed, which happens only when the variances stayed at their initial value, so rules that combine variances cannot " +
 	"differ; or, short of holding, when runs at the paper's budget show the effect starting beyond this budget. " +
