@@ -8,7 +8,9 @@ import (
 // Sample is a metric's value per seed: Values[i] comes from the run of seed Seeds[i]. Seeds may be
 // nil when they are not known; such a sample is never paired.
 type Sample struct {
-	Seeds  []int64
+	// Seeds are the runs' seeds, one per value, or nil when unknown.
+	Seeds []int64
+	// Values are the metric's values.
 	Values []float64
 }
 
