@@ -148,8 +148,8 @@ type claim struct {
 // claims collects the checks of one finding, so that Holm's correction runs over all its comparisons.
 type claims struct{ items []claim }
 
-// below adds the claim that a's mean lies below b's (on metric col; lower accuracy, or higher NLL is
-// b's for "b beats a" on a lower-is-better metric: the caller orders them).
+// below adds the claim that a's mean lies below b's on metric col. For "B beats A" the caller passes
+// A's values as a on a higher-is-better metric (accuracy), B's on a lower-is-better one (NLL, ECE).
 func (c *claims) below(label string, a, b stats.Sample, col metricCol) {
 	c.items = append(c.items, claim{kind: claimBelow, label: label, a: a, b: b, col: col})
 }
