@@ -81,7 +81,67 @@ func (h *healthTracker) record(global, received *posterior.Posterior, local loca
 	}
 	m[results.SpreadStart], m[results.VarMoved], m[results.VarShift], m[results.VarClamped] = h.spreadStart, gh.Moved, gh.MeanShift, gh.AtClamp
 	m[results.VarLocalMoved], m[results.VarLocalShift] = lh.Moved, lh.MeanShift
+	if m[results.VarDisagreement], err = disagreement(local); err != nil {
+		return err
+	}
 	return nil
+}
+
+// disagreement is the mean across-client standard deviation of the clients' trained log-variances
+// (metrics.Disagreement); 0 with fewer than two clients, where every rule returns the one client.
+func disagreement(local localOutcome) (float64, error) {
+	var d metrics.Disagreement
+	if local.stacked != nil {
+		for _, q := range local.stacked.Params {
+			if q.LogVar == nil {
+				continue
+			}
+			k := q.LogVar.Shape().Dimensions[0]
+			if k < 2 {
+				return 0, nil
+			}
+			lv, err := tensors.CopyFlatData[float32](q.LogVar)
+			if err != nil {
+				return 0, fmt.Errorf("posterior health: %q: %w", q.Name, err)
+			}
+			size := len(lv) / k
+			clients := make([][]float32, k)
+			for c := range clients {
+				clients[c] = lv[c*size : (c+1)*size]
+			}
+			if err := d.Add(q.Name, clients); err != nil {
+				return 0, fmt.Errorf("posterior health: %w", err)
+			}
+		}
+	} else {
+		if len(local.clients) < 2 {
+			return 0, nil
+		}
+		for _, q := range local.clients[0].Params {
+			if q.LogVar == nil {
+				continue
+			}
+			clients := make([][]float32, len(local.clients))
+			for c, p := range local.clients {
+				r := p.Find(q.Name)
+				if r == nil || r.LogVar == nil {
+					return 0, fmt.Errorf("posterior health: client %d has no log-variance %q", c, q.Name)
+				}
+				lv, err := tensors.CopyFlatData[float32](r.LogVar)
+				if err != nil {
+					return 0, fmt.Errorf("posterior health: %q: %w", q.Name, err)
+				}
+				clients[c] = lv
+			}
+			if err := d.Add(q.Name, clients); err != nil {
+				return 0, fmt.Errorf("posterior health: %w", err)
+			}
+		}
+	}
+	if d.N() == 0 {
+		return 0, fmt.Errorf("posterior health: the clients' models have no log-variances")
+	}
+	return d.Result()
 }
 
 // localHealth compares every client's trained log-variances with the global model it received.

@@ -61,6 +61,9 @@ func optimizerConfig(t TrainingSpec) models.OptimizerConfig {
 		Momentum:     t.Momentum,
 		WeightDecay:  t.WeightDecay,
 		ProxMu:       t.ProxMu,
+
+		SpreadOptimizer:    models.OptimizerKind(t.VarianceOptimizer),
+		SpreadLearningRate: t.VarianceLR,
 	}
 }
 

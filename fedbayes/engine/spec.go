@@ -221,6 +221,14 @@ type TrainingSpec struct {
 	Optimizer string `json:"optimizer,omitempty"`
 	// LearningRate is the initial learning rate (default 0.01).
 	LearningRate float64 `json:"lr,omitempty"`
+	// VarianceOptimizer, when "adam", trains the variance parameters of a Bayesian model (log sigma^2
+	// or rho) with Adam at VarianceLR while the other parameters keep the sgd optimizer
+	// (models.OptimizerConfig.SpreadOptimizer): under SGD at the papers' rates the variances keep their
+	// initial value (docs/models.md). Empty: every parameter uses Optimizer.
+	VarianceOptimizer string `json:"variance_optimizer,omitempty"`
+	// VarianceLR is VarianceOptimizer's learning rate (0: models.DefaultSpreadLearningRate, 1e-3); a
+	// schedule scales it like LearningRate.
+	VarianceLR float64 `json:"variance_lr,omitempty"`
 	// Momentum is SGD's momentum in [0, 1).
 	Momentum float64 `json:"momentum,omitempty"`
 	// WeightDecay is the weight decay (>= 0).

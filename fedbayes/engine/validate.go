@@ -399,6 +399,26 @@ func validateTraining(c *Spec) error {
 	if err := oneOf("training.prior", t.Prior, priorModes...); err != nil {
 		return err
 	}
+	if t.VarianceOptimizer != "" {
+		if err := oneOf("training.variance_optimizer", t.VarianceOptimizer, string(models.Adam)); err != nil {
+			return err
+		}
+		if t.Optimizer != string(models.SGD) {
+			return specErr("training.variance_optimizer", "set, but training.optimizer is %q; a separate optimizer of the variances needs sgd", t.Optimizer)
+		}
+		if c.Model.Kind != string(models.Bayesian) {
+			return specErr("training.variance_optimizer", "set, but model.kind is %q; it applies to bayesian models", c.Model.Kind)
+		}
+		if t.Sampler != nil {
+			return specErr("training.variance_optimizer", "set, but the clients sample (training.sampler)")
+		}
+	}
+	if !(t.VarianceLR >= 0) || math.IsInf(t.VarianceLR, 0) {
+		return specErr("training.variance_lr", "%v; must be >= 0 and finite", t.VarianceLR)
+	}
+	if t.VarianceLR != 0 && t.VarianceOptimizer == "" {
+		return specErr("training.variance_lr", "set without training.variance_optimizer")
+	}
 	if t.Prior == "previous-global" && c.Model.Kind != string(models.Bayesian) {
 		return specErr("training.prior", "previous-global needs a bayesian model, but model.kind is %q", c.Model.Kind)
 	}

@@ -97,3 +97,64 @@ func (h *Health) Result() (VarianceHealth, error) {
 	n := float64(h.n)
 	return VarianceHealth{N: h.n, Moved: float64(h.moved) / n, MeanShift: h.shift / n, AtClamp: float64(h.clamped) / n}, nil
 }
+
+// Disagreement accumulates how much clients disagree on their log-variances: for every variance
+// parameter, the standard deviation (population form, divisor K) across the K clients of log sigma^2,
+// averaged over the parameters. Rules that combine variances differ only where the clients' variances
+// differ: for two clients with log-variances a and b, EAA's log((e^a + e^b)/2) and AALV's (a + b)/2
+// differ by about (a - b)^2/8 = std^2/2 (Ozer et al. (2022), Eqs. 4 and 6). Zero means every rule of
+// that family gives the same variances.
+type Disagreement struct {
+	n   int
+	sum float64
+}
+
+// Add accumulates one parameter (or a chunk of one): clients[k] holds client k's log-variances, all of
+// the same length. At least two clients are needed; a non-finite value is an error and changes nothing.
+func (d *Disagreement) Add(name string, clients [][]float32) error {
+	if len(clients) < 2 {
+		return fmt.Errorf("metrics: disagreement: parameter %q: %d clients; need at least 2", name, len(clients))
+	}
+	n := len(clients[0])
+	if n == 0 {
+		return fmt.Errorf("metrics: disagreement: parameter %q has no values", name)
+	}
+	for k, c := range clients {
+		if len(c) != n {
+			return fmt.Errorf("metrics: disagreement: parameter %q: client %d has %d values, client 0 has %d", name, k, len(c), n)
+		}
+		for i, v := range c {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("metrics: disagreement: parameter %q: client %d: log-variance %d is %v", name, k, i, v)
+			}
+		}
+	}
+	kf := float64(len(clients))
+	for i := 0; i < n; i++ {
+		mean := 0.0
+		for _, c := range clients {
+			mean += float64(c[i])
+		}
+		mean /= kf
+		ss := 0.0
+		for _, c := range clients {
+			e := float64(c[i]) - mean
+			ss += e * e
+		}
+		d.sum += math.Sqrt(ss / kf)
+	}
+	d.n += n
+	return nil
+}
+
+// N returns the number of variance parameters accumulated.
+func (d *Disagreement) N() int { return d.n }
+
+// Result returns the mean across-client standard deviation of log sigma^2; it is an error if
+// nothing was added.
+func (d *Disagreement) Result() (float64, error) {
+	if d.n == 0 {
+		return 0, fmt.Errorf("metrics: disagreement: no log-variances were added")
+	}
+	return d.sum / float64(d.n), nil
+}

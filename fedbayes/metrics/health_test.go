@@ -106,3 +106,40 @@ func TestHealthErrors(t *testing.T) {
 		t.Errorf("failed Adds accumulated %d values", h.N())
 	}
 }
+
+// TestDisagreementHandComputed: two clients at a and b have standard deviation |a - b|/2; three at
+// -6, -6, -3 have sqrt(2) (mean -5, squared deviations 1, 1, 4).
+func TestDisagreementHandComputed(t *testing.T) {
+	var d Disagreement
+	mustNoErr(t, d.Add("w", [][]float32{{-10, -6}, {-10, -5}}))
+	got, err := d.Result()
+	mustNoErr(t, err)
+	if got != 0.25 {
+		t.Errorf("two clients: %v, want (0 + 0.5)/2 = 0.25", got)
+	}
+	var e Disagreement
+	mustNoErr(t, e.Add("w", [][]float32{{-6}, {-6}, {-3}}))
+	if got, _ := e.Result(); !near(got, math.Sqrt(2), 1e-12) {
+		t.Errorf("three clients: %v, want sqrt(2)", got)
+	}
+	for _, tc := range []struct {
+		clients [][]float32
+		want    string
+	}{
+		{[][]float32{{1}}, "1 clients; need at least 2"},
+		{[][]float32{{}, {}}, "has no values"},
+		{[][]float32{{1, 2}, {1}}, "client 1 has 1 values, client 0 has 2"},
+		{[][]float32{{1}, {float32(math.NaN())}}, "client 1: log-variance 0 is NaN"},
+	} {
+		if err := e.Add("l/w", tc.clients); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Add(%v): %v, want %q", tc.clients, err, tc.want)
+		}
+	}
+	if e.N() != 1 {
+		t.Errorf("failed Adds changed N to %d", e.N())
+	}
+	var empty Disagreement
+	if _, err := empty.Result(); err == nil {
+		t.Errorf("empty Result gave no error")
+	}
+}

@@ -21,14 +21,31 @@ type momentumSGD struct {
 	learningRate, momentum, weightDecay float64
 	// proxMu is FedProx's proximal coefficient (OptimizerConfig.ProxMu).
 	proxMu float64
+	// spreadAdam, when not nil, updates the spread variables (spreads) with Adam instead, at
+	// spreadLRScale times the learning rate (OptimizerConfig.SpreadOptimizer); its state lives under
+	// sgdScope/spreadAdamScope, so ResetOptimizer clears it with the momentum buffers.
+	spreadAdam    *clientAdam
+	spreadLRScale float64
+	spreads       map[*context.Variable]bool
 }
+
+// spreadAdamScope holds, under sgdScope, the Adam state of the spread variables.
+const spreadAdamScope = "spread_adam"
 
 // UpdateGraph implements optimizers.Interface.
 func (o *momentumSGD) UpdateGraph(ctx *context.Context, g *Graph, loss *Node) {
 	vars, grads := trainableGradients(ctx, g, loss, "momentum SGD")
 	lr := optimizers.LearningRateVar(ctx, loss.DType(), o.learningRate).ValueGraph(g)
 	_ = optimizers.IncrementGlobalStepGraph(ctx, g, loss.DType())
+	var st adamState
+	if o.spreadAdam != nil {
+		st = o.spreadAdam.newState(ctx, g, loss.DType(), sgdScope+context.ScopeSeparator+spreadAdamScope)
+	}
 	for i, v := range vars {
+		if o.spreadAdam != nil && o.spreads[v] {
+			o.spreadAdam.update(st, v, grads[i], MulScalar(lr, o.spreadLRScale))
+			continue
+		}
 		w := v.ValueGraph(g)
 		d := proxGradient(ctx, g, v, w, grads[i], o.proxMu)
 		if o.weightDecay > 0 {

@@ -42,7 +42,22 @@ type OptimizerConfig struct {
 	// 2020, Eq. 2), c being the centre recorded by Trainer.SetProxCenter (the global model a round
 	// starts from). It acts on every trainable variable, means and spreads alike; 0 means none.
 	ProxMu float64
+	// SpreadOptimizer, when Adam, trains the spread parameters of Gaussian weights (log sigma^2 or rho)
+	// with Adam (Kingma and Ba 2015) at SpreadLearningRate while the means and deterministic parameters
+	// keep Kind's update; it needs Kind SGD. "" (or Kind) trains every parameter with Kind. Under SGD
+	// at the papers' rates the gradient of log sigma^2 (the KL's (sigma^2 - 1)/(2|D_k|), about 1e-4,
+	// plus a data term smaller still) moves it by about 0.002 a round, so the variances keep their
+	// initial value; Adam's step does not scale with the gradient (docs/models.md, measured).
+	SpreadOptimizer OptimizerKind
+	// SpreadLearningRate is the spread parameters' learning rate with SpreadOptimizer (0 means
+	// DefaultSpreadLearningRate). Trainer.SetLearningRate scales it by the same factor as the
+	// learning rate, so a schedule acts on both.
+	SpreadLearningRate float64
 }
+
+// DefaultSpreadLearningRate is the spread parameters' learning rate with OptimizerConfig.SpreadOptimizer
+// Adam: Adam's default step size (Kingma and Ba 2015, Algorithm 1).
+const DefaultSpreadLearningRate = 1e-3
 
 func (oc OptimizerConfig) validate() error {
 	bad := func(field, format string, args ...any) error {
@@ -56,6 +71,21 @@ func (oc OptimizerConfig) validate() error {
 	}
 	if !(oc.Momentum >= 0 && oc.Momentum < 1) {
 		return bad("Momentum", "%v; must be in [0, 1)", oc.Momentum)
+	}
+	switch oc.SpreadOptimizer {
+	case "", oc.Kind:
+	case Adam:
+		if oc.Kind != SGD {
+			return bad("SpreadOptimizer", "%q with Kind %q; a separate spread optimizer needs Kind %q", oc.SpreadOptimizer, oc.Kind, SGD)
+		}
+	default:
+		return bad("SpreadOptimizer", "%q; want %q, %q or empty", oc.SpreadOptimizer, Adam, oc.Kind)
+	}
+	if !(oc.SpreadLearningRate >= 0) || math.IsInf(oc.SpreadLearningRate, 0) {
+		return bad("SpreadLearningRate", "%v; must be non-negative and finite", oc.SpreadLearningRate)
+	}
+	if oc.SpreadLearningRate != 0 && (oc.SpreadOptimizer == "" || oc.SpreadOptimizer == oc.Kind) {
+		return bad("SpreadLearningRate", "%v set without a separate SpreadOptimizer", oc.SpreadLearningRate)
 	}
 	if oc.Momentum != 0 && oc.Kind != SGD {
 		return bad("Momentum", "set for %q; it applies to %q (use Beta1 for Adam)", oc.Kind, SGD)
@@ -137,21 +167,23 @@ func (m *Model) NewTrainer(oc OptimizerConfig) (*Trainer, error) {
 	t := &Trainer{m: m, oc: oc}
 	switch oc.Kind {
 	case SGD:
-		t.opt = &momentumSGD{learningRate: oc.LearningRate, momentum: oc.Momentum, weightDecay: oc.WeightDecay, proxMu: oc.ProxMu}
+		sgd := &momentumSGD{learningRate: oc.LearningRate, momentum: oc.Momentum, weightDecay: oc.WeightDecay, proxMu: oc.ProxMu}
+		if oc.SpreadOptimizer == Adam {
+			lr := oc.SpreadLearningRate
+			if lr == 0 {
+				lr = DefaultSpreadLearningRate
+			}
+			sgd.spreadAdam, sgd.spreadLRScale, sgd.spreads = newClientAdam(oc, m.k), lr/oc.LearningRate, map[*context.Variable]bool{}
+			for _, s := range m.specs {
+				if s.spread != nil {
+					sgd.spreads[s.spread] = true
+				}
+			}
+		}
+		t.opt = sgd
 		t.scope = context.ScopeSeparator + sgdScope
 	case Adam:
-		b1, b2, eps := oc.Beta1, oc.Beta2, oc.Epsilon
-		if b1 == 0 {
-			b1 = 0.9
-		}
-		if b2 == 0 {
-			b2 = 0.999
-		}
-		if eps == 0 {
-			eps = 1e-7
-		}
-		t.opt = &clientAdam{learningRate: oc.LearningRate, beta1: b1, beta2: b2, epsilon: eps, weightDecay: oc.WeightDecay,
-			proxMu: oc.ProxMu, clients: m.k}
+		t.opt = newClientAdam(oc, m.k)
 		t.scope = context.ScopeSeparator + clientAdamScope
 	}
 	var err error
@@ -173,6 +205,23 @@ func (m *Model) NewTrainer(oc OptimizerConfig) (*Trainer, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// newClientAdam is the per-client Adam of oc's betas, epsilon (0: GoMLX's defaults), weight decay
+// and proximal term, for k clients.
+func newClientAdam(oc OptimizerConfig, k int) *clientAdam {
+	b1, b2, eps := oc.Beta1, oc.Beta2, oc.Epsilon
+	if b1 == 0 {
+		b1 = 0.9
+	}
+	if b2 == 0 {
+		b2 = 0.999
+	}
+	if eps == 0 {
+		eps = 1e-7
+	}
+	return &clientAdam{learningRate: oc.LearningRate, beta1: b1, beta2: b2, epsilon: eps, weightDecay: oc.WeightDecay,
+		proxMu: oc.ProxMu, clients: k}
 }
 
 // stepGraph builds one training step: inputs x [K, B, ...], targets y [K, B], sizes n [K], the example

@@ -42,6 +42,7 @@ var metricRanges = map[string]metricRange{
 	VarLocalMoved:       {0, 1, false},
 	VarShift:            {0, math.Inf(1), false},
 	VarLocalShift:       {0, math.Inf(1), false},
+	VarDisagreement:     {0, math.Inf(1), false},
 }
 
 // checkValue reports why v is not a possible value of metric, or nil.

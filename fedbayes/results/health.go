@@ -26,10 +26,14 @@ const (
 	// VarLocalShift is the mean |Delta log sigma^2| of the round's local training over the same
 	// values.
 	VarLocalShift = "var_local_shift"
+	// VarDisagreement is the mean, over the variance parameters, of the standard deviation across the
+	// round's clients of their trained log sigma^2 (0 with one client): rules that combine variances
+	// (EAA, GAA, AALV, CF) differ only where it is not zero.
+	VarDisagreement = "var_disagreement"
 )
 
 // HealthMetrics are the posterior-health metrics, in the order tables and messages list them.
-var HealthMetrics = []string{SpreadStart, VarMoved, VarShift, VarClamped, VarLocalMoved, VarLocalShift}
+var HealthMetrics = []string{SpreadStart, VarMoved, VarShift, VarClamped, VarLocalMoved, VarLocalShift, VarDisagreement}
 
 // Thresholds of RunHealth's verdict.
 const (

@@ -10,7 +10,7 @@ import (
 func healthRow(r int, spread, start, moved, clamped, local float64) Row {
 	m := map[string]float64{Accuracy: 0.8, Spread: spread}
 	if local >= 0 {
-		m[SpreadStart], m[VarMoved], m[VarShift], m[VarClamped], m[VarLocalMoved], m[VarLocalShift] = start, moved, 0.01, clamped, local, local/10
+		m[SpreadStart], m[VarMoved], m[VarShift], m[VarClamped], m[VarLocalMoved], m[VarLocalShift], m[VarDisagreement] = start, moved, 0.01, clamped, local, local/10, 0.1
 	}
 	return Row{Round: r, Metrics: m}
 }
@@ -87,7 +87,7 @@ func TestCheckHealthMetrics(t *testing.T) {
 	}{
 		{"all", full, ""},
 		{"none", healthRow(3, 1, 0, 0, 0, -1), ""},
-		{"partial", partial, `records 5 of the 6 posterior-health metrics but not "var_clamped"`},
+		{"partial", partial, `records 6 of the 7 posterior-health metrics but not "var_clamped"`},
 		{"no spread", noSpread, `without "spread"`},
 		{"share", badShare, "var_moved 1.5 is outside [0, 1]"},
 		{"shift", badShift, "var_local_shift -1 is outside"},
