@@ -370,10 +370,12 @@ var afterRoundHook func(setting string, seed int64, round int)
 
 // backendConfig is the backend configuration recorded in run.json.
 func backendConfig() string {
-	if c := backend.Current().Config; c != "" {
-		return c
+	// The process-wide backend is created on first use; create it here, so that what a run records is
+	// the backend its models will use (an error surfaces again when the run builds its model).
+	if _, err := backend.Default(); err != nil {
+		return "unavailable: " + err.Error()
 	}
-	return backend.PureGo
+	return backend.Current().Config
 }
 
 // writeStrategyFiles writes a round's strategy.Global.Files into the run directory, atomically,
