@@ -164,7 +164,7 @@ gpu-bundle: tools data ## the folder kernels/gpu-check reads on a GPU machine (.
 	for b in fedbayes models.test engine.test; do xz -T2 -6 $(GPU_BUNDLE).tmp/bin/$$b; done; \
 	data="$$($(BIN)/fedbayes data path)"; \
 	cp -r "$$data/fashion-mnist" $(GPU_BUNDLE).tmp/data/; \
-	cp kernels/gpu-check kernels/gpu-check.json kernels/bench-torch.py $(GPU_BUNDLE).tmp/; \
+	cp kernels/gpu-check kernels/gpu-check.json kernels/bench-torch.py kernels/hlo-kernels.py $(GPU_BUNDLE).tmp/; \
 	{ echo "commit: $$(git rev-parse HEAD)$$(git diff --quiet HEAD -- . ':!notebooks' || echo ' (with uncommitted changes)')"; \
 	  echo "built: $$(date -u +%FT%TZ) with $$($(GO) version | cut -d' ' -f3) on $$(ldd --version | head -1)"; \
 	  cd $(GPU_BUNDLE).tmp && find . -type f ! -name MANIFEST -printf '%s %p\n' | sort -k2; } > $(GPU_BUNDLE).tmp/MANIFEST; \
