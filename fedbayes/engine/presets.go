@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -113,8 +114,13 @@ func dwcCut(r, s *Spec, pretrain int) *Spec {
 func bflp(s *Spec) *Spec { return withCompat(s, models.CompatBFLP) }
 
 // withCompat sets model.compat on a spec and on every variant that replaces the model.
+//
+// The authors' code trains every parameter with SGD from its own initial log-variance (N(-9, 0.001^2)
+// below its clamp at -8: the variances stay frozen, on purpose), so the text mode's initial
+// log-variance and variance optimizer are dropped.
 func withCompat(s *Spec, compat models.Compat) *Spec {
 	s.Model.Compat = string(compat)
+	s.Model.InitLogVar, s.Training.VarianceOptimizer, s.Training.VarianceLR = 0, "", 0
 	for i, v := range s.Variants {
 		if m, ok := v.Set["model"]; ok {
 			var mm map[string]any
@@ -127,6 +133,15 @@ func withCompat(s *Spec, compat models.Compat) *Spec {
 	}
 	return s
 }
+
+// varianceOptimizer is the optimizer of the variance parameters in the paper presets' text mode
+// (training.variance_optimizer): Adam, under which the variances of the papers' nets move within the
+// medium budget, while SGD at the papers' rates leaves them at their initial value (docs/models.md).
+const varianceOptimizer = string(models.Adam)
+
+// tfpInitLogVar is log sigma^2 of TensorFlow Probability's mean-field start, sigma = softplus(-3)
+// (tfp.layers.default_mean_field_normal_fn), for the presets of papers that use TFP's layers.
+var tfpInitLogVar = 2 * math.Log(math.Log1p(math.Exp(-3)))
 
 // ozerDatasets are the datasets of Ozer et al. (2022), Table 2, by preset name.
 var ozerDatasets = []struct{ short, name string }{{"fmnist", "fashion-mnist"}, {"cifar10", "cifar10"}, {"svhn", "svhn"}}
@@ -143,11 +158,15 @@ func ozer(dataset string, clients int, part string) *Spec {
 	s := &Spec{
 		Dataset:   DatasetSpec{Name: dataset},
 		Partition: PartitionSpec{Method: part, Clients: clients, Participation: 10 / float64(clients)},
+		// The paper states no initial variance; log sigma^2 = -6 (sigma = 0.05) is TensorFlow Probability's
+		// mean-field start (softplus(-3) = 0.049), models.DefaultInitLogVar. BFL-P mode uses the code's -9.
 		Model: ModelSpec{Arch: "lenet", Kind: "bayesian", BayesianLayers: 3, Estimator: "local", VarParam: "logvar",
-			PriorStd: 1},
+			PriorStd: 1, InitLogVar: models.DefaultInitLogVar},
 		Aggregation: AggregationSpec{Rule: "GAA", Weighting: "equal"},
+		// SGD as the paper; its variances with Adam at its default rate (training.variance_optimizer):
+		// under SGD at lr 0.01 they move by 0.002 a round and keep their initial value (docs/models.md).
 		Training: TrainingSpec{Rounds: 50, LocalEpochs: 10, BatchSize: 64, Optimizer: "sgd", LearningRate: 0.01,
-			Momentum: 0.9, WeightDecay: 1e-5, Prior: "fixed"},
+			Momentum: 0.9, WeightDecay: 1e-5, Prior: "fixed", VarianceOptimizer: varianceOptimizer, VarianceLR: models.DefaultSpreadLearningRate},
 		// BFL-P's scores.py, which computed Tables 1 and 3: ECE over 100 bins, NLL -log(p + 1e-8).
 		Evaluation: EvaluationSpec{Every: 1, Samples: 10, Bins: 100, NLLEpsilon: 1e-8, Fairness: "off"},
 		Seeds:      []int64{0, 1, 2, 3, 4},
@@ -186,12 +205,18 @@ func fischer(dataset string, epochs int) *Spec {
 		rounds = 200
 	}
 	s := &Spec{
-		Dataset:     DatasetSpec{Name: dataset},
-		Partition:   PartitionSpec{Clients: 10, Participation: 1},
-		Model:       ModelSpec{Arch: "resnet20", Kind: "bayesian", Estimator: "flipout", PriorStd: 10},
+		Dataset:   DatasetSpec{Name: dataset},
+		Partition: PartitionSpec{Clients: 10, Participation: 1},
+		// TensorFlow Probability's Flipout layers, which the paper uses: sigma = softplus(rho) with rho
+		// starting near -3 (tfp.layers.default_mean_field_normal_fn: N(-3, 0.1); here its mean, a constant:
+		// log sigma^2 = 2 log softplus(-3) = tfpInitLogVar).
+		Model:       ModelSpec{Arch: "resnet20", Kind: "bayesian", Estimator: "flipout", PriorStd: 10, VarParam: "softplus", InitLogVar: tfpInitLogVar},
 		Aggregation: AggregationSpec{Rule: "WS", Weighting: "size"},
+		// "A variant of SGD" (Sec. 3.3): plain SGD; the variances with Adam (training.variance_optimizer),
+		// under which they move (docs/models.md).
 		Training: TrainingSpec{Rounds: rounds, LocalEpochs: epochs, BatchSize: 32, Optimizer: "sgd", LearningRate: 0.001,
-			Schedule: &ScheduleSpec{Kind: "exponential", SilentRounds: 50, Rate: 0.04}, Prior: "fixed"},
+			Schedule: &ScheduleSpec{Kind: "exponential", SilentRounds: 50, Rate: 0.04}, Prior: "fixed",
+			VarianceOptimizer: varianceOptimizer, VarianceLR: models.DefaultSpreadLearningRate},
 		Evaluation: EvaluationSpec{Every: 10, Samples: 10, Bins: 15, Fairness: "off"},
 		Seeds:      []int64{0, 1, 2},
 		// Raw JSON keeps the members' order, which names the settings (iid, shards-2, dirichlet-0.5, ...).
@@ -326,7 +351,7 @@ func init() {
 						return reduce(s, 4000, 1000, 5, 1, []int64{0, 1}, 0)
 					})
 				reduced := presets[name].reduced
-				addPaperPreset(name+BFLPSuffix, fmt.Sprintf("%s in BFL-P mode (the authors' code: model.compat \"bfl-p\")", name),
+				addPaperPreset(name+BFLPSuffix, fmt.Sprintf("%s in BFL-P mode (the authors' code: model.compat \"bfl-p\"; its variances start at log σ² = -9, below the clamp at -8, and stay frozen there on purpose)", name),
 					func() *Spec { return bflp(ozer(d.name, clients, part)) },
 					func(s *Spec) *Spec { return reduced(s) })
 			}
@@ -359,7 +384,7 @@ func init() {
 		// BA-BFL's code: BFL-P's layers, its own aggregation (models.CompatBABFL), and the budget of its
 		// scripts (BFL/scripts/hbdl_*_commands.sh with arg_parser.py's defaults): E = 50 local epochs, T = 50,
 		// seeds 0-2.
-		addPaperPreset(name+BABFLSuffix, name+" in BA-BFL mode (the authors' code: model.compat \"ba-bfl\", E = 50, seeds 0-2 as their scripts)",
+		addPaperPreset(name+BABFLSuffix, name+" in BA-BFL mode (the authors' code: model.compat \"ba-bfl\", E = 50, seeds 0-2 as their scripts; BFL-P's layers, whose variances stay frozen below the clamp on purpose)",
 			func() *Spec {
 				s := withCompat(jamoussi(d.name), models.CompatBABFL)
 				s.Training.LocalEpochs, s.Seeds = 50, []int64{0, 1, 2}
@@ -387,7 +412,8 @@ func fvbwaRowsOnly(s *Spec) *Spec {
 // mlpFlipout swaps ResNet-20 for a Flipout MLP with one hidden layer of 100 units (and the variants'
 // models with it) for reduced budgets on 2 cores.
 func mlpFlipout(s *Spec) *Spec {
-	s.Model = ModelSpec{Arch: "mlp", Kind: "bayesian", Hidden: []int{100}, Estimator: "flipout", PriorStd: s.Model.PriorStd}
+	s.Model = ModelSpec{Arch: "mlp", Kind: "bayesian", Hidden: []int{100}, Estimator: "flipout", PriorStd: s.Model.PriorStd,
+		VarParam: s.Model.VarParam, InitLogVar: s.Model.InitLogVar}
 	for i, v := range s.Variants {
 		if m, ok := v.Set["model"]; ok {
 			s.Variants[i].Set["model"] = []byte(strings.Replace(string(m), `"arch":"resnet20"`, `"arch":"mlp"`, 1))

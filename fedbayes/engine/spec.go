@@ -131,7 +131,7 @@ type ModelSpec struct {
 	VarParam string `json:"var_param,omitempty"`
 	// PriorStd is the prior's standard deviation (default 1).
 	PriorStd float64 `json:"prior_std,omitempty"`
-	// InitLogVar is the initial log-variance (default -10).
+	// InitLogVar is the initial log-variance (default models.DefaultInitLogVar, -6: sigma = 0.05).
 	InitLogVar float64 `json:"init_logvar,omitempty"`
 	// KLWeight multiplies the ELBO's KL term (default 1).
 	KLWeight float64 `json:"kl_weight,omitempty"`
@@ -224,7 +224,8 @@ type TrainingSpec struct {
 	// VarianceOptimizer, when "adam", trains the variance parameters of a Bayesian model (log sigma^2
 	// or rho) with Adam at VarianceLR while the other parameters keep the sgd optimizer
 	// (models.OptimizerConfig.SpreadOptimizer): under SGD at the papers' rates the variances keep their
-	// initial value (docs/models.md). Empty: every parameter uses Optimizer.
+	// initial value (docs/models.md). Empty: every parameter uses Optimizer. A model without variances
+	// (deterministic, MC dropout: the FED rows of a paper preset) trains as with Optimizer alone.
 	VarianceOptimizer string `json:"variance_optimizer,omitempty"`
 	// VarianceLR is VarianceOptimizer's learning rate (0: models.DefaultSpreadLearningRate, 1e-3); a
 	// schedule scales it like LearningRate.

@@ -406,9 +406,6 @@ func validateTraining(c *Spec) error {
 		if t.Optimizer != string(models.SGD) {
 			return specErr("training.variance_optimizer", "set, but training.optimizer is %q; a separate optimizer of the variances needs sgd", t.Optimizer)
 		}
-		if c.Model.Kind != string(models.Bayesian) {
-			return specErr("training.variance_optimizer", "set, but model.kind is %q; it applies to bayesian models", c.Model.Kind)
-		}
 		if t.Sampler != nil {
 			return specErr("training.variance_optimizer", "set, but the clients sample (training.sampler)")
 		}

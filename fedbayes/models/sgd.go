@@ -38,11 +38,11 @@ func (o *momentumSGD) UpdateGraph(ctx *context.Context, g *Graph, loss *Node) {
 	lr := optimizers.LearningRateVar(ctx, loss.DType(), o.learningRate).ValueGraph(g)
 	_ = optimizers.IncrementGlobalStepGraph(ctx, g, loss.DType())
 	var st adamState
-	if o.spreadAdam != nil {
+	if o.spreadAdam != nil && len(o.spreads) > 0 {
 		st = o.spreadAdam.newState(ctx, g, loss.DType(), sgdScope+context.ScopeSeparator+spreadAdamScope)
 	}
 	for i, v := range vars {
-		if o.spreadAdam != nil && o.spreads[v] {
+		if o.spreads[v] {
 			o.spreadAdam.update(st, v, grads[i], MulScalar(lr, o.spreadLRScale))
 			continue
 		}

@@ -44,7 +44,7 @@ type OptimizerConfig struct {
 	ProxMu float64
 	// SpreadOptimizer, when Adam, trains the spread parameters of Gaussian weights (log sigma^2 or rho)
 	// with Adam (Kingma and Ba 2015) at SpreadLearningRate while the means and deterministic parameters
-	// keep Kind's update; it needs Kind SGD. "" (or Kind) trains every parameter with Kind. Under SGD
+	// keep Kind's update; it needs Kind SGD, and changes nothing for a model without Gaussian weights. "" (or Kind) trains every parameter with Kind. Under SGD
 	// at the papers' rates the gradient of log sigma^2 (the KL's (sigma^2 - 1)/(2|D_k|), about 1e-4,
 	// plus a data term smaller still) moves it by about 0.002 a round, so the variances keep their
 	// initial value; Adam's step does not scale with the gradient (docs/models.md, measured).

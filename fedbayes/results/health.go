@@ -54,6 +54,11 @@ const (
 	// MinClampedShare is the share of the global model's variances at a clamp bound beyond which a
 	// run that did not learn is said to be held by the clamp.
 	MinClampedShare = 0.5
+	// MinDisagreement is the mean across-client standard deviation of log sigma^2 (VarDisagreement)
+	// that some recorded round must reach for rules that combine variances to differ: at 0.1, EAA's
+	// and AALV's log-variances differ by about 0.1^2/2 = 0.005 (docs/metrics.md). Below it the
+	// clients' variances moved together (the KL's pull towards the prior, the same for every client).
+	MinDisagreement = 0.1
 )
 
 // HealthState is RunHealth's verdict on a run's variances.
@@ -68,6 +73,10 @@ const (
 	// HealthClamped: the variances did not learn and most of them sit at a clamp bound, where they get
 	// no gradient (BFL-P's log sigma^2 = -9 below its clamp at -8).
 	HealthClamped HealthState = "clamped"
+	// HealthUniform: local training moved the variances, but every client moved them alike
+	// (VarDisagreement below MinDisagreement in every row): rules that combine variances still give
+	// the same model.
+	HealthUniform HealthState = "uniform"
 	// HealthNotVariational: the run has no variances (deterministic, MC-dropout or predictive-space
 	// global model): the question does not arise.
 	HealthNotVariational HealthState = "not-variational"
@@ -90,24 +99,31 @@ type Health struct {
 	SpreadStart, SpreadEnd float64
 	// Moved, Clamped and Shift are the last row's VarMoved, VarClamped and VarShift.
 	Moved, Clamped, Shift float64
-	// LocalMovedMax and LocalShiftMax are the largest VarLocalMoved and VarLocalShift over the rows.
-	LocalMovedMax, LocalShiftMax float64
+	// LocalMovedMax, LocalShiftMax and DisagreementMax are the largest VarLocalMoved, VarLocalShift
+	// and VarDisagreement over the rows.
+	LocalMovedMax, LocalShiftMax, DisagreementMax float64
 	// Rows is the number of rows that record the health metrics.
 	Rows int
 }
 
-// Frozen reports whether the run's variances did not learn (HealthFrozen or HealthClamped): a table,
-// figure or report comparing rules that combine variances should flag the run.
+// Frozen reports whether the run's variances did not learn (HealthFrozen or HealthClamped).
 func (h Health) Frozen() bool { return h.State == HealthFrozen || h.State == HealthClamped }
 
-// Short is a one-word tag for tables and listings: "learned", "FROZEN", "CLAMPED", "unmeasured", or
-// "" for a run without variances.
+// Flagged reports whether rules that combine variances cannot differ in this run (HealthFrozen,
+// HealthClamped or HealthUniform): a table, figure or report comparing such rules should flag it,
+// with Message.
+func (h Health) Flagged() bool { return h.Frozen() || h.State == HealthUniform }
+
+// Short is a one-word tag for tables and listings: "learned", "FROZEN", "CLAMPED", "UNIFORM",
+// "unmeasured", or "" for a run without variances.
 func (h Health) Short() string {
 	switch h.State {
 	case HealthFrozen:
 		return "FROZEN"
 	case HealthClamped:
 		return "CLAMPED"
+	case HealthUniform:
+		return "UNIFORM"
 	case HealthNotVariational:
 		return ""
 	}
@@ -121,10 +137,12 @@ func RunHealth(r Run) Health { return RowHealth(r.Rows) }
 //
 //   - no row records Spread: HealthNotVariational;
 //   - the last row records Spread but not the health metrics: HealthUnmeasured;
-//   - HealthLearned when, in some row, local training moved at least MinMovedShare of the clients'
-//     variances by more than HealthThreshold (VarLocalMoved), or when at least MinMovedShare of the
-//     last row's global variances lie beyond HealthThreshold from their initial value (VarMoved) and
-//     local training moved them by at least MinLocalShift on average in some row (VarLocalShift);
+//   - the variances moved when, in some row, local training moved at least MinMovedShare of the
+//     clients' variances by more than HealthThreshold (VarLocalMoved), or when at least MinMovedShare
+//     of the last row's global variances lie beyond HealthThreshold from their initial value
+//     (VarMoved) and local training moved them by at least MinLocalShift on average in some row
+//     (VarLocalShift); then HealthLearned if the clients disagreed on them by at least
+//     MinDisagreement in some row (VarDisagreement), else HealthUniform;
 //   - otherwise HealthClamped when at least MinClampedShare of the last row's global variances sit at
 //     a clamp bound (VarClamped), else HealthFrozen.
 //
@@ -152,16 +170,21 @@ func RowHealth(rows []Row) Health {
 			h.Rows++
 			h.LocalMovedMax = math.Max(h.LocalMovedMax, v)
 			h.LocalShiftMax = math.Max(h.LocalShiftMax, r.Metrics[VarLocalShift])
+			h.DisagreementMax = math.Max(h.DisagreementMax, r.Metrics[VarDisagreement])
 		}
 	}
 	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[SpreadStart], last.Metrics[VarMoved], last.Metrics[VarClamped], last.Metrics[VarShift]
 	local := fmt.Sprintf("local training moved at most %s of them by more than %g in log σ² in a recorded round, %.2g on average", pct(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
 	spread := fmt.Sprintf("the spread went from %.4g to %.4g", h.SpreadStart, h.SpreadEnd)
 	switch {
-	case h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift:
+	case (h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift) && h.DisagreementMax >= MinDisagreement:
 		h.State = HealthLearned
-		h.Message = fmt.Sprintf("the variances learned: %s of the global model's variances moved by more than %g in log σ² from their initial value (%s); %s",
-			pct(h.Moved), HealthThreshold, local, spread)
+		h.Message = fmt.Sprintf("the variances learned: %s of the global model's variances moved by more than %g in log σ² from their initial value, and the clients' differ by up to %.2g in log σ² (standard deviation across clients) (%s; %s)",
+			pct(h.Moved), HealthThreshold, h.DisagreementMax, local, spread)
+	case h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift:
+		h.State = HealthUniform
+		h.Message = fmt.Sprintf("the variances moved together: %s of the global model's variances moved by more than %g in log σ² from their initial value, but the clients' differ by at most %.2g in log σ² (standard deviation across clients, %g needed): rules that combine variances cannot differ here yet (%s; %s)",
+			pct(h.Moved), HealthThreshold, h.DisagreementMax, MinDisagreement, local, spread)
 	case h.Clamped >= MinClampedShare:
 		h.State = HealthClamped
 		h.Message = fmt.Sprintf("%s of the variances sit at the clamp bound of log σ², where training passes no gradient: the variances cannot learn, so rules that combine variances cannot differ here beyond the clamp's arithmetic (%s; %s)",

@@ -10,7 +10,7 @@ import (
 func healthRow(r int, spread, start, moved, clamped, local float64) Row {
 	m := map[string]float64{Accuracy: 0.8, Spread: spread}
 	if local >= 0 {
-		m[SpreadStart], m[VarMoved], m[VarShift], m[VarClamped], m[VarLocalMoved], m[VarLocalShift], m[VarDisagreement] = start, moved, 0.01, clamped, local, local/10, 0.1
+		m[SpreadStart], m[VarMoved], m[VarShift], m[VarClamped], m[VarLocalMoved], m[VarLocalShift], m[VarDisagreement] = start, moved, 0.01, clamped, local, local/10, local
 	}
 	return Row{Round: r, Metrics: m}
 }
@@ -18,7 +18,9 @@ func healthRow(r int, spread, start, moved, clamped, local float64) Row {
 // TestRowHealth checks each verdict and that its message says what it means.
 func TestRowHealth(t *testing.T) {
 	adamRow := healthRow(10, 2.2, 1.378, 1, 0, 0)
-	adamRow.Metrics[VarLocalShift] = 0.094
+	adamRow.Metrics[VarLocalShift], adamRow.Metrics[VarDisagreement] = 0.094, 0.2
+	uniformRow := healthRow(10, 16.04, 10.19, 1, 0, 0)
+	uniformRow.Metrics[VarLocalShift], uniformRow.Metrics[VarDisagreement] = 0.09, 0.0015
 	arithRow := healthRow(10, 8.8, 1.378, 0.9, 0, 0.01)
 	arithRow.Metrics[VarLocalShift] = 0.0016
 	tests := []struct {
@@ -38,8 +40,10 @@ func TestRowHealth(t *testing.T) {
 		{"clamped", []Row{healthRow(10, 2.267, 2.267, 0, 1, 0)}, HealthClamped, true, "100 % of the variances sit at the clamp bound"},
 		// Learned in an early row is enough, and a clamp does not override it.
 		{"learned", []Row{healthRow(5, 9, 10.2, 0.8, 0.6, 0.3), healthRow(10, 8.5, 10.2, 0.85, 0.6, 0.01)}, HealthLearned, false,
-			"the variances learned: 85 % of the global model's variances moved by more than 0.1 in log σ² from their initial value (local training moved at most 30 % of them"},
-		{"threshold", []Row{healthRow(10, 9, 10, 0.1, 0, MinMovedShare)}, HealthLearned, false, "learned"},
+			"the variances learned: 85 % of the global model's variances moved by more than 0.1 in log σ² from their initial value, and the clients' differ by up to 0.3 in log σ²"},
+		{"threshold", []Row{healthRow(10, 9, 10, 0.1, 0, MinDisagreement)}, HealthLearned, false, "learned"},
+		// Adam from log sigma^2 = -6 on ozer2022-fmnist-c10-iid-medium's setting (docs/models.md).
+		{"uniform", []Row{uniformRow}, HealthUniform, true, "the variances moved together: 100 % of the global model's variances moved by more than 0.1 in log σ² from their initial value, but the clients' differ by at most 0.0015"},
 		// Adam from log sigma^2 = -10 (docs/models.md): every round moves all variances by 0.094, under
 		// the threshold, and the global model by 0.94 after 10 rounds.
 		{"slow but steady", []Row{adamRow}, HealthLearned, false, "100 % of the global model's variances moved"},
@@ -47,8 +51,8 @@ func TestRowHealth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		h := RunHealth(Run{Rows: tc.rows})
-		if h.State != tc.state || h.Frozen() != tc.frozen || !strings.Contains(h.Message, tc.msg) {
-			t.Errorf("%s: got %s (frozen %v) %q, want %s (frozen %v) containing %q", tc.name, h.State, h.Frozen(), h.Message, tc.state, tc.frozen, tc.msg)
+		if h.State != tc.state || h.Flagged() != tc.frozen || !strings.Contains(h.Message, tc.msg) {
+			t.Errorf("%s: got %s (flagged %v) %q, want %s (flagged %v) containing %q", tc.name, h.State, h.Flagged(), h.Message, tc.state, tc.frozen, tc.msg)
 		}
 	}
 	h := RowHealth([]Row{healthRow(5, 9, 10.2, 0.8, 0, 0.3), healthRow(10, 8.5, 10.2, 0.85, 0.01, 0.2)})
@@ -62,7 +66,7 @@ func TestRowHealth(t *testing.T) {
 
 // TestHealthShort checks the tags.
 func TestHealthShort(t *testing.T) {
-	for s, want := range map[HealthState]string{HealthLearned: "learned", HealthFrozen: "FROZEN", HealthClamped: "CLAMPED", HealthUnmeasured: "unmeasured", HealthNotVariational: ""} {
+	for s, want := range map[HealthState]string{HealthLearned: "learned", HealthFrozen: "FROZEN", HealthClamped: "CLAMPED", HealthUniform: "UNIFORM", HealthUnmeasured: "unmeasured", HealthNotVariational: ""} {
 		if got := (Health{State: s}).Short(); got != want {
 			t.Errorf("%s: Short %q, want %q", s, got, want)
 		}

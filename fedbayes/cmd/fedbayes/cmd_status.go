@@ -98,7 +98,7 @@ func printHealth(w io.Writer, rep *cluster.Report, health []results.Health, verb
 	variational := 0
 	for i, h := range health {
 		switch {
-		case h.Frozen():
+		case h.Flagged():
 			frozen = append(frozen, i)
 		case h.State == results.HealthUnmeasured:
 			unmeasured = append(unmeasured, i)
@@ -108,7 +108,7 @@ func printHealth(w io.Writer, rep *cluster.Report, health []results.Health, verb
 		}
 	}
 	if len(frozen) > 0 {
-		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances: rules that combine variances cannot differ in them\n", len(frozen), variational)
+		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances, or learned them alike on every client: rules that combine variances cannot differ in them\n", len(frozen), variational)
 		if verbose {
 			for _, i := range frozen {
 				fmt.Fprintf(w, "  %s: %s: %s\n", rep.Runs[i].Run.Name, health[i].Short(), health[i].Message)

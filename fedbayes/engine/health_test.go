@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"path/filepath"
+	"testing"
+
+	"fedbayes.dev/fedbayes/metrics"
+	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/results"
+)
+
+// fmnistHealthSpec is ozer2022-fmnist-c10-iid's text mode (the Bayesian-dense LeNet, SGD 0.01 with
+// momentum 0.9 and weight decay 1e-5, batch 64, the variances with Adam from log sigma^2 = -6) cut to
+// seconds: 2 IID clients of 4,800 Fashion-MNIST images (75 steps a round), 2 rounds, FVBWA-EAA.
+func fmnistHealthSpec(t *testing.T) *Spec {
+	t.Helper()
+	s, err := Preset("ozer2022-fmnist-c10-iid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name, s.Variants, s.Seeds, s.Budget = "health", nil, []int64{0}, "a test budget"
+	s.Dataset.Subsample, s.Dataset.TestSubsample = 9600, 500
+	s.Partition.Clients, s.Partition.Participation = 2, 1
+	s.Aggregation = AggregationSpec{Rule: "EAA", Weighting: "size"}
+	s.Training.Rounds, s.Training.LocalEpochs = 2, 1
+	s.Evaluation.Samples = 2
+	return s
+}
+
+// TestVariancesLearnOnFashionMNIST: on real Fashion-MNIST, with the paper presets' defaults (issue
+// 33) the Bayesian LeNet's variances move (every one beyond 0.1 in log sigma^2 after 150 steps) and
+// the run is not flagged frozen, while the former defaults (log sigma^2 = -10, SGD for every
+// parameter) leave them at their initial value and RunHealth says so. With 2 clients and 2 rounds the
+// clients still agree on their variances (the KL's pull is the same for both), so the new run is
+// HealthUniform: rules that combine variances cannot differ yet (docs/models.md measures when they
+// do). It also checks that the engine records every health metric in every row.
+func TestVariancesLearnOnFashionMNIST(t *testing.T) {
+	requireFashionMNIST(t)
+	if metrics.DefaultMovedThreshold != results.HealthThreshold {
+		t.Fatalf("metrics.DefaultMovedThreshold %v and results.HealthThreshold %v differ", metrics.DefaultMovedThreshold, results.HealthThreshold)
+	}
+	fresh := fmnistHealthSpec(t)
+	if fresh.Model.InitLogVar != models.DefaultInitLogVar || fresh.Training.VarianceOptimizer != string(models.Adam) {
+		t.Fatalf("the preset's model %+v and training %+v are not the text mode's defaults", fresh.Model, fresh.Training)
+	}
+	old := fmnistHealthSpec(t)
+	old.Model.InitLogVar, old.Training.VarianceOptimizer, old.Training.VarianceLR = -10, "", 0
+	for _, tc := range []struct {
+		name  string
+		spec  *Spec
+		state results.HealthState
+		moved float64 // least share of the global model's variances moved from their initial value
+	}{
+		{"defaults", fresh, results.HealthUniform, 0.9},
+		{"before issue 33", old, results.HealthFrozen, 0},
+	} {
+		dir := t.TempDir()
+		sum := runQuiet(t, tc.spec, dir, false)
+		r := sum.Runs[0]
+		run, err := results.ReadRun(filepath.Join(dir, results.RunName(r.Setting, r.Seed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range run.Rows {
+			for _, m := range results.HealthMetrics {
+				if _, ok := row.Metrics[m]; !ok {
+					t.Fatalf("%s: round %d does not record %s", tc.name, row.Round, m)
+				}
+			}
+		}
+		h := results.RunHealth(run)
+		t.Logf("%s: %s: %s", tc.name, h.State, h.Message)
+		if h.State != tc.state || h.Moved < tc.moved || (tc.moved == 0) != h.Frozen() {
+			t.Errorf("%s: %s with %.3g of the variances moved, want %s with at least %.3g", tc.name, h.State, h.Moved, tc.state, tc.moved)
+		}
+	}
+}
