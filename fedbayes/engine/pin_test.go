@@ -53,6 +53,10 @@ func posteriorDigest(t *testing.T, p *posterior.Posterior) string {
 // exp(logVar) (models, klGraph): the gradient of a log-variance is then summed before the product with
 // exp(logVar) rather than after, which moves the posterior's last bits (and DWC's NLL in its eighth
 // digit); the other runs kept their pins.
+// GAA, EAA, PPA, AALV and DWC (the Bayesian runs) were pinned again when models.DefaultInitLogVar
+// changed from -10 to -6 (issue 33: variances that can learn), which moves every number of a Bayesian
+// run; the deterministic and MC-dropout runs kept their pins. At -6 the DWC run's global model falls to
+// chance (accuracy 0.10, NLL 9.66, against 0.21 and 4.14 at -10), as pinned.
 var pinnedRuns = []struct {
 	name   string
 	modify func(s *Spec)
@@ -60,18 +64,18 @@ var pinnedRuns = []struct {
 	// its Haswell kernels and on SimpleGo's own (pinnedValue).
 	blas, haswell, plain string
 }{
-	{"GAA size dirichlet", func(s *Spec) {}, "396a5509790b29a6 0.52333333333333332 1.6480287168567447", "9b81a14b4a267745 0.52333333333333332 1.648028719502888", "947e213e57cc997f 0.52333333333333332 1.6480287124691013"},
+	{"GAA size dirichlet", func(s *Spec) {}, "c7e827eeead588ac 0.57999999999999996 1.6421986518513845", "2563a89c775bfd58 0.57999999999999996 1.6421986325086373", "6d63f5a21b9ad28e 0.57999999999999996 1.6421986560430839"},
 	{"EAA equal sequential", func(s *Spec) {
 		s.Aggregation.Rule, s.Aggregation.Weighting, s.Training.Mode = "EAA", "equal", "sequential"
-	}, "1e62197770455a83 0.54000000000000004 1.6606992399371008", "541ca3e3a539ea52 0.54000000000000004 1.6606992287740656", "37fdbe69c167e72d 0.54000000000000004 1.660699218613946"},
-	{"PPA", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "PPA", 50 }, "31751ea44d9db938 0.5 1.6947228971122159", "8615b9230d0d4dd1 0.5 1.6947228883530634", "ba17af4819cc82d7 0.5 1.6947228848986993"},
+	}, "5bba6885f6e4dcd4 0.54000000000000004 1.6991003293224409", "765daa8b7dfe2592 0.54000000000000004 1.6991003114014334", "bba764d6f4c0ba54 0.54000000000000004 1.6991003271010612"},
+	{"PPA", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "PPA", 50 }, "38e5981c984e741f 0.51000000000000001 1.7246826619591771", "63ff4db587cbf60f 0.51000000000000001 1.7246826617623963", "d59354cfbec87884 0.51000000000000001 1.7246826647898554"},
 	{"AALV maxdisc participation", func(s *Spec) {
 		s.Aggregation.Rule, s.Aggregation.Weighting, s.Partition.Participation = "AALV", "maxdisc", 0.75
-	}, "164f6dd0ce4cec4b 0.41999999999999998 1.7503859182751205", "2d8e906842ad4380 0.41999999999999998 1.7503858859852222", "4354b3587e1c4944 0.41999999999999998 1.750385883896824"},
+	}, "e99f346cb38ab6bf 0.45000000000000001 1.7494505787929759", "ff632a05f2b3085c 0.45000000000000001 1.7494505786329986", "2b44bf889e2ea4bb 0.45000000000000001 1.7494505855117155"},
 	{"DWC pretrain", func(s *Spec) {
 		s.Aggregation.Rule, s.Dataset.ServerFraction = "DWC", 0.1
 		s.Aggregation.Pretrain = &PretrainSpec{Epochs: 2, Patience: 1}
-	}, "7f64330e42e5f956 0.21333333333333335 4.1361478262320404", "3a201ff971674b97 0.21333333333333335 4.1361478907922189", "0098b88bdd0d5da5 0.21333333333333335 4.1361476409512106"},
+	}, "003302a413e40d4f 0.10000000000000001 9.6607537984498109", "a2973581a17b8a36 0.10000000000000001 9.6607537407106072", "5f4ee01fae738025 0.10000000000000001 9.6607538176145233"},
 	{"FedAvg deterministic FedProx", func(s *Spec) {
 		s.Model.Kind, s.Aggregation.Rule, s.Training.ProxMu = "deterministic", "FedAvg", 0.01
 	}, "28dc5dca2d04634b 0.53333333333333333 1.6403749621972086", "b3d5066faaca9551 0.53333333333333333 1.6403749483783678", "9e77b02cbdb71bd2 0.53333333333333333 1.6403749615128824"},
