@@ -278,12 +278,13 @@ func shortName(name string) string {
 var zeroDefaults = map[string]string{
 	"partition.clients": "10", "partition.participation": "1", "partition.alpha": "0.5",
 	"partition.min_size": "10", "partition.shards_per_client": "2", "partition.classes_per_client": "2",
-	"model.prior_std": "1", "model.init_logvar": "-10", "model.kl_weight": "1", "model.dropout_rate": "0.2",
+	"model.prior_std": "1", "model.init_logvar": strconv.FormatFloat(models.DefaultInitLogVar, 'g', -1, 64), "model.kl_weight": "1", "model.dropout_rate": "0.2",
 	"aggregation.population":      strconv.Itoa(aggregate.DefaultPopulationSize),
 	"aggregation.pretrain.epochs": "100", "aggregation.pretrain.patience": "10",
 	"aggregation.pretrain.validation_fraction": "0.1",
 	"training.rounds":                          "10", "training.local_epochs": "1", "training.batch_size": "64", "training.lr": "0.01",
-	"evaluation.every": "1", "evaluation.samples": "10 (1 for deterministic models)", "evaluation.bins": "15",
+	"training.variance_lr": strconv.FormatFloat(models.DefaultSpreadLearningRate, 'g', -1, 64),
+	"evaluation.every":     "1", "evaluation.samples": "10 (1 for deterministic models)", "evaluation.bins": "15",
 	"evaluation.fairness_examples": "200",
 }
 

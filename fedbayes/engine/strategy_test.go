@@ -18,10 +18,13 @@ import (
 func lenetStrategiesSpec() *Spec {
 	raw := func(v string) json.RawMessage { return json.RawMessage(v) }
 	return &Spec{
-		Name:        "lenet-strategies",
-		Dataset:     DatasetSpec{Name: "fashion-mnist", Subsample: 500, TestSubsample: 200, ServerFraction: 0.2},
-		Partition:   PartitionSpec{Method: "dirichlet", Clients: 3, Alpha: 0.5, MinSize: 20},
-		Model:       ModelSpec{Arch: "lenet", Kind: "bayesian"},
+		Name:      "lenet-strategies",
+		Dataset:   DatasetSpec{Name: "fashion-mnist", Subsample: 500, TestSubsample: 200, ServerFraction: 0.2},
+		Partition: PartitionSpec{Method: "dirichlet", Clients: 3, Alpha: 0.5, MinSize: 20},
+		// The former default start, log sigma^2 = -10, stated since issue 33 made -6 the default: at this
+		// budget (500 images, 2 rounds) FedBE's student distilled from the noisier -6 nets stays at 0.185,
+		// under the 0.2 this test asks; the test checks that the strategies run side by side.
+		Model:       ModelSpec{Arch: "lenet", Kind: "bayesian", InitLogVar: -10},
 		Aggregation: AggregationSpec{Rule: "GAA", Server: &ServerSpec{Samples: 2, Distill: nil}},
 		Training:    TrainingSpec{Rounds: 2, LocalEpochs: 1, BatchSize: 32, LearningRate: 0.05, Momentum: 0.9},
 		Evaluation:  EvaluationSpec{Samples: 2, FairnessExamples: 20},
@@ -32,7 +35,7 @@ func lenetStrategiesSpec() *Spec {
 				"aggregation.server.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
 			{Label: "BCM", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"bcm"`), "aggregation.server": raw(`null`)}},
 			{Label: "beta", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"beta-predbayes"`), "aggregation.server": raw(`null`)}},
-			{Label: "FedAvg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "model.kind": raw(`"deterministic"`), "aggregation.server": raw(`null`)}},
+			{Label: "FedAvg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "model": raw(`{"arch": "lenet", "kind": "deterministic"}`), "aggregation.server": raw(`null`)}},
 		},
 	}
 }
