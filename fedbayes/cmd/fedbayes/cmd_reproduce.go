@@ -124,8 +124,9 @@ func runReproduce(args []string, stdout io.Writer) error {
 	for _, f := range findings {
 		counts[f.Verdict]++
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d findings: %d hold, %d hold in part, %d do not hold, %d not run\n", *out, len(findings),
-		counts[reproduce.Holds], counts[reproduce.Partly], counts[reproduce.Fails], counts[reproduce.NotRun])
+	fmt.Fprintf(stdout, "wrote %s: %d findings: %d hold, %d hold in part, %d do not hold, %d inconclusive, %d not testable here, %d not run\n",
+		*out, len(findings), counts[reproduce.Holds], counts[reproduce.Partly], counts[reproduce.Fails],
+		counts[reproduce.Inconclusive], counts[reproduce.NotTestable], counts[reproduce.NotRun])
 	return nil
 }
 
