@@ -173,8 +173,9 @@ gpu-bundle: tools data ## the folder kernels/gpu-check reads on a GPU machine (.
 	rm -rf $(GPU_BUNDLE); mv $(GPU_BUNDLE).tmp $(GPU_BUNDLE); \
 	echo "gpu-bundle: $(GPU_BUNDLE), $$size MiB: $$(ls $(GPU_BUNDLE)/bin | tr '\n' ' ')"
 
-test-gpu-check: gpu-bundle ## kernels/gpu-check --quick on the pure-Go backend: the GPU check's every step, here
-	@GOMLX_BACKEND=simplegoplus OUT=$(BUILD)/gpu-check kernels/gpu-check --quick
+test-gpu-check: gpu-bundle ## kernels/gpu-check --quick on the pure-Go backend: the GPU check's every step, here (PyTorch on the CPU)
+	@kernels/install torch
+	@GOMLX_BACKEND=simplegoplus GPU_CHECK_REQUIRE_TORCH=1 OUT=$(BUILD)/gpu-check kernels/gpu-check --quick
 
 fmt:
 	gofmt -l -w fedbayes
