@@ -163,8 +163,16 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 	if regression {
 		first = results.MSE
 	}
-	fmt.Fprintf(tw, "setting\tseed\tstate\tround\t%s\tnll\tece\tnote\n", first)
-	for _, r := range sum.Runs {
+	health := make([]results.Health, len(sum.Runs))
+	names := make([]string, len(sum.Runs))
+	for i, r := range sum.Runs {
+		names[i] = results.RunName(r.Setting, r.Seed)
+		if run, err := results.ReadRun(r.Dir); err == nil {
+			health[i] = results.RunHealth(run)
+		}
+	}
+	fmt.Fprintf(tw, "setting\tseed\tstate\tround\t%s\tnll\tece\tvariances\tnote\n", first)
+	for i, r := range sum.Runs {
 		state := string(r.State)
 		if state == "" {
 			state = "incomplete"
@@ -177,10 +185,11 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 		} else if r.Resumed {
 			note = strings.TrimSpace("resumed " + note)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Setting, r.Seed, state, r.Round,
-			metricText(r.Metrics, first), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), note)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Setting, r.Seed, state, r.Round,
+			metricText(r.Metrics, first), metricText(r.Metrics, results.NLL), metricText(r.Metrics, results.ECE), health[i].Short(), note)
 	}
 	_ = tw.Flush()
+	printHealth(w, names, health, false, "fedbayes status DIR SPEC -v lists every one")
 	if sum.Budget != "" {
 		fmt.Fprintf(w, "budget: %s\n", sum.Budget)
 	}

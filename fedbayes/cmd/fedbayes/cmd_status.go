@@ -63,7 +63,11 @@ func runStatus(args []string, stdout io.Writer) error {
 			_ = tw.Flush()
 		}
 		fmt.Fprintf(stdout, "%s, sweep %s: %s\n", dir, rep.Sweep, rep.Summary())
-		printHealth(stdout, rep, health, *verbose)
+		names := make([]string, len(rep.Runs))
+		for i, r := range rep.Runs {
+			names[i] = r.Run.Name
+		}
+		printHealth(stdout, names, health, *verbose, "-v lists every one")
 		if n := len(rep.ToSubmit()); n > 0 {
 			fmt.Fprintf(stdout, "%d runs to submit again (missing, failed or interrupted): fedbayes submit SPEC -o %s with the same spec\n", n, dir)
 		}
@@ -91,15 +95,17 @@ func runsHealth(dir string, rep *cluster.Report) []results.Health {
 	return out
 }
 
-// printHealth flags the runs whose variances did not learn, in words: one line each with -v, else
-// their count and the first one's message; and counts the runs recorded before health was measured.
-func printHealth(w io.Writer, rep *cluster.Report, health []results.Health, verbose bool) {
-	var frozen, unmeasured []int
+// printHealth flags the runs whose variances did not learn (results.Health.Flagged), in words: one
+// line each when verbose, else their count and the first one's message; and counts the runs recorded
+// before health was measured. names[i] names the run of health[i]; more says where the other flagged
+// runs are listed.
+func printHealth(w io.Writer, names []string, health []results.Health, verbose bool, more string) {
+	var flagged, unmeasured []int
 	variational := 0
 	for i, h := range health {
 		switch {
 		case h.Flagged():
-			frozen = append(frozen, i)
+			flagged = append(flagged, i)
 		case h.State == results.HealthUnmeasured:
 			unmeasured = append(unmeasured, i)
 		}
@@ -107,15 +113,15 @@ func printHealth(w io.Writer, rep *cluster.Report, health []results.Health, verb
 			variational++
 		}
 	}
-	if len(frozen) > 0 {
-		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances, or learned them alike on every client: rules that combine variances cannot differ in them\n", len(frozen), variational)
+	if len(flagged) > 0 {
+		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances, or learned them alike on every client: rules that combine variances cannot differ in them\n", len(flagged), variational)
 		if verbose {
-			for _, i := range frozen {
-				fmt.Fprintf(w, "  %s: %s: %s\n", rep.Runs[i].Run.Name, health[i].Short(), health[i].Message)
+			for _, i := range flagged {
+				fmt.Fprintf(w, "  %s: %s: %s\n", names[i], health[i].Short(), health[i].Message)
 			}
 		} else {
-			i := frozen[0]
-			fmt.Fprintf(w, "  for example %s: %s (-v lists every one)\n", rep.Runs[i].Run.Name, health[i].Message)
+			i := flagged[0]
+			fmt.Fprintf(w, "  for example %s: %s (%s)\n", names[i], health[i].Message, more)
 		}
 	}
 	if len(unmeasured) > 0 {

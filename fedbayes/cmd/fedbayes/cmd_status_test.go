@@ -8,7 +8,7 @@ import (
 	"fedbayes.dev/fedbayes/data"
 )
 
-// TestStatusFlagsFrozenVariances: fedbayes status names the runs whose variances did not learn
+// TestStatusFlagsFrozenVariances: fedbayes run (in its summary) and fedbayes status name the runs whose variances did not learn
 // (issue 33), in words, and leaves deterministic runs unflagged. The Bayesian MLP starts at
 // log sigma^2 = -10 with SGD, where its variances move by about 0.002 a round (docs/models.md).
 func TestStatusFlagsFrozenVariances(t *testing.T) {
@@ -35,7 +35,7 @@ func TestStatusFlagsFrozenVariances(t *testing.T) {
 	}
 	out := filepath.Join(dir, "res")
 	runCommandCases(t, []commandCase{
-		{"run", []string{"run", "-no-figures", "-o", out, spec}, 0, "", ""},
+		{"run", []string{"run", "-no-figures", "-o", out, spec}, 0, "for example frozen-bayes-seed1: the variances stayed at their initial value", ""},
 		{"status -v", []string{"status", out, spec, "-v"}, 0, "1 of 1 variational runs did not learn their variances", ""},
 		{"status -v lists the run", []string{"status", out, spec, "-v"}, 0, "frozen-bayes-seed1: FROZEN: the variances stayed at their initial value: rules that combine variances cannot differ here", ""},
 		{"status", []string{"status", out, spec}, 0, "for example frozen-bayes-seed1: the variances stayed at their initial value", ""},
