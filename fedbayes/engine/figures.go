@@ -26,6 +26,8 @@ var curveMetrics = []struct{ metric, label string }{
 	{results.ECE, "test ECE"},
 	{results.WeightedAccuracy, "weighted client accuracy"},
 	{results.Spread, "learned spread"},
+	{results.VarMoved, "share of variances moved from their start"},
+	{results.VarDisagreement, "clients' disagreement on log σ²"},
 }
 
 // writeFigures writes dir/figures.json with one learning-curve figure per metric over every completed
