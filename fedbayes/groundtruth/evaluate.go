@@ -1,0 +1,142 @@
+package groundtruth
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Scored is one posterior (a rule's aggregate or a reference) with its distances to the truth.
+type Scored struct {
+	// Label names it: a rule with its weighting ("EAA/size"), or a reference.
+	Label string `json:"label"`
+	// Rule and Weighting are set for a rule's aggregate.
+	Rule      string    `json:"rule,omitempty"`
+	Weighting Weighting `json:"weighting,omitempty"`
+	Q         Diagonal  `json:"q"`
+	Distances Distances `json:"distances"`
+}
+
+// The reference labels of Result.References.
+const (
+	// RefMeanFieldVI is the exact global posterior's best diagonal Gaussian in KL(q || p), what a
+	// centralised mean-field VI would learn: the floor of KLToTruth over diagonal Gaussians.
+	RefMeanFieldVI = "global mean-field VI"
+	// RefMoment is the exact global posterior's marginals (moment matching): the floor of
+	// KLFromTruth over diagonal Gaussians.
+	RefMoment = "global marginals"
+)
+
+// GaussianJSON is a Gaussian written as plain arrays.
+type GaussianJSON struct {
+	Mean []float64   `json:"mean"`
+	Cov  [][]float64 `json:"cov"`
+}
+
+func toJSON(g *Gaussian) GaussianJSON {
+	d := g.Dim()
+	out := GaussianJSON{Mean: append([]float64(nil), g.Mean.RawVector().Data...), Cov: make([][]float64, d)}
+	for i := range out.Cov {
+		out.Cov[i] = make([]float64, d)
+		for j := range out.Cov[i] {
+			out.Cov[i][j] = g.Cov.At(i, j)
+		}
+	}
+	return out
+}
+
+// Result is one problem solved exactly and every rule measured against it.
+type Result struct {
+	Config Config `json:"config"`
+	// Sizes are the clients' numbers of examples; WTrue the weights that generated the data.
+	Sizes []int     `json:"sizes"`
+	WTrue []float64 `json:"w_true"`
+	// Exact is the exact global posterior, product of the client posteriors over the prior K-1
+	// times (GlobalFromClients); ExactPredictive its predictive scores on the held-out data.
+	Exact           GaussianJSON `json:"exact"`
+	ExactPredictive Predictive   `json:"exact_predictive"`
+	// Clients are the diagonal Gaussians the clients sent (MeanFieldVI of their exact posteriors).
+	Clients []Diagonal `json:"clients"`
+	// References are the best diagonal Gaussians of the exact posterior (RefMeanFieldVI,
+	// RefMoment): the floors a mean-field rule can reach.
+	References []Scored `json:"references"`
+	// Rules holds every rule's aggregate, in the order of ApplyRules.
+	Rules []Scored `json:"rules"`
+}
+
+// Run simulates cfg, computes every client's exact posterior and its mean-field version, the exact
+// global posterior, every rule's aggregate, and their distances to the truth.
+func Run(cfg Config, opt RuleOptions) (*Result, error) {
+	p, err := Simulate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return RunProblem(p, opt)
+}
+
+// RunProblem is Run on a problem already simulated.
+func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
+	K := len(p.Clients)
+	full := make([]*Gaussian, K)
+	mf := make([]Diagonal, K)
+	for k, c := range p.Clients {
+		g, err := p.Model.Posterior(c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+		full[k] = g
+		if mf[k], err = MeanFieldVI(g); err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+	}
+	exact, err := GlobalFromClients(p.Model.Prior, full)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Config: p.Config, Sizes: p.Sizes(), WTrue: p.WTrue, Exact: toJSON(exact), Clients: mf}
+	if res.ExactPredictive, err = Score(exact.Mean.RawVector().Data, exact.Cov, p.Model.NoiseVar, p.Test); err != nil {
+		return nil, err
+	}
+	vi, err := MeanFieldVI(exact)
+	if err != nil {
+		return nil, err
+	}
+	for _, ref := range []struct {
+		label string
+		q     Diagonal
+	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(exact)}} {
+		dist, err := Compare(ref.q, exact, p.Model.NoiseVar, p.Test)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: %s: %w", ref.label, err)
+		}
+		res.References = append(res.References, Scored{Label: ref.label, Q: ref.q, Distances: dist})
+	}
+	priorDiag := MeanFieldMoment(p.Model.Prior)
+	aggs, err := ApplyRules(mf, res.Sizes, priorDiag, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range aggs {
+		dist, err := Compare(a.Q, exact, p.Model.NoiseVar, p.Test)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: %s: %w", a.Label(), err)
+		}
+		res.Rules = append(res.Rules, Scored{Label: a.Label(), Rule: string(a.Rule), Weighting: a.Weighting, Q: a.Q, Distances: dist})
+	}
+	return res, nil
+}
+
+// ExactGaussian returns the exact global posterior of r as a Gaussian.
+func (r *Result) ExactGaussian() (*Gaussian, error) {
+	d := len(r.Exact.Mean)
+	cov := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		if len(r.Exact.Cov[i]) != d {
+			return nil, fmt.Errorf("groundtruth: exact covariance row %d has %d entries, want %d", i, len(r.Exact.Cov[i]), d)
+		}
+		for j := i; j < d; j++ {
+			cov.SetSym(i, j, r.Exact.Cov[i][j])
+		}
+	}
+	return NewGaussian(r.Exact.Mean, cov)
+}
