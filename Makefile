@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce gpu-bundle test-gpu-check vet fmt clean
+.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce ground-truth gpu-bundle test-gpu-check vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -113,6 +113,9 @@ vet:
 reproduce: tools charts data ## run the papers' presets (BUDGET=medium|reduced|full, PAPERS=000,..., PRESETS=names, JOBS=2 worker processes, REPORT_ONLY=1, RECORDS=docs/reproduction/records) and write the report
 	$(BUILD)/bin/fedbayes reproduce -budget $${BUDGET:-medium} -jobs $${JOBS:-2} $${PAPERS:+-papers $$PAPERS} $${PRESETS:+-presets $$PRESETS} $${REPORT_ONLY:+-report-only} \
 	  -results $${RESULTS:-results/reproduce-$${BUDGET:-medium}} -records "$${RECORDS-docs/reproduction/records}" -o $${OUT:-docs/reproduction.md}
+
+ground-truth: ## every aggregation rule against the exact global posterior (Bayesian linear regression, one round): writes docs/ground-truth.md and results/ground-truth/ (seconds)
+	$(GO) run ./fedbayes/cmd/fedbayes ground-truth -o results/ground-truth -doc docs/ground-truth.md
 
 bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary line per benchmark
 	@mkdir -p $(BUILD)

@@ -118,3 +118,12 @@ func ApplyRules(clients []Diagonal, sizes []int, prior Diagonal, opt RuleOptions
 	}
 	return out, nil
 }
+
+// parseRule is aggregate.ParseRule with this package's error prefix.
+func parseRule(name string) (aggregate.Rule, error) {
+	r, err := aggregate.ParseRule(name)
+	if err != nil {
+		return "", fmt.Errorf("groundtruth: %w", err)
+	}
+	return r, nil
+}

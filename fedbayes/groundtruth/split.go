@@ -182,6 +182,9 @@ func Simulate(cfg Config) (*Problem, error) {
 	K := len(sizes)
 	in := make([]inputs, K)
 	h := cfg.Heterogeneity
+	// The clients' shifts come from their own stream, so that the examples are the same draws at
+	// every h (covariate shift at h = 0 is the IID problem).
+	shiftNorm := distuv.Normal{Mu: 0, Sigma: 1, Src: rand.NewPCG(cfg.Seed, 0x7368_6966_74)} // "shift"
 	for k := range in {
 		in[k] = inputs{shift: make([]float64, d), scale: make([]float64, d)}
 		for j := 0; j < d; j++ {
@@ -189,10 +192,10 @@ func Simulate(cfg Config) (*Problem, error) {
 		}
 		if cfg.Split == CovariateShift {
 			for j := 0; j < d; j++ {
-				in[k].shift[j] = 2 * h * norm.Rand()
+				in[k].shift[j] = 2 * h * shiftNorm.Rand()
 			}
 			for j := 0; j < d; j++ {
-				in[k].scale[j] = math.Exp(h * norm.Rand())
+				in[k].scale[j] = math.Exp(h * shiftNorm.Rand())
 			}
 		}
 	}

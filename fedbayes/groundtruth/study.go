@@ -1,0 +1,197 @@
+package groundtruth
+
+import (
+	"fmt"
+	"math"
+)
+
+// Scenario is one setting of a study: a named configuration, run over the study's seeds.
+type Scenario struct {
+	// Group gathers scenarios shown together: "regimes" for the main table, or a sweep's name.
+	Group string `json:"group"`
+	// Name labels the scenario in its group; X is its position on a sweep's axis (heterogeneity).
+	Name   string  `json:"name"`
+	X      float64 `json:"x"`
+	Config Config  `json:"config"`
+}
+
+// Study is a set of scenarios, each run with every seed.
+type Study struct {
+	Scenarios []Scenario `json:"scenarios"`
+	// Seeds are the problem seeds (Config.Seed); PPA is seeded with the same seed.
+	Seeds []uint64 `json:"seeds"`
+	// Rules restricts the rules (nil: every rule); PopulationSize is PPA's N.
+	Rules          []string `json:"rules,omitempty"`
+	PopulationSize int      `json:"population_size,omitempty"`
+}
+
+// The groups of DefaultStudy.
+const (
+	GroupRegimes = "regimes"
+	// GroupSweepPrefix starts the name of a heterogeneity sweep's group, followed by the split.
+	GroupSweepPrefix = "sweep:"
+)
+
+// DefaultStudy is the study behind docs/ground-truth.md: base is the configuration every scenario
+// starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
+// heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
+func DefaultStudy(base Config, seeds int) Study {
+	s := Study{}
+	for i := 1; i <= seeds; i++ {
+		s.Seeds = append(s.Seeds, base.Seed+uint64(i-1))
+	}
+	add := func(group, name string, x float64, edit func(*Config)) {
+		c := base
+		edit(&c)
+		s.Scenarios = append(s.Scenarios, Scenario{Group: group, Name: name, X: x, Config: c})
+	}
+	add(GroupRegimes, "IID", 0, func(c *Config) { c.Split, c.Heterogeneity = IID, 0 })
+	add(GroupRegimes, "IID, independent features", 0, func(c *Config) { c.Split, c.Heterogeneity, c.Correlation = IID, 0, 0 })
+	for _, sp := range []Split{CovariateShift, TargetSkew, UnequalSizes, ManySmall} {
+		add(GroupRegimes, string(sp)+" (h = 1)", 1, func(c *Config) { c.Split, c.Heterogeneity = sp, 1 })
+	}
+	for _, sp := range []Split{CovariateShift, TargetSkew} {
+		for _, h := range []float64{0, 0.25, 0.5, 0.75, 1} {
+			add(GroupSweepPrefix+string(sp), fmt.Sprintf("h = %g", h), h, func(c *Config) { c.Split, c.Heterogeneity = sp, h })
+		}
+	}
+	for _, h := range []float64{0, 1.0 / 9, 3.0 / 9, 1} {
+		m := 1 + int(math.Round(9*h))
+		add(GroupSweepPrefix+string(ManySmall), fmt.Sprintf("%d clients", base.Clients*m), float64(base.Clients*m),
+			func(c *Config) { c.Split, c.Heterogeneity = ManySmall, h })
+	}
+	return s
+}
+
+// Row is one posterior's distances to the truth, averaged over a scenario's seeds.
+type Row struct {
+	Label     string    `json:"label"`
+	Rule      string    `json:"rule,omitempty"`
+	Weighting Weighting `json:"weighting,omitempty"`
+	// Reference marks the best diagonal Gaussians of the exact posterior (the floors).
+	Reference bool `json:"reference,omitempty"`
+	// Means over seeds of Distances' fields (KL +Inf when a seed's is); VarRatio is the geometric
+	// mean over seeds of the per-seed geometric means, VarRatioMin and VarRatioMax the extremes over
+	// seeds and parameters; NLLExcess is the NLL minus the exact posterior's.
+	KLToTruth   Value   `json:"kl_q_p"`
+	KLFromTruth Value   `json:"kl_p_q"`
+	W2          float64 `json:"w2"`
+	MeanErrorSD float64 `json:"mean_error_sd"`
+	VarRatio    float64 `json:"var_ratio"`
+	VarRatioMin float64 `json:"var_ratio_min"`
+	VarRatioMax float64 `json:"var_ratio_max"`
+	NLL         float64 `json:"nll"`
+	NLLExcess   float64 `json:"nll_excess"`
+	Coverage90  float64 `json:"coverage90"`
+}
+
+// Summary is one scenario's rows.
+type Summary struct {
+	Scenario Scenario `json:"scenario"`
+	// Clients is the number of clients; ExactNLL and ExactCoverage90 the exact posterior's scores,
+	// averaged over seeds.
+	Clients         int     `json:"clients"`
+	ExactNLL        float64 `json:"exact_nll"`
+	ExactCoverage90 float64 `json:"exact_coverage90"`
+	// References hold the floors (RefMeanFieldVI, RefMoment); Rows every rule.
+	References []Row `json:"references"`
+	Rows       []Row `json:"rows"`
+}
+
+// StudyResult holds a study and its summaries, in the order of the scenarios.
+type StudyResult struct {
+	Study     Study     `json:"study"`
+	Summaries []Summary `json:"summaries"`
+}
+
+// RunStudy runs every scenario with every seed; progress (may be nil) is called after each scenario.
+func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
+	if len(s.Seeds) == 0 {
+		return nil, fmt.Errorf("groundtruth: study without seeds")
+	}
+	if len(s.Scenarios) == 0 {
+		return nil, fmt.Errorf("groundtruth: study without scenarios")
+	}
+	opt := RuleOptions{PopulationSize: s.PopulationSize}
+	for _, name := range s.Rules {
+		r, err := parseRule(name)
+		if err != nil {
+			return nil, err
+		}
+		opt.Rules = append(opt.Rules, r)
+	}
+	out := &StudyResult{Study: s}
+	for i, sc := range s.Scenarios {
+		var runs []*Result
+		for _, seed := range s.Seeds {
+			c := sc.Config
+			c.Seed = seed
+			o := opt
+			o.Seed = int64(seed)
+			r, err := Run(c, o)
+			if err != nil {
+				return nil, fmt.Errorf("groundtruth: scenario %s / %s, seed %d: %w", sc.Group, sc.Name, seed, err)
+			}
+			runs = append(runs, r)
+		}
+		sum, err := Summarise(sc, runs)
+		if err != nil {
+			return nil, err
+		}
+		out.Summaries = append(out.Summaries, sum)
+		if progress != nil {
+			progress(i+1, len(s.Scenarios))
+		}
+	}
+	return out, nil
+}
+
+// Summarise averages the runs of one scenario (same rules in the same order) over their seeds.
+func Summarise(sc Scenario, runs []*Result) (Summary, error) {
+	if len(runs) == 0 {
+		return Summary{}, fmt.Errorf("groundtruth: no runs to summarise")
+	}
+	sum := Summary{Scenario: sc, Clients: len(runs[0].Sizes)}
+	n := float64(len(runs))
+	for _, r := range runs {
+		sum.ExactNLL += r.ExactPredictive.NLL / n
+		sum.ExactCoverage90 += r.ExactPredictive.Coverage90 / n
+	}
+	collect := func(pick func(r *Result) []Scored, ref bool) ([]Row, error) {
+		first := pick(runs[0])
+		rows := make([]Row, len(first))
+		for i, s := range first {
+			row := Row{Label: s.Label, Rule: s.Rule, Weighting: s.Weighting, Reference: ref,
+				VarRatioMin: math.Inf(1)}
+			logRatio := 0.0
+			for _, r := range runs {
+				list := pick(r)
+				if len(list) != len(first) || list[i].Label != s.Label {
+					return nil, fmt.Errorf("groundtruth: runs of %s have different rules", sc.Name)
+				}
+				d := list[i].Distances
+				row.KLToTruth += d.KLToTruth / Value(n)
+				row.KLFromTruth += d.KLFromTruth / Value(n)
+				row.W2 += d.W2 / n
+				row.MeanErrorSD += d.MeanErrorSD / n
+				logRatio += math.Log(d.VarRatio) / n
+				row.VarRatioMin = math.Min(row.VarRatioMin, d.VarRatioMin)
+				row.VarRatioMax = math.Max(row.VarRatioMax, d.VarRatioMax)
+				row.NLL += d.Predictive.NLL / n
+				row.NLLExcess += (d.Predictive.NLL - r.ExactPredictive.NLL) / n
+				row.Coverage90 += d.Predictive.Coverage90 / n
+			}
+			row.VarRatio = math.Exp(logRatio)
+			rows[i] = row
+		}
+		return rows, nil
+	}
+	var err error
+	if sum.References, err = collect(func(r *Result) []Scored { return r.References }, true); err != nil {
+		return Summary{}, err
+	}
+	if sum.Rows, err = collect(func(r *Result) []Scored { return r.Rules }, false); err != nil {
+		return Summary{}, err
+	}
+	return sum, nil
+}
