@@ -87,6 +87,11 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	for i := range got.Rows {
 		a, b := got.Rows[i], want.Rows[i]
+		// The posterior health (issue 33) is part of the rows compared: its reference, the initial
+		// model, is rebuilt from the seed on resume.
+		if _, ok := a.Metrics[results.VarLocalMoved]; !ok {
+			t.Errorf("row %d of the resumed run records no posterior health", i)
+		}
 		a.Time, b.Time = results.Timing{}, results.Timing{}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("row %d differs (killed after %d rows):\nresumed       %+v\nuninterrupted %+v", i, len(killed.Rows), a, b)
