@@ -97,10 +97,11 @@ const (
 	DefaultPriorStd = 1.0 // N(0, 1) prior of Ozer et al. (2022), Section 4.
 	// DefaultInitLogVar is sigma = e^-3 = 0.050 at start: TensorFlow Probability's mean-field start
 	// (tfp.layers.default_mean_field_normal_fn: sigma = softplus(rho), rho ~ N(-3, 0.1), so
-	// sigma = 0.049). The earlier -10 (sigma = 6.7e-3, softplus(-5), a common Bayes-by-backprop start
-	// after Blundell et al. 2015) lies four units further from where the ELBO takes the variances of
-	// the papers' nets (log sigma^2 about -0.5 on Fashion-MNIST, measured in docs/models.md) and cost
-	// no less to move; it stays available as Config.InitLogVar.
+	// sigma = 0.049). It was -10 (sigma = 6.7e-3, softplus(-5), a common Bayes-by-backprop start after
+	// Blundell et al. 2015), four units further below where the ELBO takes the variances of the papers'
+	// nets on Fashion-MNIST (log sigma^2 near -0.5, measured in docs/models.md). The start alone does
+	// not make the variances learn: under SGD at the papers' rates neither moves them (see
+	// OptimizerConfig.SpreadOptimizer).
 	DefaultInitLogVar  = -6.0
 	DefaultDropoutRate = 0.2 // Fischer et al. (2024), Section 3.3.
 	DefaultPredBatch   = 256
