@@ -100,5 +100,11 @@ func TestCheckHealthMetrics(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: CheckValues = %v, want %q", tc.name, err, tc.want)
 		}
+		// The writer refuses a row with some but not all health metrics (a value out of range is
+		// only refused on reading).
+		err = tc.row.Validate()
+		if wantValidate := tc.name == "partial" || tc.name == "no spread"; (err != nil) != wantValidate {
+			t.Errorf("%s: Validate = %v, want an error %v", tc.name, err, wantValidate)
+		}
 	}
 }

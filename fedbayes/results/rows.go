@@ -80,7 +80,8 @@ func (r Row) MetricNames() []string {
 	return names
 }
 
-// Validate checks a row before it is appended.
+// Validate checks a row before it is appended (its values are checked on reading, CheckValues: a
+// diverging run's NaN NLL is recorded).
 func (r Row) Validate() error {
 	if r.Round < 0 {
 		return fmt.Errorf("results: row round %d is negative", r.Round)
@@ -101,7 +102,7 @@ func (r Row) Validate() error {
 	if len(r.ClientWeights) > 0 && len(r.Clients) > 0 && len(r.ClientWeights) != len(r.Clients) {
 		return fmt.Errorf("results: row of round %d: %d client weights for %d clients", r.Round, len(r.ClientWeights), len(r.Clients))
 	}
-	return nil
+	return r.checkHealth() // all posterior-health metrics or none, and only beside the spread
 }
 
 // jfloat is a float64 that survives JSON when it is not finite.
