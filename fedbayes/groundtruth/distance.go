@@ -185,8 +185,22 @@ type Distances struct {
 	Predictive Predictive `json:"predictive"`
 }
 
-// Compare returns the distances of q to the exact posterior p, and q's predictive scores on test.
+// Compare returns the distances of q to the exact posterior p, and q's predictive scores on test
+// under the linear model with noise variance noiseVar.
 func Compare(q Diagonal, p *Gaussian, noiseVar float64, test Data) (Distances, error) {
+	out, err := compareMoments(q, p)
+	if err != nil {
+		return Distances{}, err
+	}
+	out.Predictive, err = Score(q.Mean, mat.NewSymDense(q.Dim(), diagData(q.Var)), noiseVar, test)
+	if err != nil {
+		return Distances{}, err
+	}
+	return out, nil
+}
+
+// compareMoments returns every distance of q to p but the predictive scores.
+func compareMoments(q Diagonal, p *Gaussian) (Distances, error) {
 	d := p.Dim()
 	if q.Dim() != d || len(q.Var) != d {
 		return Distances{}, fmt.Errorf("groundtruth: compare: q has dimension %d, p %d", q.Dim(), d)
@@ -235,17 +249,16 @@ func Compare(q Diagonal, p *Gaussian, noiseVar float64, test Data) (Distances, e
 	out.MeanError = math.Sqrt(out.MeanError)
 	out.MeanErrorSD = math.Sqrt(out.MeanErrorSD / float64(d))
 	out.VarRatio = math.Exp(logSum / float64(d))
-	out.Predictive, err = Score(q.Mean, qCov, noiseVar, test)
-	if err != nil {
-		return Distances{}, err
-	}
 	return out, nil
 }
 
 // Predictive holds a posterior's predictive scores on held-out data.
 type Predictive struct {
 	// NLL is the mean negative log density of the held-out targets under the posterior predictive
-	// N(x^T m, x^T S x + s2); Coverage90 the fraction of targets inside its central 90 % interval.
+	// (linear: N(x^T m, x^T S x + s2); logistic: the probability of the label, see ScoreLogistic).
+	// Coverage90 is, for the linear model, the fraction of targets inside the predictive's central
+	// 90 % interval, and for the logistic model the fraction of held-out inputs whose true logit
+	// x^T w* lies inside the posterior's central 90 % interval of x^T w.
 	NLL        float64 `json:"nll"`
 	Coverage90 float64 `json:"coverage90"`
 }

@@ -62,6 +62,9 @@ type Result struct {
 	References []Scored `json:"references"`
 	// Rules holds every rule's aggregate, in the order of ApplyRules.
 	Rules []Scored `json:"rules"`
+	// Reference is the HMC run behind Exact for a logistic problem (nil for the linear one, whose
+	// Exact is exact).
+	Reference *HMCResult `json:"reference,omitempty"`
 }
 
 // Run simulates cfg, computes every client's exact posterior and its mean-field version, the exact
@@ -74,8 +77,11 @@ func Run(cfg Config, opt RuleOptions) (*Result, error) {
 	return RunProblem(p, opt)
 }
 
-// RunProblem is Run on a problem already simulated.
+// RunProblem is Run on a problem already simulated (linear; RunLogistic runs a logistic one).
 func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
+	if p.Config.Likelihood == Logistic {
+		return nil, fmt.Errorf("groundtruth: a logistic problem has no exact posterior: use RunLogistic")
+	}
 	K := len(p.Clients)
 	full := make([]*Gaussian, K)
 	mf := make([]Diagonal, K)

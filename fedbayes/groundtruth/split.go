@@ -51,8 +51,21 @@ func ParseSplit(name string) (Split, error) {
 	return "", fmt.Errorf("groundtruth: unknown split %q; known splits: %s", name, strings.Join(names, ", "))
 }
 
-// Config describes one synthetic linear-regression problem and its client split.
+// Likelihood names the model of the targets.
+type Likelihood string
+
+// The likelihoods.
+const (
+	// Linear is y = x^T w + e, e ~ N(0, NoiseVar): the exact posterior is Gaussian.
+	Linear Likelihood = "linear"
+	// Logistic is y ~ Bernoulli(sigmoid(x^T w)), y in {0, 1}: the reference posterior comes from HMC.
+	Logistic Likelihood = "logistic"
+)
+
+// Config describes one synthetic regression problem and its client split.
 type Config struct {
+	// Likelihood is Linear ("" means Linear) or Logistic.
+	Likelihood Likelihood `json:"likelihood,omitempty"`
 	// Split and Heterogeneity (h in [0, 1]) choose how the data is spread over the clients.
 	Split         Split   `json:"split"`
 	Heterogeneity float64 `json:"heterogeneity"`
@@ -84,6 +97,9 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	if _, err := ParseSplit(string(c.Split)); err != nil {
 		return err
+	}
+	if c.Likelihood != "" && c.Likelihood != Linear && c.Likelihood != Logistic {
+		return fmt.Errorf("groundtruth: unknown likelihood %q (want %q or %q)", c.Likelihood, Linear, Logistic)
 	}
 	switch {
 	case !(c.Heterogeneity >= 0 && c.Heterogeneity <= 1):
@@ -214,6 +230,12 @@ func Simulate(cfg Config) (*Problem, error) {
 				v := src.shift[j] + src.scale[j]*z.AtVec(j)
 				x.Set(i, j, v)
 				t += v * p.WTrue[j]
+			}
+			if cfg.Likelihood == Logistic {
+				if rng.Float64() < sigmoid(t) {
+					y[i] = 1
+				}
+				continue
 			}
 			y[i] = t + math.Sqrt(cfg.NoiseVar)*norm.Rand()
 		}
