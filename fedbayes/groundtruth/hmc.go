@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -15,7 +16,7 @@ type LogDensity func(w, grad []float64) float64
 type HMCConfig struct {
 	// Chains run independently from overdispersed starts (their R-hat needs at least 2).
 	Chains int `json:"chains"`
-	// Warmup iterations per chain adapt the step size (dual averaging) and a diagonal mass matrix;
+	// Warmup iterations per chain adapt the step size (dual averaging) and a dense mass matrix;
 	// Samples iterations per chain are kept.
 	Warmup  int `json:"warmup"`
 	Samples int `json:"samples"`
@@ -70,7 +71,7 @@ type HMCResult struct {
 // HMC samples the density with Hamiltonian Monte Carlo (Neal (2011), "MCMC using Hamiltonian
 // dynamics", Sec. 5.2): leapfrog trajectories of cfg.Leapfrog steps (the step jittered by ±10 %),
 // the step size adapted in warmup by dual averaging (Hoffman & Gelman (2014), Alg. 5) and a diagonal
-// mass matrix set to the draws' variances after the first half of warmup. Chain c starts at
+// dense mass matrix set from warmup draws (the covariance of its second and of its third quarter). Chain c starts at
 // init(c, rng). Same seed, same draws.
 func HMC(logp LogDensity, d int, init func(chain int, rng *rand.Rand) []float64, cfg HMCConfig) (*HMCResult, error) {
 	if err := cfg.Validate(); err != nil {
@@ -130,7 +131,97 @@ func HMC(logp LogDensity, d int, init func(chain int, rng *rand.Rand) []float64,
 	return res, nil
 }
 
-// runChain runs one chain: warmup (adapting), then cfg.Samples kept draws.
+// metric is HMC's mass matrix as its inverse: the momentum p ~ N(0, M), M = sigma^-1, the velocity
+// sigma p and the kinetic energy p^T sigma p / 2. It starts at the identity and is set to the
+// covariance of warmup draws (a dense metric, which also undoes correlation between weights).
+type metric struct {
+	sigma *mat.SymDense
+	l     mat.TriDense // sigma = L L^T
+}
+
+func newMetric(d int) *metric {
+	m := &metric{sigma: mat.NewSymDense(d, nil)}
+	for i := 0; i < d; i++ {
+		m.sigma.SetSym(i, i, 1)
+	}
+	var ch mat.Cholesky
+	ch.Factorize(m.sigma)
+	ch.LTo(&m.l)
+	return m
+}
+
+// setFrom sets sigma to the covariance of draws (regularised towards its diagonal as Stan does,
+// (n sigma + 1e-3 * 5 I) / (n + 5)), keeping the old one if that is not positive definite.
+func (m *metric) setFrom(draws [][]float64) {
+	d := m.sigma.SymmetricDim()
+	x := mat.NewDense(len(draws), d, nil)
+	for s, w := range draws {
+		x.SetRow(s, w)
+	}
+	var cov mat.SymDense
+	stat.CovarianceMatrix(&cov, x, nil)
+	n := float64(len(draws))
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			v := n / (n + 5) * cov.At(i, j)
+			if i == j {
+				v += 1e-3 * 5 / (n + 5)
+			}
+			cov.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(&cov) {
+		return
+	}
+	m.sigma = mat.NewSymDense(d, nil)
+	m.sigma.CopySym(&cov)
+	ch.LTo(&m.l)
+}
+
+// momentum draws p ~ N(0, sigma^-1): p = L^-T z.
+func (m *metric) momentum(p []float64, rng *rand.Rand) {
+	z := mat.NewVecDense(len(p), nil)
+	for i := range p {
+		z.SetVec(i, rng.NormFloat64())
+	}
+	pv := mat.NewVecDense(len(p), p)
+	_ = pv.SolveVec(m.l.T(), z) // L is triangular with a positive diagonal: never singular
+}
+
+// velocity writes sigma p into v.
+func (m *metric) velocity(v, p []float64) {
+	mat.NewVecDense(len(v), v).MulVec(m.sigma, mat.NewVecDense(len(p), p))
+}
+
+func (m *metric) kinetic(p []float64) float64 {
+	pv := mat.NewVecDense(len(p), p)
+	return 0.5 * mat.Inner(pv, m.sigma, pv)
+}
+
+// leapfrog runs n leapfrog steps of size eps from (w, p) with gradient grad, in place, and returns
+// the log density at the end (grad updated).
+func leapfrog(logp LogDensity, m *metric, w, p, grad, vel []float64, eps float64, n int) float64 {
+	lp := 0.0
+	for l := 0; l < n; l++ {
+		for i := range p {
+			p[i] += 0.5 * eps * grad[i]
+		}
+		m.velocity(vel, p)
+		for i := range w {
+			w[i] += eps * vel[i]
+		}
+		lp = logp(w, grad)
+		for i := range p {
+			p[i] += 0.5 * eps * grad[i]
+		}
+	}
+	return lp
+}
+
+// runChain runs one chain: warmup, then cfg.Samples kept draws. Warmup adapts the step size by dual
+// averaging throughout; the draws of its second quarter set the metric at its midpoint, and the
+// draws of its third quarter set it again at three quarters, each time restarting the step size.
 func runChain(logp LogDensity, w []float64, rng *rand.Rand, cfg HMCConfig) (draws [][]float64, accept, eps float64, err error) {
 	d := len(w)
 	grad := make([]float64, d)
@@ -138,40 +229,25 @@ func runChain(logp LogDensity, w []float64, rng *rand.Rand, cfg HMCConfig) (draw
 	if math.IsNaN(lp) || math.IsInf(lp, 0) {
 		return nil, 0, 0, fmt.Errorf("log density %v at the start", lp)
 	}
-	minv := make([]float64, d) // inverse mass: the momentum p ~ N(0, M), velocity M^-1 p
-	for i := range minv {
-		minv[i] = 1
-	}
-	eps = findStep(logp, w, grad, lp, minv, rng)
+	m := newMetric(d)
+	eps = findStep(logp, m, w, grad, lp, rng)
 	da := newDualAveraging(eps, cfg.TargetAccept)
-	half := cfg.Warmup / 2
-	var warm [][]float64
-	wn, gn, p := make([]float64, d), make([]float64, d), make([]float64, d)
+	q1, q2, q3 := cfg.Warmup/4, cfg.Warmup/2, 3*cfg.Warmup/4
+	var window [][]float64
+	wn, gn, p, vel := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 	for it := 0; it < cfg.Warmup+cfg.Samples; it++ {
 		step := eps
 		if it < cfg.Warmup {
 			step = da.step()
 		}
 		step *= 1 + 0.1*(2*rng.Float64()-1)
-		for i := range p {
-			p[i] = rng.NormFloat64() / math.Sqrt(minv[i])
-		}
-		h0 := -lp + kinetic(p, minv)
+		m.momentum(p, rng)
+		h0 := -lp + m.kinetic(p)
 		copy(wn, w)
 		copy(gn, grad)
-		lpn := 0.0
-		for l := 0; l < cfg.Leapfrog; l++ {
-			for i := range p {
-				p[i] += 0.5 * step * gn[i]
-				wn[i] += step * minv[i] * p[i]
-			}
-			lpn = logp(wn, gn)
-			for i := range p {
-				p[i] += 0.5 * step * gn[i]
-			}
-		}
+		lpn := leapfrog(logp, m, wn, p, gn, vel, step, cfg.Leapfrog)
 		a := 0.0
-		if h1 := -lpn + kinetic(p, minv); !math.IsNaN(h1) && !math.IsInf(h1, 0) {
+		if h1 := -lpn + m.kinetic(p); !math.IsNaN(h1) && !math.IsInf(h1, 0) {
 			a = math.Min(1, math.Exp(h0-h1))
 		}
 		if rng.Float64() < a {
@@ -182,20 +258,13 @@ func runChain(logp LogDensity, w []float64, rng *rand.Rand, cfg HMCConfig) (draw
 		switch {
 		case it < cfg.Warmup:
 			da.update(a)
-			if it >= half/2 && it < half {
-				warm = append(warm, append([]float64(nil), w...))
+			if it >= q1 && it < q3 {
+				window = append(window, append([]float64(nil), w...))
 			}
-			if it == half-1 && len(warm) > 10 {
-				for i := range minv {
-					xs := make([]float64, len(warm))
-					for s, v := range warm {
-						xs[s] = v[i]
-					}
-					if v := stat.Variance(xs, nil); v > 0 && !math.IsInf(v, 0) {
-						minv[i] = v
-					}
-				}
-				eps = findStep(logp, w, grad, lp, minv, rng)
+			if (it == q2-1 || it == q3-1) && len(window) > 2*d+10 {
+				m.setFrom(window)
+				window = window[:0]
+				eps = findStep(logp, m, w, grad, lp, rng)
 				da = newDualAveraging(eps, cfg.TargetAccept)
 			}
 			if it == cfg.Warmup-1 {
@@ -209,36 +278,19 @@ func runChain(logp LogDensity, w []float64, rng *rand.Rand, cfg HMCConfig) (draw
 	return draws, accept, eps, nil
 }
 
-func kinetic(p, minv []float64) float64 {
-	k := 0.0
-	for i := range p {
-		k += 0.5 * minv[i] * p[i] * p[i]
-	}
-	return k
-}
-
 // findStep is the heuristic of Hoffman & Gelman (2014), Alg. 4: double or halve the step until one
 // leapfrog step's acceptance crosses 1/2.
-func findStep(logp LogDensity, w, grad []float64, lp float64, minv []float64, rng *rand.Rand) float64 {
+func findStep(logp LogDensity, m *metric, w, grad []float64, lp float64, rng *rand.Rand) float64 {
 	d := len(w)
 	eps := 0.1
-	wn, gn, p := make([]float64, d), make([]float64, d), make([]float64, d)
+	wn, gn, p, vel := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 	logAccept := func() float64 {
-		for i := range p {
-			p[i] = rng.NormFloat64() / math.Sqrt(minv[i])
-		}
-		h0 := -lp + kinetic(p, minv)
+		m.momentum(p, rng)
+		h0 := -lp + m.kinetic(p)
 		copy(wn, w)
 		copy(gn, grad)
-		for i := range p {
-			p[i] += 0.5 * eps * gn[i]
-			wn[i] += eps * minv[i] * p[i]
-		}
-		lpn := logp(wn, gn)
-		for i := range p {
-			p[i] += 0.5 * eps * gn[i]
-		}
-		v := h0 - (-lpn + kinetic(p, minv))
+		lpn := leapfrog(logp, m, wn, p, gn, vel, eps, 1)
+		v := h0 - (-lpn + m.kinetic(p))
 		if math.IsNaN(v) {
 			return math.Inf(-1)
 		}

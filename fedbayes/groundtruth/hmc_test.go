@@ -31,7 +31,7 @@ func TestGroundTruthHMCMatchesExact(t *testing.T) {
 		}
 		return w
 	}
-	hc := HMCConfig{Chains: 4, Warmup: 400, Samples: 1000, Leapfrog: 8, TargetAccept: 0.8, Seed: 5}
+	hc := HMCConfig{Chains: 4, Warmup: 1000, Samples: 1000, Leapfrog: 8, TargetAccept: 0.8, Seed: 5}
 	res, err := HMC(logp, cfg.Dims, init, hc)
 	if err != nil {
 		t.Fatal(err)

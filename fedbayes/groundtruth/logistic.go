@@ -255,7 +255,7 @@ func cacheKey(cfg Config, hc HMCConfig) string {
 		Version int
 		Config  Config
 		HMC     HMCConfig
-	}{1, cfg, hc})
+	}{2, cfg, hc}) // bump the version when the sampler changes
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:8])
 }

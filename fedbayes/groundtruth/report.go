@@ -97,13 +97,16 @@ func Markdown(res *StudyResult, command string) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	st := res.Study
-	var regimes []Summary
+	var regimes, logistic []Summary
 	sweeps := map[string][]Summary{}
 	var sweepOrder []string
 	for _, s := range res.Summaries {
-		if s.Scenario.Group == GroupRegimes {
+		switch {
+		case s.Scenario.Group == GroupRegimes:
 			regimes = append(regimes, s)
-		} else {
+		case s.Scenario.Group == GroupLogistic:
+			logistic = append(logistic, s)
+		default:
 			if _, ok := sweeps[s.Scenario.Group]; !ok {
 				sweepOrder = append(sweepOrder, s.Scenario.Group)
 			}
@@ -115,7 +118,8 @@ func Markdown(res *StudyResult, command string) string {
 	p("Every number and every verdict below is computed from the runs; the seeds are %s.\n\n", seedList(st.Seeds))
 	writeSetting(&b, res)
 	if len(regimes) > 0 {
-		writeFindings(&b, regimes)
+		p("## Findings\n\n")
+		writeFindings(&b, regimes, true)
 		p("## The regimes, rule by rule\n\n")
 		for _, s := range regimes {
 			writeRegime(&b, s)
@@ -129,6 +133,9 @@ func Markdown(res *StudyResult, command string) string {
 		for _, g := range sweepOrder {
 			writeSweep(&b, g, sweeps[g])
 		}
+	}
+	if len(logistic) > 0 {
+		writeLogistic(&b, logistic)
 	}
 	writeNotDone(&b)
 	return b.String()
@@ -172,9 +179,8 @@ func popText(n int) string {
 	return fmt.Sprint(n)
 }
 
-func writeFindings(b *strings.Builder, regimes []Summary) {
+func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("## Findings\n\n")
 	best := map[string]int{}
 	for _, s := range regimes {
 		rows := s.Main()
@@ -296,7 +302,7 @@ func writeFindings(b *strings.Builder, regimes []Summary) {
 		me = append(me, fmt.Sprintf("%s %s–%s sd (lowest %s)", s.Scenario.Name, num(lo), num(hi), loL))
 	}
 	p("%s.", strings.Join(me, "; "))
-	if minMeanErr > 1e-6 {
+	if minMeanErr > 1e-6 && linear {
 		p(" No rule gets the exact mean in any regime (the smallest error is %s sd): a diagonal Gaussian per client drops the off-diagonal precision that the exact combination Λ⁻¹ Σ_k Λ_k m_k needs.", num(minMeanErr))
 	}
 	p("\n\n")
@@ -329,8 +335,12 @@ func tableRow(b *strings.Builder, s Summary, r Row) {
 
 func writeRegime(b *strings.Builder, s Summary) {
 	c := s.Scenario.Config
-	fmt.Fprintf(b, "### %s\n\n%d clients, %s split at h = %g, feature correlation %g; exact posterior: NLL %s, 90 %% coverage %s.\n\n",
-		s.Scenario.Name, s.Clients, c.Split, c.Heterogeneity, c.Correlation, num(s.ExactNLL), pct(s.ExactCoverage90))
+	what := "exact posterior"
+	if s.HMCDraws > 0 {
+		what = fmt.Sprintf("HMC reference (%d draws, smallest ESS %s, largest R-hat %.4f, acceptance %.2f)", s.HMCDraws, num(s.HMCMinESS), s.HMCMaxRHat, s.HMCAccept)
+	}
+	fmt.Fprintf(b, "### %s\n\n%d clients, %s split at h = %g, feature correlation %g; %s: NLL %s, 90 %% coverage %s.\n\n",
+		s.Scenario.Name, s.Clients, c.Split, c.Heterogeneity, c.Correlation, what, num(s.ExactNLL), pct(s.ExactCoverage90))
 	tableHeader(b)
 	for _, r := range s.References {
 		tableRow(b, s, r)
@@ -467,9 +477,30 @@ func writeSweep(b *strings.Builder, group string, ss []Summary) {
 	b.WriteString(".\n\n")
 }
 
+// writeLogistic writes the logistic-regression section: the setting, the findings and the tables.
+func writeLogistic(b *strings.Builder, ss []Summary) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("## Logistic regression against an HMC reference\n\n")
+	p("The same inputs and splits with labels y ~ Bernoulli(sigmoid(xᵀw)) (target skew is then label skew). No posterior is known in closed form: ")
+	p("each client sends the mean-field version (1/Λ_ii) of its Laplace approximation (Bishop (2006), Sec. 4.4), and the truth p is the Gaussian with the mean and covariance of a long HMC run on all the data ")
+	p("(Neal (2011); step size by dual averaging, Hoffman & Gelman (2014); diagnostics by BDA3, Sec. 11.4-11.5), computed once per setting and seed and cached in the results folder. ")
+	p("The HMC sampler is checked in the tests against the exact posterior of the linear problem (every mean within 4 Monte Carlo standard errors). ")
+	p("Here **cover 90** is the share of held-out inputs whose true logit xᵀw* lies in the central 90 %% interval of xᵀw, and ΔNLL is against the HMC draws' predictive.\n\n")
+	minESS, maxR := math.Inf(1), 0.0
+	for _, s := range ss {
+		minESS, maxR = math.Min(minESS, s.HMCMinESS), math.Max(maxR, s.HMCMaxRHat)
+	}
+	p("Over every logistic reference: smallest ESS %s, largest R-hat %.4f.\n\n", num(minESS), maxR)
+	p("### Findings (logistic)\n\n")
+	writeFindings(b, ss, false)
+	for _, s := range ss {
+		writeRegime(b, s)
+	}
+}
+
 func writeNotDone(b *strings.Builder) {
 	b.WriteString("## Not measured here\n\n")
-	b.WriteString("- Bayesian logistic regression and a one-hidden-layer BNN with an HMC reference posterior (issue 40) are not built yet; every number above is for the linear problem, where the truth is exact.\n")
+	b.WriteString("- A one-hidden-layer BNN with an HMC reference (issue 40) is not built; the non-Gaussian case here is logistic regression.\n")
 	b.WriteString("- FedPA and EP-MCMC (`fedbayes/predictive`) and the predictive-space methods (BCM, mixture, β-PredBayes) take client samples or predictive distributions, not the clients' diagonal Gaussians, and are not run here.\n")
 	b.WriteString("- One round only: the rules compound over rounds in training (Ozer et al. (2022), Table 4), which this page does not measure.\n")
 }

@@ -23,11 +23,17 @@ type Study struct {
 	// Rules restricts the rules (nil: every rule); PopulationSize is PPA's N.
 	Rules          []string `json:"rules,omitempty"`
 	PopulationSize int      `json:"population_size,omitempty"`
+	// HMC configures the reference of the logistic scenarios (its Seed is replaced by each problem
+	// seed); Cache is the folder of the cached references ("" for none).
+	HMC   HMCConfig `json:"hmc"`
+	Cache string    `json:"-"`
 }
 
 // The groups of DefaultStudy.
 const (
 	GroupRegimes = "regimes"
+	// GroupLogistic holds the logistic-regression regimes, measured against HMC.
+	GroupLogistic = "logistic"
 	// GroupSweepPrefix starts the name of a heterogeneity sweep's group, followed by the split.
 	GroupSweepPrefix = "sweep:"
 )
@@ -36,7 +42,7 @@ const (
 // starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
 // heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
 func DefaultStudy(base Config, seeds int) Study {
-	s := Study{}
+	s := Study{HMC: DefaultHMC()}
 	for i := 1; i <= seeds; i++ {
 		s.Seeds = append(s.Seeds, base.Seed+uint64(i-1))
 	}
@@ -49,6 +55,13 @@ func DefaultStudy(base Config, seeds int) Study {
 	add(GroupRegimes, "IID, independent features", 0, func(c *Config) { c.Split, c.Heterogeneity, c.Correlation = IID, 0, 0 })
 	for _, sp := range []Split{CovariateShift, TargetSkew, UnequalSizes, ManySmall} {
 		add(GroupRegimes, string(sp)+" (h = 1)", 1, func(c *Config) { c.Split, c.Heterogeneity = sp, 1 })
+	}
+	for _, sp := range []Split{IID, CovariateShift, TargetSkew} {
+		name, h := string(sp)+" (h = 1)", 1.0
+		if sp == IID {
+			name, h = "IID", 0
+		}
+		add(GroupLogistic, "logistic, "+name, h, func(c *Config) { c.Likelihood, c.Split, c.Heterogeneity = Logistic, sp, h })
 	}
 	for _, sp := range []Split{CovariateShift, TargetSkew} {
 		for _, h := range []float64{0, 0.25, 0.5, 0.75, 1} {
@@ -96,6 +109,12 @@ type Summary struct {
 	// References hold the floors (RefMeanFieldVI, RefMoment); Rows every rule.
 	References []Row `json:"references"`
 	Rows       []Row `json:"rows"`
+	// For a logistic scenario, the HMC references' diagnostics over seeds and weights: the smallest
+	// ESS, the largest R-hat, the mean acceptance and the number of draws per reference.
+	HMCMinESS  float64 `json:"hmc_min_ess,omitempty"`
+	HMCMaxRHat float64 `json:"hmc_max_rhat,omitempty"`
+	HMCAccept  float64 `json:"hmc_accept,omitempty"`
+	HMCDraws   int     `json:"hmc_draws,omitempty"`
 }
 
 // StudyResult holds a study and its summaries, in the order of the scenarios.
@@ -128,7 +147,18 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 			c.Seed = seed
 			o := opt
 			o.Seed = int64(seed)
-			r, err := Run(c, o)
+			var r *Result
+			var err error
+			if c.Likelihood == Logistic {
+				hc := s.HMC
+				hc.Seed = seed
+				var p *Problem
+				if p, err = Simulate(c); err == nil {
+					r, err = RunLogistic(p, o, hc, s.Cache)
+				}
+			} else {
+				r, err = Run(c, o)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: scenario %s / %s, seed %d: %w", sc.Group, sc.Name, seed, err)
 			}
@@ -156,6 +186,17 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 	for _, r := range runs {
 		sum.ExactNLL += r.ExactPredictive.NLL / n
 		sum.ExactCoverage90 += r.ExactPredictive.Coverage90 / n
+		if h := r.Reference; h != nil {
+			if sum.HMCDraws == 0 {
+				sum.HMCMinESS = math.Inf(1)
+			}
+			sum.HMCDraws = h.Config.Chains * h.Config.Samples
+			sum.HMCAccept += h.Accept / n
+			for i := range h.ESS {
+				sum.HMCMinESS = math.Min(sum.HMCMinESS, h.ESS[i])
+				sum.HMCMaxRHat = math.Max(sum.HMCMaxRHat, h.RHat[i])
+			}
+		}
 	}
 	collect := func(pick func(r *Result) []Scored, ref bool) ([]Row, error) {
 		first := pick(runs[0])

@@ -62,6 +62,8 @@ func TestGroundTruthStudy(t *testing.T) {
 	base := DefaultConfig()
 	base.Clients, base.Dims, base.PerClient, base.Test = 3, 2, 10, 50
 	st := DefaultStudy(base, 2)
+	st.HMC.Warmup, st.HMC.Samples = 200, 200
+	st.Cache = t.TempDir()
 	if _, err := RunStudy(Study{Seeds: st.Seeds}, nil); err == nil {
 		t.Error("a study without scenarios: no error")
 	}
@@ -78,7 +80,7 @@ func TestGroundTruthStudy(t *testing.T) {
 	}
 	page := Markdown(res, "fedbayes ground-truth -test")
 	for _, want := range []string{"## Findings", "### IID", "### Equal against size weights", "### covariate-shift",
-		"### many-small", "by regime count (of 6)", "`fedbayes ground-truth -test`", "Beside the papers"} {
+		"### many-small", "by regime count (of 6)", "## Logistic regression", "### logistic, IID", "by regime count (of 3)", "`fedbayes ground-truth -test`", "Beside the papers"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

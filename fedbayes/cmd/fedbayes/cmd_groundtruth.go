@@ -28,6 +28,9 @@ type groundTruthFlags struct {
 	seed          uint64
 	seeds         int
 	population    int
+	likelihood    string
+	hmcWarmup     int
+	hmcSamples    int
 	out           string
 	doc           string
 }
@@ -36,12 +39,15 @@ type groundTruthFlags struct {
 func (f groundTruthFlags) commandLine() string {
 	parts := []string{"fedbayes ground-truth"}
 	if f.split != "all" {
-		parts = append(parts, "-split "+f.split, fmt.Sprintf("-h %g", f.heterogeneity))
+		parts = append(parts, "-split "+f.split, fmt.Sprintf("-h %g", f.heterogeneity), "-likelihood "+f.likelihood)
 	}
 	parts = append(parts, fmt.Sprintf("-clients %d -dims %d -n %d -test %d -corr %g -seed %d -seeds %d",
 		f.clients, f.dims, f.perClient, f.test, f.correlation, f.seed, f.seeds))
 	if f.population != 0 {
 		parts = append(parts, fmt.Sprintf("-ppa-n %d", f.population))
+	}
+	if def := groundtruth.DefaultHMC(); f.hmcWarmup != def.Warmup || f.hmcSamples != def.Samples {
+		parts = append(parts, fmt.Sprintf("-hmc-warmup %d -hmc-samples %d", f.hmcWarmup, f.hmcSamples))
 	}
 	return strings.Join(parts, " ")
 }
@@ -60,7 +66,11 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "first seed")
 	fs.IntVar(&f.seeds, "seeds", 5, "number of seeds (seed, seed+1, ...), averaged in the tables")
 	fs.IntVar(&f.population, "ppa-n", 0, "PPA's population size N (0: 1000)")
-	fs.StringVar(&f.out, "o", filepath.Join("results", "ground-truth"), "output directory (study.json and ground-truth.md)")
+	fs.StringVar(&f.likelihood, "likelihood", "linear", "linear (exact posterior) or logistic (HMC reference), with -split other than all")
+	hmcDef := groundtruth.DefaultHMC()
+	fs.IntVar(&f.hmcWarmup, "hmc-warmup", hmcDef.Warmup, "HMC warmup iterations per chain (logistic)")
+	fs.IntVar(&f.hmcSamples, "hmc-samples", hmcDef.Samples, "HMC kept iterations per chain (logistic)")
+	fs.StringVar(&f.out, "o", filepath.Join("results", "ground-truth"), "output directory (study.json, ground-truth.md and the HMC references' cache, hmc/)")
 	fs.StringVar(&f.doc, "doc", "", "also write the findings page to this path (e.g. docs/ground-truth.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -87,12 +97,20 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 		}
 		f.split = string(sp)
 		c := base
-		c.Split, c.Heterogeneity = sp, f.heterogeneity
+		c.Split, c.Heterogeneity, c.Likelihood = sp, f.heterogeneity, groundtruth.Likelihood(f.likelihood)
+		group, name := groundtruth.GroupRegimes, fmt.Sprintf("%s (h = %g)", sp, f.heterogeneity)
+		if c.Likelihood == groundtruth.Logistic {
+			group, name = groundtruth.GroupLogistic, "logistic, "+name
+		}
 		study = groundtruth.DefaultStudy(base, f.seeds)
-		study.Scenarios = []groundtruth.Scenario{{Group: groundtruth.GroupRegimes,
-			Name: fmt.Sprintf("%s (h = %g)", sp, f.heterogeneity), X: f.heterogeneity, Config: c}}
+		study.Scenarios = []groundtruth.Scenario{{Group: group, Name: name, X: f.heterogeneity, Config: c}}
 	}
 	study.PopulationSize = f.population
+	study.HMC.Warmup, study.HMC.Samples = f.hmcWarmup, f.hmcSamples
+	study.Cache = filepath.Join(f.out, "hmc")
+	if err := study.HMC.Validate(); err != nil {
+		return err
+	}
 	// Check every scenario before running any.
 	for _, sc := range study.Scenarios {
 		if err := sc.Config.Validate(); err != nil {

@@ -37,7 +37,7 @@ func TestGroundTruthCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Ground truth", "covariate-shift (h = 0.5)", "-split covariate-shift -h 0.5", "| DWC |"} {
+	for _, want := range []string{"# Ground truth", "covariate-shift (h = 0.5)", "-split covariate-shift -h 0.5 -likelihood linear", "| DWC |"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -64,6 +64,8 @@ func TestGroundTruthCommandBadFlags(t *testing.T) {
 		{[]string{"-seeds", "0"}, "-seeds"},
 		{[]string{"-corr", "1"}, "correlation"},
 		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"-split", "iid", "-likelihood", "poisson"}, "unknown likelihood"},
+		{[]string{"-hmc-samples", "1"}, "HMC samples"},
 	} {
 		var out, errOut bytes.Buffer
 		args := append([]string{"ground-truth", "-o", t.TempDir()}, tc.args...)
@@ -71,5 +73,28 @@ func TestGroundTruthCommandBadFlags(t *testing.T) {
 		if st == 0 || st == 3 || !strings.Contains(errOut.String(), tc.want) {
 			t.Errorf("%v: status %d, stderr %q, want an error containing %q", tc.args, st, errOut.String(), tc.want)
 		}
+	}
+}
+
+// TestGroundTruthCommandLogistic runs one small logistic scenario: the page has its HMC section and
+// the reference lands in the cache, which a second run reads.
+func TestGroundTruthCommandLogistic(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"ground-truth", "-split", "iid", "-likelihood", "logistic", "-clients", "3", "-dims", "2",
+		"-n", "10", "-test", "20", "-seeds", "1", "-hmc-warmup", "100", "-hmc-samples", "100", "-o", dir}
+	var out, errOut bytes.Buffer
+	if st := runMain(args, &out, &errOut); st != 0 {
+		t.Fatalf("status %d: %s%s", st, out.String(), errOut.String())
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "ground-truth.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "## Logistic regression against an HMC reference") {
+		t.Error("page lacks the logistic section")
+	}
+	cached, _ := filepath.Glob(filepath.Join(dir, "hmc", "hmc-*.json"))
+	if len(cached) != 1 {
+		t.Errorf("HMC cache: %v", cached)
 	}
 }
