@@ -9,11 +9,12 @@ import (
 )
 
 // MainRules returns a result's rules the charts draw: the size-weighted rules and the unweighted
-// ones (Conflation, DWC), as in the findings page.
+// ones (Conflation, DWC, and the sample-based baselines when they gave a posterior), as in the
+// findings page.
 func (r *Result) MainRules() []Scored {
 	var out []Scored
 	for _, s := range r.Rules {
-		if s.Weighting != Equal {
+		if s.Weighting != Equal && s.Failed == "" {
 			out = append(out, s)
 		}
 	}

@@ -15,6 +15,8 @@ type Scored struct {
 	Weighting Weighting `json:"weighting,omitempty"`
 	Q         Diagonal  `json:"q"`
 	Distances Distances `json:"distances"`
+	// Failed says why a baseline gave no posterior (Q and Distances are then empty).
+	Failed string `json:"failed,omitempty"`
 }
 
 // The reference labels of Result.References.
@@ -128,6 +130,23 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 			return nil, fmt.Errorf("groundtruth: %s: %w", a.Label(), err)
 		}
 		res.Rules = append(res.Rules, Scored{Label: a.Label(), Rule: string(a.Rule), Weighting: a.Weighting, Q: a.Q, Distances: dist})
+	}
+	if opt.Samples > 0 {
+		qs, failed, err := sampleBaselines(full, res.Sizes, p.Model.Prior, opt.Samples, uint64(opt.Seed))
+		if err != nil {
+			return nil, err
+		}
+		for _, label := range []string{LabelEPMCMC, LabelFedPA} {
+			if msg, bad := failed[label]; bad {
+				res.Rules = append(res.Rules, Scored{Label: label, Rule: label, Failed: msg})
+				continue
+			}
+			dist, err := Compare(qs[label], exact, p.Model.NoiseVar, p.Test)
+			if err != nil {
+				return nil, fmt.Errorf("groundtruth: %s: %w", label, err)
+			}
+			res.Rules = append(res.Rules, Scored{Label: label, Rule: label, Q: qs[label], Distances: dist})
+		}
 	}
 	return res, nil
 }

@@ -34,8 +34,12 @@ func (s Summary) reference(label string) Row {
 	return Row{}
 }
 
-// Verdict is the page's word for a rule in a scenario: "recovers", "near", "far" or "point mass".
+// Verdict is the page's word for a rule in a scenario: "recovers", "near", "far", "point mass", or
+// "failed" when it gave no posterior in any seed.
 func (s Summary) Verdict(row Row) string {
+	if row.failedAll() {
+		return "failed"
+	}
 	e := s.Excess(row)
 	switch {
 	case math.IsInf(e, 1):
@@ -57,6 +61,20 @@ func Confidence(row Row) string {
 		return "under-confident"
 	}
 	return ""
+}
+
+// failedAll reports whether the row's method gave no posterior in any seed.
+func (r Row) failedAll() bool { return r.Failed > 0 && r.Failed >= r.Seeds }
+
+// usable returns the rows with a posterior in every seed, which the findings rank.
+func usable(rows []Row) []Row {
+	var out []Row
+	for _, r := range rows {
+		if r.Failed == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Main returns the rows the page discusses: the size-weighted rules (FVBWA, Fischer et al. (2024),
@@ -160,6 +178,11 @@ func writeSetting(b *strings.Builder, res *StudyResult) {
 	p("(Neiswanger et al. 2014; Hasan (2023), Eq. 2.13; Al-Shedivat et al. 2021, Sec. 3), checked in the tests against a centralised fit on all the data to 1e-9.\n\n")
 	p("Each client sends what mean-field variational inference would learn from its exact posterior: the exact means and the variances 1/Λ_k,ii (Λ_k its precision), the diagonal Gaussian closest to it in KL(q ‖ p_k). ")
 	p("Every parameter-space rule of `fedbayes/aggregate` (docs/aggregation.md; aliases NWA = EAA, WS = GAA, WC = CF) combines them once, parameter by parameter (`aggregate.Scalar`); DWC takes the prior as the previous global (Fischer et al. (2024), Eq. 17), PPA draws %s samples.\n\n", popText(res.Study.PopulationSize))
+	if res.Study.Samples > 0 {
+		p("Two sample-based one-round baselines of `fedbayes/predictive` run on %d draws from each client's exact posterior (a client with a perfect sampler): ", res.Study.Samples)
+		p("**EP-MCMC** (Neiswanger et al. 2014; Hasan (2023), Eq. 2.13) summarises each client's draws by their means and variances and divides the product by the prior K − 1 times; ")
+		p("**FedPA** (Al-Shedivat et al. 2021) takes one server step from the prior mean with its defaults (shrinkage ρ = %g, server step size 1), a point estimate.\n\n", predictiveFedPARho())
+	}
 	p("Splits (h the heterogeneity): **covariate shift** moves and rescales each client's inputs (x = c_k + D_k z, c_k = 2h g_k, D_k = diag(exp(h a_k)), g_k, a_k ~ N(0, I)); ")
 	p("**target skew** deals the examples out sorted by the key h·rank(y)/N + (1 − h)·u; **unequal sizes** gives client k a share ∝ k^(−2h) of the same total; ")
 	p("**many small** spreads the same total over 1 + round(9h) times as many clients.\n\n")
@@ -183,7 +206,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	best := map[string]int{}
 	for _, s := range regimes {
-		rows := s.Main()
+		rows := usable(s.Main())
 		sorted := append([]Row(nil), rows...)
 		sort.SliceStable(sorted, func(i, j int) bool { return s.Excess(sorted[i]) < s.Excess(sorted[j]) })
 		top := sorted[0]
@@ -239,8 +262,14 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 				hi = r
 			}
 		}
-		p("90 %% coverage runs from %s (%s) to %s (%s); the exact posterior's is %s.\n",
+		p("90 %% coverage runs from %s (%s) to %s (%s); the exact posterior's is %s.",
 			pct(lo.Coverage90), lo.Label, pct(hi.Coverage90), hi.Label, pct(s.ExactCoverage90))
+		for _, r := range s.Main() {
+			if r.Failed > 0 {
+				p(" %s gave no posterior in %d of %d seeds (%s) and is left out of this paragraph.", r.Label, r.Failed, r.Seeds, r.FailedReason)
+			}
+		}
+		p("\n")
 	}
 	var labels []string
 	for l := range best {
@@ -260,7 +289,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	over, under := map[string]int{}, map[string]int{}
 	var order []string
 	for i, s := range regimes {
-		for _, r := range s.Main() {
+		for _, r := range usable(s.Main()) {
 			if i == 0 {
 				order = append(order, r.Label)
 			}
@@ -292,7 +321,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	for _, s := range regimes {
 		lo, hi := math.Inf(1), 0.0
 		var loL string
-		for _, r := range s.Main() {
+		for _, r := range usable(s.Main()) {
 			if r.MeanErrorSD < lo {
 				lo, loL = r.MeanErrorSD, r.Label
 			}
@@ -303,7 +332,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	}
 	p("%s.", strings.Join(me, "; "))
 	if minMeanErr > 1e-6 && linear {
-		p(" No rule gets the exact mean in any regime (the smallest error is %s sd): a diagonal Gaussian per client drops the off-diagonal precision that the exact combination Λ⁻¹ Σ_k Λ_k m_k needs.", num(minMeanErr))
+		p(" No method gets the exact mean in any regime (the smallest error is %s sd); the parameter-space rules see one diagonal Gaussian per client, which drops the off-diagonal precision that the exact combination Λ⁻¹ Σ_k Λ_k m_k needs.", num(minMeanErr))
 	}
 	p("\n\n")
 }
@@ -321,11 +350,18 @@ func tableHeader(b *strings.Builder) {
 }
 
 func tableRow(b *strings.Builder, s Summary, r Row) {
+	if r.failedAll() {
+		fmt.Fprintf(b, "| %s | — | — | — | — | — | — | — | failed in all %d seeds: %s |\n", r.Label, r.Seeds, r.FailedReason)
+		return
+	}
 	verdict := "floor"
 	if !r.Reference {
 		verdict = s.Verdict(r)
 		if c := Confidence(r); c != "" && verdict != "point mass" {
 			verdict += ", " + c
+		}
+		if r.Failed > 0 {
+			verdict += fmt.Sprintf(" (no posterior in %d of %d seeds: %s)", r.Failed, r.Seeds, r.FailedReason)
 		}
 	}
 	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s (%s–%s) | %s | %s | %s |\n", r.Label,
@@ -442,6 +478,7 @@ func writeSweep(b *strings.Builder, group string, ss []Summary) {
 	for i, r := range labels {
 		fmt.Fprintf(b, "| %s |", r.Label)
 		var vals []float64
+		anyFailed := false
 		for _, s := range ss {
 			var row Row
 			if i < len(s.References) {
@@ -450,10 +487,15 @@ func writeSweep(b *strings.Builder, group string, ss []Summary) {
 				row = s.Main()[i-len(s.References)]
 			}
 			vals = append(vals, float64(row.KLFromTruth))
+			if row.Failed > 0 {
+				anyFailed = true
+				fmt.Fprintf(b, " — (no posterior in %d of %d seeds) |", row.Failed, row.Seeds)
+				continue
+			}
 			fmt.Fprintf(b, " %s |", num(float64(row.KLFromTruth)))
 		}
 		b.WriteString("\n")
-		if r.Reference || math.IsInf(vals[0], 1) {
+		if r.Reference || math.IsInf(vals[0], 1) || anyFailed {
 			continue
 		}
 		up, down := true, true
@@ -501,7 +543,7 @@ func writeLogistic(b *strings.Builder, ss []Summary) {
 func writeNotDone(b *strings.Builder) {
 	b.WriteString("## Not measured here\n\n")
 	b.WriteString("- A one-hidden-layer BNN with an HMC reference (issue 40) is not built; the non-Gaussian case here is logistic regression.\n")
-	b.WriteString("- FedPA and EP-MCMC (`fedbayes/predictive`) and the predictive-space methods (BCM, mixture, β-PredBayes) take client samples or predictive distributions, not the clients' diagonal Gaussians, and are not run here.\n")
+	b.WriteString("- FedPA and EP-MCMC (`fedbayes/predictive`) run on draws from each client's exact posterior in the linear scenarios only (a client with a perfect sampler); not in the logistic ones, which would need an HMC run per client. The predictive-space methods (BCM, mixture, β-PredBayes) take client predictive distributions from trained models and are not run here.\n")
 	b.WriteString("- One round only: the rules compound over rounds in training (Ozer et al. (2022), Table 4), which this page does not measure.\n")
 }
 

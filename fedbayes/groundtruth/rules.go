@@ -46,6 +46,9 @@ type RuleOptions struct {
 	// with Seed + i.
 	PopulationSize int
 	Seed           int64
+	// Samples, when positive, also runs the sample-based one-round baselines EP-MCMC and FedPA of
+	// package predictive on that many draws from each client's exact posterior (linear problems).
+	Samples int
 }
 
 // ApplyRules aggregates the clients' diagonal Gaussians with every rule, one parameter at a time

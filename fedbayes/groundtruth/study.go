@@ -27,6 +27,9 @@ type Study struct {
 	// seed); Cache is the folder of the cached references ("" for none).
 	HMC   HMCConfig `json:"hmc"`
 	Cache string    `json:"-"`
+	// Samples is the number of draws per client of the sample-based baselines EP-MCMC and FedPA in
+	// the linear scenarios (0: not run).
+	Samples int `json:"samples,omitempty"`
 }
 
 // The groups of DefaultStudy.
@@ -42,7 +45,7 @@ const (
 // starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
 // heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
 func DefaultStudy(base Config, seeds int) Study {
-	s := Study{HMC: DefaultHMC()}
+	s := Study{HMC: DefaultHMC(), Samples: 1000}
 	for i := 1; i <= seeds; i++ {
 		s.Seeds = append(s.Seeds, base.Seed+uint64(i-1))
 	}
@@ -83,6 +86,11 @@ type Row struct {
 	Weighting Weighting `json:"weighting,omitempty"`
 	// Reference marks the best diagonal Gaussians of the exact posterior (the floors).
 	Reference bool `json:"reference,omitempty"`
+	// Failed counts the seeds where a baseline gave no posterior, with the first reason; the
+	// numbers are then the means over the other seeds (all 0 when every seed failed).
+	Failed       int    `json:"failed,omitempty"`
+	FailedReason string `json:"failed_reason,omitempty"`
+	Seeds        int    `json:"seeds"`
 	// Means over seeds of Distances' fields (KL +Inf when a seed's is); VarRatio is the geometric
 	// mean over seeds of the per-seed geometric means, VarRatioMin and VarRatioMax the extremes over
 	// seeds and parameters; NLLExcess is the NLL minus the exact posterior's.
@@ -131,7 +139,7 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 	if len(s.Scenarios) == 0 {
 		return nil, fmt.Errorf("groundtruth: study without scenarios")
 	}
-	opt := RuleOptions{PopulationSize: s.PopulationSize}
+	opt := RuleOptions{PopulationSize: s.PopulationSize, Samples: s.Samples}
 	for _, name := range s.Rules {
 		r, err := parseRule(name)
 		if err != nil {
@@ -203,12 +211,33 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 		rows := make([]Row, len(first))
 		for i, s := range first {
 			row := Row{Label: s.Label, Rule: s.Rule, Weighting: s.Weighting, Reference: ref,
-				VarRatioMin: math.Inf(1)}
-			logRatio := 0.0
+				VarRatioMin: math.Inf(1), Seeds: len(runs)}
+			ok := 0.0
 			for _, r := range runs {
 				list := pick(r)
 				if len(list) != len(first) || list[i].Label != s.Label {
 					return nil, fmt.Errorf("groundtruth: runs of %s have different rules", sc.Name)
+				}
+				if list[i].Failed != "" {
+					if row.Failed == 0 {
+						row.FailedReason = list[i].Failed
+					}
+					row.Failed++
+				} else {
+					ok++
+				}
+			}
+			if ok == 0 {
+				rows[i] = Row{Label: s.Label, Rule: s.Rule, Weighting: s.Weighting, Failed: row.Failed,
+					FailedReason: row.FailedReason, Seeds: len(runs)}
+				continue
+			}
+			n := ok
+			logRatio := 0.0
+			for _, r := range runs {
+				list := pick(r)
+				if list[i].Failed != "" {
+					continue
 				}
 				d := list[i].Distances
 				row.KLToTruth += d.KLToTruth / Value(n)

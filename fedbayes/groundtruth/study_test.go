@@ -33,6 +33,18 @@ func TestGroundTruthVerdicts(t *testing.T) {
 			t.Errorf("%+v: confidence %q, want %q", tc, c, tc.conf)
 		}
 	}
+	failed := Row{Label: "EP-MCMC", Failed: 2, Seeds: 2, FailedReason: "precision not positive"}
+	if v := s.Verdict(failed); v != "failed" {
+		t.Errorf("a baseline that failed in every seed: verdict %q", v)
+	}
+	var b strings.Builder
+	tableRow(&b, s, failed)
+	if !strings.Contains(b.String(), "failed in all 2 seeds: precision not positive") {
+		t.Errorf("table row of a failed baseline: %s", b.String())
+	}
+	if got := usable([]Row{failed, {Label: "x", Seeds: 2}}); len(got) != 1 || got[0].Label != "x" {
+		t.Errorf("usable rows: %+v", got)
+	}
 }
 
 // TestGroundTruthCovariateShiftAtZero checks that covariate shift at h = 0 draws the IID problem.
