@@ -114,8 +114,8 @@ reproduce: tools charts data ## run the papers' presets (BUDGET=medium|reduced|f
 	$(BUILD)/bin/fedbayes reproduce -budget $${BUDGET:-medium} -jobs $${JOBS:-2} $${PAPERS:+-papers $$PAPERS} $${PRESETS:+-presets $$PRESETS} $${REPORT_ONLY:+-report-only} \
 	  -results $${RESULTS:-results/reproduce-$${BUDGET:-medium}} -records "$${RECORDS-docs/reproduction/records}" -o $${OUT:-docs/reproduction.md}
 
-ground-truth: ## every aggregation rule against the exact global posterior (Bayesian linear regression, one round): writes docs/ground-truth.md and results/ground-truth/ (seconds)
-	$(GO) run ./fedbayes/cmd/fedbayes ground-truth -o results/ground-truth -doc docs/ground-truth.md
+ground-truth: tools ## every aggregation rule against the exact global posterior (linear regression) and an HMC reference (logistic), one round: docs/ground-truth.md and results/ground-truth/ (about a minute; HMC cached)
+	$(BIN)/fedbayes ground-truth -o results/ground-truth -doc docs/ground-truth.md
 
 bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary line per benchmark
 	@mkdir -p $(BUILD)

@@ -193,6 +193,7 @@ func writeSetting(b *strings.Builder, res *StudyResult) {
 	p("- **mean err** is the root mean square over weights of (m_q − m_p)/σ_p, the error of the mean in exact posterior standard deviations.\n")
 	p("- **var ratio** is the geometric mean over weights (and seeds) of v_q,i / Σ_ii, the rule's variance over the exact marginal variance, with its range over weights and seeds: below %g over-confident, above %g under-confident.\n", OverConfident, UnderConfident)
 	p("- **ΔNLL** is the held-out predictive NLL minus the exact posterior's (nats per example); **cover 90** the share of held-out targets inside the 90 %% predictive interval.\n")
+	p("- `results/ground-truth/study.json` holds every number per seed, and per weight (KL both ways, W2 and variance ratio of each marginal).\n")
 	p("- The two **floors** are the best any diagonal Gaussian can do: the global mean-field VI (closest in KL(q ‖ p)) and the global marginals (closest in KL(p ‖ q)). ")
 	p("A rule's **excess** is the larger of its KL(q ‖ p) above the first and its KL(p ‖ q) above the second; the verdict is *recovers* at most %g nat, *near* at most %g nat, *far* beyond.\n\n", RecoverNats, NearNats)
 }
