@@ -123,6 +123,8 @@ type Summary struct {
 	HMCMaxRHat float64 `json:"hmc_max_rhat,omitempty"`
 	HMCAccept  float64 `json:"hmc_accept,omitempty"`
 	HMCDraws   int     `json:"hmc_draws,omitempty"`
+	// Runs are the scenario's results, one per seed (every number per weight is there).
+	Runs []*Result `json:"runs"`
 }
 
 // StudyResult holds a study and its summaries, in the order of the scenarios.
@@ -189,7 +191,7 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 	if len(runs) == 0 {
 		return Summary{}, fmt.Errorf("groundtruth: no runs to summarise")
 	}
-	sum := Summary{Scenario: sc, Clients: len(runs[0].Sizes)}
+	sum := Summary{Scenario: sc, Clients: len(runs[0].Sizes), Runs: runs}
 	n := float64(len(runs))
 	for _, r := range runs {
 		sum.ExactNLL += r.ExactPredictive.NLL / n
