@@ -49,8 +49,13 @@ func newHealthTracker(init *posterior.Posterior, cfg models.Config) (*healthTrac
 }
 
 // record adds the health metrics of a round (results.HealthMetrics) to out: global is the round's
-// global model, received the one the clients started from, out the clients' trained posteriors.
+// global model, received the one the clients started from, out the clients' trained posteriors. It adds
+// none when the clients' models carry no log-variances (clients that sample a deterministic net while
+// the server builds a Gaussian): there is no local training of variances to measure.
 func (h *healthTracker) record(global, received *posterior.Posterior, local localOutcome, m map[string]float64) error {
+	if !hasLogVars(local) {
+		return nil
+	}
 	g, err := h.newHealth()
 	if err != nil {
 		return err
@@ -191,4 +196,20 @@ func (h *healthTracker) localHealth(received *posterior.Posterior, local localOu
 // newHealth is the accumulator with the recorded threshold and the model's clamp range.
 func (h *healthTracker) newHealth() (*metrics.Health, error) {
 	return metrics.NewHealth(metrics.DefaultMovedThreshold, h.lo, h.hi)
+}
+
+// hasLogVars reports whether the clients' trained models carry log-variances.
+func hasLogVars(local localOutcome) bool {
+	clients := local.clients
+	if local.stacked != nil {
+		clients = []*posterior.Posterior{local.stacked}
+	}
+	for _, c := range clients {
+		for _, q := range c.Params {
+			if q.LogVar != nil {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -81,7 +81,7 @@ const (
 	// global model): the question does not arise.
 	HealthNotVariational HealthState = "not-variational"
 	// HealthUnmeasured: the run records a spread but no health metrics (recorded before they
-	// existed): whether its variances learned is unknown.
+	// existed, or its clients' models carry no variances): whether its variances learned is unknown.
 	HealthUnmeasured HealthState = "unmeasured"
 )
 
@@ -162,7 +162,7 @@ func RowHealth(rows []Row) Health {
 	h.SpreadEnd = last.Metrics[Spread]
 	if _, ok := last.Metrics[VarMoved]; !ok {
 		h.State = HealthUnmeasured
-		h.Message = "posterior health was not recorded (a run from before fedbayes measured it): whether the variances learned is unknown"
+		h.Message = "posterior health was not recorded (a run from before fedbayes measured it, or whose clients carry no variances): whether the variances learned is unknown"
 		return h
 	}
 	for _, r := range rows {
