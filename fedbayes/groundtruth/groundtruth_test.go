@@ -341,6 +341,8 @@ func TestGroundTruthBadInput(t *testing.T) {
 		{"noise", func(c *Config) { c.NoiseVar = 0 }, "noise"},
 		{"prior", func(c *Config) { c.PriorVar = math.Inf(1) }, "prior"},
 		{"correlation", func(c *Config) { c.Correlation = 1 }, "correlation"},
+		{"too much data", func(c *Config) { c.Clients, c.PerClient = 10000, 1_000_000 }, "at most 10000000 examples"},
+		{"likelihood", func(c *Config) { c.Likelihood = "poisson" }, "unknown likelihood"},
 		{"many small", func(c *Config) { c.Split, c.Heterogeneity, c.PerClient = ManySmall, 1, 3 }, "at least 10 examples"},
 	} {
 		c := ok

@@ -183,7 +183,7 @@ func writeSetting(b *strings.Builder, res *StudyResult) {
 	if res.Study.Samples > 0 {
 		p("Two sample-based one-round baselines of `fedbayes/predictive` run on %d draws from each client's exact posterior (a client with a perfect sampler): ", res.Study.Samples)
 		p("**EP-MCMC** (Neiswanger et al. 2014; Hasan (2023), Eq. 2.13) summarises each client's draws by their means and variances and divides the product by the prior K − 1 times; ")
-		p("**FedPA** (Al-Shedivat et al. 2021) takes one server step from the prior mean with its defaults (shrinkage ρ = %g, server step size 1), a point estimate.\n\n", predictiveFedPARho())
+		p("**FedPA** (Al-Shedivat et al. 2021) takes one server step from the prior mean x0 = 0 with its defaults (shrinkage ρ = %g, server step size 1), x = x0 − Σ_k q_k Σ_k⁻¹ (x0 − μ_k) with Σ_k the clients' shrunk sample covariances (`predictive.FedPA`), a point estimate.\n\n", predictiveFedPARho())
 	}
 	p("Splits (h the heterogeneity): **covariate shift** moves and rescales each client's inputs (x = c_k + D_k z, c_k = 2h g_k, D_k = diag(exp(h a_k)), g_k, a_k ~ N(0, I)); ")
 	p("**target skew** deals the examples out sorted by the key h·rank(y)/N + (1 − h)·u; **unequal sizes** gives client k a share ∝ k^(−2h) of the same total; ")

@@ -110,6 +110,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("groundtruth: dims %d: want 1 to 500", c.Dims)
 	case c.PerClient < 1 || c.PerClient > 1_000_000:
 		return fmt.Errorf("groundtruth: examples per client %d: want 1 to 1000000", c.PerClient)
+	case c.Clients*c.PerClient > 10_000_000:
+		return fmt.Errorf("groundtruth: %d clients of %d examples: at most 10000000 examples in all", c.Clients, c.PerClient)
 	case c.Test < 1 || c.Test > 10_000_000:
 		return fmt.Errorf("groundtruth: held-out examples %d: want 1 to 10000000", c.Test)
 	case !(c.NoiseVar > 0) || math.IsInf(c.NoiseVar, 0):
