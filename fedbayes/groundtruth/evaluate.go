@@ -64,6 +64,8 @@ type Result struct {
 	References []Scored `json:"references"`
 	// Rules holds every rule's aggregate, in the order of ApplyRules.
 	Rules []Scored `json:"rules"`
+	// PredictiveRules are the predictive-space methods (RuleOptions.PredictiveSpace).
+	PredictiveRules []PredictiveScored `json:"predictive_rules,omitempty"`
 	// Reference is the HMC run behind Exact for a logistic problem (nil for the linear one, whose
 	// Exact is exact).
 	Reference *HMCResult `json:"reference,omitempty"`
@@ -130,6 +132,11 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 			return nil, fmt.Errorf("groundtruth: %s: %w", a.Label(), err)
 		}
 		res.Rules = append(res.Rules, Scored{Label: a.Label(), Rule: string(a.Rule), Weighting: a.Weighting, Q: a.Q, Distances: dist})
+	}
+	if opt.PredictiveSpace {
+		if res.PredictiveRules, err = predictiveSpace(p, full, exact); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Samples > 0 {
 		qs, failed, err := sampleBaselines(full, res.Sizes, p.Model.Prior, opt.Samples, uint64(opt.Seed))

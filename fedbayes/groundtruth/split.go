@@ -141,7 +141,12 @@ type Problem struct {
 	WTrue   []float64
 	Clients []Data
 	Test    Data
+	// Server is a labelled server set of ServerExamples examples from the pooled distribution.
+	Server Data
 }
+
+// ServerExamples is the size of the server's labelled set of every problem.
+const ServerExamples = 200
 
 // Sizes returns the clients' numbers of examples.
 func (p *Problem) Sizes() []int {
@@ -261,19 +266,25 @@ func Simulate(cfg Config) (*Problem, error) {
 	for _, n := range sizes {
 		total += n
 	}
-	test := Data{X: mat.NewDense(cfg.Test, d, nil), Y: make([]float64, cfg.Test)}
-	for i := 0; i < cfg.Test; i++ {
-		r := rng.IntN(total)
-		k := 0
-		for r >= sizes[k] {
-			r -= sizes[k]
-			k++
+	pooled := func(n int) Data {
+		out := Data{X: mat.NewDense(n, d, nil), Y: make([]float64, n)}
+		for i := 0; i < n; i++ {
+			r := rng.IntN(total)
+			k := 0
+			for r >= sizes[k] {
+				r -= sizes[k]
+				k++
+			}
+			one := draw(in[k], 1)
+			out.X.SetRow(i, one.X.RawRowView(0))
+			out.Y[i] = one.Y[0]
 		}
-		one := draw(in[k], 1)
-		test.X.SetRow(i, one.X.RawRowView(0))
-		test.Y[i] = one.Y[0]
+		return out
 	}
-	p.Test = test
+	p.Test = pooled(cfg.Test)
+	// The server's labelled set, drawn after the held-out one (so that it leaves those draws as
+	// they were): beta-PredBayes fits its beta on it (Hasan (2023), Eq. 4.11).
+	p.Server = pooled(ServerExamples)
 	return p, nil
 }
 

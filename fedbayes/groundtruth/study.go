@@ -30,6 +30,8 @@ type Study struct {
 	// Samples is the number of draws per client of the sample-based baselines EP-MCMC and FedPA in
 	// the linear scenarios (0: not run).
 	Samples int `json:"samples,omitempty"`
+	// PredictiveSpace runs the BCM, the mixture and beta-PredBayes in the linear scenarios.
+	PredictiveSpace bool `json:"predictive_space,omitempty"`
 }
 
 // The groups of DefaultStudy.
@@ -45,7 +47,7 @@ const (
 // starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
 // heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
 func DefaultStudy(base Config, seeds int) Study {
-	s := Study{HMC: DefaultHMC(), Samples: 1000}
+	s := Study{HMC: DefaultHMC(), Samples: 1000, PredictiveSpace: true}
 	for i := 1; i <= seeds; i++ {
 		s.Seeds = append(s.Seeds, base.Seed+uint64(i-1))
 	}
@@ -123,8 +125,23 @@ type Summary struct {
 	HMCMaxRHat float64 `json:"hmc_max_rhat,omitempty"`
 	HMCAccept  float64 `json:"hmc_accept,omitempty"`
 	HMCDraws   int     `json:"hmc_draws,omitempty"`
+	// PredRows are the predictive-space methods, averaged over seeds (linear scenarios).
+	PredRows []PredRow `json:"pred_rows,omitempty"`
 	// Runs are the scenario's results, one per seed (every number per weight is there).
 	Runs []*Result `json:"runs"`
+}
+
+// PredRow is a predictive-space method averaged over a scenario's seeds: the means of
+// PredictiveScored's fields (VarRatio the geometric mean), NLLExcess the NLL minus the exact
+// posterior's.
+type PredRow struct {
+	Label       string  `json:"label"`
+	Beta        float64 `json:"beta"`
+	KLToTruth   float64 `json:"kl_q_p"`
+	KLFromTruth float64 `json:"kl_p_q"`
+	VarRatio    float64 `json:"var_ratio"`
+	NLLExcess   float64 `json:"nll_excess"`
+	Coverage90  float64 `json:"coverage90"`
 }
 
 // StudyResult holds a study and its summaries, in the order of the scenarios.
@@ -141,7 +158,7 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 	if len(s.Scenarios) == 0 {
 		return nil, fmt.Errorf("groundtruth: study without scenarios")
 	}
-	opt := RuleOptions{PopulationSize: s.PopulationSize, Samples: s.Samples}
+	opt := RuleOptions{PopulationSize: s.PopulationSize, Samples: s.Samples, PredictiveSpace: s.PredictiveSpace}
 	for _, name := range s.Rules {
 		r, err := parseRule(name)
 		if err != nil {
@@ -257,6 +274,24 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 			rows[i] = row
 		}
 		return rows, nil
+	}
+	for i, first := range runs[0].PredictiveRules {
+		row := PredRow{Label: first.Label}
+		logRatio := 0.0
+		for _, r := range runs {
+			if len(r.PredictiveRules) != len(runs[0].PredictiveRules) || r.PredictiveRules[i].Label != first.Label {
+				return Summary{}, fmt.Errorf("groundtruth: runs of %s have different predictive-space methods", sc.Name)
+			}
+			q := r.PredictiveRules[i]
+			row.Beta += q.Beta / n
+			row.KLToTruth += q.KLToTruth / n
+			row.KLFromTruth += q.KLFromTruth / n
+			logRatio += math.Log(q.VarRatio) / n
+			row.NLLExcess += (q.Predictive.NLL - r.ExactPredictive.NLL) / n
+			row.Coverage90 += q.Predictive.Coverage90 / n
+		}
+		row.VarRatio = math.Exp(logRatio)
+		sum.PredRows = append(sum.PredRows, row)
 	}
 	var err error
 	if sum.References, err = collect(func(r *Result) []Scored { return r.References }, true); err != nil {
