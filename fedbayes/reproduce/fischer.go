@@ -129,7 +129,7 @@ func accOf(rs runSet, variant string) stat {
 // spread under train-size and maximum-discrepancy weights agrees in every partition's seeds.
 func fischerFrozen(f *Finding, e1 runSet) {
 	for _, part := range e1.values("partition") {
-		if ok, why := frozenVariances(e1.where("partition", part), "NWA-TrainSize", "NWA-MaxDisc"); ok {
+		if ok, why := varianceRulesCoincide(e1.where("partition", part), "NWA-TrainSize", "NWA-MaxDisc"); ok {
 			f.notTestable(why)
 			return
 		}

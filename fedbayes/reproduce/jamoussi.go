@@ -119,7 +119,7 @@ func layerSeries(rs runSet, rule string, m metricCol) *plots.SeedSeries {
 // spreads agree for some number of Bayesian layers.
 func jamoussiFrozen(f *Finding, rs runSet) {
 	for n := 1; n <= 3; n++ {
-		if ok, why := frozenVariances(rs, fmt.Sprintf("n%d-EAA", n), fmt.Sprintf("n%d-AALV", n)); ok {
+		if ok, why := varianceRulesCoincide(rs, fmt.Sprintf("n%d-EAA", n), fmt.Sprintf("n%d-AALV", n)); ok {
 			f.notTestable(why)
 			return
 		}

@@ -40,7 +40,7 @@ func ozerFindings(get func(string) runSet) []Finding {
 			ord = append(ord, fmt.Sprintf("%s %.3g", k, vals[k]))
 		}
 		f.decide(c.checks(), "means, increasing: "+strings.Join(ord, " < "))
-		if frozen, why := frozenVariances(rs, "FVBWA-EAA", "FVBWA-AALV"); frozen {
+		if frozen, why := varianceRulesCoincide(rs, "FVBWA-EAA", "FVBWA-AALV"); frozen {
 			f.notTestable(why)
 		}
 		f.explain("with equal client variances GAA and CF both give σ²/K and AALV gives σ² (Eqs. 5, 6, 8), so the paper's " +
@@ -70,7 +70,7 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 	// default initialisation; BFL-P holds its variances at the clamp on purpose, and its EAA escapes it).
 	frozen := func(f *Finding, sets ...string) {
 		for _, set := range sets {
-			if ok, why := frozenVariances(get(set), "FVBWA-EAA", "FVBWA-AALV"); ok {
+			if ok, why := varianceRulesCoincide(get(set), "FVBWA-EAA", "FVBWA-AALV"); ok {
 				f.notTestable(why)
 				return
 			}

@@ -7,22 +7,32 @@ import (
 	"fedbayes.dev/fedbayes/results"
 )
 
-// frozenTolerance is the relative gap below which two rows' final spreads count as equal in
-// frozenVariances.
-const frozenTolerance = 1e-3
+// coincideTolerance is the relative gap below which two rows' final spreads count as equal in
+// varianceRulesCoincide.
+const coincideTolerance = 1e-3
 
-// frozenVariances says whether the variances of a setting's runs stayed at their initial value, and
-// if so why we think so, in words for the report. It is the report's one test of posterior health.
+// flatTolerance is the relative change of a run's spread, from its first recorded round to its last,
+// below which a run whose records hold no posterior health counts as one whose variances did not move.
+const flatTolerance = 0.01
+
+// varianceRulesCoincide says whether the rules that differ only in how they combine the clients'
+// variances give the same model on a setting's runs, and if so why, in words for the report. It is the
+// report's one test of posterior health.
 //
-// The runs' records do not yet hold the variances' movement per round, so it reads it off two rows
-// that average the same clients' variances in two ways, a and b (EAA's arithmetic and AALV's
-// geometric mean, or one average under two client weightings): the two agree only when every
-// client's variances are equal, which local training on different data cannot leave them unless
-// they did not move from the shared initial value. When both rows ran and their final spreads agree
-// within frozenTolerance in every seed they share, the variances did not learn. A pair missing
+// It reads it off two rows that average the same clients' variances in two ways, a and b (EAA's
+// arithmetic and AALV's geometric mean, or one average under two client weightings): they end at the
+// same learned spread only when the clients' variances are equal. When both rows ran and their final
+// spreads agree within coincideTolerance in every seed they share, the rules coincide. A pair missing
 // either row, or any seed apart, says nothing (false).
-func frozenVariances(rs runSet, a, b string) (bool, string) {
-	va, vb := rs.where("variant", a).sample(results.Spread), rs.where("variant", b).sample(results.Spread)
+//
+// The reason comes from the runs' recorded posterior health (results.RunHealth) where they hold it:
+// variances that did not move from their initial value (frozen, or held at a clamp), or variances that
+// moved alike on every client (uniform). Records from before fedbayes measured it are judged by their
+// spread: flat from the first recorded round to the last (within flatTolerance) means the variances did
+// not move.
+func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
+	ra, rb := rs.where("variant", a), rs.where("variant", b)
+	va, vb := ra.sample(results.Spread), rb.sample(results.Spread)
 	byA := map[int64]float64{}
 	for i, s := range va.Seeds {
 		byA[s] = va.Values[i]
@@ -35,13 +45,48 @@ func frozenVariances(rs runSet, a, b string) (bool, string) {
 		}
 		worst, n = math.Max(worst, math.Abs(x/vb.Values[i]-1)), n+1
 	}
-	if n == 0 || !(worst < frozenTolerance) {
+	if n == 0 || !(worst < coincideTolerance) {
 		return false, ""
 	}
-	return true, fmt.Sprintf("the posteriors did not learn: %s and %s end at the same learned spread (%s and %s, within %.0e of each other in every one of %d %s), "+
-		"which two different averages of the clients' variances give only when every client's variances are equal, that is, still at their initial value; "+
-		"the variational nets behave as deterministic ones, rules that differ in how they combine variances give the same model, "+
-		"and more rounds do not help a variance that gets no gradient to speak of",
-		a, b, rs.where("variant", a).summary(results.Spread).format(1, 4), rs.where("variant", b).summary(results.Spread).format(1, 4),
-		math.Max(worst, 1e-12), n, plural(n, "seed"))
+	same := fmt.Sprintf("%s and %s end at the same learned spread (%s and %s, within %.0e of each other in every one of %d %s), "+
+		"which two different averages of the clients' variances give only when the clients' variances are equal",
+		a, b, ra.summary(results.Spread).format(1, 4), rb.summary(results.Spread).format(1, 4), math.Max(worst, 1e-12), n, plural(n, "seed"))
+	return true, coincideReason(append(ra, rb...)) + ": " + same
+}
+
+// coincideReason says why the clients' variances were equal in runs whose variance-combining rules
+// coincide: from the recorded posterior health of the first run that holds it, else from the spread's
+// trajectory.
+func coincideReason(rs runSet) string {
+	for _, r := range rs {
+		h := results.RunHealth(r)
+		switch {
+		case h.Frozen():
+			return "the posteriors did not learn (" + h.Message + "); the variational nets behave as deterministic ones, " +
+				"rules that differ in how they combine variances give the same model, and more rounds do not help a variance that gets no gradient to speak of"
+		case h.State == results.HealthUniform:
+			return "the variances learned but alike on every client (" + h.Message + "), so rules that differ in how they combine " +
+				"the clients' variances give the same model here"
+		case h.State == results.HealthLearned:
+			return "the variances learned and the clients disagreed on them (" + h.Message + "), yet the rules end alike"
+		}
+	}
+	for _, r := range rs {
+		first, last := math.NaN(), math.NaN()
+		for _, row := range r.Rows {
+			if v, ok := row.Metrics[results.Spread]; ok {
+				if math.IsNaN(first) {
+					first = v
+				}
+				last = v
+			}
+		}
+		if first > 0 && math.Abs(last/first-1) > flatTolerance {
+			return fmt.Sprintf("the variances moved (the spread went from %.4g to %.4g in %s) but alike on every client, "+
+				"so rules that differ in how they combine the clients' variances give the same model here", first, last, r.Meta.Setting)
+		}
+	}
+	return "the posteriors did not learn: the runs' spread stayed within 1 % of its first recorded value (their records predate the " +
+		"posterior-health measures); the variational nets behave as deterministic ones, rules that differ in how they combine variances " +
+		"give the same model, and more rounds do not help a variance that gets no gradient to speak of"
 }

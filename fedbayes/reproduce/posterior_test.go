@@ -7,7 +7,7 @@ import (
 	"fedbayes.dev/fedbayes/results"
 )
 
-// TestFrozenVariances checks the frozen-variance detection on two rows' final spreads by seed.
+// TestFrozenVariances checks varianceRulesCoincide on two rows' final spreads by seed.
 func TestFrozenVariances(t *testing.T) {
 	runs := func(a, b []float64) runSet {
 		var rs runSet
@@ -32,12 +32,45 @@ func TestFrozenVariances(t *testing.T) {
 		{"no seed in common", []float64{1.3892}, nil, false},
 		{"zero spread", []float64{0, 0}, []float64{0, 0}, false},
 	} {
-		frozen, why := frozenVariances(runs(c.a, c.b), "A", "B")
+		frozen, why := varianceRulesCoincide(runs(c.a, c.b), "A", "B")
 		if frozen != c.frozen || frozen != (why != "") {
 			t.Errorf("%s: frozen %v (%q), want %v", c.name, frozen, why, c.frozen)
 		}
 		if frozen && (!strings.HasPrefix(why, "the posteriors did not learn") || strings.Contains(why, "budget")) {
 			t.Errorf("%s: reason %q must say the posteriors did not learn and not blame the budget", c.name, why)
+		}
+	}
+}
+
+// TestCoincideReason checks that the reason given for rules that coincide follows what the runs'
+// records show: the recorded posterior health where it is there, else the spread's trajectory.
+func TestCoincideReason(t *testing.T) {
+	// health is a row's posterior-health metrics: share moved and mean shift of the global variances,
+	// share at a clamp, and the clients' local movement and disagreement.
+	health := func(spread, moved, localMoved, localShift, disagreement float64) map[string]float64 {
+		return map[string]float64{results.Spread: spread, results.SpreadStart: 10.19, results.VarMoved: moved, results.VarShift: 5 * moved,
+			results.VarClamped: 0, results.VarLocalMoved: localMoved, results.VarLocalShift: localShift, results.VarDisagreement: disagreement}
+	}
+	run := func(rows ...map[string]float64) results.Run {
+		r := fakeRun("x-A", 0, map[string]string{"variant": "A"}, rows[0])
+		for i, m := range rows[1:] {
+			r.Rows = append(r.Rows, results.Row{Round: i + 2, Metrics: m})
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		run  results.Run
+		want string
+	}{
+		{"recorded: frozen", run(health(1.378, 0, 0, 0.0016, 2e-6), health(1.389, 0, 0, 0.0016, 2e-6)), "the posteriors did not learn ("},
+		{"recorded: uniform (the new defaults, 10 IID clients)", run(health(12, 0.9, 0.99, 0.09, 0.0028), health(15.98, 0.999, 0.99, 0.09, 0.0028)),
+			"the variances learned but alike on every client ("},
+		{"not recorded, spread flat", run(map[string]float64{results.Spread: 1.378}, map[string]float64{results.Spread: 1.389}), "the posteriors did not learn: the runs' spread"},
+		{"not recorded, spread moved", run(map[string]float64{results.Spread: 10.19}, map[string]float64{results.Spread: 15.98}), "the variances moved (the spread went from 10.19 to 15.98"},
+	} {
+		if got := coincideReason(runSet{c.run}); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: reason %q, want it to start with %q", c.name, got, c.want)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func ozerRuns(acc, spread map[string]float64) []results.Run {
 }
 
 // frozenRuns gives the runs' AALV rows the spread of their EAA rows, seed by seed: the signature of
-// variances that did not learn (frozenVariances).
+// variances that did not learn (varianceRulesCoincide).
 func frozenRuns(runs []results.Run) []results.Run {
 	eaa := map[string]float64{}
 	for _, r := range runs {
