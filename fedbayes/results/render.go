@@ -33,6 +33,16 @@ func headerName(col TableColumn) string {
 	return strings.Join(append(append([]string{}, col.Key...), col.Metric), " ")
 }
 
+// rowLabels is a row's key as printed: the last label followed by HealthMark when the row's posterior
+// health is flagged.
+func rowLabels(row TableRow) []string {
+	labels := append([]string{}, row.Key...)
+	if row.Health.Flagged() && len(labels) > 0 {
+		labels[len(labels)-1] += " " + HealthMark
+	}
+	return labels
+}
+
 // nbsp is the no-break space that joins "mean ± SE" in Markdown cells, so that a narrow column
 // never breaks a cell into "0.904 ±" and "0.004".
 const nbsp = "\u00a0"
@@ -63,7 +73,7 @@ func (t *Table) Markdown() string {
 	b.WriteString("\n")
 	for _, row := range t.Rows {
 		cells := make([]string, 0, len(head))
-		for _, k := range row.Key {
+		for _, k := range rowLabels(row) {
 			cells = append(cells, markdownEscaper.Replace(k))
 		}
 		for _, c := range row.Cells {
@@ -130,7 +140,7 @@ func (t *Table) LaTeX() string {
 	b.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
 	for _, row := range t.Rows {
 		cells := make([]string, 0, len(head))
-		for _, k := range row.Key {
+		for _, k := range rowLabels(row) {
 			cells = append(cells, latexEscaper.Replace(k))
 		}
 		for _, c := range row.Cells {

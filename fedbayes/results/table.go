@@ -102,7 +102,15 @@ type TableRow struct {
 	Key []string
 	// Cells are in the order of Table.Columns.
 	Cells []Cell
+	// Health is the posterior health of the row's runs that is worst for a comparison of rules that
+	// combine variances: the first flagged one (Health.Flagged) if any, else the first measured one.
+	// A flagged row's label carries HealthMark, and Note says why.
+	Health Health
 }
+
+// HealthMark follows the label of a row whose runs' variances are flagged by their posterior health
+// (frozen, held at a clamp, or alike on every client): rules that combine variances cannot differ there.
+const HealthMark = "‡"
 
 // Table is a summarised table, ready to render with Markdown or LaTeX.
 type Table struct {
@@ -186,6 +194,9 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 	for _, g := range groups {
 		r := rowIndex[strings.Join(g.Key[:nr], "\x00")]
 		c := colIndex[strings.Join(g.Key[nr:], "\x00")]
+		for _, run := range g.Runs {
+			t.Rows[r].Health = worseHealth(t.Rows[r].Health, RunHealth(run))
+		}
 		for j, m := range spec.Metrics {
 			s, sample, present, err := cellSummary(g, m.Metric)
 			if err != nil {
@@ -203,6 +214,47 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		t.markBest(j, col.Direction)
 	}
 	return t, nil
+}
+
+// worseHealth is the one of two runs' posterior health that matters more to a table: a flagged one
+// over an unflagged one, a measured one over an unmeasured or empty one; a tie keeps a.
+func worseHealth(a, b Health) Health {
+	rank := func(h Health) int {
+		switch {
+		case h.Flagged():
+			return 3
+		case h.State == HealthLearned:
+			return 2
+		case h.State == HealthUnmeasured:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// healthNote names the flagged rows of the table with why their variances cannot tell rules apart,
+// one sentence per kind of flag (the first flagged row's message); "" when no row is flagged.
+func (t *Table) healthNote() string {
+	var notes []string
+	seen := map[HealthState]bool{}
+	for _, row := range t.Rows {
+		if !row.Health.Flagged() || seen[row.Health.State] {
+			continue
+		}
+		seen[row.Health.State] = true
+		var names []string
+		for _, r := range t.Rows {
+			if r.Health.State == row.Health.State {
+				names = append(names, strings.Join(r.Key, " "))
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s %s (%s): %s.", HealthMark, strings.Join(names, ", "), row.Health.Short(), row.Health.Message))
+	}
+	return strings.Join(notes, " ")
 }
 
 // cellSummary summarises the final value of metric over the group's runs and returns the values
@@ -375,6 +427,9 @@ func (t *Table) Note() string {
 		note += " Budget: " + t.Budgets[0] + "."
 	default:
 		note += " Budgets: " + strings.Join(t.Budgets, "; ") + "."
+	}
+	if h := t.healthNote(); h != "" {
+		note += " " + h
 	}
 	return note
 }
