@@ -36,6 +36,7 @@ import torch.nn.functional as F
 torch.manual_seed(0)
 
 DATASET_SIZE = 60000
+INIT_LOGVAR = -6.0  # fedbayes's models.DefaultInitLogVar (sigma = 0.05, TFP's mean-field start; docs/models.md)
 
 
 class VarLinear(nn.Module):
@@ -44,9 +45,9 @@ class VarLinear(nn.Module):
     def __init__(self, fan_in, fan_out):
         super().__init__()
         self.w_mu = nn.Parameter(torch.randn(fan_in, fan_out) * math.sqrt(2.0 / fan_in))
-        self.w_logvar = nn.Parameter(torch.full((fan_in, fan_out), -10.0))
+        self.w_logvar = nn.Parameter(torch.full((fan_in, fan_out), INIT_LOGVAR))
         self.b_mu = nn.Parameter(torch.zeros(fan_out))
-        self.b_logvar = nn.Parameter(torch.full((fan_out,), -10.0))
+        self.b_logvar = nn.Parameter(torch.full((fan_out,), INIT_LOGVAR))
 
     def forward(self, x):
         w_var = self.w_logvar.clamp(-20, 8).exp()
