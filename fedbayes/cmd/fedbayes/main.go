@@ -81,8 +81,12 @@ func usage(w io.Writer) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	width := 0
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun `fedbayes COMMAND -h` for a command's flags.")
 }
