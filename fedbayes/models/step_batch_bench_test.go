@@ -8,16 +8,7 @@ import "testing"
 //
 //	go test ./fedbayes/models -run '^$' -bench StepB1024 -benchtime=20x -count=3
 func BenchmarkStepB1024(b *testing.B) {
-	mnist := []int{28, 28, 1}
-	for _, c := range []struct {
-		name string
-		cfg  Config
-	}{
-		{"mlp", Config{Arch: ArchMLP, InputShape: []int{784}, Hidden: []int{100}, Kind: Deterministic}},
-		{"bayes-mlp", Config{Arch: ArchMLP, InputShape: []int{784}, Hidden: []int{100}, Kind: Bayesian}},
-		{"lenet", Config{Arch: ArchLeNet, InputShape: mnist, Kind: Deterministic}},
-		{"bayes-lenet", Config{Arch: ArchLeNet, InputShape: mnist, Kind: Bayesian, BayesianLayers: 3}},
-	} {
+	for _, c := range paperNetworks() {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := c.cfg
 			cfg.NumClasses, cfg.Clients = 10, 1
