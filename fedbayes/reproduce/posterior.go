@@ -11,10 +11,6 @@ import (
 // varianceRulesCoincide.
 const coincideTolerance = 1e-3
 
-// flatTolerance is the relative change of a run's spread, from its first recorded round to its last,
-// below which a run whose records hold no posterior health counts as one whose variances did not move.
-const flatTolerance = 0.01
-
 // varianceRulesCoincide says whether the rules that differ only in how they combine the clients'
 // variances give the same model on a setting's runs, and if so why, in words for the report. It is the
 // report's one test of posterior health.
@@ -27,9 +23,8 @@ const flatTolerance = 0.01
 //
 // The reason comes from the runs' recorded posterior health (results.RunHealth) where they hold it:
 // variances that did not move from their initial value (frozen, or held at a clamp), or variances that
-// moved alike on every client (uniform). Records from before fedbayes measured it are judged by their
-// spread: flat from the first recorded round to the last (within flatTolerance) means the variances did
-// not move.
+// moved alike on every client (uniform). Records from before fedbayes measured it cannot tell the two
+// apart; the reason then says so and gives the spread's first and last recorded values.
 func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
 	ra, rb := rs.where("variant", a), rs.where("variant", b)
 	va, vb := ra.sample(results.Spread), rb.sample(results.Spread)
@@ -55,8 +50,8 @@ func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
 }
 
 // coincideReason says why the clients' variances were equal in runs whose variance-combining rules
-// coincide: from the recorded posterior health of the first run that holds it, else from the spread's
-// trajectory.
+// coincide: from the recorded posterior health of the first run that holds it, else with the spread's
+// first and last recorded values.
 func coincideReason(rs runSet) string {
 	for _, r := range rs {
 		h := results.RunHealth(r)
@@ -81,12 +76,12 @@ func coincideReason(rs runSet) string {
 				last = v
 			}
 		}
-		if first > 0 && math.Abs(last/first-1) > flatTolerance {
-			return fmt.Sprintf("the variances moved (the spread went from %.4g to %.4g in %s) but alike on every client, "+
+		if first > 0 {
+			return fmt.Sprintf("the clients' variances were equal (the records predate the posterior-health measures, so whether they stayed at "+
+				"their initial value or moved alike is not recorded; the spread went from %.4g in the first recorded round to %.4g in %s), "+
 				"so rules that differ in how they combine the clients' variances give the same model here", first, last, r.Meta.Setting)
 		}
 	}
-	return "the posteriors did not learn: the runs' spread stayed within 1 % of its first recorded value (their records predate the " +
-		"posterior-health measures); the variational nets behave as deterministic ones, rules that differ in how they combine variances " +
-		"give the same model, and more rounds do not help a variance that gets no gradient to speak of"
+	return "the clients' variances were equal (the records predate the posterior-health measures), so rules that differ in how they " +
+		"combine the clients' variances give the same model here"
 }
