@@ -1,0 +1,264 @@
+package groundtruth
+
+import (
+	"fmt"
+	"math"
+
+	"fedbayes.dev/fedbayes/aggregate"
+)
+
+// PriorPolicy names the prior a client trains against in round t > 1.
+type PriorPolicy string
+
+// The two prior policies of the papers (docs/engine.md, training.prior).
+const (
+	// FixedPrior keeps the problem's prior N(m0, S0) every round; the global model is only the
+	// clients' starting point (Ozer et al. (2022), Alg. 1; the engine's default training.prior: fixed).
+	// A client that reaches its exact posterior forgets the starting point, so its message is the same
+	// every round: only a rule that reads the previous global (DWC) moves after round 1.
+	FixedPrior PriorPolicy = "fixed"
+	// UpdatedPrior makes the previous round's global the clients' prior (Fischer et al. (2024),
+	// Sec. 3.7; the engine's training.prior: previous-global): client k's posterior in round t is
+	// g_{t-1}(w) p(D_k | w), normalised.
+	UpdatedPrior PriorPolicy = "previous-global"
+)
+
+// PriorPolicies returns both policies, fixed first.
+func PriorPolicies() []PriorPolicy { return []PriorPolicy{FixedPrior, UpdatedPrior} }
+
+// DefaultRounds is the number of federated rounds of RunRounds when RoundsOptions.Rounds is 0.
+const DefaultRounds = 20
+
+// RoundsOptions configures RunRounds.
+type RoundsOptions struct {
+	// Rounds is the number of federated rounds T (0: DefaultRounds).
+	Rounds int
+	// Prior is the clients' prior from round 2 on ("": FixedPrior).
+	Prior PriorPolicy
+	// Rules to run (nil: aggregate.Rules(), every rule); Weighting the client weights of the weighted
+	// rules ("": Size). PopulationSize and Seed are PPA's, as in RuleOptions; PPA gets the same seed
+	// every round, so that a rule whose inputs do not change gives the same global.
+	Rules          []aggregate.Rule
+	Weighting      Weighting
+	PopulationSize int
+	Seed           int64
+}
+
+// RoundPoint is one rule's global after round Round, measured against the exact global posterior
+// (the same in every round: the prior times all likelihoods, counted once).
+type RoundPoint struct {
+	Round int `json:"round"`
+	// KL both ways (nats, whole vector; +Inf for a point mass), W2, the mean error in exact posterior
+	// standard deviations (root mean square over weights) and the geometric mean variance ratio, as
+	// in Distances.
+	KLToTruth   Value   `json:"kl_q_p"`
+	KLFromTruth Value   `json:"kl_p_q"`
+	W2          float64 `json:"w2"`
+	MeanErrorSD float64 `json:"mean_error_sd"`
+	VarRatio    float64 `json:"var_ratio"`
+	// Change is how far the global moved in this round: the largest over weights of
+	// |m_t - m_{t-1}| / sd_exact and |log v_t - log v_{t-1}| (round 1: from the prior's diagonal).
+	Change float64 `json:"change"`
+	// Held counts the weights whose global equals the previous round's exactly: for DWC, the weights
+	// where its precision was not positive and aggregate.DWCKeepPrevious kept the previous global.
+	Held int `json:"held,omitempty"`
+}
+
+// Trajectory is one rule over the rounds.
+type Trajectory struct {
+	Label     string    `json:"label"`
+	Rule      string    `json:"rule"`
+	Weighting Weighting `json:"weighting,omitempty"`
+	// Points holds rounds 1.. in order; fewer than the rounds asked when Stopped is set.
+	Points []RoundPoint `json:"points"`
+	// Final is the global after the last round reached.
+	Final Diagonal `json:"final"`
+	// Stopped says why the rule gave no global in the round after its last point ("" when it ran
+	// every round).
+	Stopped string `json:"stopped,omitempty"`
+	// Note says when the rule could not follow the prior policy (FedAvg's point mass is no prior: its
+	// clients keep the problem's prior).
+	Note string `json:"note,omitempty"`
+}
+
+// RoundsResult is every rule over T federated rounds on one linear problem.
+type RoundsResult struct {
+	Config Config      `json:"config"`
+	Prior  PriorPolicy `json:"prior"`
+	Rounds int         `json:"rounds"`
+	// FloorKLToTruth and FloorKLFromTruth are the floors of Result.References: KL(q || p) of the
+	// global mean-field VI and KL(p || q) of the global marginals.
+	FloorKLToTruth   float64      `json:"floor_kl_q_p"`
+	FloorKLFromTruth float64      `json:"floor_kl_p_q"`
+	Trajectories     []Trajectory `json:"trajectories"`
+}
+
+// RunRounds runs T federated rounds of every rule on a linear problem, as the papers' training loop
+// does (Ozer et al. (2022), Alg. 1): in round t every client computes its exact posterior given its
+// data and the round's prior (the problem's prior under FixedPrior; the previous global, a diagonal
+// Gaussian, under UpdatedPrior: precision diag(1/v) + X_k^T X_k / s2, Bishop (2006), Eqs. 3.50-3.51),
+// sends its mean-field version (MeanFieldVI, as in round one), and the server applies the rule
+// (DWC with the previous global as its prior, Fischer et al. (2024), Eq. 17); the result is the next
+// round's global. Each rule runs its own trajectory. Every round's global is measured against the one
+// exact global posterior, the prior times all likelihoods (GlobalFromClients). Round 1 gives the
+// same globals, bit for bit, as RunProblem.
+//
+// A rule that fails in some round (for instance a precision that is not positive, or a global outside
+// float64) ends its trajectory there with the reason in Trajectory.Stopped; that is a finding, not
+// an error.
+func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
+	if p.Config.Likelihood == Logistic {
+		return nil, fmt.Errorf("groundtruth: rounds need the exact posterior of a linear problem")
+	}
+	T := opt.Rounds
+	if T == 0 {
+		T = DefaultRounds
+	}
+	if T < 1 || T > 10000 {
+		return nil, fmt.Errorf("groundtruth: rounds %d: want 1 to 10000", T)
+	}
+	policy := opt.Prior
+	if policy == "" {
+		policy = FixedPrior
+	}
+	if policy != FixedPrior && policy != UpdatedPrior {
+		return nil, fmt.Errorf("groundtruth: unknown prior policy %q (want %q or %q)", policy, FixedPrior, UpdatedPrior)
+	}
+	wt := opt.Weighting
+	if wt == "" {
+		wt = Size
+	}
+	if wt != Equal && wt != Size {
+		return nil, fmt.Errorf("groundtruth: unknown weighting %q (want %q or %q)", wt, Equal, Size)
+	}
+	rules := opt.Rules
+	if rules == nil {
+		rules = aggregate.Rules()
+	}
+	K := len(p.Clients)
+	if K == 0 {
+		return nil, fmt.Errorf("groundtruth: no clients")
+	}
+	// Round one's clients: the problem's prior, exactly as RunProblem computes them.
+	full := make([]*Gaussian, K)
+	fixedMF := make([]Diagonal, K)
+	for k, c := range p.Clients {
+		g, err := p.Model.Posterior(c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+		full[k] = g
+		if fixedMF[k], err = MeanFieldVI(g); err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+	}
+	exact, err := GlobalFromClients(p.Model.Prior, full)
+	if err != nil {
+		return nil, err
+	}
+	vi, err := MeanFieldVI(exact)
+	if err != nil {
+		return nil, err
+	}
+	floorVI, err := compareMoments(vi, exact)
+	if err != nil {
+		return nil, err
+	}
+	floorMom, err := compareMoments(MeanFieldMoment(exact), exact)
+	if err != nil {
+		return nil, err
+	}
+	out := &RoundsResult{Config: p.Config, Prior: policy, Rounds: T,
+		FloorKLToTruth: float64(floorVI.KLToTruth), FloorKLFromTruth: float64(floorMom.KLFromTruth)}
+	sizes := p.Sizes()
+	priorDiag := MeanFieldMoment(p.Model.Prior)
+	for _, r := range rules {
+		ro := RuleOptions{Rules: []aggregate.Rule{r}, Weightings: []Weighting{wt},
+			PopulationSize: opt.PopulationSize, Seed: opt.Seed}
+		tr := Trajectory{Rule: string(r)}
+		if r.Weighted() {
+			tr.Weighting = wt
+		}
+		tr.Label = Aggregate{Rule: r, Weighting: tr.Weighting}.Label()
+		updated := policy == UpdatedPrior
+		if updated && r == aggregate.FedAvg {
+			updated = false
+			tr.Note = "a point mass is no prior: its clients keep the problem's prior"
+		}
+		prev := priorDiag
+		for t := 1; t <= T; t++ {
+			msgs := fixedMF
+			if updated && t > 1 {
+				if msgs, err = clientsUnder(p, prev); err != nil {
+					tr.Stopped = fmt.Sprintf("round %d: %v", t, err)
+					break
+				}
+			}
+			aggs, err := ApplyRules(msgs, sizes, prev, ro)
+			if err != nil {
+				tr.Stopped = fmt.Sprintf("round %d: %v", t, err)
+				break
+			}
+			q := aggs[0].Q
+			dist, err := compareMoments(q, exact)
+			if err != nil {
+				tr.Stopped = fmt.Sprintf("round %d: %v", t, err)
+				break
+			}
+			tr.Points = append(tr.Points, RoundPoint{Round: t, KLToTruth: dist.KLToTruth, KLFromTruth: dist.KLFromTruth,
+				W2: dist.W2, MeanErrorSD: dist.MeanErrorSD, VarRatio: dist.VarRatio, Change: change(prev, q, exact), Held: held(prev, q)})
+			prev = q
+		}
+		tr.Final = prev
+		out.Trajectories = append(out.Trajectories, tr)
+	}
+	return out, nil
+}
+
+// clientsUnder returns every client's mean-field message when its prior is the diagonal Gaussian g:
+// the exact posterior g(w) p(D_k | w) (closed form) and its MeanFieldVI.
+func clientsUnder(p *Problem, g Diagonal) ([]Diagonal, error) {
+	if g.PointMass() {
+		return nil, fmt.Errorf("groundtruth: the previous global has a variance 0 and cannot be a prior")
+	}
+	prior, err := g.Full()
+	if err != nil {
+		return nil, fmt.Errorf("groundtruth: the previous global as a prior: %w", err)
+	}
+	m := LinearModel{Prior: prior, NoiseVar: p.Model.NoiseVar}
+	out := make([]Diagonal, len(p.Clients))
+	for k, c := range p.Clients {
+		post, err := m.Posterior(c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+		if out[k], err = MeanFieldVI(post); err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+	}
+	return out, nil
+}
+
+// change is the largest over weights of |Δmean| / sd_exact and |Δ log variance| between two globals
+// (0 between two point masses' variances).
+func change(prev, q Diagonal, exact *Gaussian) float64 {
+	c := 0.0
+	for i := range q.Mean {
+		c = math.Max(c, math.Abs(q.Mean[i]-prev.Mean[i])/math.Sqrt(exact.Cov.At(i, i)))
+		if q.Var[i] != prev.Var[i] {
+			c = math.Max(c, math.Abs(math.Log(q.Var[i])-math.Log(prev.Var[i])))
+		}
+	}
+	return c
+}
+
+// held counts the weights whose mean and variance are the same in prev and q.
+func held(prev, q Diagonal) int {
+	n := 0
+	for i := range q.Mean {
+		if q.Mean[i] == prev.Mean[i] && q.Var[i] == prev.Var[i] {
+			n++
+		}
+	}
+	return n
+}
