@@ -57,7 +57,8 @@ type RoundPoint struct {
 	MeanErrorSD float64 `json:"mean_error_sd"`
 	VarRatio    float64 `json:"var_ratio"`
 	// Change is how far the global moved in this round: the largest over weights of
-	// |m_t - m_{t-1}| / sd_exact and |log v_t - log v_{t-1}| (round 1: from the prior's diagonal).
+	// |m_t - m_{t-1}| / sd_exact and |log v_t - log v_{t-1}| (round 1: from the prior's diagonal; the
+	// variance term is left out where a variance is 0).
 	Change float64 `json:"change"`
 	// Held counts the weights whose global equals the previous round's exactly: for DWC, the weights
 	// where its precision was not positive and aggregate.DWCKeepPrevious kept the previous global.
@@ -240,12 +241,12 @@ func clientsUnder(p *Problem, g Diagonal) ([]Diagonal, error) {
 }
 
 // change is the largest over weights of |Δmean| / sd_exact and |Δ log variance| between two globals
-// (0 between two point masses' variances).
+// (the variance term is left out when either variance is 0: a point mass).
 func change(prev, q Diagonal, exact *Gaussian) float64 {
 	c := 0.0
 	for i := range q.Mean {
 		c = math.Max(c, math.Abs(q.Mean[i]-prev.Mean[i])/math.Sqrt(exact.Cov.At(i, i)))
-		if q.Var[i] != prev.Var[i] {
+		if q.Var[i] != prev.Var[i] && q.Var[i] > 0 && prev.Var[i] > 0 {
 			c = math.Max(c, math.Abs(math.Log(q.Var[i])-math.Log(prev.Var[i])))
 		}
 	}

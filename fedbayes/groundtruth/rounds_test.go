@@ -230,3 +230,55 @@ func TestRoundsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundsVerdict checks the trend words on made-up trajectories.
+func TestRoundsVerdict(t *testing.T) {
+	rs := RoundsSummary{FloorKLToTruth: 1, FloorKLFromTruth: 0.5}
+	mk := func(vr []float64, change []float64, stopped int) RoundsRow {
+		row := RoundsRow{Seeds: 2, Stopped: stopped, VarRatio: vr, Change: change}
+		for i := range vr {
+			row.KLToTruth = append(row.KLToTruth, Value(1+float64(i)))
+			row.KLFromTruth = append(row.KLFromTruth, Value(0.5+math.Abs(float64(i)-2)))
+			row.Held = append(row.Held, 0)
+		}
+		return row
+	}
+	geo := func(a, f float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = a * math.Pow(f, float64(i))
+		}
+		return out
+	}
+	ones := geo(1, 1, 8)
+	zeros := make([]float64, 8)
+	moving := []float64{1, 2, 1, 2, 1, 2, 1, 2}
+	for _, tc := range []struct {
+		name string
+		row  RoundsRow
+		want string
+		from int
+	}{
+		{"fixed", mk(ones, append([]float64{3, 1, 0.5}, zeros[:5]...), 0), TrendFixed, 3},
+		{"collapses", mk(geo(1, 0.5, 8), ones, 0), TrendCollapses, 0},
+		{"shrinking", mk(geo(100, 0.8, 8), ones, 0), TrendShrinking, 0},
+		{"growing", mk(geo(1, 1.5, 8), ones, 0), TrendGrowing, 0},
+		{"moving", mk(moving, ones, 0), TrendMoving, 0},
+		{"stops", mk(geo(1, 0.5, 8), ones, 1), TrendStops, 0},
+		{"point mass", mk(zeros, ones, 0), TrendPointMass, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := rs.Verdict(tc.row)
+			if v.Kind != tc.want || v.FixedFrom != tc.from {
+				t.Errorf("%s from %d, want %s from %d", v.Kind, v.FixedFrom, tc.want, tc.from)
+			}
+			// KL(q || p) - 1 = i rises, KL(p || q) - 0.5 = |i - 2|: the excess is max(i, |i - 2|), smallest (1) at round 2.
+			if v.Kind != TrendPointMass && (v.BestRound != 2 || v.Best != 1 || v.First != 2 || v.Final != 7) {
+				t.Errorf("excess %v at round 1, best %v at round %d, %v at the end", v.First, v.Best, v.BestRound, v.Final)
+			}
+		})
+	}
+	if v := rs.Verdict(mk(geo(1, 0.5, 8), ones, 0)); !near(v.Factor, 0.5, 1e-12) {
+		t.Errorf("factor %v, want 0.5", v.Factor)
+	}
+}

@@ -32,6 +32,9 @@ type Study struct {
 	Samples int `json:"samples,omitempty"`
 	// PredictiveSpace runs the BCM, the mixture and beta-PredBayes in the linear scenarios.
 	PredictiveSpace bool `json:"predictive_space,omitempty"`
+	// Rounds, when positive, also runs every rule over that many federated rounds (RunRounds, size
+	// weights) under both prior policies in the linear scenarios of GroupRegimes.
+	Rounds int `json:"rounds,omitempty"`
 }
 
 // The groups of DefaultStudy.
@@ -47,7 +50,7 @@ const (
 // starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
 // heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
 func DefaultStudy(base Config, seeds int) Study {
-	s := Study{HMC: DefaultHMC(), Samples: 1000, PredictiveSpace: true}
+	s := Study{HMC: DefaultHMC(), Samples: 1000, PredictiveSpace: true, Rounds: DefaultRounds}
 	for i := 1; i <= seeds; i++ {
 		s.Seeds = append(s.Seeds, base.Seed+uint64(i-1))
 	}
@@ -127,6 +130,8 @@ type Summary struct {
 	HMCDraws   int     `json:"hmc_draws,omitempty"`
 	// PredRows are the predictive-space methods, averaged over seeds (linear scenarios).
 	PredRows []PredRow `json:"pred_rows,omitempty"`
+	// Rounds are the rules over rounds, one per prior policy, averaged over seeds (Study.Rounds).
+	Rounds []RoundsSummary `json:"rounds,omitempty"`
 	// Runs are the scenario's results, one per seed (every number per weight is there).
 	Runs []*Result `json:"runs"`
 }
@@ -194,6 +199,11 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 		sum, err := Summarise(sc, runs)
 		if err != nil {
 			return nil, err
+		}
+		if s.Rounds > 0 && sc.Group == GroupRegimes && sc.Config.Likelihood != Logistic {
+			if sum.Rounds, err = studyRounds(s, sc, opt); err != nil {
+				return nil, err
+			}
 		}
 		out.Summaries = append(out.Summaries, sum)
 		if progress != nil {
@@ -301,4 +311,32 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 		return Summary{}, err
 	}
 	return sum, nil
+}
+
+// studyRounds runs one scenario over s.Rounds rounds with every seed, under both prior policies.
+func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error) {
+	var out []RoundsSummary
+	for _, pol := range PriorPolicies() {
+		var runs []*RoundsResult
+		for _, seed := range s.Seeds {
+			c := sc.Config
+			c.Seed = seed
+			p, err := Simulate(c)
+			if err != nil {
+				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d: %w", sc.Name, seed, err)
+			}
+			r, err := RunRounds(p, RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules,
+				PopulationSize: opt.PopulationSize, Seed: int64(seed)})
+			if err != nil {
+				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d, rounds: %w", sc.Name, seed, err)
+			}
+			runs = append(runs, r)
+		}
+		sum, err := SummariseRounds(runs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sum)
+	}
+	return out, nil
 }

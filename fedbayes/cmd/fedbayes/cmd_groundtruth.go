@@ -28,6 +28,7 @@ type groundTruthFlags struct {
 	seed          uint64
 	seeds         int
 	population    int
+	rounds        int
 	likelihood    string
 	hmcWarmup     int
 	hmcSamples    int
@@ -41,8 +42,8 @@ func (f groundTruthFlags) commandLine() string {
 	if f.split != "all" {
 		parts = append(parts, "-split "+f.split, fmt.Sprintf("-h %g", f.heterogeneity), "-likelihood "+f.likelihood)
 	}
-	parts = append(parts, fmt.Sprintf("-clients %d -dims %d -n %d -test %d -corr %g -seed %d -seeds %d",
-		f.clients, f.dims, f.perClient, f.test, f.correlation, f.seed, f.seeds))
+	parts = append(parts, fmt.Sprintf("-clients %d -dims %d -n %d -test %d -corr %g -seed %d -seeds %d -rounds %d",
+		f.clients, f.dims, f.perClient, f.test, f.correlation, f.seed, f.seeds, f.rounds))
 	if f.population != 0 {
 		parts = append(parts, fmt.Sprintf("-ppa-n %d", f.population))
 	}
@@ -66,6 +67,7 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "first seed")
 	fs.IntVar(&f.seeds, "seeds", 5, "number of seeds (seed, seed+1, ...), averaged in the tables")
 	fs.IntVar(&f.population, "ppa-n", 0, "PPA's population size N (0: 1000)")
+	fs.IntVar(&f.rounds, "rounds", groundtruth.DefaultRounds, "federated rounds T of every rule under the fixed and the updated prior (linear regimes; 0: one round only)")
 	fs.StringVar(&f.likelihood, "likelihood", "linear", "linear (exact posterior) or logistic (HMC reference), with -split other than all")
 	hmcDef := groundtruth.DefaultHMC()
 	fs.IntVar(&f.hmcWarmup, "hmc-warmup", hmcDef.Warmup, "HMC warmup iterations per chain (logistic)")
@@ -80,6 +82,9 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 	}
 	if f.seeds < 1 || f.seeds > 1000 {
 		return fmt.Errorf("-seeds %d: want 1 to 1000", f.seeds)
+	}
+	if f.rounds < 0 || f.rounds > 10000 {
+		return fmt.Errorf("-rounds %d: want 0 to 10000", f.rounds)
 	}
 	if f.out == "" {
 		return fmt.Errorf("-o: an output directory is needed")
@@ -106,6 +111,7 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 		study.Scenarios = []groundtruth.Scenario{{Group: group, Name: name, X: f.heterogeneity, Config: c}}
 	}
 	study.PopulationSize = f.population
+	study.Rounds = f.rounds
 	study.HMC.Warmup, study.HMC.Samples = f.hmcWarmup, f.hmcSamples
 	study.Cache = filepath.Join(f.out, "hmc")
 	if err := study.HMC.Validate(); err != nil {

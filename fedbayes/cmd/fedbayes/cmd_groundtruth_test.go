@@ -17,7 +17,7 @@ func TestGroundTruthCommand(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "page.md")
 	args := []string{"ground-truth", "-split", "covariate-shift", "-h", "0.5", "-clients", "3", "-dims", "2",
-		"-n", "5", "-test", "20", "-seeds", "2", "-o", dir, "-doc", doc}
+		"-n", "5", "-test", "20", "-seeds", "2", "-rounds", "6", "-o", dir, "-doc", doc}
 	var out, errOut bytes.Buffer
 	if st := runMain(args, &out, &errOut); st != 0 {
 		t.Fatalf("status %d: %s%s", st, out.String(), errOut.String())
@@ -33,11 +33,15 @@ func TestGroundTruthCommand(t *testing.T) {
 	if len(res.Summaries) != 1 || res.Summaries[0].Clients != 3 || len(res.Summaries[0].Rows) == 0 {
 		t.Fatalf("study.json: unexpected summaries %+v", res.Summaries)
 	}
+	if r := res.Summaries[0].Rounds; len(r) != 2 || r[0].Rounds != 6 || len(r[1].Rows) == 0 || len(r[1].Rows[0].KLFromTruth) != 6 {
+		t.Errorf("study.json: rounds %+v, want both prior policies over 6 rounds", r)
+	}
 	page, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Ground truth", "covariate-shift (h = 0.5)", "-split covariate-shift -h 0.5 -likelihood linear", "| DWC |"} {
+	for _, want := range []string{"# Ground truth", "covariate-shift (h = 0.5)", "-split covariate-shift -h 0.5 -likelihood linear", "| DWC |",
+		"-rounds 6", "## Over rounds", "### Fixed prior", "### Updated prior", "KL(p ‖ q) by round"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -66,6 +70,7 @@ func TestGroundTruthCommandBadFlags(t *testing.T) {
 		{[]string{"extra"}, "unexpected argument"},
 		{[]string{"-split", "iid", "-likelihood", "poisson"}, "unknown likelihood"},
 		{[]string{"-hmc-samples", "1"}, "HMC samples"},
+		{[]string{"-rounds", "-1"}, "-rounds"},
 	} {
 		var out, errOut bytes.Buffer
 		args := append([]string{"ground-truth", "-o", t.TempDir()}, tc.args...)

@@ -1,0 +1,192 @@
+package groundtruth
+
+import (
+	"fmt"
+	"math"
+)
+
+// RoundsSummary is one scenario's trajectories under one prior policy, averaged over its seeds.
+type RoundsSummary struct {
+	Prior  PriorPolicy `json:"prior"`
+	Rounds int         `json:"rounds"`
+	// FloorKLToTruth and FloorKLFromTruth are the seeds' mean floors (RoundsResult).
+	FloorKLToTruth   float64     `json:"floor_kl_q_p"`
+	FloorKLFromTruth float64     `json:"floor_kl_p_q"`
+	Rows             []RoundsRow `json:"rows"`
+}
+
+// RoundsRow is one rule's trajectory averaged over seeds: per round, the means of KL both ways, W2
+// and the mean error, the geometric mean of the variance ratio, the largest Change and the smallest
+// Held. The rounds stop at the first round some seed did not reach.
+type RoundsRow struct {
+	Label     string    `json:"label"`
+	Rule      string    `json:"rule"`
+	Weighting Weighting `json:"weighting,omitempty"`
+	Seeds     int       `json:"seeds"`
+	// Stopped counts the seeds that stopped early, with the first one's reason; Note is the
+	// trajectory's note (FedAvg under the updated prior).
+	Stopped       int    `json:"stopped,omitempty"`
+	StoppedReason string `json:"stopped_reason,omitempty"`
+	Note          string `json:"note,omitempty"`
+
+	KLToTruth   []Value   `json:"kl_q_p"`
+	KLFromTruth []Value   `json:"kl_p_q"`
+	W2          []float64 `json:"w2"`
+	MeanErrorSD []float64 `json:"mean_error_sd"`
+	VarRatio    []float64 `json:"var_ratio"`
+	Change      []float64 `json:"change"`
+	Held        []int     `json:"held"`
+}
+
+// SummariseRounds averages one scenario's RoundsResults (one per seed, same policy and rules).
+func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
+	if len(runs) == 0 {
+		return RoundsSummary{}, fmt.Errorf("groundtruth: no rounds to summarise")
+	}
+	first := runs[0]
+	out := RoundsSummary{Prior: first.Prior, Rounds: first.Rounds}
+	n := float64(len(runs))
+	for _, r := range runs {
+		if r.Prior != first.Prior || len(r.Trajectories) != len(first.Trajectories) {
+			return RoundsSummary{}, fmt.Errorf("groundtruth: rounds of different policies or rules")
+		}
+		out.FloorKLToTruth += r.FloorKLToTruth / n
+		out.FloorKLFromTruth += r.FloorKLFromTruth / n
+	}
+	for i, t0 := range first.Trajectories {
+		row := RoundsRow{Label: t0.Label, Rule: t0.Rule, Weighting: t0.Weighting, Seeds: len(runs), Note: t0.Note}
+		T := math.MaxInt
+		for _, r := range runs {
+			tr := r.Trajectories[i]
+			if tr.Label != t0.Label {
+				return RoundsSummary{}, fmt.Errorf("groundtruth: rounds of different rules (%s, %s)", tr.Label, t0.Label)
+			}
+			if tr.Stopped != "" {
+				if row.Stopped == 0 {
+					row.StoppedReason = tr.Stopped
+				}
+				row.Stopped++
+			}
+			T = min(T, len(tr.Points))
+		}
+		for t := 0; t < T; t++ {
+			var klqp, klpq Value
+			var w2, merr, logVR, ch float64
+			held := math.MaxInt
+			for _, r := range runs {
+				pt := r.Trajectories[i].Points[t]
+				klqp += pt.KLToTruth / Value(n)
+				klpq += pt.KLFromTruth / Value(n)
+				w2 += pt.W2 / n
+				merr += pt.MeanErrorSD / n
+				logVR += math.Log(pt.VarRatio) / n
+				ch = math.Max(ch, pt.Change)
+				held = min(held, pt.Held)
+			}
+			row.KLToTruth = append(row.KLToTruth, klqp)
+			row.KLFromTruth = append(row.KLFromTruth, klpq)
+			row.W2 = append(row.W2, w2)
+			row.MeanErrorSD = append(row.MeanErrorSD, merr)
+			row.VarRatio = append(row.VarRatio, math.Exp(logVR))
+			row.Change = append(row.Change, ch)
+			row.Held = append(row.Held, held)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out, nil
+}
+
+// Excess returns row's excess over the mean-field floors after round t (1-based), as
+// Summary.Excess: the larger of KL(q || p) and KL(p || q) above their floors (+Inf for a point mass).
+func (s RoundsSummary) Excess(row RoundsRow, t int) float64 {
+	return math.Max(float64(row.KLToTruth[t-1])-s.FloorKLToTruth, float64(row.KLFromTruth[t-1])-s.FloorKLFromTruth)
+}
+
+// The kinds of RoundsVerdict.
+const (
+	// TrendStops: some seed's rule gave no global before the last round.
+	TrendStops = "stops"
+	// TrendPointMass: the global is a point mass (FedAvg).
+	TrendPointMass = "point mass"
+	// TrendFixed: the global did not move in the last round (Change 0 in every seed).
+	TrendFixed = "fixed"
+	// TrendCollapses: the variance ratio fell in each of the last TrendWindow rounds and is below
+	// OverConfident at the last round.
+	TrendCollapses = "collapses"
+	// TrendShrinking: the variance ratio fell in each of the last TrendWindow rounds but is still at
+	// least OverConfident.
+	TrendShrinking = "shrinking"
+	// TrendGrowing: the variance ratio rose in each of the last TrendWindow rounds.
+	TrendGrowing = "growing"
+	// TrendMoving: none of the above.
+	TrendMoving = "moving"
+)
+
+// TrendWindow is the number of last rounds RoundsVerdict reads a trend from.
+const TrendWindow = 5
+
+// RoundsVerdict describes a rule's trajectory from the numbers alone.
+type RoundsVerdict struct {
+	// Kind is one of the Trend constants.
+	Kind string
+	// Last is the last round reached; FixedFrom the first round from which the global did not move
+	// (TrendFixed).
+	Last, FixedFrom int
+	// First, Best and Final are the excesses over the floors at round 1, at the best round BestRound
+	// (the smallest excess; the first such round) and at the last round.
+	First, Best, Final float64
+	BestRound          int
+	// VarRatio is the variance ratio at the last round; Factor its mean factor per round over the
+	// last TrendWindow rounds and Exponent the slope of log VarRatio against log t over them
+	// (-1: variance ∝ 1/t); both 0 when fewer rounds ran.
+	VarRatio, Factor, Exponent float64
+}
+
+// Verdict reads row's trajectory (see RoundsVerdict).
+func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
+	T := len(row.VarRatio)
+	v := RoundsVerdict{Last: T}
+	if T == 0 {
+		v.Kind = TrendStops
+		return v
+	}
+	v.First, v.Final, v.VarRatio = s.Excess(row, 1), s.Excess(row, T), row.VarRatio[T-1]
+	v.Best, v.BestRound = v.First, 1
+	for t := 2; t <= T; t++ {
+		if e := s.Excess(row, t); e < v.Best {
+			v.Best, v.BestRound = e, t
+		}
+	}
+	w := TrendWindow
+	falling, rising := T > w, T > w
+	if T > w {
+		a, b := row.VarRatio[T-1-w], row.VarRatio[T-1]
+		v.Factor = math.Pow(b/a, 1/float64(w))
+		v.Exponent = math.Log(b/a) / math.Log(float64(T)/float64(T-w))
+		for t := T - w; t < T; t++ {
+			falling = falling && row.VarRatio[t] < row.VarRatio[t-1]
+			rising = rising && row.VarRatio[t] > row.VarRatio[t-1]
+		}
+	}
+	switch {
+	case row.Stopped > 0:
+		v.Kind = TrendStops
+	case v.VarRatio == 0:
+		v.Kind = TrendPointMass
+	case row.Change[T-1] == 0:
+		v.Kind = TrendFixed
+		v.FixedFrom = T
+		for v.FixedFrom > 1 && row.Change[v.FixedFrom-1] == 0 {
+			v.FixedFrom--
+		}
+	case falling && v.VarRatio < OverConfident:
+		v.Kind = TrendCollapses
+	case falling:
+		v.Kind = TrendShrinking
+	case rising:
+		v.Kind = TrendGrowing
+	default:
+		v.Kind = TrendMoving
+	}
+	return v
+}
