@@ -37,6 +37,17 @@ func TestGroundTruthCharts(t *testing.T) {
 		{"slice", func() (any, error) { return SliceChart("s", r, 1) }, []string{"exact", "RKLB/size"}},
 		{"ellipses", func() (any, error) { return EllipseChart("e", r, 0, 2) }, []string{"exact", "FedAvg/size", "scatter"}},
 		{"sweep", func() (any, error) { return SweepChart("w", "clients", sweep) }, []string{"many-small", "LP/size"}},
+		{"rounds", func() (any, error) {
+			p, err := Simulate(cfg)
+			if err != nil {
+				return nil, err
+			}
+			rr, err := RunRounds(p, RoundsOptions{Rounds: 5, Prior: UpdatedPrior, Seed: 1})
+			if err != nil {
+				return nil, err
+			}
+			return RoundsChart("r", rr)
+		}, []string{"updated prior", "round", "Conflation", "global marginals"}},
 	} {
 		c, err := tc.build()
 		if err != nil {
@@ -57,6 +68,9 @@ func TestGroundTruthCharts(t *testing.T) {
 	}
 	if _, err := EllipseChart("e", r, 1, 1); err == nil {
 		t.Error("2-D slice of one weight: no error")
+	}
+	if _, err := RoundsChart("r", &RoundsResult{}); err == nil {
+		t.Error("rounds chart without trajectories: no error")
 	}
 	if _, err := SweepChart("w", "h", nil); err == nil {
 		t.Error("empty sweep: no error")

@@ -87,6 +87,8 @@ type RoundsResult struct {
 	Config Config      `json:"config"`
 	Prior  PriorPolicy `json:"prior"`
 	Rounds int         `json:"rounds"`
+	// Clients is the number of clients.
+	Clients int `json:"clients"`
 	// FloorKLToTruth and FloorKLFromTruth are the floors of Result.References: KL(q || p) of the
 	// global mean-field VI and KL(p || q) of the global marginals.
 	FloorKLToTruth   float64      `json:"floor_kl_q_p"`
@@ -169,7 +171,7 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &RoundsResult{Config: p.Config, Prior: policy, Rounds: T,
+	out := &RoundsResult{Config: p.Config, Prior: policy, Rounds: T, Clients: K,
 		FloorKLToTruth: float64(floorVI.KLToTruth), FloorKLFromTruth: float64(floorMom.KLFromTruth)}
 	sizes := p.Sizes()
 	priorDiag := MeanFieldMoment(p.Model.Prior)
