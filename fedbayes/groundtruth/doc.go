@@ -29,6 +29,12 @@
 // run on all the data (HMC: dual averaging and a dense metric from warmup; split R-hat and ESS;
 // checked against the exact linear posterior in the tests), cached per setting (HMCReference).
 //
+// Over rounds (RunRounds, RunRoundsLogistic), every rule runs T federated rounds as the papers train
+// (Ozer et al. (2022), Alg. 1): each round the clients send the mean-field version of their posterior
+// under the round's prior, the problem's (FixedPrior) or the previous global (UpdatedPrior, Fischer et
+// al. (2024), Sec. 3.7), and the rule's result is the next global, measured each round against the
+// same global posterior; RoundsSummary.Verdict reads a trajectory's trend (fixed, collapsing, ...).
+//
 // Client splits with controlled heterogeneity (IID, covariate shift, target skew, unequal sizes,
 // many small clients) come from Simulate; Study and RunStudy run regimes and sweeps over seeds,
 // Markdown writes the findings page from them, and the charts (DistanceChart, SliceChart,

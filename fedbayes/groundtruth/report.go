@@ -148,7 +148,7 @@ func Markdown(res *StudyResult, command string) string {
 		}
 		writeWeighting(&b, regimes)
 		writePapers(&b, regimes)
-		writeRounds(&b, regimes)
+		writeRounds(&b, regimes, false)
 	}
 	if len(sweepOrder) > 0 {
 		p("## Sweeps\n\n")
@@ -159,6 +159,7 @@ func Markdown(res *StudyResult, command string) string {
 	}
 	if len(logistic) > 0 {
 		writeLogistic(&b, logistic)
+		writeRounds(&b, logistic, true)
 	}
 	writeNotDone(&b, res)
 	return b.String()
@@ -648,7 +649,7 @@ func writeNotDone(b *strings.Builder, res *StudyResult) {
 	if !roundsRan(res) {
 		b.WriteString("- One round only: the rules compound over rounds in training (Ozer et al. (2022), Table 4), which this page does not measure.\n")
 	} else {
-		b.WriteString("- Over rounds: the linear regimes only (not the sweeps or the logistic problem), the parameter-space rules only (not EP-MCMC, FedPA or the predictive-space methods), with clients that reach their exact posterior every round; clients that stop short of it (a few local epochs from the global) would make the starting point matter under the fixed prior.\n")
+		b.WriteString("- Over rounds: the regimes only (linear and logistic, not the sweeps), the parameter-space rules only (not EP-MCMC, FedPA or the predictive-space methods), with clients that reach their exact posterior (logistic: their Laplace approximation) every round; clients that stop short of it (a few local epochs from the global) would make the starting point matter under the fixed prior.\n")
 	}
 }
 

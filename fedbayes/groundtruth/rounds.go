@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"fedbayes.dev/fedbayes/aggregate"
+	"gonum.org/v1/gonum/mat"
 )
 
 // PriorPolicy names the prior a client trains against in round t > 1.
@@ -111,8 +112,69 @@ type RoundsResult struct {
 // an error.
 func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 	if p.Config.Likelihood == Logistic {
-		return nil, fmt.Errorf("groundtruth: rounds need the exact posterior of a linear problem")
+		return nil, fmt.Errorf("groundtruth: rounds need the exact posterior of a linear problem: use RunRoundsLogistic")
 	}
+	full := make([]*Gaussian, len(p.Clients))
+	for k, c := range p.Clients {
+		g, err := p.Model.Posterior(c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+		full[k] = g
+	}
+	if len(full) == 0 {
+		return nil, fmt.Errorf("groundtruth: no clients")
+	}
+	exact, err := GlobalFromClients(p.Model.Prior, full)
+	if err != nil {
+		return nil, err
+	}
+	posterior := func(prior *Gaussian, c Data) (*Gaussian, error) {
+		return LinearModel{Prior: prior, NoiseVar: p.Model.NoiseVar}.Posterior(c)
+	}
+	return runRounds(p, opt, full, exact, posterior)
+}
+
+// RunRoundsLogistic is RunRounds for a logistic problem: each client sends the mean-field version of
+// its Laplace approximation (Bishop (2006), Sec. 4.4) under the round's prior, and every round's
+// global is measured against the HMC reference of HMCReference (cached in cacheDir, as RunLogistic).
+// Round 1 gives the same globals, bit for bit, as RunLogistic.
+func RunRoundsLogistic(p *Problem, opt RoundsOptions, hc HMCConfig, cacheDir string) (*RoundsResult, error) {
+	if p.Config.Likelihood != Logistic {
+		return nil, fmt.Errorf("groundtruth: RunRoundsLogistic on a %q problem", p.Config.Likelihood)
+	}
+	posterior := func(prior *Gaussian, c Data) (*Gaussian, error) { return LogisticModel{Prior: prior}.Laplace(c) }
+	full := make([]*Gaussian, len(p.Clients))
+	for k, c := range p.Clients {
+		g, err := posterior(p.Model.Prior, c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+		full[k] = g
+	}
+	ref, err := HMCReference(p, hc, cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	d := p.Model.Prior.Dim()
+	cov := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			cov.SetSym(i, j, ref.HMC.Cov[i][j])
+		}
+	}
+	truth, err := NewGaussian(ref.HMC.Mean, cov)
+	if err != nil {
+		return nil, fmt.Errorf("groundtruth: HMC reference: %w", err)
+	}
+	return runRounds(p, opt, full, truth, posterior)
+}
+
+// runRounds runs the rounds of RunRounds: full are the clients' round-1 posteriors (under the
+// problem's prior), truth the global posterior every round is measured against, and posterior
+// computes a client's posterior under another prior.
+func runRounds(p *Problem, opt RoundsOptions, full []*Gaussian, truth *Gaussian,
+	posterior func(prior *Gaussian, c Data) (*Gaussian, error)) (*RoundsResult, error) {
 	T := opt.Rounds
 	if T == 0 {
 		T = DefaultRounds
@@ -139,35 +201,25 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 		rules = aggregate.Rules()
 	}
 	K := len(p.Clients)
-	if K == 0 {
-		return nil, fmt.Errorf("groundtruth: no clients")
+	if K == 0 || len(full) != K {
+		return nil, fmt.Errorf("groundtruth: %d client posteriors for %d clients", len(full), K)
 	}
-	// Round one's clients: the problem's prior, exactly as RunProblem computes them.
-	full := make([]*Gaussian, K)
 	fixedMF := make([]Diagonal, K)
-	for k, c := range p.Clients {
-		g, err := p.Model.Posterior(c)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
-		}
-		full[k] = g
+	for k, g := range full {
+		var err error
 		if fixedMF[k], err = MeanFieldVI(g); err != nil {
 			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
 		}
 	}
-	exact, err := GlobalFromClients(p.Model.Prior, full)
+	vi, err := MeanFieldVI(truth)
 	if err != nil {
 		return nil, err
 	}
-	vi, err := MeanFieldVI(exact)
+	floorVI, err := compareMoments(vi, truth)
 	if err != nil {
 		return nil, err
 	}
-	floorVI, err := compareMoments(vi, exact)
-	if err != nil {
-		return nil, err
-	}
-	floorMom, err := compareMoments(MeanFieldMoment(exact), exact)
+	floorMom, err := compareMoments(MeanFieldMoment(truth), truth)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +244,7 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 		for t := 1; t <= T; t++ {
 			msgs := fixedMF
 			if updated && t > 1 {
-				if msgs, err = clientsUnder(p, prev); err != nil {
+				if msgs, err = clientsUnder(p, prev, posterior); err != nil {
 					tr.Stopped = fmt.Sprintf("round %d: %v", t, err)
 					break
 				}
@@ -203,13 +255,13 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 				break
 			}
 			q := aggs[0].Q
-			dist, err := compareMoments(q, exact)
+			dist, err := compareMoments(q, truth)
 			if err != nil {
 				tr.Stopped = fmt.Sprintf("round %d: %v", t, err)
 				break
 			}
 			tr.Points = append(tr.Points, RoundPoint{Round: t, KLToTruth: dist.KLToTruth, KLFromTruth: dist.KLFromTruth,
-				W2: dist.W2, MeanErrorSD: dist.MeanErrorSD, VarRatio: dist.VarRatio, Change: change(prev, q, exact), Held: held(prev, q)})
+				W2: dist.W2, MeanErrorSD: dist.MeanErrorSD, VarRatio: dist.VarRatio, Change: change(prev, q, truth), Held: held(prev, q)})
 			prev = q
 		}
 		tr.Final = prev
@@ -219,8 +271,9 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 }
 
 // clientsUnder returns every client's mean-field message when its prior is the diagonal Gaussian g:
-// the exact posterior g(w) p(D_k | w) (closed form) and its MeanFieldVI.
-func clientsUnder(p *Problem, g Diagonal) ([]Diagonal, error) {
+// the MeanFieldVI of its posterior under g (posterior: exact for the linear model, Laplace for the
+// logistic one).
+func clientsUnder(p *Problem, g Diagonal, posterior func(prior *Gaussian, c Data) (*Gaussian, error)) ([]Diagonal, error) {
 	if g.PointMass() {
 		return nil, fmt.Errorf("groundtruth: the previous global has a variance 0 and cannot be a prior")
 	}
@@ -228,10 +281,9 @@ func clientsUnder(p *Problem, g Diagonal) ([]Diagonal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("groundtruth: the previous global as a prior: %w", err)
 	}
-	m := LinearModel{Prior: prior, NoiseVar: p.Model.NoiseVar}
 	out := make([]Diagonal, len(p.Clients))
 	for k, c := range p.Clients {
-		post, err := m.Posterior(c)
+		post, err := posterior(prior, c)
 		if err != nil {
 			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
 		}

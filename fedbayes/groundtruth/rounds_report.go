@@ -57,8 +57,9 @@ func verdictCell(rs RoundsSummary, row RoundsRow) string {
 	return cell
 }
 
-// writeRounds writes the section "Over rounds" from the regimes' rounds (nothing when none ran).
-func writeRounds(b *strings.Builder, regimes []Summary) {
+// writeRounds writes the section "Over rounds" from the regimes' rounds (nothing when none ran); for
+// the logistic regimes (logistic) a shorter subsection of the logistic section.
+func writeRounds(b *strings.Builder, regimes []Summary, logistic bool) {
 	var with []Summary
 	for _, s := range regimes {
 		if len(s.Rounds) > 0 {
@@ -70,7 +71,31 @@ func writeRounds(b *strings.Builder, regimes []Summary) {
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	T := with[0].Rounds[0].Rounds
-	p("## Over rounds\n\n")
+	sub := "###"
+	if logistic {
+		sub = "####"
+		p("### Over rounds (logistic)\n\n")
+		p("The rounds of \"Over rounds\" above on the logistic regimes: in round t each client sends the mean-field version of its Laplace approximation under the round's prior (Bishop (2006), Sec. 4.4; the fixed prior or the previous global), the server applies the rule, and every round's global is measured against the same HMC reference. ")
+		p("Round 1 is the table above, bit for bit (tested). The trend words and cells are as in \"Over rounds\".\n\n")
+	} else {
+		p("## Over rounds\n\n")
+	}
+	if !logistic {
+		writeRoundsIntro(b, T)
+	}
+	for _, pol := range PriorPolicies() {
+		p("%s %s\n\n", sub, strings.ToUpper(policyName(pol)[:1])+policyName(pol)[1:])
+		writeRoundsPolicy(b, with, pol)
+		if pol == UpdatedPrior && !logistic {
+			writeRoundsWhy(b)
+		}
+	}
+	writeRoundsTable(b, with[0], UpdatedPrior, sub)
+}
+
+// writeRoundsIntro writes how the rounds run and how the page reads them.
+func writeRoundsIntro(b *strings.Builder, T int) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("Every parameter-space rule (size weights) also runs T = %d federated rounds, as the papers train (Ozer et al. (2022), Alg. 1): ", T)
 	p("in round t each client computes its exact posterior given its data and the round's prior, sends its mean-field version (the exact means and the variances 1/Λ_k,ii, a diagonal Gaussian as in round one), ")
 	p("and the server applies the rule (DWC with the previous global as its prior, Fischer et al. (2024), Eq. 17); the result is the next round's global. Each rule runs its own trajectory. ")
@@ -82,42 +107,46 @@ func writeRounds(b *strings.Builder, regimes []Summary) {
 	p("*collapses* (the variance ratio fell in each of the last %d rounds and is below %g at round %d), *shrinking* (fell in each but is still at least %g), *growing* (rose in each), *moving* (none of these), *stops* (some seed's rule gave no global). ",
 		TrendWindow, OverConfident, T, OverConfident)
 	p("Each cell gives the trend and the excess over the floors in nats at round 1 → round %d, with the best round when it is neither.\n\n", T)
-	for _, pol := range PriorPolicies() {
-		p("### %s\n\n", strings.ToUpper(policyName(pol)[:1])+policyName(pol)[1:])
-		p("| rule |")
-		for _, s := range with {
-			p(" %s |", s.Scenario.Name)
-		}
-		p("\n| --- |%s\n", strings.Repeat(" --- |", len(with)))
-		first := roundsOf(with[0], pol)
-		if first == nil {
-			continue
-		}
-		for i, row := range first.Rows {
-			p("| %s |", row.Label)
-			for _, s := range with {
-				rs := roundsOf(s, pol)
-				if rs == nil || i >= len(rs.Rows) || rs.Rows[i].Label != row.Label {
-					p(" |")
-					continue
-				}
-				p(" %s |", verdictCell(*rs, rs.Rows[i]))
-			}
-			p("\n")
-		}
-		p("\n")
-		writeRoundsFindings(b, with, pol)
-		p("\n")
-		if pol == UpdatedPrior {
-			p("Why, weight by weight (a derivation, exact here because the prior is diagonal): with the previous global N(m, diag(v)) as its prior, client k's precision matrix is diag(1/v) + X_kᵀX_k/σ², so the variance it sends is 1/(1/v_i + λ_k,i) with λ_k,i = (X_kᵀX_k)_ii/σ² (Bishop (2006), Eq. 3.51; MeanFieldVI). ")
-			p("Conflation's global precision is then K/v_i + Σ_k λ_k,i: the previous global counted K times, so the precision grows about K-fold a round (Ozer et al. (2022), Eq. 8; Fischer et al. (2024), Eq. 15). ")
-			p("DWC's is (K/v_i + Σ_k λ_k,i) − (K − 1)/v_i = 1/v_i + Σ_k λ_k,i (Fischer et al. (2024), Eq. 17): the previous global is divided out, but every likelihood is counted once more each round, so after t rounds the precision is 1/σ0² + t Σ_k λ_k,i and the variance falls as 1/t. ")
-			p("EAA's variance Σ_k w_k/(1/v_i + λ_k,i) adds about one weighted-average client's λ to the precision a round (Ozer et al. (2022), Eq. 4), so its precision reaches the global mean-field VI's, 1/σ0² + Σ_k λ_k,i, after about K rounds and keeps growing; the other averaging rules (AALV, WB, LP, PPA, RKLB) behave alike. ")
-			p("No rule of `aggregate` divides each client's own previous contribution out (the cavity of expectation propagation, Vehtari et al. (2020); partitioned variational inference, Ashman et al. (2022)), which is what would make the updated prior converge to the global posterior. ")
-			p("Fischer et al. (2024), Sec. 3.7, Table 5, report that updating the prior each round lowers accuracy and raises NLL; the shrinking variances above are a mechanism consistent with that.\n\n")
-		}
+}
+
+// writeRoundsPolicy writes one policy's table and findings.
+func writeRoundsPolicy(b *strings.Builder, with []Summary, pol PriorPolicy) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("| rule |")
+	for _, s := range with {
+		p(" %s |", s.Scenario.Name)
 	}
-	writeRoundsTable(b, with[0], UpdatedPrior)
+	p("\n| --- |%s\n", strings.Repeat(" --- |", len(with)))
+	first := roundsOf(with[0], pol)
+	if first == nil {
+		return
+	}
+	for i, row := range first.Rows {
+		p("| %s |", row.Label)
+		for _, s := range with {
+			rs := roundsOf(s, pol)
+			if rs == nil || i >= len(rs.Rows) || rs.Rows[i].Label != row.Label {
+				p(" |")
+				continue
+			}
+			p(" %s |", verdictCell(*rs, rs.Rows[i]))
+		}
+		p("\n")
+	}
+	p("\n")
+	writeRoundsFindings(b, with, pol)
+	p("\n")
+}
+
+// writeRoundsWhy writes the derivation behind the updated prior's trends (linear problem).
+func writeRoundsWhy(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("Why, weight by weight (a derivation, exact here because the prior is diagonal): with the previous global N(m, diag(v)) as its prior, client k's precision matrix is diag(1/v) + X_kᵀX_k/σ², so the variance it sends is 1/(1/v_i + λ_k,i) with λ_k,i = (X_kᵀX_k)_ii/σ² (Bishop (2006), Eq. 3.51; MeanFieldVI). ")
+	p("Conflation's global precision is then K/v_i + Σ_k λ_k,i: the previous global counted K times, so the precision grows about K-fold a round (Ozer et al. (2022), Eq. 8; Fischer et al. (2024), Eq. 15). ")
+	p("DWC's is (K/v_i + Σ_k λ_k,i) − (K − 1)/v_i = 1/v_i + Σ_k λ_k,i (Fischer et al. (2024), Eq. 17): the previous global is divided out, but every likelihood is counted once more each round, so after t rounds the precision is 1/σ0² + t Σ_k λ_k,i and the variance falls as 1/t. ")
+	p("EAA's variance Σ_k w_k/(1/v_i + λ_k,i) adds about one weighted-average client's λ to the precision a round (Ozer et al. (2022), Eq. 4), so its precision reaches the global mean-field VI's, 1/σ0² + Σ_k λ_k,i, after about K rounds and keeps growing; the other averaging rules (AALV, WB, LP, PPA, RKLB) behave alike. ")
+	p("No rule of `aggregate` divides each client's own previous contribution out (the cavity of expectation propagation, Vehtari et al. (2020); partitioned variational inference, Ashman et al. (2022)), which is what would make the updated prior converge to the global posterior. ")
+	p("Fischer et al. (2024), Sec. 3.7, Table 5, report that updating the prior each round lowers accuracy and raises NLL; the shrinking variances above are a mechanism consistent with that.\n\n")
 }
 
 // trendStats gathers one rule's verdicts over the regimes under one policy.
@@ -296,7 +325,7 @@ func writeRoundsFindings(b *strings.Builder, regimes []Summary, pol PriorPolicy)
 }
 
 // writeRoundsTable writes KL(p || q) by round for one regime and policy, mean over the seeds.
-func writeRoundsTable(b *strings.Builder, s Summary, pol PriorPolicy) {
+func writeRoundsTable(b *strings.Builder, s Summary, pol PriorPolicy, level string) {
 	rs := roundsOf(s, pol)
 	if rs == nil {
 		return
@@ -310,7 +339,7 @@ func writeRoundsTable(b *strings.Builder, s Summary, pol PriorPolicy) {
 	if rounds[len(rounds)-1] != rs.Rounds {
 		rounds = append(rounds, rs.Rounds)
 	}
-	fmt.Fprintf(b, "### KL(p ‖ q) by round (%s, %s)\n\n", s.Scenario.Name, policyName(pol))
+	fmt.Fprintf(b, "%s KL(p ‖ q) by round (%s, %s)\n\n", level, s.Scenario.Name, policyName(pol))
 	fmt.Fprintf(b, "Mean over the seeds; the floor (global marginals) is %s, and each cell gives the variance ratio in brackets.\n\n| rule |", num(rs.FloorKLFromTruth))
 	for _, t := range rounds {
 		fmt.Fprintf(b, " round %d |", t)

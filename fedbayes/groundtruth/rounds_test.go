@@ -282,3 +282,41 @@ func TestRoundsVerdict(t *testing.T) {
 		t.Errorf("factor %v, want 0.5", v.Factor)
 	}
 }
+
+// TestRoundsLogistic checks that round 1 of the logistic rounds gives RunLogistic's globals and
+// distances bit for bit, under both policies, and that the updated prior shrinks Conflation's
+// variance round after round.
+func TestRoundsLogistic(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Likelihood, cfg.Clients, cfg.Dims, cfg.Test = Logistic, 4, 2, 50
+	p, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	hc := HMCConfig{Chains: 2, Warmup: 200, Samples: 200, Leapfrog: 8, TargetAccept: 0.8, Seed: 1}
+	one, err := RunLogistic(p, RuleOptions{Seed: 1, Weightings: []Weighting{Size}}, hc, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pol := range PriorPolicies() {
+		res, err := RunRoundsLogistic(p, RoundsOptions{Rounds: 3, Prior: pol, Seed: 1}, hc, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tr := range res.Trajectories {
+			s := one.Rules[i]
+			pt := tr.Points[0]
+			if tr.Label != s.Label || pt.KLFromTruth != s.Distances.KLFromTruth || pt.W2 != s.Distances.W2 || pt.VarRatio != s.Distances.VarRatio {
+				t.Errorf("%s %s: round 1 %+v, one round %+v", pol, tr.Label, pt, s.Distances)
+			}
+			if tr.Rule == string(aggregate.Conflation) && pol == UpdatedPrior &&
+				!(tr.Points[2].VarRatio < tr.Points[1].VarRatio && tr.Points[1].VarRatio < pt.VarRatio) {
+				t.Errorf("updated prior: Conflation's variance ratio %v, %v, %v does not fall", pt.VarRatio, tr.Points[1].VarRatio, tr.Points[2].VarRatio)
+			}
+		}
+	}
+	if _, err := RunRoundsLogistic(twoClientProblem(t), RoundsOptions{}, hc, dir); err == nil {
+		t.Error("a linear problem: no error")
+	}
+}

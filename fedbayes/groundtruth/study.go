@@ -32,8 +32,9 @@ type Study struct {
 	Samples int `json:"samples,omitempty"`
 	// PredictiveSpace runs the BCM, the mixture and beta-PredBayes in the linear scenarios.
 	PredictiveSpace bool `json:"predictive_space,omitempty"`
-	// Rounds, when positive, also runs every rule over that many federated rounds (RunRounds, size
-	// weights) under both prior policies in the linear scenarios of GroupRegimes.
+	// Rounds, when positive, also runs every rule over that many federated rounds (RunRounds and
+	// RunRoundsLogistic, size weights) under both prior policies in the scenarios of GroupRegimes and
+	// GroupLogistic.
 	Rounds int `json:"rounds,omitempty"`
 }
 
@@ -200,7 +201,7 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.Rounds > 0 && sc.Group == GroupRegimes && sc.Config.Likelihood != Logistic {
+		if s.Rounds > 0 && (sc.Group == GroupRegimes || sc.Group == GroupLogistic) {
 			if sum.Rounds, err = studyRounds(s, sc, opt); err != nil {
 				return nil, err
 			}
@@ -325,8 +326,15 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d: %w", sc.Name, seed, err)
 			}
-			r, err := RunRounds(p, RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules,
-				PopulationSize: opt.PopulationSize, Seed: int64(seed)})
+			ro := RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules, PopulationSize: opt.PopulationSize, Seed: int64(seed)}
+			var r *RoundsResult
+			if c.Likelihood == Logistic {
+				hc := s.HMC
+				hc.Seed = seed
+				r, err = RunRoundsLogistic(p, ro, hc, s.Cache)
+			} else {
+				r, err = RunRounds(p, ro)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d, rounds: %w", sc.Name, seed, err)
 			}

@@ -93,7 +93,8 @@ func TestGroundTruthStudy(t *testing.T) {
 	page := Markdown(res, "fedbayes ground-truth -test")
 	for _, want := range []string{"## Findings", "### IID", "### Equal against size weights", "### covariate-shift",
 		"### many-small", "by regime count (of 6)", "## Logistic regression", "### logistic, IID", "by regime count (of 3)", "`fedbayes ground-truth -test`", "Beside the papers",
-		"## Over rounds", "### Fixed prior", "### Updated prior", "KL(p ‖ q) by round (IID, updated prior)"} {
+		"## Over rounds", "### Fixed prior", "### Updated prior", "KL(p ‖ q) by round (IID, updated prior)",
+		"### Over rounds (logistic)", "#### Updated prior", "KL(p ‖ q) by round (logistic, IID, updated prior)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
