@@ -32,7 +32,7 @@ func fmnistHealthSpec(t *testing.T) *Spec {
 // the run is not flagged frozen, while the former defaults (log sigma^2 = -10, SGD for every
 // parameter) leave them at their initial value and RunHealth says so. With 2 clients and 2 rounds the
 // clients still agree on their variances (the KL's pull is the same for both), so the new run is
-// HealthUniform: rules that combine variances cannot differ yet (docs/models.md measures when they
+// HealthUniform: rules differ only by their own arithmetic on a shared variance (docs/models.md measures when they
 // do). It also checks that the engine records every health metric in every row.
 func TestVariancesLearnOnFashionMNIST(t *testing.T) {
 	requireFashionMNIST(t)

@@ -11,7 +11,7 @@ import (
 // varianceRulesCoincide.
 const coincideTolerance = 1e-3
 
-// varianceRulesCoincide says whether the rules that differ only in how they combine the clients'
+// varianceRulesCoincide says whether the rules that differ only in how they average the clients'
 // variances give the same model on a setting's runs, and if so why, in words for the report. It is the
 // report's one test of posterior health.
 //
@@ -58,9 +58,9 @@ func coincideReason(rs runSet) string {
 		switch {
 		case h.Frozen():
 			return "the posteriors did not learn (" + h.Message + "); the variational nets behave as deterministic ones, " +
-				"rules that differ in how they combine variances give the same model, and more rounds do not help a variance that gets no gradient to speak of"
+				"rules that differ only in how they average the clients' variances give the same model, and more rounds do not help a variance that gets no gradient to speak of"
 		case h.State == results.HealthUniform:
-			return "the variances learned but alike on every client (" + h.Message + "), so rules that differ in how they combine " +
+			return "the variances learned but alike on every client (" + h.Message + "), so rules that differ only in how they average " +
 				"the clients' variances give the same model here"
 		case h.State == results.HealthLearned:
 			return "the variances learned and the clients disagreed on them (" + h.Message + "), yet the rules end alike"
@@ -79,9 +79,9 @@ func coincideReason(rs runSet) string {
 		if first > 0 {
 			return fmt.Sprintf("the clients' variances were equal (the records predate the posterior-health measures, so whether they stayed at "+
 				"their initial value or moved alike is not recorded; the spread went from %.4g in the first recorded round to %.4g in %s), "+
-				"so rules that differ in how they combine the clients' variances give the same model here", first, last, r.Meta.Setting)
+				"so rules that differ only in how they average the clients' variances give the same model here", first, last, r.Meta.Setting)
 		}
 	}
-	return "the clients' variances were equal (the records predate the posterior-health measures), so rules that differ in how they " +
-		"combine the clients' variances give the same model here"
+	return "the clients' variances were equal (the records predate the posterior-health measures), so rules that differ only in how they " +
+		"average the clients' variances give the same model here"
 }

@@ -91,8 +91,8 @@ type Health struct {
 	// State is the verdict.
 	State HealthState
 	// Message says in plain words what State means for the run, with its figures, e.g. "the
-	// variances stayed at their initial value: rules that combine variances cannot differ here
-	// (...)".
+	// variances stayed at their initial value: rules differ here only by their own arithmetic on that
+	// shared value, not by how they weigh what the clients learned (...)".
 	Message string
 	// SpreadStart and SpreadEnd are the spread of the initial model and of the last row's global
 	// model (NaN when not recorded).
@@ -109,7 +109,9 @@ type Health struct {
 // Frozen reports whether the run's variances did not learn (HealthFrozen or HealthClamped).
 func (h Health) Frozen() bool { return h.State == HealthFrozen || h.State == HealthClamped }
 
-// Flagged reports whether rules that combine variances cannot differ in this run (HealthFrozen,
+// Flagged reports whether the clients' variances were equal in this run, so that rules differ only by
+// their own arithmetic on a shared variance (GAA and CF divide it by the number of clients; EAA, AALV
+// and PPA keep it), not by how they weigh the clients' different variances (HealthFrozen,
 // HealthClamped or HealthUniform): a table, figure or report comparing such rules should flag it,
 // with Message.
 func (h Health) Flagged() bool { return h.Frozen() || h.State == HealthUniform }
@@ -183,11 +185,11 @@ func RowHealth(rows []Row) Health {
 			pct(h.Moved), HealthThreshold, h.DisagreementMax, local, spread)
 	case h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift:
 		h.State = HealthUniform
-		h.Message = fmt.Sprintf("the variances moved together: %s of the global model's variances moved by more than %g in log σ² from their initial value, but the clients' differ by at most %.2g in log σ² (standard deviation across clients, %g needed): rules that combine variances cannot differ here yet (%s; %s)",
+		h.Message = fmt.Sprintf("the variances moved together: %s of the global model's variances moved by more than %g in log σ² from their initial value, but the clients' differ by at most %.2g in log σ² (standard deviation across clients, %g needed): rules differ here only by their own arithmetic on a shared variance (GAA and CF divide it by the number of clients; EAA, AALV and PPA keep it), not by how they weigh the clients' different variances (%s; %s)",
 			pct(h.Moved), HealthThreshold, h.DisagreementMax, MinDisagreement, local, spread)
 	case h.Clamped >= MinClampedShare:
 		h.State = HealthClamped
-		h.Message = fmt.Sprintf("%s of the variances sit at the clamp bound of log σ², where training passes no gradient: the variances cannot learn, so rules that combine variances cannot differ here beyond the clamp's arithmetic (%s; %s)",
+		h.Message = fmt.Sprintf("%s of the variances sit at the clamp bound of log σ², where training passes no gradient: the variances cannot learn, so rules differ here only by their own arithmetic on the clamped values (%s; %s)",
 			pct(h.Clamped), local, spread)
 	case h.Moved >= MinMovedShare:
 		h.State = HealthFrozen
@@ -195,7 +197,7 @@ func RowHealth(rows []Row) Health {
 			local, spread)
 	default:
 		h.State = HealthFrozen
-		h.Message = fmt.Sprintf("the variances stayed at their initial value: rules that combine variances cannot differ here (%s; %s)", local, spread)
+		h.Message = fmt.Sprintf("the variances stayed at their initial value: rules differ here only by their own arithmetic on that shared value, not by how they weigh what the clients learned (%s; %s)", local, spread)
 	}
 	return h
 }

@@ -35,7 +35,7 @@ func TestRowHealth(t *testing.T) {
 		{"old record", []Row{healthRow(5, 1.38, 0, 0, 0, -1)}, HealthUnmeasured, false, "not recorded"},
 		// Issue 33: spread 1.378 -> 1.390, nothing moved by local training.
 		{"frozen at init", []Row{healthRow(5, 1.384, 1.378, 0, 0, 0), healthRow(10, 1.390, 1.378, 0, 0, 0.001)}, HealthFrozen, true,
-			"the variances stayed at their initial value: rules that combine variances cannot differ here (local training moved at most 0.1 % of them by more than 0.1 in log σ² in a recorded round, 0.0001 on average; the spread went from 1.378 to 1.39)"},
+			"the variances stayed at their initial value: rules differ here only by their own arithmetic on that shared value, not by how they weigh what the clients learned (local training moved at most 0.1 % of them by more than 0.1 in log σ² in a recorded round, 0.0001 on average; the spread went from 1.378 to 1.39)"},
 		// BFL-P's AALV: log sigma^2 = -9 below the clamp at -8.
 		{"clamped", []Row{healthRow(10, 2.267, 2.267, 0, 1, 0)}, HealthClamped, true, "100 % of the variances sit at the clamp bound"},
 		// Learned in an early row is enough, and a clamp does not override it.

@@ -109,7 +109,8 @@ type TableRow struct {
 }
 
 // HealthMark follows the label of a row whose runs' variances are flagged by their posterior health
-// (frozen, held at a clamp, or alike on every client): rules that combine variances cannot differ there.
+// (frozen, held at a clamp, or alike on every client): rules differ there only by their own arithmetic
+// on a shared variance, not by how they weigh the clients' different variances.
 const HealthMark = "‡"
 
 // Table is a summarised table, ready to render with Markdown or LaTeX.
