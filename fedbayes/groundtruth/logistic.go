@@ -318,6 +318,27 @@ func HMCReference(p *Problem, hc HMCConfig, cacheDir string) (*Reference, error)
 	return ref, nil
 }
 
+// hmcTruth is the HMC reference of a logistic problem (HMCReference, cached in cacheDir) and its mean
+// and covariance as a Gaussian, the truth the rules are measured against.
+func hmcTruth(p *Problem, hc HMCConfig, cacheDir string) (*Reference, *Gaussian, error) {
+	ref, err := HMCReference(p, hc, cacheDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := p.Model.Prior.Dim()
+	cov := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			cov.SetSym(i, j, ref.HMC.Cov[i][j])
+		}
+	}
+	truth, err := NewGaussian(ref.HMC.Mean, cov)
+	if err != nil {
+		return nil, nil, fmt.Errorf("groundtruth: HMC reference: %w", err)
+	}
+	return ref, truth, nil
+}
+
 // RunLogistic is Run for a logistic problem: the clients send the mean-field version of their Laplace
 // approximations, and the rules are measured against the HMC reference (its mean and covariance as
 // a Gaussian, its draws for the predictive scores).
@@ -337,20 +358,9 @@ func RunLogistic(p *Problem, opt RuleOptions, hc HMCConfig, cacheDir string) (*R
 			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
 		}
 	}
-	ref, err := HMCReference(p, hc, cacheDir)
+	ref, truth, err := hmcTruth(p, hc, cacheDir)
 	if err != nil {
 		return nil, err
-	}
-	d := p.Model.Prior.Dim()
-	cov := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			cov.SetSym(i, j, ref.HMC.Cov[i][j])
-		}
-	}
-	truth, err := NewGaussian(ref.HMC.Mean, cov)
-	if err != nil {
-		return nil, fmt.Errorf("groundtruth: HMC reference: %w", err)
 	}
 	hmc := ref.HMC
 	res := &Result{Config: p.Config, Sizes: p.Sizes(), WTrue: p.WTrue, Exact: toJSON(truth), ExactPredictive: ref.Predictive,
@@ -360,7 +370,7 @@ func RunLogistic(p *Problem, opt RuleOptions, hc HMCConfig, cacheDir string) (*R
 		if err != nil {
 			return Distances{}, err
 		}
-		dist.Predictive, err = ScoreLogistic(q.Mean, mat.NewSymDense(d, diagData(q.Var)), p.WTrue, p.Test)
+		dist.Predictive, err = ScoreLogistic(q.Mean, mat.NewSymDense(len(q.Var), diagData(q.Var)), p.WTrue, p.Test)
 		return dist, err
 	}
 	vi, err := MeanFieldVI(truth)

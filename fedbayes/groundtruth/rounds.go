@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"fedbayes.dev/fedbayes/aggregate"
-	"gonum.org/v1/gonum/mat"
 )
 
 // PriorPolicy names the prior a client trains against in round t > 1.
@@ -152,20 +151,9 @@ func RunRoundsLogistic(p *Problem, opt RoundsOptions, hc HMCConfig, cacheDir str
 		}
 		full[k] = g
 	}
-	ref, err := HMCReference(p, hc, cacheDir)
+	_, truth, err := hmcTruth(p, hc, cacheDir)
 	if err != nil {
 		return nil, err
-	}
-	d := p.Model.Prior.Dim()
-	cov := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			cov.SetSym(i, j, ref.HMC.Cov[i][j])
-		}
-	}
-	truth, err := NewGaussian(ref.HMC.Mean, cov)
-	if err != nil {
-		return nil, fmt.Errorf("groundtruth: HMC reference: %w", err)
 	}
 	return runRounds(p, opt, full, truth, posterior)
 }
