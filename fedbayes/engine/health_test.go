@@ -75,3 +75,19 @@ func TestVariancesLearnOnFashionMNIST(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressMetricsDropHealth checks that the progress line keeps the ordinary metrics and the share
+// of variances moved, and leaves the other posterior-health metrics to the rows and `fedbayes status`.
+func TestProgressMetricsDropHealth(t *testing.T) {
+	m := map[string]float64{results.Accuracy: 0.8, results.Spread: 1.2}
+	for i, k := range results.HealthMetrics {
+		m[k] = float64(i)
+	}
+	got := progressMetrics(m)
+	if len(got) != 3 || got[results.Accuracy] != 0.8 || got[results.Spread] != 1.2 || got[results.VarMoved] != m[results.VarMoved] {
+		t.Errorf("progress metrics %v, want accuracy, spread and %s", got, results.VarMoved)
+	}
+	if len(m) != 2+len(results.HealthMetrics) {
+		t.Errorf("progressMetrics changed its argument: %v", m)
+	}
+}

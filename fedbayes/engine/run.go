@@ -345,7 +345,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			return round, err
 		}
 		sum.Round = round
-		r.rep.Update(round, m, progress.Timings{Local: tLocal, Aggregate: tAgg, Eval: tEval})
+		r.rep.Update(round, progressMetrics(m), progress.Timings{Local: tLocal, Aggregate: tAgg, Eval: tEval})
 		if afterRoundHook != nil {
 			afterRoundHook(r.st.Name, seed, round)
 		}
@@ -363,6 +363,19 @@ func (r *runState) diverge(round int, reason string, sum *RunSummary) error {
 	sum.State, sum.Round, sum.Reason = results.Diverged, round, reason
 	r.rep.Done(fmt.Sprintf("diverged at round %d: %s", round, reason))
 	return r.w.Diverge(round, reason)
+}
+
+// progressMetrics are the metrics a round's progress line shows: all but the posterior-health ones
+// (results.HealthMetrics), of which only the share of variances moved (VarMoved) is kept; the rows keep
+// them all, and `fedbayes status` gives the verdict.
+func progressMetrics(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		if k == results.VarMoved || !slices.Contains(results.HealthMetrics, k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // afterRoundHook, when set by a test, is called after each round's checkpoint.
