@@ -172,6 +172,12 @@ func (h *healthTracker) localHealth(received *posterior.Posterior, local localOu
 			if err != nil {
 				return metrics.VarianceHealth{}, fmt.Errorf("posterior health: %q: %w", q.Name, err)
 			}
+			// The clients start from the received log-variances clamped to the models' range: a rule
+			// that puts the global below LogVarMin (GAA's and CF's division by K, round after round) is
+			// clamped back on loading, which is no local learning.
+			for i, v := range ref {
+				ref[i] = min(max(v, float32(models.LogVarMin)), float32(models.LogVarMax))
+			}
 			lv, err := tensors.CopyFlatData[float32](q.LogVar)
 			if err != nil {
 				return metrics.VarianceHealth{}, fmt.Errorf("posterior health: %q: %w", q.Name, err)

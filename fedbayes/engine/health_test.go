@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -89,5 +90,33 @@ func TestProgressMetricsDropHealth(t *testing.T) {
 	}
 	if len(m) != 2+len(results.HealthMetrics) {
 		t.Errorf("progressMetrics changed its argument: %v", m)
+	}
+}
+
+// TestHealthOfVariancesCollapsedToTheClamp checks a run whose rule collapses the variances onto the
+// models' lower clamp (GAA divides the shared variance by the number of clients each round, and
+// nothing in local training pulls it back at this learning rate): the clients' return to LogVarMin
+// from a received value below it is the clamp, not local learning, so the run is CLAMPED, not UNIFORM
+// with every variance "moved" by exactly log K.
+func TestHealthOfVariancesCollapsedToTheClamp(t *testing.T) {
+	requireDigits(t)
+	s := digitsSpec()
+	s.Partition = PartitionSpec{Method: "iid", Clients: 5}
+	s.Training.Rounds, s.Training.LearningRate = 14, 0.05
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), s, Options{Dir: dir, NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	runs, _, err := results.Load(dir)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("load: %d runs, %v", len(runs), err)
+	}
+	last := runs[0].Rows[len(runs[0].Rows)-1].Metrics
+	if last[results.VarClamped] < 0.99 || last[results.VarLocalShift] > 0.01 {
+		t.Errorf("last round: %.3g of the variances at the clamp (want all), local shift %.3g (want about 0, not log 5 = 1.609)",
+			last[results.VarClamped], last[results.VarLocalShift])
+	}
+	if h := results.RunHealth(runs[0]); h.State != results.HealthClamped {
+		t.Errorf("health %s (%s), want %s", h.State, h.Message, results.HealthClamped)
 	}
 }
