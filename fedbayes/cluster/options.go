@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,13 +35,27 @@ var (
 	jobNameRe   = regexp.MustCompile(`^[A-Za-z0-9_.+\-]+$`)
 )
 
-// owned are the sbatch options the script sets itself; Extra may not set them.
-var owned = []string{"--array", "-a", "--output", "-o", "--error", "-e", "--job-name", "-J", "--parsable", "--wrap"}
+// ownedLong and ownedShort are the sbatch options the script sets itself (or that would change how
+// fedbayes reads sbatch's answer); Extra may not set them, by their name, by an abbreviation of the
+// long name (sbatch's getopt_long accepts any unambiguous prefix: --arr is --array) or in a group of
+// short options (-Qa5 is -Q -a 5).
+var (
+	ownedLong  = []string{"array", "output", "error", "job-name", "parsable", "wrap"}
+	ownedShort = map[byte]string{'a': "array", 'o': "output", 'e': "error", 'J': "job-name"}
+)
+
+// shortWithArgument are sbatch's short options that take an argument: in a group of short options
+// the rest of the group is that argument (-pgpu is -p gpu). Any other letter is read as a flag, so
+// the letters after it are checked too (the cautious reading).
+const shortWithArgument = "AaBbCcDdeFGiJLMmNnopqStUwx"
 
 // Validate checks every option and names the first that is wrong.
 func (r Resources) Validate() error {
 	if r.Partition != "" && !partitionRe.MatchString(r.Partition) {
 		return fmt.Errorf("cluster: -partition %q: not a partition name (letters, digits, '_', '-', '.', comma-separated)", r.Partition)
+	}
+	if err := CheckSbatchValue("-partition", r.Partition); err != nil {
+		return err
 	}
 	if r.Time != "" && !timeRe.MatchString(r.Time) {
 		return fmt.Errorf("cluster: -time %q: not a Slurm time (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", r.Time)
@@ -69,24 +84,61 @@ func (r Resources) Validate() error {
 	return nil
 }
 
-// extraOption returns the sbatch option of an extra line, without the #SBATCH prefix.
+// extraOption returns the sbatch option of an extra line, without the #SBATCH prefix: one option,
+// with its value after '=' or a space, holding none of the characters sbatch reads specially in an
+// #SBATCH line (CheckSbatchValue), and none of the options fedbayes sets (checkNotOwned).
 func extraOption(line string) (string, error) {
-	if strings.ContainsAny(line, "\n\r\x00") {
-		return "", fmt.Errorf("must be one line")
+	if strings.IndexFunc(line, isControl) >= 0 {
+		return "", fmt.Errorf("must be one line, without control characters")
 	}
 	opt := strings.TrimSpace(line)
 	opt = strings.TrimSpace(strings.TrimPrefix(opt, "#SBATCH"))
-	if !strings.HasPrefix(opt, "-") {
+	if !strings.HasPrefix(opt, "-") || opt == "-" {
 		return "", fmt.Errorf("not an sbatch option (it must start with '-', e.g. --gres=gpu:1)")
 	}
-	name := opt
-	if i := strings.IndexAny(name, "= "); i >= 0 {
-		name = name[:i]
+	fields := strings.Fields(opt)
+	if len(fields) > 2 {
+		return "", fmt.Errorf("one option per -sbatch (with its value), not %d words", len(fields))
 	}
-	for _, o := range owned {
-		if name == o || (len(o) == 2 && strings.HasPrefix(name, o) && !strings.HasPrefix(name, "--")) {
-			return "", fmt.Errorf("%s is set by fedbayes submit itself", o)
+	for _, f := range fields {
+		if err := CheckSbatchValue("word", f); err != nil {
+			return "", errors.New(strings.TrimPrefix(err.Error(), "cluster: "))
+		}
+		if strings.HasPrefix(f, "-") {
+			if err := checkNotOwned(f); err != nil {
+				return "", err
+			}
 		}
 	}
-	return opt, nil
+	return strings.Join(fields, " "), nil
+}
+
+// checkNotOwned refuses a word of an extra option that sets one of the options fedbayes sets: the
+// option itself, an abbreviation of it, or a short option in a group; also "--", which would end
+// sbatch's options.
+func checkNotOwned(w string) error {
+	if w == "--" {
+		return fmt.Errorf("-- ends sbatch's options")
+	}
+	if long, ok := strings.CutPrefix(w, "--"); ok {
+		name, _, _ := strings.Cut(long, "=")
+		for _, o := range ownedLong {
+			if name == o {
+				return fmt.Errorf("--%s is set by fedbayes submit itself", o)
+			}
+			if strings.HasPrefix(o, name) {
+				return fmt.Errorf("--%s is an abbreviation of --%s, which fedbayes submit sets itself", name, o)
+			}
+		}
+		return nil
+	}
+	for i := 1; i < len(w); i++ {
+		if o, ok := ownedShort[w[i]]; ok {
+			return fmt.Errorf("-%c is set by fedbayes submit itself (--%s, in %s)", w[i], o, w)
+		}
+		if strings.IndexByte(shortWithArgument, w[i]) >= 0 {
+			break
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Script is one sbatch job array: its resources, its tasks (array indices) and the command each
@@ -14,7 +15,8 @@ type Script struct {
 	JobName string
 	// Tasks are the array indices, each a run's index in the spec's run list.
 	Tasks []int
-	// Output is the path pattern of each task's log (--output), e.g. DIR/.slurm/logs/%A_%a.out.
+	// Output is the path pattern of each task's log (--output), e.g. DIR/.slurm/logs/%A_%a.out;
+	// build it with OutputPattern, which escapes a '%' of the directory as Slurm's "%%".
 	Output string
 	// Resources are the sbatch options.
 	Resources Resources
@@ -47,7 +49,9 @@ func ArrayRange(indices []int) string {
 	return strings.Join(parts, ",")
 }
 
-// Render returns the sbatch script. The resources must have been validated.
+// Render returns the sbatch script. Every value that reaches the script is checked first, and an
+// error names the value and what is wrong with it (see CheckSbatchValue and CheckShellWord): the
+// #SBATCH lines hold only validated options, and the shell body holds the Command as quoted words.
 func (s Script) Render() (string, error) {
 	if len(s.Tasks) == 0 {
 		return "", fmt.Errorf("cluster: a job array needs at least one task")
@@ -60,6 +64,17 @@ func (s Script) Render() (string, error) {
 	}
 	if !jobNameRe.MatchString(s.JobName) {
 		return "", fmt.Errorf("cluster: job name %q: use letters, digits, '_', '-', '.', '+'", s.JobName)
+	}
+	if err := CheckSbatchValue("job name", s.JobName); err != nil {
+		return "", err
+	}
+	if err := checkOutputPattern(s.Output); err != nil {
+		return "", err
+	}
+	for _, a := range s.Command {
+		if err := CheckShellWord("the task's command", a); err != nil {
+			return "", err
+		}
 	}
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
@@ -89,7 +104,7 @@ func (s Script) Render() (string, error) {
 		line("%s", opt)
 	}
 	for _, c := range s.Comment {
-		b.WriteString("# " + strings.ReplaceAll(c, "\n", " ") + "\n")
+		b.WriteString("# " + commentText(c) + "\n")
 	}
 	b.WriteString("set -euo pipefail\n")
 	b.WriteString("# One run per task, on the CPUs Slurm gave it; no download of an XLA plugin.\n")
@@ -115,4 +130,86 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// OutputPattern is the --output pattern of the tasks' logs in logDir: logDir with each '%' written
+// as Slurm's "%%" (the character '%', not a replacement symbol such as %j), then /%A_%a.out.
+func OutputPattern(logDir string) string {
+	return strings.ReplaceAll(logDir, "%", "%%") + "/%A_%a.out"
+}
+
+// checkOutputPattern checks the --output value: a value for an #SBATCH line (CheckSbatchValue) whose
+// '%' are Slurm replacement symbols (%A, %a, %j, ... or "%%"), never a stray one.
+func checkOutputPattern(p string) error {
+	if p == "" {
+		return fmt.Errorf("cluster: no output pattern for the tasks' logs")
+	}
+	if err := CheckSbatchValue("the log path (--output)", p); err != nil {
+		return err
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(p) && p[j] >= '0' && p[j] <= '9' {
+			j++
+		}
+		if j == len(p) || !strings.ContainsRune("%AaJjNnstux", rune(p[j])) {
+			return fmt.Errorf("cluster: the log path (--output) %q: a '%%' that is not a Slurm filename pattern (write a literal %% as %%%%: OutputPattern)", p)
+		}
+		i = j
+	}
+	return nil
+}
+
+// sbatchSpecial are the characters that sbatch reads specially in an #SBATCH line: whitespace
+// separates options, quotes and a backslash are removed, '#' starts a comment. A value holding one
+// would be cut, changed or would add an option, so values with them are refused.
+const sbatchSpecial = " \t'\"\\#"
+
+// CheckSbatchValue checks a value (a path, a name) that goes into an #SBATCH line: no control
+// character (a newline would end the line and start a shell line of the script), none of the
+// characters sbatch reads specially (whitespace, quotes, backslash, '#'), and not the words
+// "hetjob" or "packjob" (sbatch splits the job at a line holding them). what names the value in the
+// error. A '%' is not checked here: a path gets it escaped by OutputPattern.
+func CheckSbatchValue(what, v string) error {
+	if i := strings.IndexFunc(v, isControl); i >= 0 {
+		return fmt.Errorf("cluster: %s %q holds a control character (%U), which the sbatch script cannot hold", what, v, []rune(v[i:])[0])
+	}
+	if i := strings.IndexAny(v, sbatchSpecial); i >= 0 {
+		return fmt.Errorf("cluster: %s %q holds %q, which sbatch reads specially in an #SBATCH line (whitespace, quotes, backslash and '#' are refused); use another path or name", what, v, v[i])
+	}
+	lower := strings.ToLower(v)
+	for _, w := range []string{"hetjob", "packjob"} {
+		if strings.Contains(lower, w) {
+			return fmt.Errorf("cluster: %s %q holds %q, at which sbatch splits a script into a heterogeneous job; use another path or name", what, v, w)
+		}
+	}
+	return nil
+}
+
+// CheckShellWord checks a value that goes into the script's shell body as a quoted word (ShellQuote):
+// no control character, so that each word stays on its line.
+func CheckShellWord(what, v string) error {
+	if i := strings.IndexFunc(v, isControl); i >= 0 {
+		return fmt.Errorf("cluster: %s %q holds a control character (%U), which the sbatch script cannot hold", what, v, []rune(v[i:])[0])
+	}
+	return nil
+}
+
+// isControl reports the characters refused in every value of a script: ASCII control characters
+// (newline, carriage return, NUL, ...), DEL and Unicode's other line and paragraph separators.
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
+}
+
+// commentText makes c one comment line: control characters become spaces.
+func commentText(c string) string {
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, c)
 }

@@ -89,6 +89,9 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 	if !jobNameRe.MatchString(name) {
 		return nil, fmt.Errorf("cluster: -job-name %q: use letters, digits, '_', '-', '.', '+'", name)
 	}
+	if err := CheckSbatchValue("job name", name); err != nil {
+		return nil, err
+	}
 	bin, dir, err := prepare(o.Binary, o.Dir, o.DryRun)
 	if err != nil {
 		return nil, err
@@ -133,18 +136,11 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 			return nil, err
 		}
 	}
-	// Checks done: write the files, then submit.
-	if err := os.MkdirAll(sub.Logs, 0o755); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
-	if err := results.WriteFileAtomic(specPath, specData, 0o644); err != nil {
-		return nil, err
-	}
 	stamp := time.Now().UTC().Format("20060102T150405.000Z")
 	s := Script{
 		JobName:   name,
 		Tasks:     sub.Tasks,
-		Output:    filepath.Join(sub.Logs, "%A_%a.out"),
+		Output:    OutputPattern(sub.Logs),
 		Resources: o.Resources,
 		Command:   runCommand(bin, specPath, dir, o.NoFigures),
 		TaskArg:   true,
@@ -152,6 +148,16 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 			fmt.Sprintf("fedbayes submit %s: %d of its %d runs, written %s", o.SpecName, len(sub.Tasks), len(refs), stamp),
 			"Each task runs (or resumes) the run whose index is its array index; fedbayes status " + dir + " shows them all.",
 		},
+	}
+	if _, err := s.Render(); err != nil { // every value of the script checked before a file is written
+		return nil, err
+	}
+	// Checks done: write the files, then submit.
+	if err := os.MkdirAll(sub.Logs, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if err := results.WriteFileAtomic(specPath, specData, 0o644); err != nil {
+		return nil, err
 	}
 	if err := writeAndSubmit(ctx, sub, s, dir, sweepName, stamp, o.DryRun); err != nil {
 		return nil, err
@@ -306,6 +312,9 @@ type CommandOptions struct {
 // prepare makes the checks every submission starts with: sbatch on PATH (unless dryRun), the
 // fedbayes executable the tasks run, and a writable results directory, returned as absolute paths.
 func prepare(binaryFlag, resultsDir string, dryRun bool) (bin, dir string, err error) {
+	if err := CheckDir(resultsDir); err != nil {
+		return "", "", err
+	}
 	if !dryRun {
 		if _, err := lookSlurm("sbatch"); err != nil {
 			return "", "", err
@@ -314,13 +323,30 @@ func prepare(binaryFlag, resultsDir string, dryRun bool) (bin, dir string, err e
 	if bin, err = binary(binaryFlag); err != nil {
 		return "", "", err
 	}
+	if err := CheckShellWord("-binary", bin); err != nil {
+		return "", "", err
+	}
 	if dir, err = filepath.Abs(resultsDir); err != nil {
 		return "", "", fmt.Errorf("cluster: results directory %q: %w", resultsDir, err)
+	}
+	if err := CheckDir(dir); err != nil {
+		return "", "", err
 	}
 	if err := checkWritable(dir); err != nil {
 		return "", "", err
 	}
 	return bin, dir, nil
+}
+
+// CheckDir checks that a results directory can be named in the sbatch script: its path goes into
+// the #SBATCH --output line (CheckSbatchValue; a '%' is escaped by OutputPattern) and, quoted, into
+// the command of each task (CheckShellWord). Submit and SubmitCommand call it, with the absolute
+// path too, before they write anything.
+func CheckDir(dir string) error {
+	if err := CheckShellWord("results directory", dir); err != nil {
+		return err
+	}
+	return CheckSbatchValue("results directory", dir)
 }
 
 // SubmitCommand submits one fedbayes command as a single Slurm task (for work that has no per-run
@@ -331,22 +357,28 @@ func SubmitCommand(ctx context.Context, o CommandOptions) (*Submission, error) {
 		return nil, err
 	}
 	name := "fedbayes-" + jobNameSafe(o.Name)
+	if err := CheckSbatchValue("job name", name); err != nil {
+		return nil, err
+	}
 	bin, dir, err := prepare(o.Binary, o.Dir, o.DryRun)
 	if err != nil {
 		return nil, err
 	}
 	sub := &Submission{Tasks: []int{0}, Logs: filepath.Join(dir, SlurmDir, logsDir)}
-	if err := os.MkdirAll(sub.Logs, 0o755); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
 	stamp := time.Now().UTC().Format("20060102T150405.000Z")
 	s := Script{
 		JobName:   name,
 		Tasks:     sub.Tasks,
-		Output:    filepath.Join(sub.Logs, "%A_%a.out"),
+		Output:    OutputPattern(sub.Logs),
 		Resources: o.Resources,
 		Command:   append([]string{bin}, o.Args...),
 		Comment:   []string{fmt.Sprintf("fedbayes: %s, written %s", o.Name, stamp)},
+	}
+	if _, err := s.Render(); err != nil { // every value of the script checked before a file is written
+		return nil, err
+	}
+	if err := os.MkdirAll(sub.Logs, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	if err := writeAndSubmit(ctx, sub, s, dir, o.Name, stamp, o.DryRun); err != nil {
 		return nil, err
