@@ -1,8 +1,12 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +65,86 @@ func FuzzParseRows(f *testing.F) {
 			b, _ := json.Marshal(rf2.rows[i])
 			if string(a) != string(b) {
 				t.Fatalf("row %d changed when written back:\n%s\n%s", i, a, b)
+			}
+		}
+	})
+}
+
+// FuzzUnpackRecords feeds arbitrary bytes to the records archive reader and places what it accepts
+// with UnpackRecords. Neither may panic; ReadRecords must keep its bounds (lowered here, so that the
+// fuzzer reaches them: the entries and their total size, uncompressed, within recordLimits), return
+// records in name order with exactly a run's three files each; and every run that UnpackRecords
+// places must read back as its record (ReadRecord). The seeds are a good archive, archives that pass
+// each bound, and hostile entry names.
+func FuzzUnpackRecords(f *testing.F) {
+	// A good archive of one run: the first of a reproduction's archives.
+	arch, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproduction", "records", "medium", "002.tar.gz"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	all, err := ReadRecords(bytes.NewReader(arch), "002.tar.gz")
+	if err != nil || len(all) == 0 {
+		f.Fatalf("002.tar.gz: %d records, %v", len(all), err)
+	}
+	var good bytes.Buffer
+	if err := WriteRecords(&good, all[:1]); err != nil {
+		f.Fatal(err)
+	}
+	setRecordLimits(f, 1<<13, 1<<15, 12)
+	f.Add(good.Bytes())
+	f.Add(good.Bytes()[:good.Len()/2])
+	f.Add(zeroArchive(f, 3, 1<<13)) // within the bounds, not JSON
+	f.Add(zeroArchive(f, 5, 1<<13)) // past the total
+	f.Add(zeroArchive(f, 1, 1<<14)) // past the per-entry bound
+	f.Add(zeroArchive(f, 13, 512))  // past the number of entries
+	f.Add(tarGz(f, "../x/run.json", "{}"))
+	f.Add(tarGz(f, "x/run.json", "{}", "x/rounds.jsonl", "", "x/status.json", "{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := ReadRecords(bytes.NewReader(data), "fuzz.tar.gz")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.tar.gz") {
+				t.Fatalf("error %v does not name the archive", err)
+			}
+			return
+		}
+		var total int64
+		if n := len(recs) * len(recordFiles); n > recordLimits.Entries {
+			t.Fatalf("%d entries accepted, the bound is %d", n, recordLimits.Entries)
+		}
+		for i, r := range recs {
+			if i > 0 && recs[i-1].Name >= r.Name {
+				t.Fatalf("records %q then %q", recs[i-1].Name, r.Name)
+			}
+			if len(r.Files) != len(recordFiles) {
+				t.Fatalf("record %s has %d files", r.Name, len(r.Files))
+			}
+			for f, b := range r.Files {
+				if !isRecordFile(f) || int64(len(b)) > recordLimits.File {
+					t.Fatalf("record %s: file %q of %d bytes", r.Name, f, len(b))
+				}
+				total += int64(len(b))
+			}
+		}
+		if total > recordLimits.Total {
+			t.Fatalf("%d bytes accepted, the bound is %d", total, recordLimits.Total)
+		}
+		out := t.TempDir()
+		res, err := UnpackRecords(recs, "fuzz.tar.gz", out)
+		if err != nil {
+			return
+		}
+		if res.Added != len(recs) {
+			t.Fatalf("added %d of %d records to an empty directory", res.Added, len(recs))
+		}
+		for _, r := range recs {
+			back, ok, err := ReadRecord(filepath.Join(out, r.Name))
+			if err != nil || !ok {
+				t.Fatalf("placed run %s does not read back: ok %v, %v", r.Name, ok, err)
+			}
+			for f, b := range r.Files {
+				if !bytes.Equal(back.Files[f], b) {
+					t.Fatalf("placed run %s: %s differs", r.Name, f)
+				}
 			}
 		}
 	})

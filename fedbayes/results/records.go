@@ -17,9 +17,19 @@ import (
 // its checkpoints (which only serve to resume a run that is not finished).
 var recordFiles = []string{MetaFile, RowsFile, StatusFile}
 
-// maxRecordFile bounds one file read back from a record archive, so that a corrupt or hostile archive
-// cannot fill the memory or the disk.
-const maxRecordFile = 64 << 20
+// recordLimits bound what ReadRecords reads from one archive, so that a corrupt or hostile archive
+// (a few MB of gzip-compressed zeros expand to GB) cannot fill the memory or the disk: each entry is
+// checked against them by its declared size before a byte of it is read or allocated, and the
+// entries are counted as they come. A variable so that the tests can lower them.
+var recordLimits = struct {
+	// File bounds one entry (one run's run.json, rounds.jsonl or status.json): 64 MiB.
+	File int64
+	// Total bounds the sum of the entries' sizes, uncompressed: 256 MiB (the reproduction's
+	// archives in docs/reproduction/records hold 0.6 to 1.4 MB each).
+	Total int64
+	// Entries bounds the number of entries: 3 per run, 20 000 runs.
+	Entries int
+}{File: 64 << 20, Total: 256 << 20, Entries: 3 * 20_000}
 
 // staleRecordAge is how old a temporary directory of UnpackRecords must be before another
 // UnpackRecords removes it as left by a killed process.
@@ -125,7 +135,9 @@ func WriteRecords(w io.Writer, recs []Record) error {
 // ReadRecords reads an archive written by WriteRecords, in name order. An entry that is not one of a
 // run's three record files directly under the archive's top (NAME/FILE), a record that lacks one of
 // them, and a corrupt archive are errors naming the archive (name) and the entry. The records' contents
-// are checked when they are placed (UnpackRecords).
+// are checked when they are placed (UnpackRecords). What it reads is bounded (recordLimits): an
+// archive with an entry, a total or a number of entries past the bounds is refused as soon as its
+// tar header shows it, before the entry is read.
 func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
@@ -134,6 +146,8 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	defer gz.Close()
 	tr := tar.NewReader(gz)
 	byName := map[string]map[string][]byte{}
+	var total int64 // bytes of the entries so far, uncompressed
+	entries := 0
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -146,11 +160,18 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 		if !found || hdr.Typeflag != tar.TypeReg || !isRecordFile(file) || !recordName(run) {
 			return nil, fmt.Errorf("results: records %s: entry %q is not a run's run.json, rounds.jsonl or status.json", name, hdr.Name)
 		}
-		if hdr.Size > maxRecordFile {
-			return nil, fmt.Errorf("results: records %s: entry %q is %d bytes, more than a record holds (%d)", name, hdr.Name, hdr.Size, maxRecordFile)
+		if entries++; entries > recordLimits.Entries {
+			return nil, fmt.Errorf("results: records %s: more than %d entries, more than an archive of records may hold (%d runs)", name, recordLimits.Entries, recordLimits.Entries/len(recordFiles))
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, maxRecordFile+1))
-		if err != nil {
+		if hdr.Size < 0 || hdr.Size > recordLimits.File {
+			return nil, fmt.Errorf("results: records %s: entry %q is %d bytes, more than a record file may hold (%d)", name, hdr.Name, hdr.Size, recordLimits.File)
+		}
+		if total+hdr.Size > recordLimits.Total {
+			return nil, fmt.Errorf("results: records %s: entry %q (%d bytes) brings the archive past %d bytes uncompressed, more than an archive of records may hold", name, hdr.Name, hdr.Size, recordLimits.Total)
+		}
+		total += hdr.Size
+		data := make([]byte, hdr.Size) // bounded by the checks above
+		if _, err := io.ReadFull(tr, data); err != nil {
 			return nil, fmt.Errorf("results: records %s: entry %q: %w", name, hdr.Name, err)
 		}
 		if byName[run] == nil {

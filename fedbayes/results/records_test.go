@@ -4,9 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -183,7 +185,7 @@ func TestUnpackRecordsKeepsLocalRun(t *testing.T) {
 }
 
 // tarGz builds an archive from name, content pairs.
-func tarGz(t *testing.T, entries ...string) []byte {
+func tarGz(t testing.TB, entries ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -307,5 +309,94 @@ func TestLoadIgnoresUnplacedRecord(t *testing.T) {
 	}
 	if len(runs) != 1 || len(skipped) != 0 {
 		t.Errorf("loaded %d runs, skipped %v: want the one placed run only", len(runs), skipped)
+	}
+}
+
+// setRecordLimits lowers ReadRecords' bounds for one test.
+func setRecordLimits(tb testing.TB, file, total int64, entries int) {
+	tb.Helper()
+	old := recordLimits
+	recordLimits.File, recordLimits.Total, recordLimits.Entries = file, total, entries
+	tb.Cleanup(func() { recordLimits = old })
+}
+
+// zeroArchive returns a records archive of n entries (run-I/run.json, rounds.jsonl, status.json in
+// turn) of size zero bytes each, built from concatenated gzip members so that a large archive costs
+// little to build: a tar header per entry, then one compressed block of zeros repeated.
+func zeroArchive(t testing.TB, n int, size int64) []byte {
+	t.Helper()
+	member := func(data []byte) []byte {
+		var b bytes.Buffer
+		gz, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		gz.Write(data)
+		gz.Close()
+		return b.Bytes()
+	}
+	const block = 1 << 20
+	if size%512 != 0 || (size > block && size%block != 0) {
+		t.Fatalf("size %d: want a multiple of 512, and of %d above it", size, block)
+	}
+	zeros := member(make([]byte, min(size, block)))
+	var out bytes.Buffer
+	for i := 0; i < n; i++ {
+		var hb bytes.Buffer
+		tw := tar.NewWriter(&hb)
+		name := fmt.Sprintf("run-%d/%s", i/3, recordFiles[i%3])
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: size, Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Flush()
+		out.Write(member(hb.Bytes()))
+		for written := int64(0); written < size; written += min(size, block) {
+			out.Write(zeros)
+		}
+	}
+	out.Write(member(make([]byte, 1024)))
+	return out.Bytes()
+}
+
+// TestReadRecordsBounds: an archive whose entries, total uncompressed size or number of entries pass
+// the bounds is refused with an error naming the archive, as soon as a tar header shows it (before the
+// entry is read: an entry declared past the bound and cut short is refused for its size, not as a
+// corrupt archive), and without allocating past the bound. Issue 36: a 10.5 MB archive of zero-filled
+// entries (each under the per-entry cap) made ReadRecords allocate until the process died.
+func TestReadRecordsBounds(t *testing.T) {
+	cut := func(b []byte) []byte { return b[:len(b)-len(b)/4] }
+	tests := []struct {
+		name        string
+		file, total int64
+		entries     int
+		data        []byte
+		want        string
+	}{
+		{"total", 4 << 20, 8 << 20, 1000, zeroArchive(t, 30, 4<<20), "past 8388608 bytes uncompressed"},
+		{"entries", 1 << 20, 1 << 30, 4, zeroArchive(t, 9, 512), "more than 4 entries"},
+		{"one entry", 1 << 20, 1 << 30, 1000, zeroArchive(t, 3, 2<<20), "more than a record file may hold (1048576)"},
+		{"declared past the total, cut short", 64 << 20, 8 << 20, 1000, cut(zeroArchive(t, 1, 32<<20)), "past 8388608 bytes uncompressed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			setRecordLimits(t, tc.file, tc.total, tc.entries)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := ReadRecords(bytes.NewReader(tc.data), "zeros.tar.gz")
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "zeros.tar.gz") {
+				t.Errorf("error %v: want it to name zeros.tar.gz and say %q", err, tc.want)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(tc.total)+16<<20 {
+				t.Errorf("ReadRecords allocated %d bytes, the bound is %d", alloc, tc.total)
+			}
+		})
+	}
+	// The default bounds: an archive of 300 MiB of zeros (20 MiB of 15 entries, each under the
+	// per-entry bound) is refused.
+	if testing.Short() {
+		return
+	}
+	data := zeroArchive(t, 15, 20<<20)
+	if _, err := ReadRecords(bytes.NewReader(data), "zeros.tar.gz"); err == nil || !strings.Contains(err.Error(), "past 268435456 bytes") {
+		t.Errorf("%d-byte archive of 300 MiB of zeros: error %v, want the total bound", len(data), err)
 	}
 }
