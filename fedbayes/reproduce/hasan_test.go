@@ -1,10 +1,12 @@
 package reproduce
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
@@ -41,5 +43,21 @@ func TestHasanFormerRunsLeftOutWithANote(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "left out 2 runs of "+name+" by the former one-round runner") {
 		t.Errorf("notes %q; want one note on the 2 former runs", notes)
+	}
+}
+
+// TestFrictionNote checks that the 003 section says which cSGHMC friction its runs sampled with when it
+// is not the presets' (Zhang et al.'s), and says nothing when it is.
+func TestFrictionNote(t *testing.T) {
+	run := func(friction float64) results.Run {
+		spec := fmt.Sprintf(`{"training": {"sampler": {"method": "csghmc", "friction": %g}}}`, friction)
+		return results.Run{Meta: results.Meta{Setting: "fmnist-medium-bcm-0", Spec: []byte(spec)}}
+	}
+	if got := frictionNote(runSet{run(predictive.ZhangFriction)}); got != "" {
+		t.Errorf("runs at the presets' friction: note %q, want none", got)
+	}
+	got := frictionNote(runSet{run(0.1), run(predictive.ZhangFriction), run(0.1)})
+	if !strings.Contains(got, "friction 0.1 (their recorded specs); the presets now use 0.9") {
+		t.Errorf("runs at friction 0.1: note %q", got)
 	}
 }
