@@ -8,7 +8,6 @@ import (
 
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
-	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // TestHasanFormerRunsLeftOutWithANote checks that runs the former one-round runner wrote for a 003
@@ -19,7 +18,7 @@ func TestHasanFormerRunsLeftOutWithANote(t *testing.T) {
 	name := hasanPreset.Name(Reduced)
 	for _, m := range []string{"fedavg", "bcm"} {
 		setting := name + "-h0.3-" + m
-		meta, err := results.NewMeta(setting, map[string]string{"method": m, "h": "0.3", "dataset": "fashion-mnist"}, 1, map[string]any{"h": 0.3}, runinfo.Collect("test"))
+		meta, err := results.NewMeta(setting, map[string]string{"method": m, "h": "0.3", "dataset": "fashion-mnist"}, 1, map[string]any{"h": 0.3}, cleanInfo())
 		if err != nil {
 			t.Fatal(err)
 		}

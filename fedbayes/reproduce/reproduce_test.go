@@ -322,7 +322,7 @@ func writeJamoussiRuns(t *testing.T, dir, name string, seeds []int64, from, to i
 		n := float64(v.Label[1] - '0')
 		for _, seed := range seeds {
 			setting := name + "-" + v.Label
-			meta, err := results.NewMeta(setting, map[string]string{"variant": v.Label}, seed, spec, runinfo.Collect("test"))
+			meta, err := results.NewMeta(setting, map[string]string{"variant": v.Label}, seed, spec, cleanInfo())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -513,7 +513,7 @@ func TestCountRunsDiverged(t *testing.T) {
 	i := 0
 	for _, st := range settings {
 		for _, seed := range st.Spec.Seeds {
-			meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, runinfo.Collect("test"))
+			meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, cleanInfo())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -565,7 +565,7 @@ func TestChenRefusesOldRuns(t *testing.T) {
 	setting := name + "-" + predictive.RoundsFedAvg
 	old := map[string]any{"spec": map[string]any{"name": name, "dataset": "fashion-mnist", "rounds": 10, "local": map[string]any{}, "fedbe": map[string]any{}},
 		"method": predictive.RoundsFedAvg}
-	meta, err := results.NewMeta(setting, map[string]string{"method": predictive.RoundsFedAvg, "dataset": "fashion-mnist"}, 1, old, runinfo.Collect("test"))
+	meta, err := results.NewMeta(setting, map[string]string{"method": predictive.RoundsFedAvg, "dataset": "fashion-mnist"}, 1, old, cleanInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,4 +635,13 @@ func TestWallTimeElapsed(t *testing.T) {
 			t.Errorf("%s: %q mentions the elapsed time: %v, want %v", tc.name, w.String(), got, tc.says)
 		}
 	}
+}
+
+// cleanInfo is the provenance of the test's runs as a binary built from a clean tree records it: the
+// report leaves out runs of a modified tree, and a test binary reads the checkout's state, which is
+// modified while one works on it.
+func cleanInfo() runinfo.Info {
+	info := runinfo.Collect("test")
+	info.GitDirty = false
+	return info
 }

@@ -236,7 +236,9 @@ func Run(ctx context.Context, papers []*Paper, opt Options) error {
 
 // loadRuns reads a paper's complete runs and sorts them by preset (at the budget). Runs of other
 // presets or budgets in the directory are ignored; incomplete, failed and diverged runs of the
-// paper's presets are returned as skipped, and as notes for the report.
+// paper's presets are returned as skipped, and as notes for the report. Runs whose binary was built
+// from a modified tree (runinfo.Info.GitDirty) are left out, each named in a note: the report reads
+// only runs that their recorded commit reproduces.
 func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []results.Skipped, []string, error) {
 	out := map[string][]results.Run{}
 	var notes []string
@@ -264,6 +266,7 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 		return nil, nil, nil, err
 	}
 	formerRuns := map[string]int{} // runs of the former one-round runner, by preset
+	dirty := map[string][]string{} // runs computed by a binary built from a modified tree, by preset
 	for _, r := range runs {
 		name := presetOf(p, b, r.Meta.Setting)
 		if name == "" {
@@ -275,7 +278,17 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 			}
 			continue // a setting the preset no longer has (e.g. a row dropped from a reduced budget)
 		}
+		if r.Meta.Info.GitDirty {
+			dirty[name] = append(dirty[name], filepath.Base(r.Dir))
+			continue
+		}
 		out[name] = append(out[name], r)
+	}
+	for name, dirs := range dirty {
+		sort.Strings(dirs)
+		notes = append(notes, fmt.Sprintf("left out %d %s of %s computed by a binary built from a modified tree (git_dirty in run.json: "+
+			"their code is not the commit they name, so they cannot be reproduced from it): %s; run them again from a clean tree",
+			len(dirs), plural(len(dirs), "run"), name, strings.Join(dirs, ", ")))
 	}
 	for name, n := range formerRuns {
 		notes = append(notes, fmt.Sprintf("left out %d runs of %s by the former one-round runner (settings %s-hH-METHOD): "+
