@@ -107,31 +107,9 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 	if res.ExactPredictive, err = Score(exact.Mean.RawVector().Data, exact.Cov, p.Model.NoiseVar, p.Test); err != nil {
 		return nil, err
 	}
-	vi, err := MeanFieldVI(exact)
-	if err != nil {
+	score := func(q Diagonal) (Distances, error) { return Compare(q, exact, p.Model.NoiseVar, p.Test) }
+	if err := scoreRules(res, exact, p.Model.Prior, opt, score); err != nil {
 		return nil, err
-	}
-	for _, ref := range []struct {
-		label string
-		q     Diagonal
-	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(exact)}} {
-		dist, err := Compare(ref.q, exact, p.Model.NoiseVar, p.Test)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: %s: %w", ref.label, err)
-		}
-		res.References = append(res.References, Scored{Label: ref.label, Q: ref.q, Distances: dist})
-	}
-	priorDiag := MeanFieldMoment(p.Model.Prior)
-	aggs, err := ApplyRules(mf, res.Sizes, priorDiag, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range aggs {
-		dist, err := Compare(a.Q, exact, p.Model.NoiseVar, p.Test)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: %s: %w", a.Label(), err)
-		}
-		res.Rules = append(res.Rules, Scored{Label: a.Label(), Rule: string(a.Rule), Weighting: a.Weighting, Q: a.Q, Distances: dist})
 	}
 	if opt.PredictiveSpace {
 		if res.PredictiveRules, err = predictiveSpace(p, full, exact); err != nil {
@@ -156,6 +134,38 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// scoreRules measures against truth, with score, its best diagonal Gaussians (the references) and
+// every rule's aggregate of res.Clients under the prior's marginals, appending them to
+// res.References and res.Rules.
+func scoreRules(res *Result, truth, prior *Gaussian, opt RuleOptions, score func(Diagonal) (Distances, error)) error {
+	vi, err := MeanFieldVI(truth)
+	if err != nil {
+		return err
+	}
+	for _, ref := range []struct {
+		label string
+		q     Diagonal
+	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(truth)}} {
+		dist, err := score(ref.q)
+		if err != nil {
+			return fmt.Errorf("groundtruth: %s: %w", ref.label, err)
+		}
+		res.References = append(res.References, Scored{Label: ref.label, Q: ref.q, Distances: dist})
+	}
+	aggs, err := ApplyRules(res.Clients, res.Sizes, MeanFieldMoment(prior), opt)
+	if err != nil {
+		return err
+	}
+	for _, a := range aggs {
+		dist, err := score(a.Q)
+		if err != nil {
+			return fmt.Errorf("groundtruth: %s: %w", a.Label(), err)
+		}
+		res.Rules = append(res.Rules, Scored{Label: a.Label(), Rule: string(a.Rule), Weighting: a.Weighting, Q: a.Q, Distances: dist})
+	}
+	return nil
 }
 
 // ExactGaussian returns the exact global posterior of r as a Gaussian.

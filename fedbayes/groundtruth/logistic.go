@@ -69,18 +69,7 @@ func logLik(t, y float64) (float64, float64) {
 // LogDensity returns the log posterior density given the clients' data (up to a constant) and its
 // gradient, for HMC.
 func (m LogisticModel) LogDensity(clients []Data) (LogDensity, error) {
-	all, err := stack(clients)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.check(all, "data"); err != nil {
-		return nil, err
-	}
-	prec, _, err := m.Prior.natural()
-	if err != nil {
-		return nil, err
-	}
-	return gaussianPriorPlus(prec, m.Prior.Mean, all, logLik), nil
+	return stackedLogDensity(m.Prior, clients, m.check, logLik)
 }
 
 // Laplace returns the Laplace approximation of the posterior given data: the mode w^ (Newton's
@@ -373,30 +362,8 @@ func RunLogistic(p *Problem, opt RuleOptions, hc HMCConfig, cacheDir string) (*R
 		dist.Predictive, err = ScoreLogistic(q.Mean, mat.NewSymDense(len(q.Var), diagData(q.Var)), p.WTrue, p.Test)
 		return dist, err
 	}
-	vi, err := MeanFieldVI(truth)
-	if err != nil {
+	if err := scoreRules(res, truth, p.Model.Prior, opt, score); err != nil {
 		return nil, err
-	}
-	for _, r := range []struct {
-		label string
-		q     Diagonal
-	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(truth)}} {
-		dist, err := score(r.q)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: %s: %w", r.label, err)
-		}
-		res.References = append(res.References, Scored{Label: r.label, Q: r.q, Distances: dist})
-	}
-	aggs, err := ApplyRules(mf, res.Sizes, MeanFieldMoment(p.Model.Prior), opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range aggs {
-		dist, err := score(a.Q)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: %s: %w", a.Label(), err)
-		}
-		res.Rules = append(res.Rules, Scored{Label: a.Label(), Rule: string(a.Rule), Weighting: a.Weighting, Q: a.Q, Distances: dist})
 	}
 	return res, nil
 }

@@ -113,13 +113,12 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 	if p.Config.Likelihood == Logistic {
 		return nil, fmt.Errorf("groundtruth: rounds need the exact posterior of a linear problem: use RunRoundsLogistic")
 	}
-	full := make([]*Gaussian, len(p.Clients))
-	for k, c := range p.Clients {
-		g, err := p.Model.Posterior(c)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
-		}
-		full[k] = g
+	posterior := func(prior *Gaussian, c Data) (*Gaussian, error) {
+		return LinearModel{Prior: prior, NoiseVar: p.Model.NoiseVar}.Posterior(c)
+	}
+	full, err := posteriors(p, posterior)
+	if err != nil {
+		return nil, err
 	}
 	if len(full) == 0 {
 		return nil, fmt.Errorf("groundtruth: no clients")
@@ -127,9 +126,6 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 	exact, err := GlobalFromClients(p.Model.Prior, full)
 	if err != nil {
 		return nil, err
-	}
-	posterior := func(prior *Gaussian, c Data) (*Gaussian, error) {
-		return LinearModel{Prior: prior, NoiseVar: p.Model.NoiseVar}.Posterior(c)
 	}
 	return runRounds(p, opt, full, exact, posterior)
 }
@@ -143,13 +139,9 @@ func RunRoundsLogistic(p *Problem, opt RoundsOptions, hc HMCConfig, cacheDir str
 		return nil, fmt.Errorf("groundtruth: RunRoundsLogistic on a %q problem", p.Config.Likelihood)
 	}
 	posterior := func(prior *Gaussian, c Data) (*Gaussian, error) { return LogisticModel{Prior: prior}.Laplace(c) }
-	full := make([]*Gaussian, len(p.Clients))
-	for k, c := range p.Clients {
-		g, err := posterior(p.Model.Prior, c)
-		if err != nil {
-			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
-		}
-		full[k] = g
+	full, err := posteriors(p, posterior)
+	if err != nil {
+		return nil, err
 	}
 	_, truth, err := hmcTruth(p, hc, cacheDir)
 	if err != nil {
@@ -256,6 +248,19 @@ func runRounds(p *Problem, opt RoundsOptions, full []*Gaussian, truth *Gaussian,
 		out.Trajectories = append(out.Trajectories, tr)
 	}
 	return out, nil
+}
+
+// posteriors returns every client's posterior under the problem's prior.
+func posteriors(p *Problem, posterior func(prior *Gaussian, c Data) (*Gaussian, error)) ([]*Gaussian, error) {
+	full := make([]*Gaussian, len(p.Clients))
+	for k, c := range p.Clients {
+		g, err := posterior(p.Model.Prior, c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
+		}
+		full[k] = g
+	}
+	return full, nil
 }
 
 // clientsUnder returns every client's mean-field message when its prior is the diagonal Gaussian g:

@@ -176,22 +176,10 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 	for i, sc := range s.Scenarios {
 		var runs []*Result
 		for _, seed := range s.Seeds {
-			c := sc.Config
-			c.Seed = seed
+			c, hc := s.seeded(sc, seed)
 			o := opt
 			o.Seed = int64(seed)
-			var r *Result
-			var err error
-			if c.Likelihood == Logistic {
-				hc := s.HMC
-				hc.Seed = seed
-				var p *Problem
-				if p, err = Simulate(c); err == nil {
-					r, err = RunLogistic(p, o, hc, s.Cache)
-				}
-			} else {
-				r, err = Run(c, o)
-			}
+			r, err := runSeeded(c, o, hc, s.Cache)
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: scenario %s / %s, seed %d: %w", sc.Group, sc.Name, seed, err)
 			}
@@ -212,6 +200,26 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// seeded returns sc's configuration and the study's HMC configuration, both with the given seed.
+func (s Study) seeded(sc Scenario, seed uint64) (Config, HMCConfig) {
+	c, hc := sc.Config, s.HMC
+	c.Seed, hc.Seed = seed, seed
+	return c, hc
+}
+
+// runSeeded runs one seed's problem c: Run for a linear one, RunLogistic against HMC (hc, cached in
+// cache) for a logistic one.
+func runSeeded(c Config, o RuleOptions, hc HMCConfig, cache string) (*Result, error) {
+	if c.Likelihood != Logistic {
+		return Run(c, o)
+	}
+	p, err := Simulate(c)
+	if err != nil {
+		return nil, err
+	}
+	return RunLogistic(p, o, hc, cache)
 }
 
 // Summarise averages the runs of one scenario (same rules in the same order) over their seeds.
@@ -320,8 +328,7 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 	for _, pol := range PriorPolicies() {
 		var runs []*RoundsResult
 		for _, seed := range s.Seeds {
-			c := sc.Config
-			c.Seed = seed
+			c, hc := s.seeded(sc, seed)
 			p, err := Simulate(c)
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d: %w", sc.Name, seed, err)
@@ -329,8 +336,6 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 			ro := RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules, PopulationSize: opt.PopulationSize, Seed: int64(seed)}
 			var r *RoundsResult
 			if c.Likelihood == Logistic {
-				hc := s.HMC
-				hc.Seed = seed
 				r, err = RunRoundsLogistic(p, ro, hc, s.Cache)
 			} else {
 				r, err = RunRounds(p, ro)

@@ -40,21 +40,28 @@ func stack(clients []Data) (Data, error) {
 // a constant) and its gradient: -(w - m0)^T S0^-1 (w - m0)/2 - |y - X w|^2 / (2 s2), gradient
 // -S0^-1 (w - m0) + X^T (y - X w) / s2. HMC on it checks the sampler against the exact posterior.
 func (m LinearModel) LogDensity(clients []Data) (LogDensity, error) {
+	return stackedLogDensity(m.Prior, clients, m.check, func(t, y float64) (float64, float64) {
+		r := y - t
+		return -r * r / (2 * m.NoiseVar), r / m.NoiseVar
+	})
+}
+
+// stackedLogDensity stacks the clients' data, checks it with check, and returns gaussianPriorPlus
+// of prior and f on it (LinearModel.LogDensity, LogisticModel.LogDensity).
+func stackedLogDensity(prior *Gaussian, clients []Data, check func(Data, string) error,
+	f func(t, y float64) (float64, float64)) (LogDensity, error) {
 	all, err := stack(clients)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.check(all, "data"); err != nil {
+	if err := check(all, "data"); err != nil {
 		return nil, err
 	}
-	prec, _, err := m.Prior.natural()
+	prec, _, err := prior.natural()
 	if err != nil {
 		return nil, err
 	}
-	return gaussianPriorPlus(prec, m.Prior.Mean, all, func(t, y float64) (float64, float64) {
-		r := y - t
-		return -r * r / (2 * m.NoiseVar), r / m.NoiseVar
-	}), nil
+	return gaussianPriorPlus(prec, prior.Mean, all, f), nil
 }
 
 // gaussianPriorPlus returns the log density log N(w; m0, prec^-1) + sum_i f(x_i^T w, y_i) and its
