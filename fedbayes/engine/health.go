@@ -155,11 +155,7 @@ func (h *healthTracker) localHealth(received *posterior.Posterior, local localOu
 	if err != nil {
 		return metrics.VarianceHealth{}, err
 	}
-	clients := local.clients
-	if local.stacked != nil {
-		clients = []*posterior.Posterior{local.stacked}
-	}
-	for _, c := range clients {
+	for _, c := range trainedModels(local) {
 		for _, q := range c.Params {
 			if q.LogVar == nil {
 				continue
@@ -204,13 +200,18 @@ func (h *healthTracker) newHealth() (*metrics.Health, error) {
 	return metrics.NewHealth(metrics.DefaultMovedThreshold, h.lo, h.hi)
 }
 
+// trainedModels is the clients' trained posteriors: the stacked one alone (vectorised path), else
+// one per client.
+func trainedModels(local localOutcome) []*posterior.Posterior {
+	if local.stacked != nil {
+		return []*posterior.Posterior{local.stacked}
+	}
+	return local.clients
+}
+
 // hasLogVars reports whether the clients' trained models carry log-variances.
 func hasLogVars(local localOutcome) bool {
-	clients := local.clients
-	if local.stacked != nil {
-		clients = []*posterior.Posterior{local.stacked}
-	}
-	for _, c := range clients {
+	for _, c := range trainedModels(local) {
 		for _, q := range c.Params {
 			if q.LogVar != nil {
 				return true

@@ -30,16 +30,7 @@ func TestDirtyTreeRunsLeftOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := results.Create(filepath.Join(dir, p.dir(), results.RunName(setting, seed)), meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Append(results.Row{Round: 1, Metrics: map[string]float64{results.Accuracy: 0.8}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Complete(1); err != nil {
-			t.Fatal(err)
-		}
+		writeOneRound(t, filepath.Join(dir, p.dir(), results.RunName(setting, seed)), meta)
 	}
 	runs, _, notes, err := loadRuns(dir, p, Reduced)
 	if err != nil {
@@ -51,5 +42,20 @@ func TestDirtyTreeRunsLeftOut(t *testing.T) {
 	want := "left out 1 run of " + name + " computed by a binary built from a modified tree"
 	if len(notes) != 1 || !strings.Contains(notes[0], want) || !strings.Contains(notes[0], results.RunName(setting, 2)) {
 		t.Errorf("notes %q; want one that says %q and names the dirty run", notes, want)
+	}
+}
+
+// writeOneRound writes a completed run of meta to runDir: one round, accuracy 0.8.
+func writeOneRound(t *testing.T, runDir string, meta results.Meta) {
+	t.Helper()
+	w, err := results.Create(runDir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(results.Row{Round: 1, Metrics: map[string]float64{results.Accuracy: 0.8}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Complete(1); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // fischerRows are the rows of Fischer et al. (2024), Tables 2 and 3, as preset variant labels.
@@ -125,6 +126,11 @@ func accOf(rs runSet, variant string) stat {
 	return rs.where("variant", variant).summary(results.Accuracy)
 }
 
+// accSample is a variant's final accuracies in a run set, by seed, for the checks.
+func accSample(rs runSet, variant string) stats.Sample {
+	return rs.where("variant", variant).sample(results.Accuracy)
+}
+
 // fischerFrozen marks a finding not testable when the E = 1 runs' variances did not learn: NWA's
 // spread under train-size and maximum-discrepancy weights agrees in every partition's seeds.
 func fischerFrozen(f *Finding, e1 runSet) {
@@ -141,7 +147,6 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	var out []Finding
 	e1 := get(fischerE1Preset)
 	parts := e1.values("partition")
-	acc := func(rs runSet, variant string) runSet { return rs.where("variant", variant) }
 	// 1. E = 1: WS, WC and Conflation beat NWA and LP.
 	{
 		f := Finding{Claim: "With E = 1, WS, WC and Conflation beat NWA and LP in accuracy", Source: "Sec. 4.1, Table 2"}
@@ -152,7 +157,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			for _, good := range []string{"WS-TrainSize", "WC-TrainSize", "Conflation"} {
 				for _, bad := range []string{"NWA-TrainSize", "LP-TrainSize"} {
 					if accOf(rs, good).ok() && accOf(rs, bad).ok() {
-						c.below(fmt.Sprintf("%s: %s < %s", part, bad, good), acc(rs, bad).sample(results.Accuracy), acc(rs, good).sample(results.Accuracy), colAcc)
+						c.below(fmt.Sprintf("%s: %s < %s", part, bad, good), accSample(rs, bad), accSample(rs, good), colAcc)
 					}
 				}
 			}
@@ -177,7 +182,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			}
 			for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "WC-TrainSize", "Conflation"} {
 				if accOf(rs, r).ok() {
-					c.below(fmt.Sprintf("%s: LP < %s", part, r), acc(rs, "LP-TrainSize").sample(results.Accuracy), acc(rs, r).sample(results.Accuracy), colAcc)
+					c.below(fmt.Sprintf("%s: LP < %s", part, r), accSample(rs, "LP-TrainSize"), accSample(rs, r), colAcc)
 				}
 			}
 			ev = append(ev, fmt.Sprintf("%s: LP %s%%", part, lp.format(100, 1)))
@@ -198,7 +203,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 					for j := i + 1; j < len(weights); j++ {
 						a, b := r+"-"+weights[i], r+"-"+weights[j]
 						if accOf(rs, a).ok() && accOf(rs, b).ok() {
-							c.same(fmt.Sprintf("%s: %s ≈ %s", part, a, b), acc(rs, a).sample(results.Accuracy), acc(rs, b).sample(results.Accuracy), accMargin, colAcc)
+							c.same(fmt.Sprintf("%s: %s ≈ %s", part, a, b), accSample(rs, a), accSample(rs, b), accMargin, colAcc)
 						}
 					}
 				}
@@ -219,7 +224,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			for _, r := range fischerRows[2:] {
 				if st := accOf(rs, r); st.ok() {
 					if part == "iid" && mcd.ok() {
-						c.below("iid: "+r+" < MC dropout", acc(rs, r).sample(results.Accuracy), acc(rs, "MCD-NWA").sample(results.Accuracy), colAcc)
+						c.below("iid: "+r+" < MC dropout", accSample(rs, r), accSample(rs, "MCD-NWA"), colAcc)
 					}
 					if !best.ok() || st.Mean > best.Mean {
 						best, bestName = st, r
@@ -230,7 +235,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 				continue
 			}
 			if part == "shards-2" {
-				c.below("shards-2: MC dropout < best VI "+bestName, acc(rs, "MCD-NWA").sample(results.Accuracy), acc(rs, bestName).sample(results.Accuracy), colAcc)
+				c.below("shards-2: MC dropout < best VI "+bestName, accSample(rs, "MCD-NWA"), accSample(rs, bestName), colAcc)
 			}
 			ev = append(ev, fmt.Sprintf("%s: MC dropout %s%%, best VI %s %s%%", part, mcd.format(100, 1), bestName, best.format(100, 1)))
 		}
@@ -248,7 +253,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 		for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
 			p, fx := accOf(prior, r), accOf(iid, r)
 			if p.ok() && fx.ok() {
-				c.below(r+": updated prior < fixed prior", acc(prior, r).sample(results.Accuracy), acc(iid, r).sample(results.Accuracy), colAcc)
+				c.below(r+": updated prior < fixed prior", accSample(prior, r), accSample(iid, r), colAcc)
 				ev = append(ev, fmt.Sprintf("%s %s%% (fixed prior %s%%)", r, p.format(100, 1), fx.format(100, 1)))
 			} else if len(prior) > 0 && !p.ok() {
 				missing = append(missing, r)
@@ -274,10 +279,10 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			rs := dwc.where("partition", part)
 			no, pre, ws := accOf(rs, "DWC"), accOf(rs, "DWC-pretrain"), accOf(rs, "WS-pretrain")
 			if no.ok() && pre.ok() {
-				c.below(part+": DWC < DWC + pre-training", acc(rs, "DWC").sample(results.Accuracy), acc(rs, "DWC-pretrain").sample(results.Accuracy), colAcc)
+				c.below(part+": DWC < DWC + pre-training", accSample(rs, "DWC"), accSample(rs, "DWC-pretrain"), colAcc)
 			}
 			if pre.ok() && ws.ok() {
-				c.same(part+": DWC + pre-training ≈ WS + pre-training", acc(rs, "DWC-pretrain").sample(results.Accuracy), acc(rs, "WS-pretrain").sample(results.Accuracy), dwcMargin, colAcc)
+				c.same(part+": DWC + pre-training ≈ WS + pre-training", accSample(rs, "DWC-pretrain"), accSample(rs, "WS-pretrain"), dwcMargin, colAcc)
 			}
 			ev = append(ev, fmt.Sprintf("%s: DWC %s%%, DWC + pre-training %s%%, WS + pre-training %s%%", part, no.format(100, 1), pre.format(100, 1), ws.format(100, 1)))
 		}
@@ -295,7 +300,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			nwa := accOf(rs, "NWA-TrainSize")
 			for _, r := range []string{"WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
 				if nwa.ok() && accOf(rs, r).ok() {
-					c.notBelow(fmt.Sprintf("%s: NWA ≥ %s", part, r), acc(rs, "NWA-TrainSize").sample(results.Accuracy), acc(rs, r).sample(results.Accuracy), accMargin, colAcc)
+					c.notBelow(fmt.Sprintf("%s: NWA ≥ %s", part, r), accSample(rs, "NWA-TrainSize"), accSample(rs, r), accMargin, colAcc)
 				}
 			}
 			ev = append(ev, fmt.Sprintf("%s: NWA %s%%, WS %s%%, WC %s%%", part, nwa.format(100, 1), accOf(rs, "WS-TrainSize").format(100, 1), accOf(rs, "WC-TrainSize").format(100, 1)))

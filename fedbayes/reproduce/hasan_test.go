@@ -22,16 +22,7 @@ func TestHasanFormerRunsLeftOutWithANote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := results.Create(filepath.Join(dir, "003", results.RunName(setting, 1)), meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Append(results.Row{Round: 1, Metrics: map[string]float64{results.Accuracy: 0.8}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Complete(1); err != nil {
-			t.Fatal(err)
-		}
+		writeOneRound(t, filepath.Join(dir, "003", results.RunName(setting, 1)), meta)
 	}
 	runs, _, notes, err := loadRuns(dir, hasanPaper(), Reduced)
 	if err != nil {

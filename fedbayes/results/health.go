@@ -178,12 +178,13 @@ func RowHealth(rows []Row) Health {
 	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[SpreadStart], last.Metrics[VarMoved], last.Metrics[VarClamped], last.Metrics[VarShift]
 	local := fmt.Sprintf("local training moved at most %s of them by more than %g in log σ² in a recorded round, %.2g on average", pct(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
 	spread := fmt.Sprintf("the spread went from %.4g to %.4g", h.SpreadStart, h.SpreadEnd)
+	learned := h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift
 	switch {
-	case (h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift) && h.DisagreementMax >= MinDisagreement:
+	case learned && h.DisagreementMax >= MinDisagreement:
 		h.State = HealthLearned
 		h.Message = fmt.Sprintf("the variances learned: %s of the global model's variances moved by more than %g in log σ² from their initial value, and the clients' differ by up to %.2g in log σ² (standard deviation across clients) (%s; %s)",
 			pct(h.Moved), HealthThreshold, h.DisagreementMax, local, spread)
-	case h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift:
+	case learned:
 		h.State = HealthUniform
 		h.Message = fmt.Sprintf("the variances moved together: %s of the global model's variances moved by more than %g in log σ² from their initial value, but the clients' differ by at most %.2g in log σ² (standard deviation across clients, %g needed): rules differ here only by their own arithmetic on a shared variance (GAA and CF divide it by the number of clients; EAA, AALV and PPA keep it), not by how they weigh the clients' different variances (%s; %s)",
 			pct(h.Moved), HealthThreshold, h.DisagreementMax, MinDisagreement, local, spread)

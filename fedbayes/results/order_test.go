@@ -109,13 +109,7 @@ func TestBoldSignificantNothingWhenNoise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got string
-		for _, r := range tab.Rows {
-			if r.Cells[0].Bold {
-				got += r.Key[0]
-			}
-		}
-		if got != tc.want {
+		if got := boldKeys(tab); got != tc.want {
 			t.Errorf("bold %q, want %q", got, tc.want)
 		}
 	}

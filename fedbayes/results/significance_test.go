@@ -39,13 +39,7 @@ func TestBoldSignificant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got string
-	for _, r := range tab.Rows {
-		if r.Cells[0].Bold {
-			got += r.Key[0]
-		}
-	}
-	if got != "ACE" {
+	if got := boldKeys(tab); got != "ACE" {
 		t.Errorf("bold %q, want ACE", got)
 	}
 	// E alone would be significant: Holm is what keeps it bold.
@@ -69,12 +63,7 @@ func TestBoldSignificant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := ""
-		for _, r := range tab.Rows {
-			if r.Cells[0].Bold {
-				got += r.Key[0]
-			}
-		}
+		got := boldKeys(tab)
 		if got != c.want || !strings.Contains(tab.Note(), fmt.Sprintf("at level %g", c.level)) {
 			t.Errorf("level %v: bold %q, want %q; note %s", c.level, got, c.want, tab.Note())
 		}
