@@ -8,12 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/progress"
-	"fedbayes.dev/fedbayes/results"
 	"github.com/janpfeifer/gonb/gonbui"
 )
 
@@ -100,52 +98,6 @@ func train(ctx context.Context, dir string, bar progress.Reporter, specs ...*eng
 	rep.Finish("")
 	out.Elapsed = time.Since(start)
 	return out, nil
-}
-
-// Incomplete is Load's error when some runs of the specs have not finished (training was stopped,
-// or has not been run yet).
-type Incomplete struct {
-	// Done and Want count the finished and expected runs; Missing names the first unfinished ones.
-	Done, Want int
-	Missing    []string
-}
-
-func (e *Incomplete) Error() string {
-	return fmt.Sprintf("%d of %d runs are finished (not yet: %s); run the training cell (again) to finish them, it resumes",
-		e.Done, e.Want, strings.Join(e.Missing, ", "))
-}
-
-// Load reads the finished runs of the specs (every setting and seed) from dir, ignoring other runs
-// there. Runs that diverged count as finished and are left out. When some runs have not finished it
-// returns an *Incomplete error, which Check turns into a message that stops the cell cleanly.
-func Load(dir string, specs ...*engine.Spec) ([]results.Run, error) {
-	var runs []results.Run
-	var missing []string
-	want := 0
-	for _, s := range specs {
-		refs, err := engine.RunList(s)
-		if err != nil {
-			return nil, err
-		}
-		for _, ref := range refs {
-			want++
-			r, err := results.ReadRun(filepath.Join(dir, ref.Name))
-			switch {
-			case err != nil || r.Status.State == "":
-				missing = append(missing, ref.Name)
-			case r.Status.State == results.Completed && len(r.Rows) > 0:
-				runs = append(runs, r)
-			}
-		}
-	}
-	if len(missing) > 0 {
-		shown := missing
-		if len(shown) > 3 {
-			shown = append(shown[:3:3], fmt.Sprintf("%d more", len(missing)-3))
-		}
-		return nil, &Incomplete{Done: want - len(missing), Want: want, Missing: shown}
-	}
-	return runs, nil
 }
 
 // exit ends the cell's program (a variable for tests).
