@@ -70,6 +70,47 @@ func RunList(spec *Spec) ([]RunRef, error) {
 	return refs, nil
 }
 
+// SpecCheck returns the check of a run's recorded Meta against spec, for results.CheckOptions.Spec:
+// the run must be one of spec's runs (its setting and one of its seeds) and record the same setting
+// labels and spec as Run would now (results.Meta.Differs: provenance, the budget sentence and the
+// sweep's seed list are not compared). The callback's error says what differs. The spec is
+// validated once, here.
+func SpecCheck(spec *Spec) (func(results.Meta) error, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("engine: nil spec")
+	}
+	settings, err := spec.Expand()
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]Setting, len(settings))
+	for _, st := range settings {
+		byName[st.Name] = st
+	}
+	name := spec.WithDefaults().Name
+	return func(m results.Meta) error {
+		st, ok := byName[m.Setting]
+		if !ok {
+			return fmt.Errorf("setting %q is not a setting of spec %q", m.Setting, name)
+		}
+		seeded := false
+		for _, seed := range st.Spec.Seeds {
+			seeded = seeded || seed == m.Seed
+		}
+		if !seeded {
+			return fmt.Errorf("seed %d is not a seed of setting %q (seeds %v)", m.Seed, m.Setting, st.Spec.Seeds)
+		}
+		want, err := results.NewMeta(st.Name, st.Labels, m.Seed, st.Spec, m.Info)
+		if err != nil {
+			return err
+		}
+		if why := m.Differs(want); why != "" {
+			return errors.New(why)
+		}
+		return nil
+	}, nil
+}
+
 // Summary is the outcome of Run.
 type Summary struct {
 	// Dir is the results directory.

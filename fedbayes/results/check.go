@@ -1,8 +1,10 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Expect returns the rounds at which a completed run of meta's spec evaluated, in increasing order;
@@ -143,4 +145,108 @@ func (r Run) Check(expect Expect) error {
 		}
 	}
 	return nil
+}
+
+// CheckOptions say how strictly a reader judges the runs it reads: every reader of runs (run
+// --resume, table, the reproduction report, the Slurm status and submit, the notebooks, the records
+// reader) checks them with CheckRun and CheckRuns, choosing what it asks for. The zero value checks
+// each run's rows against its status and values (Run.Check) and that no (setting, labels, seed) is
+// held twice.
+type CheckOptions struct {
+	// Expect gives the rounds a run's spec evaluates, to check its rows against (see Run.Check);
+	// nil checks the rows against the status only. The engine provides engine.ExpectedRounds.
+	Expect Expect
+	// Spec, when not nil, reports why a run's recorded Meta is not a run the reader expects (another
+	// spec, setting or seed under the same name), or nil. The results package knows no spec format:
+	// the engine provides one from a spec (engine.SpecCheck).
+	Spec func(Meta) error
+	// Clean refuses a run whose binary was built from a modified tree (Meta.Info.GitDirty): its
+	// recorded commit does not reproduce it.
+	Clean bool
+}
+
+// LoadOptions configure LoadWith: the checks a loaded run must pass (CheckOptions).
+type LoadOptions = CheckOptions
+
+// RefusedError is why a reader does not trust a run: Dir names the run folder, Reason says why.
+type RefusedError struct {
+	Dir, Reason string
+}
+
+func (e *RefusedError) Error() string { return e.Dir + ": " + e.Reason }
+
+// CheckRun reports, as a *RefusedError naming r.Dir, why a reader with options o must not trust
+// the run r, or nil. It checks, in order: clean-tree provenance (when o.Clean), the recorded spec
+// (when o.Spec is not nil), then the rows against the status and the spec's rounds (Run.Check with
+// o.Expect). It does not look at the run's state: an incomplete run passes the rows check (Resume
+// repairs it); whether a failed or diverged run counts is the reader's choice.
+func (o CheckOptions) CheckRun(r Run) error {
+	refuse := func(format string, a ...any) error {
+		return &RefusedError{Dir: r.Dir, Reason: fmt.Sprintf(format, a...)}
+	}
+	if o.Clean && r.Meta.Info.GitDirty {
+		return refuse("holds a run computed by a binary built from a modified tree (git_dirty in %s, commit %s): its commit does not reproduce it; run it again from a clean tree", MetaFile, r.Meta.Info.GitCommit)
+	}
+	if o.Spec != nil {
+		if err := o.Spec(r.Meta); err != nil {
+			return refuse("holds a run of another experiment (%v)", err)
+		}
+	}
+	if err := r.Check(o.Expect); err != nil {
+		return refuse("holds a run %s whose rows cannot be trusted: %v", r.Status, err)
+	}
+	return nil
+}
+
+// runIdentity is what makes two runs the same run: setting, labels and seed.
+func runIdentity(m Meta) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q\x00%d", m.Setting, m.Seed)
+	for _, k := range m.LabelNames() {
+		fmt.Fprintf(&b, "\x00%q=%q", k, m.Labels[k])
+	}
+	return b.String()
+}
+
+// CheckRuns checks a set of runs as a reader with options o trusts them: each run with CheckRun
+// (those refused are returned in refused, with the reason, and left out of ok), and each (setting,
+// labels, seed) at most once among all the runs given, refused or not: a copied folder (cp -r RUN
+// RUN.bak) or a records entry under another name would count one seed twice. That is an error
+// naming both folders, not a skip, since the reader cannot tell which copy to keep. ok keeps the
+// order of runs.
+func CheckRuns(runs []Run, o CheckOptions) (ok []Run, refused []Skipped, err error) {
+	if err := CheckUnique(runs); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range runs {
+		if err := o.CheckRun(r); err != nil {
+			refused = append(refused, Skipped{Dir: r.Dir, Reason: refusedReason(err)})
+			continue
+		}
+		ok = append(ok, r)
+	}
+	return ok, refused, nil
+}
+
+// CheckUnique returns an error naming both folders if two runs are the same run (setting, labels
+// and seed), or nil.
+func CheckUnique(runs []Run) error {
+	seen := make(map[string]string, len(runs))
+	for _, r := range runs {
+		id := runIdentity(r.Meta)
+		if first, dup := seen[id]; dup {
+			return fmt.Errorf("results: %s and %s both hold setting %s seed %d (a copied run folder or a record under another name would count one seed twice); remove one of them",
+				first, r.Dir, r.Meta.Setting, r.Meta.Seed)
+		}
+		seen[id] = r.Dir
+	}
+	return nil
+}
+
+// refusedReason is a CheckRun error's reason without the folder (Skipped names it).
+func refusedReason(err error) string {
+	if re := (*RefusedError)(nil); errors.As(err, &re) {
+		return re.Reason
+	}
+	return err.Error()
 }

@@ -67,13 +67,6 @@ type Skipped struct {
 // String formats the skip as "DIR: REASON".
 func (s Skipped) String() string { return s.Dir + ": " + s.Reason }
 
-// LoadOptions configure LoadWith.
-type LoadOptions struct {
-	// Expect gives the rounds a run's spec evaluates, to check its rows against (see Run.Check);
-	// nil checks the rows against the status only.
-	Expect Expect
-}
-
 // Load is LoadWith without an Expect: rows are checked against the status, not the spec.
 func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 	return LoadWith(LoadOptions{}, dirs...)
@@ -81,12 +74,14 @@ func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 
 // LoadWith reads the completed runs under one or more results directories. Each directory is
 // either a run directory itself or holds run directories as its immediate sub-directories. Runs
-// that are incomplete, failed or diverged, that cannot be read, or whose rows do not match their
-// status and spec (Run.Check), are listed in skipped with the reason rather than failing the load,
-// and so is a sub-directory that holds a run's files but no run.json: nothing is dropped silently.
-// It is an error if a directory is missing or holds no runs at all. Runs are returned in the order
+// that are incomplete, failed or diverged, that cannot be read, or that opt refuses (CheckRuns: rows
+// against status and spec, the recorded spec, provenance), are listed in skipped with the reason
+// rather than failing the load, and so is a sub-directory that holds a run's files but no run.json:
+// nothing is dropped silently. It is an error if a directory is missing or holds no runs at all, or
+// if two completed runs are the same run (setting, labels and seed; CheckUnique). Runs are returned in the order
 // of the arguments, then by directory name.
 func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, err error) {
+	var completed []Run
 	if len(dirs) == 0 {
 		return nil, nil, fmt.Errorf("results: no results directory given")
 	}
@@ -116,15 +111,15 @@ func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, e
 			case r.Status.State != Completed:
 				skipped = append(skipped, Skipped{Dir: d, Reason: r.Status.String()})
 			default:
-				if err := r.Check(opt.Expect); err != nil {
-					skipped = append(skipped, Skipped{Dir: d, Reason: err.Error()})
-					continue
-				}
-				runs = append(runs, r)
+				completed = append(completed, r)
 			}
 		}
 	}
-	return runs, skipped, nil
+	runs, refused, err := CheckRuns(completed, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runs, append(skipped, refused...), nil
 }
 
 // runDirsUnder returns root itself if it is a run directory, else its sub-directories that are;
