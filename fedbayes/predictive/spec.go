@@ -253,7 +253,7 @@ var Presets = map[string]Spec{
 		FedKT:   FedKTConfig{Students: 2, Teachers: 3},
 	},
 	"fmnist-medium": {
-		Setup:   Setup{Name: "fmnist-medium", Budget: "medium: 12,000 training / all 10,000 test examples, 3 seeds, 15 sampler epochs x 4 cycles x 2 samples, 15 local and 20 distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)", Dataset: "fashion-mnist", Subsample: 12000, Seeds: []int64{1, 2, 3}},
+		Setup:   Setup{Name: "fmnist-medium", Budget: "medium: 12,000 training / all 10,000 test examples, 10 seeds (the thesis's accuracy tables), 15 sampler epochs x 4 cycles x 2 samples, 15 local and 20 distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)", Dataset: "fashion-mnist", Subsample: 12000, Seeds: []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
 		Sampler: SamplerConfig{Epochs: 15, Cycles: 4, SamplesPerCycle: 2, BatchSize: 32, Friction: ZhangFriction},
 		Local:   LocalConfig{Epochs: 15, BatchSize: 32, LearningRate: 0.05},
 		Distill: DistillConfig{Epochs: 20, BatchSize: 50, LearningRate: 3e-3},

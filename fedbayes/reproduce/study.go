@@ -14,6 +14,7 @@ import (
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // Budget is the budget a reproduction runs at.
@@ -265,24 +266,44 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	formerRuns := map[string]int{} // runs of the former one-round runner, by preset
-	dirty := map[string][]string{} // runs computed by a binary built from a modified tree, by preset
+	formerRuns := map[string]int{}   // runs of the former one-round runner, by preset
+	dirty := map[string][]string{}   // runs computed by a binary built from a modified tree, by preset
+	seen := map[string]string{}      // the run directory of each setting and seed read so far
+	refused := map[string][]string{} // runs that are not runs of their preset, by preset and reason
 	for _, r := range runs {
 		name := presetOf(p, b, r.Meta.Setting)
 		if name == "" {
 			continue
 		}
-		if set, ok := settings[name]; ok && !set[r.Meta.Setting] {
+		want, ok := settings[name][r.Meta.Setting]
+		if !ok {
 			if r.Meta.Labels["method"] != "" && r.Meta.Labels["variant"] == "" && strings.HasPrefix(r.Meta.Setting, name+"-h") {
 				formerRuns[name]++
 			}
 			continue // a setting the preset no longer has (e.g. a row dropped from a reduced budget)
 		}
+		base := filepath.Base(r.Dir)
+		if why := refuseRun(r, want); why != "" {
+			refused[name+"\x00"+why] = append(refused[name+"\x00"+why], base)
+			continue
+		}
+		key := fmt.Sprintf("%s\x00%d", r.Meta.Setting, r.Meta.Seed)
+		if first, dup := seen[key]; dup {
+			notes = append(notes, fmt.Sprintf("left out %s: it holds seed %d of %s, which %s holds already (a copied run folder is not another seed)",
+				base, r.Meta.Seed, r.Meta.Setting, first))
+			continue
+		}
+		seen[key] = base
 		if r.Meta.Info.GitDirty {
-			dirty[name] = append(dirty[name], filepath.Base(r.Dir))
+			dirty[name] = append(dirty[name], base)
 			continue
 		}
 		out[name] = append(out[name], r)
+	}
+	for key, dirs := range refused {
+		name, why, _ := strings.Cut(key, "\x00")
+		sort.Strings(dirs)
+		notes = append(notes, fmt.Sprintf("left out %d %s of %s: %s: %s", len(dirs), plural(len(dirs), "run"), name, why, strings.Join(dirs, ", ")))
 	}
 	for name, dirs := range dirty {
 		sort.Strings(dirs)
@@ -306,9 +327,33 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	return out, mine, notes, nil
 }
 
-// presetSettings lists the setting names of each engine preset of the paper at budget b.
-func presetSettings(p *Paper, b Budget) (map[string]map[string]bool, error) {
-	out := map[string]map[string]bool{}
+// refuseRun says why the report cannot count run r as one of the runs want describes, or "": its
+// seed is not one the preset runs, or its recorded spec (or labels) differ from the preset's as
+// results.Meta.Differs compares them (a run of another budget, learning rate or model set-up). The
+// run path refuses the same runs (engine.Run with Resume).
+func refuseRun(r results.Run, want expectedRun) string {
+	if !want.seeds[r.Meta.Seed] {
+		return fmt.Sprintf("seed %d is not one of the preset's seeds", r.Meta.Seed)
+	}
+	m := want.meta
+	m.Seed = r.Meta.Seed
+	if why := r.Meta.Differs(m); why != "" {
+		return "it is not a run of the preset as it stands (" + why + "); run the preset again"
+	}
+	return ""
+}
+
+// expectedRun is what a run of one of a preset's settings must record: the meta the engine writes
+// for it (without provenance; see results.Meta.Differs) and the seeds the preset runs.
+type expectedRun struct {
+	meta  results.Meta
+	seeds map[int64]bool
+}
+
+// presetSettings lists the settings of each engine preset of the paper at budget b, by preset name
+// and setting name.
+func presetSettings(p *Paper, b Budget) (map[string]map[string]expectedRun, error) {
+	out := map[string]map[string]expectedRun{}
 	for _, pr := range p.Presets {
 		spec, err := engine.Preset(pr.Name(b))
 		if err != nil {
@@ -318,9 +363,17 @@ func presetSettings(p *Paper, b Budget) (map[string]map[string]bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[pr.Name(b)] = map[string]bool{}
+		out[pr.Name(b)] = map[string]expectedRun{}
 		for _, st := range settings {
-			out[pr.Name(b)][st.Name] = true
+			meta, err := results.NewMeta(st.Name, st.Labels, 0, st.Spec, runinfo.Info{})
+			if err != nil {
+				return nil, err
+			}
+			seeds := map[int64]bool{}
+			for _, seed := range st.Spec.Seeds {
+				seeds[seed] = true
+			}
+			out[pr.Name(b)][st.Name] = expectedRun{meta: meta, seeds: seeds}
 		}
 	}
 	return out, nil
