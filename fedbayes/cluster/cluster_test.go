@@ -262,8 +262,8 @@ func TestSubmitAndResubmit(t *testing.T) {
 
 	// Run 0 done, run 2 failed: a second submission sends 1, 2 and 3 only.
 	refs, _ := engine.RunList(spec)
-	writeState(t, dir, refs[0], results.Completed)
-	writeState(t, dir, refs[2], results.Failed)
+	writeState(t, dir, spec, refs[0], results.Completed)
+	writeState(t, dir, spec, refs[2], results.Failed)
 	sub, err = Submit(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -313,28 +313,64 @@ func TestSubmitAndResubmit(t *testing.T) {
 	}
 }
 
-// writeState writes a run of ref into dir in the given state ("" leaves it incomplete).
-func writeState(t *testing.T, dir string, ref engine.RunRef, st results.State) {
+// writeState writes a run of ref of spec into dir in the given state ("" leaves it incomplete): the
+// meta `fedbayes run` records and a row at each round the spec evaluates (a finished run other than
+// completed, and an incomplete one, stop after the first).
+func writeState(t *testing.T, dir string, spec *engine.Spec, ref engine.RunRef, st results.State) {
 	t.Helper()
-	meta, err := results.NewMeta(ref.Setting, nil, ref.Seed, map[string]any{"rounds": 3}, runinfo.Info{Fedbayes: runinfo.Version, Backend: "test"})
+	meta := metaOf(t, spec, ref)
+	rounds, ok := engine.ExpectedRounds(meta)
+	if !ok {
+		t.Fatal("no rounds in the spec")
+	}
+	if st != results.Completed {
+		rounds = rounds[:1]
+	}
+	writeRows(t, dir, ref, meta, rounds, st)
+}
+
+// metaOf is the meta `fedbayes run` records for run ref of spec.
+func metaOf(t *testing.T, spec *engine.Spec, ref engine.RunRef) results.Meta {
+	t.Helper()
+	settings, err := spec.Expand()
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, st := range settings {
+		if st.Name == ref.Setting {
+			meta, err := results.NewMeta(st.Name, st.Labels, ref.Seed, st.Spec, runinfo.Info{Fedbayes: runinfo.Version, Backend: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return meta
+		}
+	}
+	t.Fatalf("no setting %s", ref.Setting)
+	return results.Meta{}
+}
+
+// writeRows writes run ref with meta into dir: one row per round, then state st at the last
+// round of the spec when completed, at the last row otherwise.
+func writeRows(t *testing.T, dir string, ref engine.RunRef, meta results.Meta, rounds []int, st results.State) {
+	t.Helper()
 	w, err := results.Create(filepath.Join(dir, ref.Name), meta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := results.Row{Round: 1, Metrics: map[string]float64{results.Accuracy: 0.5}}
-	if err := w.Append(row); err != nil {
-		t.Fatal(err)
+	for _, r := range rounds {
+		if err := w.Append(results.Row{Round: r, Metrics: map[string]float64{results.Accuracy: 0.5}}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	last := rounds[len(rounds)-1]
 	switch st {
 	case results.Completed:
-		err = w.Complete(1)
+		want, _ := engine.ExpectedRounds(meta)
+		err = w.Complete(want[len(want)-1])
 	case results.Failed:
-		err = w.Fail(1, errors.New("out of memory"))
+		err = w.Fail(last, errors.New("out of memory"))
 	case results.Diverged:
-		err = w.Diverge(1, "NaN loss")
+		err = w.Diverge(last, "NaN loss")
 	default:
 		err = w.Close()
 	}
@@ -345,22 +381,23 @@ func writeState(t *testing.T, dir string, ref engine.RunRef, st results.State) {
 
 func TestCheckCounts(t *testing.T) {
 	dir := t.TempDir()
-	refs, err := engine.RunList(sweep(t, 7))
+	spec := sweep(t, 7)
+	refs, err := engine.RunList(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeState(t, dir, refs[0], results.Completed)
-	writeState(t, dir, refs[1], results.Completed)
-	writeState(t, dir, refs[2], results.Failed)
-	writeState(t, dir, refs[3], results.Diverged)
-	writeState(t, dir, refs[4], "")
+	writeState(t, dir, spec, refs[0], results.Completed)
+	writeState(t, dir, spec, refs[1], results.Completed)
+	writeState(t, dir, spec, refs[2], results.Failed)
+	writeState(t, dir, spec, refs[3], results.Diverged)
+	writeState(t, dir, spec, refs[4], "")
 	c, err := results.ClaimRun(filepath.Join(dir, refs[5].Name)) // running: a live claim
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Release()
 	// refs[6] is missing; a queued task for it makes it queued.
-	rep, err := Check(dir, refs, nil)
+	rep, err := Check(dir, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,14 +413,14 @@ func TestCheckCounts(t *testing.T) {
 	if !strings.Contains(rep.Runs[2].Detail, "out of memory") || !strings.Contains(rep.Runs[3].Detail, "NaN loss") {
 		t.Errorf("details: %q, %q", rep.Runs[2].Detail, rep.Runs[3].Detail)
 	}
-	rep, err = Check(dir, refs, map[int]string{6: "PENDING", 0: "RUNNING"})
+	rep, err = Check(dir, spec, map[int]string{6: "PENDING", 0: "RUNNING"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Count(Queued) != 1 || rep.Count(Done) != 2 || len(rep.ToSubmit()) != 2 {
 		t.Errorf("with queued tasks: %s", rep.Summary())
 	}
-	if _, err := Check(filepath.Join(dir, "nope"), refs, nil); err == nil {
+	if _, err := Check(filepath.Join(dir, "nope"), spec, nil); err == nil {
 		t.Error("a missing results directory accepted")
 	}
 	if _, err := ReadSubmittedSpecs(dir); err == nil || !strings.Contains(err.Error(), "no submitted sweep") {

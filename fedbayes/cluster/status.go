@@ -32,10 +32,15 @@ const (
 	Diverged State = "diverged"
 	// Missing: the run has not started.
 	Missing State = "missing"
+	// Refused: the directory holds a finished run that fails the check every reader of runs applies
+	// (results.CheckOptions: another spec's run under the same name, or rows that do not match the
+	// status or the spec's rounds). It is not done, and not resubmitted either: the task would refuse
+	// it again (`fedbayes run --resume` does); Detail says why, and removing it makes it missing.
+	Refused State = "refused"
 )
 
 // States lists every state in report order.
-var States = []State{Done, Running, Queued, Failed, Interrupted, Diverged, Missing}
+var States = []State{Done, Running, Queued, Failed, Interrupted, Diverged, Missing, Refused}
 
 // Resubmit says whether a run in state s is submitted again.
 func (s State) Resubmit() bool { return s == Missing || s == Failed || s == Interrupted }
@@ -79,6 +84,18 @@ func (r *Report) ToSubmit() []int {
 	return out
 }
 
+// Refusals lists each Refused run's detail (the run folder, why it is not trusted, and to remove
+// it), one line each, in run order: a reader cannot resubmit them, so it says so.
+func (r *Report) Refusals() []string {
+	var out []string
+	for _, rs := range r.Runs {
+		if rs.State == Refused {
+			out = append(out, rs.Detail)
+		}
+	}
+	return out
+}
+
 // Summary is one line of counts, e.g. "4 runs: 2 done, 1 running, 0 queued, ...".
 func (r *Report) Summary() string {
 	parts := make([]string, len(States))
@@ -88,18 +105,29 @@ func (r *Report) Summary() string {
 	return fmt.Sprintf("%d runs: %s", len(r.Runs), strings.Join(parts, ", "))
 }
 
-// Check reads the state of each run of refs in dir. queued maps array tasks Slurm still holds to
-// their Slurm state (nil: none).
-func Check(dir string, refs []engine.RunRef, queued map[int]string) (*Report, error) {
+// Check reads the state of each run of spec (engine.RunList) in dir. A finished run counts as done
+// or diverged only when it passes the check `fedbayes run --resume` applies (results.CheckOptions
+// with the spec, engine.SpecCheck, and its rounds, engine.ExpectedRounds); otherwise it is Refused,
+// with the reason. queued maps array tasks Slurm still holds to their Slurm state (nil: none).
+func Check(dir string, spec *engine.Spec, queued map[int]string) (*Report, error) {
+	refs, err := engine.RunList(spec)
+	if err != nil {
+		return nil, err
+	}
+	same, err := engine.SpecCheck(spec)
+	if err != nil {
+		return nil, err
+	}
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("cluster: results directory: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("cluster: %s is not a directory", dir)
 	}
-	rep := &Report{Dir: dir}
+	chk := results.CheckOptions{Expect: engine.ExpectedRounds, Spec: same}
+	rep := &Report{Dir: dir, Sweep: spec.WithDefaults().Name}
 	for _, ref := range refs {
 		rs := RunStatus{Run: ref}
-		rs.State, rs.Detail = runState(filepath.Join(dir, ref.Name))
+		rs.State, rs.Detail = runState(filepath.Join(dir, ref.Name), chk)
 		if q, ok := queued[ref.Index]; ok && (rs.State == Missing || rs.State == Interrupted || rs.State == Failed) {
 			// Slurm holds a task for it that has not claimed the run yet.
 			rs.State, rs.Detail = Queued, "Slurm task "+strings.ToLower(q)
@@ -109,8 +137,8 @@ func Check(dir string, refs []engine.RunRef, queued map[int]string) (*Report, er
 	return rep, nil
 }
 
-// runState reads one run directory.
-func runState(rd string) (State, string) {
+// runState reads one run directory; chk judges a finished run.
+func runState(rd string, chk results.CheckOptions) (State, string) {
 	claim, err := results.ReadClaimState(rd)
 	if err != nil {
 		return Failed, err.Error()
@@ -124,6 +152,11 @@ func runState(rd string) (State, string) {
 	run, err := results.ReadRun(rd)
 	if err != nil {
 		return Failed, err.Error()
+	}
+	if st := run.Status.State; st == results.Completed || st == results.Diverged {
+		if err := chk.CheckRun(run); err != nil {
+			return Refused, err.Error() + "; remove it to run it again"
+		}
 	}
 	switch run.Status.State {
 	case results.Completed:
@@ -152,10 +185,6 @@ func Status(ctx context.Context, dir string) ([]*Report, error) {
 	}
 	var reps []*Report
 	for _, spec := range specs {
-		refs, err := engine.RunList(spec)
-		if err != nil {
-			return nil, err
-		}
 		name := spec.WithDefaults().Name
 		jobs, err := readJobs(dir, name)
 		if err != nil {
@@ -165,11 +194,10 @@ func Status(ctx context.Context, dir string) ([]*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		rep, err := Check(dir, refs, queued)
+		rep, err := Check(dir, spec, queued)
 		if err != nil {
 			return nil, err
 		}
-		rep.Sweep = name
 		reps = append(reps, rep)
 	}
 	return reps, nil

@@ -118,11 +118,10 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 			return nil, err
 		}
 	}
-	before, err := Check(dir, refs, queued)
+	before, err := Check(dir, o.Spec, queued)
 	if err != nil {
 		return nil, err
 	}
-	before.Sweep = sweepName
 	sub := &Submission{Before: before, Tasks: before.ToSubmit(), Logs: filepath.Join(dir, SlurmDir, logsDir)}
 	if len(sub.Tasks) == 0 {
 		return sub, nil
