@@ -64,7 +64,7 @@ func ReadRecord(dir string) (rec Record, ok bool, err error) {
 			return Record{}, false, fmt.Errorf("results: record of %s: %w", dir, err)
 		}
 	}
-	if err := checkRecord(dir, rec.Files); err != nil {
+	if err := checkRecord(dir, rec.Name, rec.Files); err != nil {
 		return Record{}, false, fmt.Errorf("results: record of %s: %w", dir, err)
 	}
 	return rec, true, nil
@@ -72,8 +72,10 @@ func ReadRecord(dir string) (rec Record, ok bool, err error) {
 
 // checkRecord checks that a run's files, as found in dir, are a finished run that Load reads: its
 // run.json, rows and status valid, the rows ending with a whole line, the state completed or
-// diverged.
-func checkRecord(dir string, files map[string][]byte) error {
+// diverged, the rows consistent with the status (the check every reader applies, CheckRun: no rows
+// ending before the status round), and name the conventional name of its setting and seed
+// (RunName), so that a record under another name cannot count a seed twice.
+func checkRecord(dir, name string, files map[string][]byte) error {
 	for _, f := range recordFiles {
 		if files[f] == nil {
 			return fmt.Errorf("the record lacks %s", f)
@@ -88,6 +90,12 @@ func checkRecord(dir string, files map[string][]byte) error {
 	}
 	if rows := files[RowsFile]; run.TornBytes > 0 || len(rows) > 0 && !bytes.HasSuffix(rows, []byte("\n")) {
 		return fmt.Errorf("%s does not end with a whole line", RowsFile)
+	}
+	if err := (CheckOptions{}).CheckRun(run); err != nil {
+		return fmt.Errorf("%s; a record holds only runs that readers trust", refusedReason(err))
+	}
+	if want := RunName(run.Meta.Setting, run.Meta.Seed); name != want {
+		return fmt.Errorf("it holds setting %s seed %d, whose run is named %s: a record under another name would count the seed twice", run.Meta.Setting, run.Meta.Seed, want)
 	}
 	return nil
 }
@@ -241,7 +249,7 @@ func UnpackRecords(recs []Record, name, root string) (res UnpackResult, err erro
 				return UnpackResult{}, fmt.Errorf("results: records %s: run %s: %w", name, r.Name, err)
 			}
 		}
-		if err := checkRecord(tmp, r.Files); err != nil {
+		if err := checkRecord(tmp, r.Name, r.Files); err != nil {
 			return UnpackResult{}, fmt.Errorf("results: records %s: run %s: %w", name, r.Name, err)
 		}
 	}

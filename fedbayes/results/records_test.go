@@ -258,6 +258,10 @@ func TestUnpackRecordsRejects(t *testing.T) {
 		{"bad meta", with(MetaFile, "{"), MetaFile},
 		{"failed run", with(StatusFile, strings.Replace(string(recs[0].Files[StatusFile]), `"completed"`, `"failed"`, 1)), "status failed"},
 		{"bad name", Record{Name: "..", Files: recs[0].Files}, "not a run directory's name"},
+		// Issue 36: rows that end before the status round passed, and -records put the run back
+		// each time the run path asked to remove it; a copy under another name counted its seed twice.
+		{"rows end before the status round", with(RowsFile, firstLines(string(recs[0].Files[RowsFile]), 1)), "ends at round 1, but the run completed after round"},
+		{"another name", Record{Name: recs[0].Name + ".bak", Files: recs[0].Files}, "whose run is named " + recs[0].Name},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dst := t.TempDir()
@@ -399,4 +403,10 @@ func TestReadRecordsBounds(t *testing.T) {
 	if _, err := ReadRecords(bytes.NewReader(data), "zeros.tar.gz"); err == nil || !strings.Contains(err.Error(), "past 268435456 bytes") {
 		t.Errorf("%d-byte archive of 300 MiB of zeros: error %v, want the total bound", len(data), err)
 	}
+}
+
+// firstLines returns the first n lines of s, each with its newline.
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	return strings.Join(lines[:n], "")
 }
