@@ -2,11 +2,14 @@ package reproduce
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"fedbayes.dev/fedbayes/results"
 )
@@ -25,14 +28,21 @@ func RecordsFile(dir string, p *Paper, b Budget) string {
 }
 
 // LoadRecords writes the runs of each paper's records archive at budget b into the results
-// directory, leaving every run directory it already has as it is. A paper without an archive adds
-// nothing. It returns the number of runs added and kept.
+// directory, leaving every run directory it already has as it is. A record that is not a run of its
+// preset as it stands (staleRecords: the preset's spec changed since it ran) is not written: its
+// run runs again, and SaveRecords then puts the new record in its place; until then the archive
+// keeps it and the report names it (StaleRecordNotes). A paper without an archive adds nothing. It
+// returns the number of runs added and kept.
 func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (added, kept int, err error) {
 	for _, p := range papers {
 		file := RecordsFile(recordsDir, p, b)
 		recs, err := readRecords(file)
 		if err != nil {
 			return added, kept, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		recs, _, err = staleRecords(p, b, recs)
+		if err != nil {
+			return added, kept, fmt.Errorf("reproduce %s: %s: %w", p.ID, file, err)
 		}
 		res, err := results.UnpackRecords(recs, file, filepath.Join(resultsDir, p.dir()))
 		if err != nil {
@@ -109,4 +119,53 @@ func SaveRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (map[
 		kept[p.ID] = len(recs)
 	}
 	return kept, nil
+}
+
+// staleRecords splits a paper's records at budget b into those to restore and those that are not runs
+// of their preset as it stands (engine.SpecCheck, the check run --resume applies: another spec,
+// labels or seed), grouped as report notes by preset and reason. Records of settings no preset of
+// the paper has are kept: the report ignores them, as it ignores such run folders.
+func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Record, notes []string, err error) {
+	settings, specOf, err := presetChecks(p, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	stale := map[string][]string{}
+	for _, rec := range recs {
+		var m results.Meta
+		if err := json.Unmarshal(rec.Files[results.MetaFile], &m); err != nil {
+			return nil, nil, fmt.Errorf("record %s: %s: %w", rec.Name, results.MetaFile, err)
+		}
+		name := presetOf(p, b, m.Setting)
+		if name == "" || !settings[name][m.Setting] {
+			keep = append(keep, rec)
+			continue
+		}
+		if err := specOf[name](m); err != nil {
+			key := name + "\x00" + err.Error()
+			stale[key] = append(stale[key], rec.Name)
+			continue
+		}
+		keep = append(keep, rec)
+	}
+	for key, names := range stale {
+		name, why, _ := strings.Cut(key, "\x00")
+		sort.Strings(names)
+		notes = append(notes, fmt.Sprintf("left out %d %s of %s kept in the records: not runs of the preset as it stands (%s); "+
+			"they are not restored, so the preset runs them again and the new records replace them: %s",
+			len(names), plural(len(names), "record"), name, why, strings.Join(names, ", ")))
+	}
+	sort.Strings(notes)
+	return keep, notes, nil
+}
+
+// StaleRecordNotes names, for the report, the records of paper p's archive at budget b in recordsDir
+// that LoadRecords does not restore (staleRecords). A missing archive has none.
+func StaleRecordNotes(p *Paper, recordsDir string, b Budget) ([]string, error) {
+	recs, err := readRecords(RecordsFile(recordsDir, p, b))
+	if err != nil {
+		return nil, err
+	}
+	_, notes, err := staleRecords(p, b, recs)
+	return notes, err
 }

@@ -105,3 +105,52 @@ func variantIndex(t *testing.T, preset, label string) int {
 	t.Fatalf("%s has no variant %s", preset, label)
 	return -1
 }
+
+// TestStaleRecordsRunAgain keeps the records of a preset, changes one recorded spec (as when a
+// preset changes after its runs were recorded), and checks that LoadRecords does not restore that
+// record (so the preset runs it again instead of refusing the finished run of another experiment),
+// that the report names it, and that a save after the rerun replaces it.
+func TestStaleRecordsRunAgain(t *testing.T) {
+	first, records := t.TempDir(), t.TempDir()
+	name := jamoussiPreset.Name(Medium)
+	writeJamoussiRuns(t, first, name, []int64{0}, 0, 2)
+	papers, _ := SelectPapers([]string{"002"})
+	// The first run's recorded spec says another learning rate.
+	stale := results.RunName(name+"-n0-FedAvg", 0)
+	metaFile := filepath.Join(first, "002", stale, results.MetaFile)
+	raw, err := os.ReadFile(metaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(raw), `"lr": 0.01`, `"lr": 0.02`, 1)
+	if changed == string(raw) {
+		t.Fatalf("%s has no \"lr\": 0.01 to change", metaFile)
+	}
+	if err := os.WriteFile(metaFile, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := SaveRecords(papers, first, records, Medium); err != nil || kept["002"] != 2 {
+		t.Fatalf("save: %v, %v; want 2 records", kept, err)
+	}
+
+	second := t.TempDir()
+	added, _, err := LoadRecords(papers, second, records, Medium)
+	if err != nil || added != 1 {
+		t.Fatalf("load: %d added, %v; want 1 (the stale record left out)", added, err)
+	}
+	if results.HasRun(filepath.Join(second, "002", stale)) {
+		t.Errorf("the stale record %s was restored", stale)
+	}
+	notes, err := StaleRecordNotes(papers[0], records, Medium)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], stale) || !strings.Contains(notes[0], "training.lr: 0.02 in the recorded run") {
+		t.Errorf("stale notes %q, %v; want one naming %s and its learning rate", notes, err, stale)
+	}
+	// The preset runs it again: the new record replaces the stale one, and no note is left.
+	writeJamoussiRuns(t, second, name, []int64{0}, 0, 1)
+	if kept, err := SaveRecords(papers, second, records, Medium); err != nil || kept["002"] != 2 {
+		t.Fatalf("second save: %v, %v; want 2 records", kept, err)
+	}
+	if notes, err := StaleRecordNotes(papers[0], records, Medium); err != nil || len(notes) != 0 {
+		t.Errorf("after the rerun: stale notes %q, %v; want none", notes, err)
+	}
+}

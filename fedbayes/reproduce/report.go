@@ -96,6 +96,13 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 			return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
 		}
 		sections = append(sections, sec)
+		if opt.Records != "" {
+			stale, err := StaleRecordNotes(p, opt.Records, opt.Budget)
+			if err != nil {
+				return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
+			}
+			skipNotes = append(skipNotes, stale...)
+		}
 		notes = append(notes, skipNotes)
 	}
 	figures := map[*plots.Chart]string{}

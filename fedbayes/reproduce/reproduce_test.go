@@ -317,12 +317,19 @@ func writeJamoussiRuns(t *testing.T, dir, name string, seeds []int64, from, to i
 	if to <= 0 {
 		to = len(spec.Variants)
 	}
-	vs := spec.Variants[from:to]
-	for _, v := range vs {
+	settings, err := spec.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(settings) != len(spec.Variants) {
+		t.Fatalf("%s has %d settings for %d variants", name, len(settings), len(spec.Variants))
+	}
+	for i, st := range settings[from:to] {
+		v := spec.Variants[from+i]
 		n := float64(v.Label[1] - '0')
 		for _, seed := range seeds {
-			setting := name + "-" + v.Label
-			meta, err := results.NewMeta(setting, map[string]string{"variant": v.Label}, seed, spec, cleanInfo())
+			setting := st.Name
+			meta, err := results.NewMeta(setting, st.Labels, seed, st.Spec, cleanInfo())
 			if err != nil {
 				t.Fatal(err)
 			}

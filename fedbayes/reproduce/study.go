@@ -14,7 +14,6 @@ import (
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
-	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // Budget is the budget a reproduction runs at.
@@ -237,9 +236,12 @@ func Run(ctx context.Context, papers []*Paper, opt Options) error {
 
 // loadRuns reads a paper's complete runs and sorts them by preset (at the budget). Runs of other
 // presets or budgets in the directory are ignored; incomplete, failed and diverged runs of the
-// paper's presets are returned as skipped, and as notes for the report. Runs whose binary was built
-// from a modified tree (runinfo.Info.GitDirty) are left out, each named in a note: the report reads
-// only runs that their recorded commit reproduces.
+// paper's presets are returned as skipped, and as notes for the report. Runs that are not runs of
+// their preset as it stands (engine.SpecCheck: another spec, labels or seed, as run --resume
+// refuses them) and runs whose binary was built from a modified tree (runinfo.Info.GitDirty) are left
+// out, named in a note with the reason: the report reads only runs that the preset and their
+// recorded commit reproduce. Two folders holding the same run (a copied folder) are an error
+// (results.CheckRuns).
 func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []results.Skipped, []string, error) {
 	out := map[string][]results.Run{}
 	var notes []string
@@ -262,38 +264,30 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 			mine = append(mine, s)
 		}
 	}
-	settings, err := presetSettings(p, b)
+	settings, specOf, err := presetChecks(p, b)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	formerRuns := map[string]int{}   // runs of the former one-round runner, by preset
 	dirty := map[string][]string{}   // runs computed by a binary built from a modified tree, by preset
-	seen := map[string]string{}      // the run directory of each setting and seed read so far
 	refused := map[string][]string{} // runs that are not runs of their preset, by preset and reason
 	for _, r := range runs {
 		name := presetOf(p, b, r.Meta.Setting)
 		if name == "" {
 			continue
 		}
-		want, ok := settings[name][r.Meta.Setting]
-		if !ok {
+		if !settings[name][r.Meta.Setting] {
 			if r.Meta.Labels["method"] != "" && r.Meta.Labels["variant"] == "" && strings.HasPrefix(r.Meta.Setting, name+"-h") {
 				formerRuns[name]++
 			}
 			continue // a setting the preset no longer has (e.g. a row dropped from a reduced budget)
 		}
 		base := filepath.Base(r.Dir)
-		if why := refuseRun(r, want); why != "" {
+		if err := specOf[name](r.Meta); err != nil {
+			why := "not a run of the preset as it stands (" + err.Error() + "); run the preset again"
 			refused[name+"\x00"+why] = append(refused[name+"\x00"+why], base)
 			continue
 		}
-		key := fmt.Sprintf("%s\x00%d", r.Meta.Setting, r.Meta.Seed)
-		if first, dup := seen[key]; dup {
-			notes = append(notes, fmt.Sprintf("left out %s: it holds seed %d of %s, which %s holds already (a copied run folder is not another seed)",
-				base, r.Meta.Seed, r.Meta.Setting, first))
-			continue
-		}
-		seen[key] = base
 		if r.Meta.Info.GitDirty {
 			dirty[name] = append(dirty[name], base)
 			continue
@@ -327,56 +321,29 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	return out, mine, notes, nil
 }
 
-// refuseRun says why the report cannot count run r as one of the runs want describes, or "": its
-// seed is not one the preset runs, or its recorded spec (or labels) differ from the preset's as
-// results.Meta.Differs compares them (a run of another budget, learning rate or model set-up). The
-// run path refuses the same runs (engine.Run with Resume).
-func refuseRun(r results.Run, want expectedRun) string {
-	if !want.seeds[r.Meta.Seed] {
-		return fmt.Sprintf("seed %d is not one of the preset's seeds", r.Meta.Seed)
-	}
-	m := want.meta
-	m.Seed = r.Meta.Seed
-	if why := r.Meta.Differs(m); why != "" {
-		return "it is not a run of the preset as it stands (" + why + "); run the preset again"
-	}
-	return ""
-}
-
-// expectedRun is what a run of one of a preset's settings must record: the meta the engine writes
-// for it (without provenance; see results.Meta.Differs) and the seeds the preset runs.
-type expectedRun struct {
-	meta  results.Meta
-	seeds map[int64]bool
-}
-
-// presetSettings lists the settings of each engine preset of the paper at budget b, by preset name
-// and setting name.
-func presetSettings(p *Paper, b Budget) (map[string]map[string]expectedRun, error) {
-	out := map[string]map[string]expectedRun{}
+// presetChecks returns, for each engine preset of the paper at budget b, its setting names and the
+// check of a run's recorded meta against it (engine.SpecCheck, the check run --resume applies).
+func presetChecks(p *Paper, b Budget) (map[string]map[string]bool, map[string]func(results.Meta) error, error) {
+	names := map[string]map[string]bool{}
+	checks := map[string]func(results.Meta) error{}
 	for _, pr := range p.Presets {
 		spec, err := engine.Preset(pr.Name(b))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		settings, err := spec.Expand()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[pr.Name(b)] = map[string]expectedRun{}
+		names[pr.Name(b)] = map[string]bool{}
 		for _, st := range settings {
-			meta, err := results.NewMeta(st.Name, st.Labels, 0, st.Spec, runinfo.Info{})
-			if err != nil {
-				return nil, err
-			}
-			seeds := map[int64]bool{}
-			for _, seed := range st.Spec.Seeds {
-				seeds[seed] = true
-			}
-			out[pr.Name(b)][st.Name] = expectedRun{meta: meta, seeds: seeds}
+			names[pr.Name(b)][st.Name] = true
+		}
+		if checks[pr.Name(b)], err = engine.SpecCheck(spec); err != nil {
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return names, checks, nil
 }
 
 // presetOf returns the name of the paper's preset (at budget b) a setting or run directory belongs to,
