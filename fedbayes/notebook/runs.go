@@ -86,7 +86,7 @@ func RowHTML(charts ...*plots.Chart) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		b.WriteString(h)
+		b.WriteString("<div>" + h + "</div>") // the chart and its caption under it
 	}
 	b.WriteString(`</div>`)
 	return b.String(), nil

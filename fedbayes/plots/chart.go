@@ -20,6 +20,11 @@ type Chart struct {
 	// Option is the ECharts option (https://echarts.apache.org/en/option.html) as plain JSON values
 	// (maps, slices, strings, float64, bool, nil).
 	Option map[string]any
+	// Caption is the figure's caption (its provenance: data, budget, seeds), shown under the chart in
+	// a page and written beside a static figure as NAME.txt (CaptionText).
+	Caption string
+	// fullTitle is the title as given, when Styled shortened the drawn one to fit the width.
+	fullTitle string
 }
 
 // GoEChartsChart is what FromGoECharts needs of a go-echarts chart (*charts.Line, *charts.Bar, ...).
@@ -130,7 +135,20 @@ func (c *Chart) Clone() (*Chart, error) {
 	if err := json.Unmarshal(raw, &option); err != nil {
 		return nil, fmt.Errorf("plots: chart %q: %w", c.Name, err)
 	}
-	return &Chart{Name: c.Name, Width: c.Width, Height: c.Height, Option: option}, nil
+	return &Chart{Name: c.Name, Width: c.Width, Height: c.Height, Option: option, Caption: c.Caption, fullTitle: c.fullTitle}, nil
+}
+
+// CaptionText returns the text to print under the figure: the full title when the drawn one was
+// shortened to fit the chart's width, then Caption.
+func (c *Chart) CaptionText() string {
+	parts := make([]string, 0, 2)
+	if c.fullTitle != "" {
+		parts = append(parts, c.fullTitle)
+	}
+	if c.Caption != "" {
+		parts = append(parts, c.Caption)
+	}
+	return strings.Join(parts, ". ")
 }
 
 // checkFinite returns an error naming where a value is NaN or infinite.

@@ -8,33 +8,6 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
-// Palette is the colour of the i-th series (cyclic), chosen to stay distinct in print.
-var Palette = []string{
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
-}
-
-func seriesColor(i int) string { return Palette[i%len(Palette)] }
-
-// Markers and Dashes give each line series a marker and a dash pattern besides its colour, so that
-// more series than colours stay distinct, and lines that coincide (AALV under EAA when the clients'
-// variances agree) stay visible: series i has colour i mod 10, marker i mod 7 and dash i mod 3,
-// distinct for the first 210 series.
-var (
-	Markers = []string{"circle", "rect", "triangle", "diamond", "emptyCircle", "pin", "roundRect"}
-	Dashes  = []string{"solid", "dashed", "dotted"}
-)
-
-// Look is the colour, marker and dash of series i of a line chart.
-type Look struct {
-	Color, Marker, Dash string
-}
-
-// SeriesLook returns the look of series i (see Markers).
-func SeriesLook(i int) Look {
-	return Look{Color: seriesColor(i), Marker: Markers[i%len(Markers)], Dash: Dashes[i%len(Dashes)]}
-}
-
 // SeedSeries is one line of a metric-versus-x chart: the metric of every seed (repetition) at
 // every x. Runs[s][i] is the value of seed s at X[i]; all seeds share X.
 type SeedSeries struct {
@@ -49,8 +22,12 @@ type SeedSeries struct {
 // Curves is the data of a metric-versus-x chart: one line per series at the mean over seeds, with
 // a band of plus or minus one standard error of the mean when there are two seeds or more.
 type Curves struct {
-	// Title is shown above the chart; empty for none.
+	// Title is shown above the chart; empty for none. It is wrapped or shortened to fit the width; a
+	// shortened title is given in full by the caption.
 	Title string `json:"title,omitempty"`
+	// Caption is the figure's provenance (data, budget, seeds, the command that made it), printed
+	// under the chart and beside a static figure (Chart.Caption); empty for none.
+	Caption string `json:"caption,omitempty"`
 	// XLabel and YLabel name the axes; builders supply defaults.
 	XLabel string `json:"x_label,omitempty"`
 	YLabel string `json:"y_label,omitempty"`
@@ -124,7 +101,16 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 	}
 	line := charts.NewLine()
 	seen := seriesNames{}
-	for si, s := range d.Series {
+	// extra holds, per series added to line in order, the ECharts fields go-echarts has no option
+	// for (drawing order, dash offset), merged into the option below.
+	var extra []map[string]any
+	names := make([]string, len(d.Series))
+	for i, s := range d.Series {
+		names[i] = s.Name
+	}
+	// Legends list the series in the tables' order (PaperOrder), under their display names.
+	for li, si := range PaperOrder(names) {
+		s := d.Series[si]
 		where := fmt.Sprintf("series %d (%q)", si, s.Name)
 		if err := seen.add(si, s.Name); err != nil {
 			return fail("%v", err)
@@ -163,12 +149,32 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		if err != nil {
 			return fail("%s: %v", where, err)
 		}
-		look := SeriesLook(si)
+		look := SeriesLook(li)
 		col := look.Color
+		label := DisplayName(s.Name)
+		pts := make([]opts.LineData, len(s.X))
+		for i, x := range s.X {
+			pts[i] = opts.LineData{Value: []float64{x, mean[i]}}
+		}
+		// The line comes first among the series of its name, so that its legend entry shows its
+		// colour, dash and marker (ECharts draws an entry from the first series of the name).
+		// Markers always show (ECharts thins them on long curves), so a curve under another one
+		// still shows its own; a single point is drawn larger.
+		size := look.MarkerSize
+		if len(s.X) == 1 {
+			size += 3
+		}
+		line.AddSeries(label, pts,
+			charts.WithLineChartOpts(opts.LineChart{Symbol: look.Marker, SymbolSize: size, ShowSymbol: opts.Bool(true)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2, Type: look.Dash}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
+		)
+		extra = append(extra, map[string]any{"z": look.Z, "dashOffset": look.DashOffset})
 		if len(s.Runs) > 1 {
 			// The band is two stacked series: an invisible lower edge and the band height on top
-			// of it, filled. They share the series name, so the legend toggles them with the line.
-			stack := fmt.Sprintf("band%d", si)
+			// of it, filled. They share the series name, so the legend toggles them with the line;
+			// they are drawn beneath every line (z 1).
+			stack := fmt.Sprintf("band%d", li)
 			lower, height := make([]opts.LineData, len(s.X)), make([]opts.LineData, len(s.X))
 			for i, x := range s.X {
 				lower[i] = opts.LineData{Value: []float64{x, mean[i] - se[i]}}
@@ -186,24 +192,10 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 				}
 				return o
 			}
-			line.AddSeries(s.Name, lower, bandOpts(false)...)
-			line.AddSeries(s.Name, height, bandOpts(true)...)
+			line.AddSeries(label, lower, bandOpts(false)...)
+			line.AddSeries(label, height, bandOpts(true)...)
+			extra = append(extra, map[string]any{"z": 1}, map[string]any{"z": 1})
 		}
-		pts := make([]opts.LineData, len(s.X))
-		for i, x := range s.X {
-			pts[i] = opts.LineData{Value: []float64{x, mean[i]}}
-		}
-		// Markers always show (ECharts thins them on long curves), so a curve under another one
-		// still shows its own; a single point is drawn larger.
-		size := 6.0
-		if len(s.X) == 1 {
-			size = 9
-		}
-		line.AddSeries(s.Name, pts,
-			charts.WithLineChartOpts(opts.LineChart{Symbol: look.Marker, SymbolSize: size, ShowSymbol: opts.Bool(true)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2, Type: look.Dash}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
-		)
 	}
 	xAxis := opts.XAxis{Type: "value", Name: xLabel, Scale: opts.Bool(true)}
 	if d.LogX {
@@ -231,13 +223,24 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 	}
 	// go-echarts has no field for the stacking strategy: stack the band on the lower edge whatever
 	// its sign (ECharts' default only stacks values of the same sign).
+	k := 0
 	eachComponent(c.Option, "series", func(s map[string]any) {
+		if k < len(extra) {
+			if z, ok := extra[k]["z"]; ok {
+				s["z"] = z
+			}
+			if off, ok := extra[k]["dashOffset"].(float64); ok && off != 0 {
+				sub(s, "lineStyle")["dashOffset"] = off
+			}
+		}
+		k++
 		if s["stack"] != nil {
 			s["stackStrategy"] = "all"
 			s["tooltip"] = map[string]any{"show": false}
 			s["emphasis"] = map[string]any{"disabled": true}
 		}
 	})
+	c.Caption = d.Caption
 	return c.Styled(ScreenStyle, 0, 0)
 }
 

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -47,7 +48,8 @@ func TestLearningCurvesBand(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := seriesOf(t, c)
-	// EAA: lower edge, band height, mean line; GAA (one seed): mean line only.
+	// EAA: mean line (first, so that the legend entry draws from it), lower edge, band height;
+	// GAA (one seed): mean line only.
 	if len(s) != 4 {
 		t.Fatalf("%d series, want 4", len(s))
 	}
@@ -55,9 +57,9 @@ func TestLearningCurvesBand(t *testing.T) {
 		name, stack string
 		pts         [][2]float64
 	}{
+		{"EAA", "", [][2]float64{{1, 0.6}, {2, 0.8}}},
 		{"EAA", "band0", [][2]float64{{1, 0.5}, {2, 0.7}}}, // mean - SE: SE = 0.1 at both x
 		{"EAA", "band0", [][2]float64{{1, 0.2}, {2, 0.2}}}, // 2 SE
-		{"EAA", "", [][2]float64{{1, 0.6}, {2, 0.8}}},
 		{"GAA", "", [][2]float64{{1, 0.4}, {2, 0.6}}},
 	} {
 		if s[i]["name"] != want.name || (s[i]["stack"] != nil) != (want.stack != "") {
@@ -72,8 +74,11 @@ func TestLearningCurvesBand(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := s[1]["areaStyle"]; !ok {
+	if _, ok := s[2]["areaStyle"]; !ok {
 		t.Error("band height series has no areaStyle")
+	}
+	if z0, z1 := s[0]["z"].(float64), s[1]["z"].(float64); z1 >= z0 {
+		t.Errorf("band z %v is not below its line's %v", z1, z0)
 	}
 	if s[0]["lineStyle"].(map[string]any)["color"] != s[2]["lineStyle"].(map[string]any)["color"] {
 		t.Error("band and line of EAA have different colours")
@@ -132,5 +137,66 @@ func TestCurvesBuilders(t *testing.T) {
 				t.Errorf("x axis type = %v, want log", x["type"])
 			}
 		})
+	}
+}
+
+// manySeries returns n series of two seeds each, named name-0, name-1, ...
+func manySeries(n int) []SeedSeries {
+	var ss []SeedSeries
+	for i := 0; i < n; i++ {
+		v := 0.1 + 0.01*float64(i)
+		ss = append(ss, SeedSeries{Name: fmt.Sprintf("setting-%d", i), X: []float64{1, 2, 3},
+			Runs: [][]float64{{v, 0.2, 0.3 + v}, {v + 0.02, 0.21, 0.3 + v}}})
+	}
+	return ss
+}
+
+// A 12-series figure with bands: every legend entry shows a marker and a dash besides its colour,
+// no two entries share all three, and none share both marker and dash (grayscale print).
+func TestLegendHandlesAreDistinct(t *testing.T) {
+	for _, n := range []int{12, 24} {
+		c, err := LearningCurves("many", Curves{Series: manySeries(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := LegendHandles(c)
+		if len(hs) != n {
+			t.Fatalf("%d series: %d legend entries", n, len(hs))
+		}
+		all, gray := map[[3]string]string{}, map[[2]string]string{}
+		for _, h := range hs {
+			if h.Marker == "none" || h.Color == "" {
+				t.Errorf("%d series: entry %q shows no marker or no colour: %+v", n, h.Name, h)
+			}
+			k3, k2 := [3]string{h.Color, h.Marker, h.Dash}, [2]string{h.Marker, h.Dash}
+			if o, dup := all[k3]; dup {
+				t.Errorf("%d series: %q and %q share colour, marker and dash %v", n, o, h.Name, k3)
+			}
+			if o, dup := gray[k2]; dup {
+				t.Errorf("%d series: %q and %q share marker and dash %v (alike in grayscale)", n, o, h.Name, k2)
+			}
+			all[k3], gray[k2] = h.Name, h.Name
+		}
+	}
+}
+
+// Legends follow the tables' order (baselines, then the rules as aggregate lists them) and show
+// display names, whatever order the series come in.
+func TestLegendOrderAndDisplayNames(t *testing.T) {
+	var ss []SeedSeries
+	for _, n := range []string{"GAA", "beta-predbayes", "CF", "fedavg", "EAA"} {
+		ss = append(ss, SeedSeries{Name: n, X: []float64{1, 2}, Runs: [][]float64{{0.5, 0.6}, {0.5, 0.7}}})
+	}
+	c, err := LearningCurves("order", Curves{Series: ss})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range LegendHandles(c) {
+		got = append(got, h.Name)
+	}
+	want := []string{"FedAvg", "EAA", "GAA", "CF", "β-PredBayes"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("legend = %v, want %v", got, want)
 	}
 }

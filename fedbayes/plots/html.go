@@ -93,7 +93,18 @@ func chartHTMLWithID(c *Chart, id string) (string, error) {
   }, 20000);
 })();
 </script>
-`, id, c.Width, c.Height, id, option, ReadyEvent), nil
+`, id, c.Width, c.Height, id, option, ReadyEvent) + captionHTML(c), nil
+}
+
+// captionHTML returns the chart's caption (CaptionText) as a small paragraph of the chart's width
+// under it, or "" when it has none.
+func captionHTML(c *Chart) string {
+	text := c.CaptionText()
+	if text == "" {
+		return ""
+	}
+	return fmt.Sprintf(`<div class="fedbayes-caption" style="width:%dpx;max-width:100%%;font:12px/1.35 sans-serif;color:#555;margin:2px 0 8px 0">%s</div>
+`, c.Width, html.EscapeString(text))
 }
 
 // PageHTML returns a standalone HTML page with the ECharts library inlined once and the charts one

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -107,7 +108,16 @@ func RenderSVG(ctx context.Context, dir string, charts ...*Chart) ([]string, err
 	if err := os.WriteFile(jobsPath, raw, 0o644); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, node, script, echartsDir, jobsPath)
+	// ECharts measures text with the widths it is drawn with (TextWidth's tables).
+	widthsPath := filepath.Join(tmp, "widths.json")
+	widths, err := json.Marshal(map[string]any{"regular": dejaVuSans, "bold": dejaVuSansBold})
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	if err := os.WriteFile(widthsPath, widths, 0o644); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, node, script, echartsDir, jobsPath, widthsPath)
 	var outBuf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &outBuf, &outBuf
 	if err := cmd.Run(); err != nil {
@@ -134,10 +144,7 @@ var ChromiumFlags = []string{
 // (so the PNG is scale*width x scale*height). Virtual time runs ahead budgetMS milliseconds before
 // the capture so that scripts and animations finish (0 means 3000).
 func Screenshot(ctx context.Context, path, pngPath string, width, height int, scale float64, budgetMS int) error {
-	chromium, err := FindChromium()
-	if err != nil {
-		return err
-	}
+	var err error
 	abs, target := path, path // an http(s) URL is opened as it is
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
 		if abs, err = filepath.Abs(path); err != nil {
@@ -158,29 +165,38 @@ func Screenshot(ctx context.Context, path, pngPath string, width, height int, sc
 	if budgetMS <= 0 {
 		budgetMS = 3000
 	}
-	profile, err := os.MkdirTemp("", "fedbayes-chromium-")
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	defer os.RemoveAll(profile)
-	args := append([]string{}, ChromiumFlags...)
-	args = append(args,
-		"--user-data-dir="+profile,
+	_ = os.Remove(out)
+	return runChromium(ctx, abs, out, "screenshot",
 		fmt.Sprintf("--window-size=%d,%d", width, height),
 		fmt.Sprintf("--force-device-scale-factor=%g", scale),
 		fmt.Sprintf("--virtual-time-budget=%d", budgetMS),
 		"--screenshot="+out,
 		target,
 	)
-	_ = os.Remove(out)
-	cmd := exec.CommandContext(ctx, chromium, args...)
+}
+
+// runChromium runs headless Chromium with ChromiumFlags, a fresh profile and args, on the page
+// source (for messages), and checks that it wrote out.
+func runChromium(ctx context.Context, source, out, what string, args ...string) error {
+	chromium, err := FindChromium()
+	if err != nil {
+		return err
+	}
+	profile, err := os.MkdirTemp("", "fedbayes-chromium-")
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	defer os.RemoveAll(profile)
+	all := append(append([]string{}, ChromiumFlags...), "--user-data-dir="+profile)
+	all = append(all, args...)
+	cmd := exec.CommandContext(ctx, chromium, all...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("plots: headless %s on %s failed: %w\n%s", chromium, abs, err, tail(log.String(), 2000))
+		return fmt.Errorf("plots: headless %s on %s failed: %w\n%s", chromium, source, err, tail(log.String(), 2000))
 	}
 	if _, err := os.Stat(out); err != nil {
-		return fmt.Errorf("plots: headless chromium wrote no screenshot for %s: %w\n%s", abs, err, tail(log.String(), 2000))
+		return fmt.Errorf("plots: headless chromium wrote no %s for %s: %w\n%s", what, source, err, tail(log.String(), 2000))
 	}
 	return nil
 }
@@ -196,22 +212,84 @@ func tail(s string, n int) string {
 // SVGToPNG rasterises an SVG file of width x height CSS pixels into a PNG with scale device pixels
 // per CSS pixel, on a white background, through headless Chromium.
 func SVGToPNG(ctx context.Context, svgPath, pngPath string, width, height int, scale float64) error {
+	page, cleanup, err := svgPage(svgPath, width, height)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return Screenshot(ctx, page, pngPath, width, height, scale, 500)
+}
+
+// SVGToPDF prints an SVG file of width x height CSS pixels into a one-page vector PDF of that size
+// (1 CSS px = 0.75 pt), fonts embedded, through headless Chromium's --print-to-pdf.
+func SVGToPDF(ctx context.Context, svgPath, pdfPath string, width, height int) error {
+	page, cleanup, err := svgPage(svgPath, width, height)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	out, err := filepath.Abs(pdfPath)
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	_ = os.Remove(out)
+	return runChromium(ctx, svgPath, out, "PDF", "--no-pdf-header-footer", "--print-to-pdf="+out, "file://"+page)
+}
+
+// svgPage writes an HTML page holding the SVG file alone on a white page of exactly width x height
+// CSS pixels (also the printed page size, by @page), into a temporary folder that cleanup removes.
+func svgPage(svgPath string, width, height int) (page string, cleanup func(), err error) {
 	svg, err := os.ReadFile(svgPath)
 	if err != nil {
-		return fmt.Errorf("plots: %w", err)
+		return "", nil, fmt.Errorf("plots: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "fedbayes-png-")
+	tmp, err := os.MkdirTemp("", "fedbayes-figure-")
 	if err != nil {
-		return fmt.Errorf("plots: %w", err)
+		return "", nil, fmt.Errorf("plots: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	page := filepath.Join(tmp, "figure.html")
-	html := "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{margin:0;padding:0;background:#fff;overflow:hidden}svg{display:block}</style></head><body>" +
-		string(svg) + "</body></html>"
+	cleanup = func() { os.RemoveAll(tmp) }
+	page = filepath.Join(tmp, "figure.html")
+	html := fmt.Sprintf("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>@page{size:%dpx %dpx;margin:0}"+
+		"html,body{margin:0;padding:0;background:#fff;overflow:hidden;width:%dpx;height:%dpx}svg{display:block}</style></head><body>",
+		width, height, width, height) + string(svg) + "</body></html>"
 	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
-		return fmt.Errorf("plots: %w", err)
+		cleanup()
+		return "", nil, fmt.Errorf("plots: %w", err)
 	}
-	return Screenshot(ctx, page, pngPath, width, height, scale, 500)
+	return page, cleanup, nil
+}
+
+// PDFInfo is what PDFStats reads from a PDF file.
+type PDFInfo struct {
+	// Pages is the number of page objects ("/Type /Page").
+	Pages int
+	// EmbeddedFonts is the number of embedded font programs (/FontFile, /FontFile2, /FontFile3).
+	EmbeddedFonts int
+	// Images is the number of image objects (/Subtype /Image): 0 for a vector figure.
+	Images int
+}
+
+var (
+	pdfPageRE  = regexp.MustCompile(`/Type\s*/Page\b`)
+	pdfFontRE  = regexp.MustCompile(`/FontFile[23]?\b`)
+	pdfImageRE = regexp.MustCompile(`/Subtype\s*/Image\b`)
+)
+
+// PDFStats counts the pages, embedded fonts and images of a PDF whose object dictionaries are
+// uncompressed, as Chromium (Skia) writes them. It fails on a file that is not a PDF.
+func PDFStats(path string) (PDFInfo, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return PDFInfo{}, fmt.Errorf("plots: %w", err)
+	}
+	if !bytes.HasPrefix(raw, []byte("%PDF-")) {
+		return PDFInfo{}, fmt.Errorf("plots: %s is not a PDF file", path)
+	}
+	return PDFInfo{
+		Pages:         len(pdfPageRE.FindAll(raw, -1)),
+		EmbeddedFonts: len(pdfFontRE.FindAll(raw, -1)),
+		Images:        len(pdfImageRE.FindAll(raw, -1)),
+	}, nil
 }
 
 // FigureOptions controls WriteFigures.
@@ -221,13 +299,14 @@ type FigureOptions struct {
 	// KeepSize keeps each chart's own width and height (fonts still follow Size.FontSize).
 	KeepSize bool
 	// PNGScale is device pixels per CSS pixel of the PNG files (0 means 3, about 300 dpi at the
-	// printed size of ColumnFigure); negative writes no PNG.
+	// printed size of ColumnFigure); negative writes neither PNG nor PDF (no Chromium needed).
 	PNGScale float64
 }
 
 // WriteFigures writes each chart as a static figure dir/NAME.svg (server-side rendering, animation
-// off) and dir/NAME.png (the SVG rasterised by headless Chromium), sized for a two-column paper.
-// It returns the paths written.
+// off), dir/NAME.png (the SVG rasterised by headless Chromium) and dir/NAME.pdf (the SVG printed by
+// headless Chromium: one vector page, fonts embedded), sized for a two-column paper, and
+// dir/NAME.txt with its caption (Chart.CaptionText) when it has one. It returns the paths written.
 func WriteFigures(ctx context.Context, dir string, opt FigureOptions, charts ...*Chart) ([]string, error) {
 	size := opt.Size
 	if size == (FigureSize{}) {
@@ -255,22 +334,35 @@ func WriteFigures(ctx context.Context, dir string, opt FigureOptions, charts ...
 	return writeStatic(ctx, dir, scale, styled)
 }
 
-// writeStatic renders styled charts to SVG, then to PNG unless scale < 0.
+// writeStatic renders styled charts to SVG, then to PNG and PDF unless scale < 0, and writes the
+// captions.
 func writeStatic(ctx context.Context, dir string, scale float64, styled []*Chart) ([]string, error) {
 	svgs, err := RenderSVG(ctx, dir, styled...)
 	if err != nil {
 		return nil, err
 	}
 	written := append([]string{}, svgs...)
+	for i, svg := range svgs {
+		if text := styled[i].CaptionText(); text != "" {
+			p := strings.TrimSuffix(svg, ".svg") + ".txt"
+			if err := os.WriteFile(p, []byte(text+"\n"), 0o644); err != nil {
+				return written, fmt.Errorf("plots: %w", err)
+			}
+			written = append(written, p)
+		}
+	}
 	if scale < 0 {
 		return written, nil
 	}
 	for i, svg := range svgs {
-		png := strings.TrimSuffix(svg, ".svg") + ".png"
-		if err := SVGToPNG(ctx, svg, png, styled[i].Width, styled[i].Height, scale); err != nil {
+		stem := strings.TrimSuffix(svg, ".svg")
+		if err := SVGToPNG(ctx, svg, stem+".png", styled[i].Width, styled[i].Height, scale); err != nil {
 			return written, err
 		}
-		written = append(written, png)
+		if err := SVGToPDF(ctx, svg, stem+".pdf", styled[i].Width, styled[i].Height); err != nil {
+			return written, err
+		}
+		written = append(written, stem+".png", stem+".pdf")
 	}
 	return written, nil
 }

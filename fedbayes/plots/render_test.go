@@ -3,11 +3,13 @@ package plots
 import (
 	"context"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,7 +145,7 @@ func TestWriteFiguresPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 2 || !strings.HasSuffix(paths[1], "toy.png") {
+	if len(paths) != 3 || !strings.HasSuffix(paths[1], "toy.png") || !strings.HasSuffix(paths[2], "toy.pdf") {
 		t.Fatalf("paths = %v", paths)
 	}
 	raw, _ := os.ReadFile(paths[0])
@@ -254,7 +256,8 @@ func TestInkFraction(t *testing.T) {
 func TestFiguresTwelveSeriesAndSpreadInBrowser(t *testing.T) {
 	needBrowser(t)
 	var d Curves
-	d.Title = "sweep of 12 settings"
+	// The README's first figure's title, clipped at both edges before titles were fitted.
+	d.Title = "quick-digits (T=3, E=2, 1 seed, 1,438 / 359 examples): fedavg, gaa, cf and 9 variational rules"
 	for i := 0; i < 12; i++ {
 		d.Series = append(d.Series, SeedSeries{Name: fmt.Sprintf("vi-rule%02d-dirichlet", i), X: []float64{1, 2, 3, 4},
 			Runs: [][]float64{{0.5, 0.6 + 0.01*float64(i), 0.7, 0.72}, {0.52, 0.61, 0.69, 0.73}}})
@@ -288,6 +291,52 @@ func TestFiguresTwelveSeriesAndSpreadInBrowser(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		mustContainAll(t, "sweep.svg", svg, fmt.Sprintf(">vi-rule%02d-dirichlet<", i))
 	}
+	// Twelve legend handles, each with a marker and a dash, no two alike in colour, marker and dash,
+	// nor in marker and dash alone (grayscale).
+	styled, err := curves.Styled(Style{FontFamily: "sans-serif", FontSize: ColumnFigure.FontSize}, ColumnFigure.Width, ColumnFigure.Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := LegendHandles(styled)
+	if len(hs) != 12 {
+		t.Fatalf("%d legend handles, want 12", len(hs))
+	}
+	gray := map[[2]string]bool{}
+	for _, h := range hs {
+		if h.Marker == "none" || gray[[2]string{h.Marker, h.Dash}] {
+			t.Errorf("legend handle %+v has no marker or repeats another's marker and dash", h)
+		}
+		gray[[2]string{h.Marker, h.Dash}] = true
+	}
+	// Every legend symbol is drawn with its dash: the SVG has dashed legend strokes.
+	if n := strings.Count(svg, "stroke-dasharray"); n < 8 {
+		t.Errorf("sweep.svg has %d dashed strokes, want the dashed lines and their legend handles (at least 8)", n)
+	}
+	// The title fits the width: each of its lines measures at most the figure's width less margins,
+	// the full title is the caption, and no ink touches the figure's side edges in the title band.
+	title := regexp.MustCompile(`<text[^>]*font-weight:bold[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1)
+	if len(title) == 0 {
+		t.Fatal("sweep.svg has no bold title text")
+	}
+	for _, m := range title {
+		if w := TextWidth(html.UnescapeString(m[1]), float64(ColumnFigure.FontSize+1), true); w > float64(ColumnFigure.Width-16) {
+			t.Errorf("title line %q is %.0f px wide in a %d px figure", m[1], w, ColumnFigure.Width)
+		}
+	}
+	caption, err := os.ReadFile(filepath.Join(dir, "sweep.txt"))
+	if err != nil || !strings.Contains(string(caption), d.Title) {
+		t.Errorf("sweep.txt = %q, %v; want the full title", caption, err)
+	}
+	// One vector page per figure, of the figure's size, with its fonts embedded.
+	for _, name := range []string{"sweep", "spread"} {
+		info, err := PDFStats(filepath.Join(dir, name+".pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Pages != 1 || info.EmbeddedFonts == 0 || info.Images != 0 {
+			t.Errorf("%s.pdf: %+v, want 1 page, embedded fonts, no images", name, info)
+		}
+	}
 	if strings.Contains(svg, `height="250"`) {
 		t.Error("sweep.svg kept the column height: the legend squeezes the plot")
 	}
@@ -299,6 +348,11 @@ func TestFiguresTwelveSeriesAndSpreadInBrowser(t *testing.T) {
 	}
 	img := readPNG(t, png)
 	b := img.Bounds()
+	for _, edge := range []image.Rectangle{image.Rect(0, 0, 3, 40), image.Rect(b.Dx()-3, 0, b.Dx(), 40)} {
+		if f := InkFraction(img, edge, color.White); f > 0 {
+			t.Errorf("ink %.4f at the figure's edge %v in the title band: the title is clipped", f, edge)
+		}
+	}
 	// The plot (upper part, below the title) has the curves; the legend rows fill the bottom.
 	if f := InkFraction(img, image.Rect(b.Dx()/5, b.Dy()/8, b.Dx()*9/10, b.Dy()/2), color.White); f < 0.02 {
 		t.Errorf("plot area ink %.4f, want > 0.02", f)

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Style is the text and layout style applied to a chart's option before it is drawn.
@@ -63,6 +64,24 @@ func (c *Chart) Styled(s Style, width, height int) (*Chart, error) {
 	if s.FontSize <= 0 {
 		return nil, fmt.Errorf("plots: chart %q: style font size %d must be positive", c.Name, s.FontSize)
 	}
+	// The title is fitted to the width (at most MaxTitleLines lines, shortened with "…" beyond), from
+	// the title as first given: a chart styled again at another width starts from the full text.
+	title := sub(out.Option, "title")
+	full := out.fullTitle
+	if full == "" {
+		// The title as drawn: lines this function broke join again (line breaks in a given title
+		// are taken as spaces too).
+		text, _ := title["text"].(string)
+		full = strings.Join(strings.Fields(text), " ")
+	}
+	if full != "" {
+		lines, fits := FitText(full, float64(out.Width-16), float64(s.FontSize+1), true, MaxTitleLines)
+		title["text"] = strings.Join(lines, "\n")
+		out.fullTitle = ""
+		if !fits {
+			out.fullTitle = full
+		}
+	}
 	out.Height += applyStyle(out.Option, s, out.Width)
 	return out, nil
 }
@@ -94,6 +113,10 @@ func eachComponent(m map[string]any, key string, f func(map[string]any)) {
 // MaxTopLegendRows is the most legend rows placed above the plot.
 const MaxTopLegendRows = 2
 
+// MaxTitleLines is the most lines a title is wrapped into to fit a chart's width; a longer title is
+// shortened with "…" and given in full by the caption (Chart.CaptionText).
+const MaxTitleLines = 2
+
 // applyStyle styles option o for a chart of the given width and returns the height to add to the
 // chart for a legend placed below the plot.
 func applyStyle(o map[string]any, s Style, width int) int {
@@ -118,7 +141,14 @@ func applyStyle(o map[string]any, s Style, width int) int {
 	title := sub(o, "title")
 	setFont(title, "textStyle", fs+1)
 	setFont(title, "subtextStyle", fs-1)
-	hasTitle := title["text"] != nil && title["text"] != ""
+	titleText, _ := title["text"].(string)
+	hasTitle := titleText != ""
+	// titleHeight is the height of the title's lines (1.25 em each, ECharts' default line height
+	// for its bold text is the font size plus a little).
+	titleHeight := 0.0
+	if hasTitle {
+		titleHeight = float64(strings.Count(titleText, "\n")+1) * math.Round((fs+1)*1.25)
+	}
 	if hasTitle {
 		title["left"], title["top"] = "center", 4
 	}
@@ -147,7 +177,7 @@ func applyStyle(o map[string]any, s Style, width int) int {
 			return
 		}
 		if hasTitle {
-			l["top"] = fs + 14
+			l["top"] = titleHeight + 12
 		} else {
 			l["top"] = 2
 		}
@@ -170,7 +200,7 @@ func applyStyle(o map[string]any, s Style, width int) int {
 
 	top := 8.0
 	if hasTitle {
-		top += fs + 12
+		top += titleHeight + 10
 	}
 	bottom, extra := math.Round(fs*3.2), 0.0
 	if below {
@@ -208,18 +238,18 @@ func legendNames(o map[string]any) []string {
 // legendColumns returns how many equal columns of legend entries fit in width at font size fs, and
 // the text width of an entry (the longest name, at most the whole width).
 func legendColumns(o map[string]any, fs, width float64) (int, float64) {
-	longest := 0
+	longest := 0.0
 	for _, n := range legendNames(o) {
-		longest = max(longest, len([]rune(n)))
+		longest = max(longest, TextWidth(n, fs, false))
 	}
 	avail := width - 20
-	text := math.Min(0.55*fs*float64(longest), avail-1.8*fs-5-0.8*fs)
+	text := math.Min(math.Ceil(longest)+1, avail-1.8*fs-5-0.8*fs)
 	item := text + 1.8*fs + 5 + 0.8*fs
 	return max(1, int(avail/item)), math.Round(text)
 }
 
 // legendRowCount estimates how many rows the legend of option o needs at font size fs in a chart
-// of the given width (about 0.6 em per character plus the symbol and the gap).
+// of the given width (TextWidth of each name plus the symbol and the gaps).
 func legendRowCount(o map[string]any, fs, width float64) int {
 	names := legendNames(o)
 	if len(names) == 0 {
@@ -228,7 +258,7 @@ func legendRowCount(o map[string]any, fs, width float64) int {
 	avail := width - 20
 	rows, x := 1, 0.0
 	for _, n := range names {
-		w := 0.6*fs*float64(len([]rune(n))) + 1.8*fs + 5 + 0.8*fs
+		w := TextWidth(n, fs, false) + 1.8*fs + 5 + 0.8*fs
 		if x > 0 && x+w > avail {
 			rows++
 			x = 0

@@ -1,5 +1,9 @@
 // Server-side rendering of ECharts options to SVG files, used by fedbayes/plots (RenderSVG).
-// Usage: node render.cjs ECHARTS_PACKAGE_DIR JOBS.json
+// Usage: node render.cjs ECHARTS_PACKAGE_DIR JOBS.json [WIDTHS.json]
+// WIDTHS.json ({"regular": [...], "bold": [...]}, the advance widths of ASCII 32-126 in thousandths of an
+// em of the font viewers draw "sans-serif" with) replaces ECharts' text measure in Node (a table of
+// narrower widths), so that legends, truncated text and axis labels are laid out at the widths they
+// are drawn with; characters outside ASCII count 0.85 em, wide scripts 1 em (plots.TextWidth).
 // JOBS.json is an array of {"name", "option", "width", "height", "out"}; each option is drawn with the
 // SVG renderer, animation off, and written to "out". Errors name the job and exit with status 1.
 // zrender numbers the ids and classes it writes (zr<instance>-c<n>, zr<instance>-cls-<n>) with
@@ -8,12 +12,33 @@
 "use strict";
 const fs = require("fs");
 
-const [echartsDir, jobsPath] = process.argv.slice(2);
+const [echartsDir, jobsPath, widthsPath] = process.argv.slice(2);
 if (!echartsDir || !jobsPath) {
-  console.error("usage: node render.cjs ECHARTS_PACKAGE_DIR JOBS.json");
+  console.error("usage: node render.cjs ECHARTS_PACKAGE_DIR JOBS.json [WIDTHS.json]");
   process.exit(2);
 }
 const echarts = require(echartsDir);
+if (widthsPath && typeof echarts.setPlatformAPI === "function") {
+  const widths = JSON.parse(fs.readFileSync(widthsPath, "utf8"));
+  echarts.setPlatformAPI({
+    measureText(text, font) {
+      text = text || "";
+      font = font || "12px sans-serif";
+      const m = /((?:\d+)?\.?\d*)px/.exec(font);
+      const size = (m && +m[1]) || 12;
+      const table = /bold|[6-9]00/.test(font) ? widths.bold : widths.regular;
+      let em = 0;
+      for (const ch of text) {
+        const c = ch.codePointAt(0);
+        if (c >= 32 && c < 127) em += table[c - 32] / 1000;
+        else if ((c >= 0x2e80 && c < 0xa000) || (c >= 0xac00 && c < 0xd7a4) || ch === "…" || ch === "—") em += 1;
+        else if (c >= 0x300 && c < 0x370) em += 0;
+        else em += 0.85;
+      }
+      return { width: em * size };
+    },
+  });
+}
 
 // renumberIds gives zrender's ids and classes in one SVG document numbers that start at 0.
 function renumberIds(svg) {

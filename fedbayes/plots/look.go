@@ -1,0 +1,131 @@
+package plots
+
+import (
+	"fmt"
+	"slices"
+
+	"fedbayes.dev/fedbayes/results"
+)
+
+// Palette is the colour of the i-th series (cyclic), chosen to stay distinct in print.
+var Palette = []string{
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+}
+
+func seriesColor(i int) string { return Palette[i%len(Palette)] }
+
+// Markers and Dashes give each line series a marker and a dash pattern besides its colour. Series i
+// has colour i mod 10, marker i mod 8 and dash i mod 3: no two of the first 120 series share all
+// three, and no two of the first 24 share both marker and dash, so a figure of up to 24 series stays
+// readable printed in grayscale, where colours may merge. Every marker is filled with the series'
+// colour (no white fill that would hide a marker beneath it); the ones ECharts lacks are SVG paths.
+var (
+	Markers = []string{"circle", "rect", "triangle", "diamond", markerTriangleDown, markerCross, markerPlus, markerStar}
+	Dashes  = []string{"solid", "dashed", "dotted"}
+)
+
+// Marker paths in ECharts' "path://" form (scaled to the symbol size).
+const (
+	markerTriangleDown = "path://M0,0L10,0L5,9Z"
+	markerCross        = "path://M0,2L2,0L5,3L8,0L10,2L7,5L10,8L8,10L5,7L2,10L0,8L3,5Z"
+	markerPlus         = "path://M3.5,0H6.5V3.5H10V6.5H6.5V10H3.5V6.5H0V3.5H3.5Z"
+	markerStar         = "path://M5,0L6.2,3.5L10,3.6L7,5.9L8.1,9.5L5,7.4L1.9,9.5L3,5.9L0,3.6L3.8,3.5Z"
+)
+
+// Look is the colour, marker and dash of series i of a line chart, and how it is drawn so that a
+// curve lying exactly on an earlier one still shows.
+type Look struct {
+	Color, Marker, Dash string
+	// MarkerSize is the marker's size in pixels: later series get smaller markers (9, 7.5, 6 by
+	// i mod 3), so a marker drawn on top of an earlier series' leaves that one's rim visible.
+	MarkerSize float64
+	// DashOffset shifts the dash pattern (pixels), so that two dashed or two dotted curves that
+	// coincide interleave their dashes instead of covering each other.
+	DashOffset float64
+	// Z is the drawing order (higher on top): later series are drawn above earlier ones, their
+	// smaller markers inside the earlier ones'.
+	Z int
+}
+
+// SeriesLook returns the look of series i (see Markers).
+func SeriesLook(i int) Look {
+	return Look{
+		Color: seriesColor(i), Marker: Markers[i%len(Markers)], Dash: Dashes[i%len(Dashes)],
+		MarkerSize: 9 - 1.5*float64(i%3),
+		DashOffset: float64((i / len(Dashes)) % 2 * 4),
+		Z:          3 + i,
+	}
+}
+
+// DisplayNames maps the internal ids of methods and rules (engine variant and rule labels) to the
+// names figures and tables show, as the papers write them. A name not listed shows as it is.
+var DisplayNames = map[string]string{
+	"bcm": "BCM", "d-bcm": "D-BCM", "mixture": "mixture",
+	"beta-predbayes": "β-PredBayes", "d-beta-predbayes": "D-β-PredBayes",
+	"fedavg": "FedAvg", "fedpa": "FedPA", "ep-mcmc": "EP-MCMC", "oneshot": "OneshotFL", "fedkt": "FedKT",
+	"fedbe": "FedBE", "fedbe-gaussian": "FedBE (Gaussian)", "fedbe-dirichlet": "FedBE (Dirichlet)",
+	"fedbe-gaussian-no-swa": "FedBE (Gaussian, no SWA)",
+	"eaa":                   "EAA", "gaa": "GAA", "aalv": "AALV", "ppa": "PPA", "lp": "LP", "conflation": "Conflation",
+	"cf": "CF", "rklb": "RKLB", "wb": "WB", "dwc": "DWC", "nwa": "NWA", "ws": "WS", "wc": "WC", "llp": "LLP",
+}
+
+// DisplayName returns the display name of an internal id (DisplayNames), or the id itself.
+func DisplayName(id string) string {
+	if n, ok := DisplayNames[id]; ok {
+		return n
+	}
+	return id
+}
+
+// PaperOrder returns the indices of names in the papers' order, the order of the tables' rows
+// (results.PaperRank: baselines, then the rules as aggregate lists them); names of the same rank
+// keep their order.
+func PaperOrder(names []string) []int {
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return results.PaperRank(names[a]) - results.PaperRank(names[b])
+	})
+	return idx
+}
+
+// LegendHandle is what a legend entry shows of its series: colour, marker and dash.
+type LegendHandle struct {
+	Name, Color, Marker, Dash string
+}
+
+// LegendHandles returns the legend entries of a chart with what each shows: for each legend name the
+// colour, marker and dash of the first series of that name (the one ECharts draws the entry from).
+// A series without a marker reports "none"; without a dash, "solid".
+func LegendHandles(c *Chart) []LegendHandle {
+	var out []LegendHandle
+	seen := map[string]bool{}
+	eachComponent(c.Option, "series", func(s map[string]any) {
+		n, _ := s["name"].(string)
+		if n == "" || seen[n] {
+			return
+		}
+		seen[n] = true
+		h := LegendHandle{Name: n, Marker: "none", Dash: "solid"}
+		if m, ok := s["symbol"].(string); ok && m != "" {
+			h.Marker = m
+		}
+		if ls, ok := s["lineStyle"].(map[string]any); ok {
+			if t, ok := ls["type"].(string); ok && t != "" {
+				h.Dash = t
+			}
+			h.Color = fmt.Sprint(ls["color"])
+		}
+		if is, ok := s["itemStyle"].(map[string]any); ok && is["color"] != nil {
+			h.Color = fmt.Sprint(is["color"])
+		}
+		if show, ok := s["showSymbol"].(bool); ok && !show {
+			h.Marker = "none"
+		}
+		out = append(out, h)
+	})
+	return out
+}
