@@ -42,7 +42,7 @@ func TestCheckRefusesRunsReadersRefuse(t *testing.T) {
 	}{
 		{Done, "completed"},
 		{Refused, refs[1].Name + ": holds a run of another experiment (the specs differ: training.rounds"},
-		{Refused, refs[2].Name + ": holds a run completed after round"},
+		{Refused, refs[2].Name + ": rounds.jsonl ends at round"},
 		{Refused, refs[3].Name + ": holds a run of another experiment"},
 		{Diverged, "NaN loss"},
 	}

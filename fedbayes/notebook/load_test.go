@@ -82,7 +82,7 @@ func TestLoadChecksRuns(t *testing.T) {
 			writeLoadRun(t, dir, three, 1, []int{1, 2, 3}, results.Completed, 3)
 			writeLoadRun(t, dir, three, 2, []int{1}, results.Diverged, 2)
 		}},
-		{name: "rows stop at round 2 of 3", spec: three, err: "nb-seed2: holds a run completed after round 3 whose rows cannot be trusted: rounds.jsonl ends at round 2", write: func(t *testing.T, dir string) {
+		{name: "rows stop at round 2 of 3", spec: three, err: "nb-seed2: rounds.jsonl ends at round 2, but the run completed after round 3: rows are missing; its rows cannot be trusted", write: func(t *testing.T, dir string) {
 			writeLoadRun(t, dir, three, 1, []int{1, 2, 3}, results.Completed, 3)
 			writeLoadRun(t, dir, three, 2, []int{1, 2}, results.Completed, 3)
 		}},

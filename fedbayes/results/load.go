@@ -78,27 +78,41 @@ func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 // against status and spec, the recorded spec, provenance), are listed in skipped with the reason
 // rather than failing the load, and so is a sub-directory that holds a run's files but no run.json:
 // nothing is dropped silently. It is an error if a directory is missing or holds no runs at all, or
-// if two completed runs are the same run (setting, labels and seed; CheckUnique). Runs are returned in the order
-// of the arguments, then by directory name.
+// if two finished runs are the same run (setting, labels and seed; CheckUnique). Runs are returned
+// in the order of the arguments, then by directory name.
 func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, err error) {
-	var completed []Run
-	if len(dirs) == 0 {
-		return nil, nil, fmt.Errorf("results: no results directory given")
+	runs, diverged, skipped, err := LoadFinished(opt, dirs...)
+	if err != nil {
+		return nil, nil, err
 	}
+	for _, r := range diverged {
+		skipped = append(skipped, Skipped{Dir: r.Dir, Reason: r.Status.String()})
+	}
+	return runs, skipped, nil
+}
+
+// LoadFinished is LoadWith that returns the diverged runs that opt trusts apart (diverged), rather
+// than among the skipped ones: a table shows them as diverged instead of dropping them
+// (TableSpec.Diverged).
+func LoadFinished(opt LoadOptions, dirs ...string) (runs, diverged []Run, skipped []Skipped, err error) {
+	if len(dirs) == 0 {
+		return nil, nil, nil, fmt.Errorf("results: no results directory given")
+	}
+	var finished []Run
 	for _, root := range dirs {
 		fi, err := os.Stat(root)
 		if err != nil {
-			return nil, nil, fmt.Errorf("results: results directory: %w", err)
+			return nil, nil, nil, fmt.Errorf("results: results directory: %w", err)
 		}
 		if !fi.IsDir() {
-			return nil, nil, fmt.Errorf("results: %s is not a directory", root)
+			return nil, nil, nil, fmt.Errorf("results: %s is not a directory", root)
 		}
 		runDirs, orphans, err := runDirsUnder(root)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(runDirs) == 0 && len(orphans) == 0 {
-			return nil, nil, fmt.Errorf("results: %s holds no runs (no %s in it or its sub-directories)", root, MetaFile)
+			return nil, nil, nil, fmt.Errorf("results: %s holds no runs (no %s in it or its sub-directories)", root, MetaFile)
 		}
 		for _, d := range orphans {
 			skipped = append(skipped, Skipped{Dir: d, Reason: "no " + MetaFile + " (a run's files without its description; a run killed while starting, or a damaged copy)"})
@@ -108,18 +122,25 @@ func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, e
 			switch {
 			case err != nil:
 				skipped = append(skipped, Skipped{Dir: d, Reason: err.Error()})
-			case r.Status.State != Completed:
+			case r.Status.State != Completed && r.Status.State != Diverged:
 				skipped = append(skipped, Skipped{Dir: d, Reason: r.Status.String()})
 			default:
-				completed = append(completed, r)
+				finished = append(finished, r)
 			}
 		}
 	}
-	runs, refused, err := CheckRuns(completed, opt)
+	ok, refused, err := CheckRuns(finished, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return runs, append(skipped, refused...), nil
+	for _, r := range ok {
+		if r.Status.State == Diverged {
+			diverged = append(diverged, r)
+		} else {
+			runs = append(runs, r)
+		}
+	}
+	return runs, diverged, append(skipped, refused...), nil
 }
 
 // runDirsUnder returns root itself if it is a run directory, else its sub-directories that are;

@@ -78,7 +78,7 @@ func (t *Table) Markdown() string {
 		}
 		for _, c := range row.Cells {
 			if !c.Present {
-				cells = append(cells, "—")
+				cells = append(cells, dashOr(c, "—"))
 				continue
 			}
 			mean, se := cellText(c, t.Spec.Digits)
@@ -145,7 +145,7 @@ func (t *Table) LaTeX() string {
 		}
 		for _, c := range row.Cells {
 			if !c.Present {
-				cells = append(cells, "--")
+				cells = append(cells, dashOr(c, "--"))
 				continue
 			}
 			mean, se := cellText(c, t.Spec.Digits)
@@ -175,4 +175,12 @@ func samePrefix(a, b []string, n int) bool {
 		}
 	}
 	return true
+}
+
+// dashOr is what a cell that is not present shows: DivergedText when its runs diverged, else dash.
+func dashOr(c Cell, dash string) string {
+	if len(c.Diverged) > 0 {
+		return DivergedText
+	}
+	return dash
 }

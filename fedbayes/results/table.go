@@ -73,6 +73,10 @@ type TableSpec struct {
 	Digits int
 	// Level is the significance level of BoldSignificant (0 means stats.DefaultLevel).
 	Level float64
+	// Diverged are runs that diverged (LoadFinished returns them): no mean holds them, but each is
+	// shown: a cell whose runs all diverged reads "diverged" rather than vanishing, and the note
+	// names the diverged seeds left out of each cell's mean.
+	Diverged []Run
 }
 
 // Cell is one table cell.
@@ -86,6 +90,9 @@ type Cell struct {
 	Bold bool
 	// Sample holds the value of each run of the cell with its seed, for the significance tests.
 	Sample stats.Sample
+	// Diverged are the seeds of the cell's runs that diverged (TableSpec.Diverged), in increasing
+	// order: not in the summary. A cell with no other run is not Present and shows "diverged".
+	Diverged []int64
 }
 
 // TableColumn is one column of a table: the values of TableSpec.Cols and a metric.
@@ -158,7 +165,8 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		seen[m.Metric] = true
 	}
 	by := append(append([]string{}, spec.Rows...), spec.Cols...)
-	groups, err := GroupRuns(runs, by) // also checks the labels (none twice, no "seed")
+	all := append(append([]Run{}, runs...), spec.Diverged...)
+	groups, err := GroupRuns(all, by) // also checks the labels (none twice, no "seed")
 	if err != nil {
 		return nil, err
 	}
@@ -195,15 +203,26 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 	for _, g := range groups {
 		r := rowIndex[strings.Join(g.Key[:nr], "\x00")]
 		c := colIndex[strings.Join(g.Key[nr:], "\x00")]
+		var diverged []int64
+		kept := g
+		kept.Runs = nil
 		for _, run := range g.Runs {
+			if run.Status.State == Diverged {
+				diverged = append(diverged, run.Meta.Seed)
+				continue
+			}
+			kept.Runs = append(kept.Runs, run)
 			t.Rows[r].Health = worseHealth(t.Rows[r].Health, RunHealth(run))
 		}
+		sort.Slice(diverged, func(a, b int) bool { return diverged[a] < diverged[b] })
 		for j, m := range spec.Metrics {
-			s, sample, present, err := cellSummary(g, m.Metric)
-			if err != nil {
-				return nil, err
+			cell := Cell{Diverged: diverged}
+			if len(kept.Runs) > 0 {
+				if cell.Summary, cell.Sample, cell.Present, err = cellSummary(kept, m.Metric); err != nil {
+					return nil, err
+				}
 			}
-			t.Rows[r].Cells[c*nm+j] = Cell{Summary: s, Present: present, Sample: sample}
+			t.Rows[r].Cells[c*nm+j] = cell
 		}
 	}
 	for _, m := range spec.Metrics {
@@ -411,8 +430,14 @@ func (t *Table) Note() string {
 		}
 	}
 	note := "Final-round mean ± standard error (sample sd / sqrt(n)) over " + seeds + " per cell."
+	if t.divergedNote() != "" {
+		note = "Final-round mean ± standard error (sample sd / sqrt(n)) over " + seeds + " per cell, diverged seeds left out."
+	}
 	if t.hasDash() {
 		note += " —: no run, or the runs do not record the metric."
+	}
+	if d := t.divergedNote(); d != "" {
+		note += " " + d
 	}
 	switch t.Spec.Bold {
 	case BoldSignificant:
@@ -435,11 +460,11 @@ func (t *Table) Note() string {
 	return note
 }
 
-// hasDash reports whether some cell is not present.
+// hasDash reports whether some cell shows a dash: not present, and no diverged run.
 func (t *Table) hasDash() bool {
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
-			if !c.Present {
+			if !c.Present && len(c.Diverged) == 0 {
 				return true
 			}
 		}
@@ -499,4 +524,52 @@ func budgetAsRun(b string, lo, hi int) string {
 		return fmt.Sprintf("%s (%d in this table)", b, lo)
 	}
 	return fmt.Sprintf("%s (%d to %d per setting in this table)", b, lo, hi)
+}
+
+// DivergedText is what a cell whose runs all diverged shows.
+const DivergedText = "diverged"
+
+// divergedNote names, for each row (and column labels) whose runs diverged, the seeds left out of
+// its means: "Left out of the means: eaa: seed 3 diverged; fedavg: every run diverged (seeds 1, 2)."
+// ("" when none). The seed counts of Note count the seeds in the means.
+func (t *Table) divergedNote() string {
+	var parts []string
+	nm := len(t.Spec.Metrics)
+	for _, row := range t.Rows {
+		for c := 0; c*nm < len(row.Cells); c++ {
+			cell := row.Cells[c*nm]
+			if len(cell.Diverged) == 0 {
+				continue
+			}
+			name := strings.Join(append(append([]string{}, row.Key...), t.Columns[c*nm].Key...), " ")
+			seeds := make([]string, len(cell.Diverged))
+			for i, s := range cell.Diverged {
+				seeds[i] = strconv.FormatInt(s, 10)
+			}
+			word := "seed"
+			if len(seeds) > 1 {
+				word = "seeds"
+			}
+			what := fmt.Sprintf("%s %s diverged", word, strings.Join(seeds, ", "))
+			if !t.cellPresent(row, c) {
+				what = fmt.Sprintf("every run diverged (%s %s)", word, strings.Join(seeds, ", "))
+			}
+			parts = append(parts, name+": "+what)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Left out of the means: " + strings.Join(parts, "; ") + "."
+}
+
+// cellPresent reports whether some metric cell of row in column-label group c is present.
+func (t *Table) cellPresent(row TableRow, c int) bool {
+	nm := len(t.Spec.Metrics)
+	for j := 0; j < nm; j++ {
+		if row.Cells[c*nm+j].Present {
+			return true
+		}
+	}
+	return false
 }
