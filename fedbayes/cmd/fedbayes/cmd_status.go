@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/cluster"
-	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -39,11 +38,7 @@ func runStatus(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		refs, err := engine.RunList(spec)
-		if err != nil {
-			return err
-		}
-		rep, err := cluster.Check(dir, refs, nil)
+		rep, err := cluster.Check(dir, spec, nil)
 		if err != nil {
 			return err
 		}
