@@ -122,38 +122,3 @@ func TestExplorerSliderExtremes(t *testing.T) {
 	}
 }
 
-// Values are applied in the order they arrive; the last one wins, whatever the number of changes.
-func TestLiveReceiveOrder(t *testing.T) {
-	s := PapersState()
-	c, err := ControlsOf(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newLive(s, c)
-	l.listen("var0", Event{Widget: VarSlider, Client: 0})
-	l.listen("rule", Event{Widget: RuleSelect})
-	for pos := -140; pos <= 140; pos++ {
-		l.receive("var0", pos)
-	}
-	l.receive("var0", float64(17)) // JSON numbers arrive as float64
-	l.receive("rule", 3)
-	l.receive("unknown", 5)
-	if l.controls.Var[0] != 17 || l.controls.Rule != RuleChoices(s)[3] {
-		t.Errorf("controls after the changes: var %d rule %q", l.controls.Var[0], l.controls.Rule)
-	}
-	select {
-	case <-l.dirty:
-	default:
-		t.Error("no redraw pending")
-	}
-	l.receive("var0", 999)
-	if l.applyErr == nil || l.controls.Var[0] != 17 {
-		t.Errorf("out-of-range value: err %v, var %d", l.applyErr, l.controls.Var[0])
-	}
-	l.receive(l.beatAddr, 1)
-	select {
-	case <-l.beat:
-	default:
-		t.Error("heartbeat not seen")
-	}
-}

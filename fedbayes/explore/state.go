@@ -34,10 +34,14 @@ type State struct {
 	Seed int64
 }
 
+// DefaultSeed is PPA's seed in the explorer's toy cases and in `fedbayes aggregate` (its -seed
+// default), so that the same toy case gives the same PPA numbers in both.
+const DefaultSeed int64 = 1
+
 // PapersState is the toy case of Ozer et al. (2022), Fig. 1 and Jamoussi et al. (BA-BFL), Fig. 1:
-// N(0, 1) and N(2, 0.25) with equal weights, every rule.
+// N(0, 1) and N(2, 0.25) with equal weights, every rule, PPA seeded with DefaultSeed.
 func PapersState() State {
-	return State{Clients: []aggregate.Gaussian{{Mean: 0, Var: 1}, {Mean: 2, Var: 0.25}}}
+	return State{Clients: []aggregate.Gaussian{{Mean: 0, Var: 1}, {Mean: 2, Var: 0.25}}, Seed: DefaultSeed}
 }
 
 // RuleChoices returns the rules the explorer can draw for s, "" (every rule) first: every rule of
