@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -35,6 +36,10 @@ type Curves struct {
 	LogX bool `json:"log_x,omitempty"`
 	// Series holds the lines.
 	Series []SeedSeries `json:"series"`
+	// Looks fixes the look (SeriesLook index) of the series it names, so that the panels of a
+	// small multiple (SmallMultiples) draw a series alike; the others take the indices left free,
+	// in legend order. Empty: the legend order gives the looks.
+	Looks map[string]int `json:"looks,omitempty"`
 }
 
 // MeanSE returns the mean over seeds at each x and the standard error of that mean,
@@ -109,7 +114,15 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		names[i] = s.Name
 	}
 	// Legends list the series in the tables' order (PaperOrder), under their display names.
-	for li, si := range PaperOrder(names) {
+	lookOf, taken := map[string]int{}, map[int]bool{}
+	for n, i := range d.Looks {
+		if i < 0 {
+			return fail("look %d of %q is negative", i, n)
+		}
+		lookOf[n], taken[i] = i, true
+	}
+	next := 0
+	for _, si := range PaperOrder(names) {
 		s := d.Series[si]
 		where := fmt.Sprintf("series %d (%q)", si, s.Name)
 		if err := seen.add(si, s.Name); err != nil {
@@ -149,6 +162,13 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		if err != nil {
 			return fail("%s: %v", where, err)
 		}
+		li, ok := lookOf[s.Name]
+		if !ok {
+			for taken[next] {
+				next++
+			}
+			li, taken[next] = next, true
+		}
 		look := SeriesLook(li)
 		col := look.Color
 		label := DisplayName(s.Name)
@@ -174,7 +194,7 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 			// The band is two stacked series: an invisible lower edge and the band height on top
 			// of it, filled. They share the series name, so the legend toggles them with the line;
 			// they are drawn beneath every line (z 1).
-			stack := fmt.Sprintf("band%d", li)
+			stack := fmt.Sprintf("band%d", si)
 			lower, height := make([]opts.LineData, len(s.X)), make([]opts.LineData, len(s.X))
 			for i, x := range s.X {
 				lower[i] = opts.LineData{Value: []float64{x, mean[i] - se[i]}}
@@ -242,6 +262,46 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 	})
 	c.Caption = d.Caption
 	return c.Styled(ScreenStyle, 0, 0)
+}
+
+// SmallMultiples draws one chart per panel with build (LearningCurves, VersusHeterogeneity, ...):
+// a sweep split by partition, metric or weighting into panels instead of one crowded chart. A series
+// name has the same colour, marker and dash in every panel (Curves.Looks, in the papers' order of
+// all the panels' names). Chart i is named NAME-i. Show them side by side (notebook.Row) or write
+// them as figures.
+func SmallMultiples(name string, build func(string, Curves) (*Chart, error), panels ...Curves) ([]*Chart, error) {
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("plots: small multiples %q: no panels", name)
+	}
+	looks := PanelLooks(panels...)
+	out := make([]*Chart, len(panels))
+	for i, p := range panels {
+		p.Looks = looks
+		c, err := build(fmt.Sprintf("%s-%d", name, i), p)
+		if err != nil {
+			return nil, fmt.Errorf("plots: small multiples %q, panel %d: %w", name, i, err)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// PanelLooks returns the looks (SeriesLook indices) of every series name of the panels, in the
+// papers' order of all their names, for Curves.Looks of figures that belong together.
+func PanelLooks(panels ...Curves) map[string]int {
+	var names []string
+	for _, p := range panels {
+		for _, s := range p.Series {
+			if !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	looks := map[string]int{}
+	for i, j := range PaperOrder(names) {
+		looks[names[j]] = i
+	}
+	return looks
 }
 
 // LearningCurves draws a metric per communication round, one line per rule at the mean over
