@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 
@@ -111,6 +112,33 @@ func SpecCheck(spec *Spec) (func(results.Meta) error, error) {
 	}, nil
 }
 
+// evalOverflowError is an evaluation whose predictions are not finite although the global model's
+// parameters are (a predictive variance exp(log sigma^2) beyond float32 at a high learning rate, issue
+// 36): the run diverged rather than failed, and the round loop records it so (runState.diverge),
+// leaving the sweep to go on.
+type evalOverflowError struct {
+	// what names the prediction and its first non-finite value, e.g. "predictive variance [0] on
+	// the test set is +Inf".
+	what string
+}
+
+func (e *evalOverflowError) Error() string { return "evaluation: " + e.what }
+
+// checkPredictions returns an *evalOverflowError naming the first NaN or infinite value of each
+// named prediction (name, values, name, values, ...), or nil. Nil slices are skipped.
+func checkPredictions(set string, named ...any) error {
+	for i := 0; i+1 < len(named); i += 2 {
+		name, _ := named[i].(string)
+		xs, _ := named[i+1].([]float32)
+		for j, x := range xs {
+			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+				return &evalOverflowError{what: fmt.Sprintf("%s [%d] on %s is %v", name, j, set, x)}
+			}
+		}
+	}
+	return nil
+}
+
 // Summary is the outcome of Run.
 type Summary struct {
 	// Dir is the results directory.
@@ -144,8 +172,9 @@ func (s *Summary) Diverged() int {
 // partition that leaves a client without examples, a model.arch too large for the examples), which
 // is refused before any run directory is written, as is a results directory that holds a run of
 // the former multi-round FedBE runner (RefuseOldRounds).
-// A run that diverges (non-finite loss or parameters) is recorded as diverged with the round and
-// reason, and the next run starts; any other error is recorded as a failed run and returned. A
+// A run that diverges (non-finite loss or parameters, or non-finite predictions of finite parameters
+// at evaluation, such as an overflowing predictive variance) is recorded as diverged with the round
+// and reason, and the next run starts; any other error is recorded as a failed run and returned. A
 // cancelled ctx stops between training steps and leaves the run resumable.
 func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	if spec == nil {
@@ -189,7 +218,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	if !opts.Resume {
 		for _, j := range jobs {
 			if dir := j.dir(opts.Dir); results.HasRun(dir) {
-				return nil, fmt.Errorf("engine: %s already holds a run; resume it (--resume / Options.Resume) or choose another results directory", dir)
+				return nil, fmt.Errorf("engine: %s already holds a run; continue it with --resume (fedbayes run) or choose another results directory (-o)", dir)
 			}
 		}
 	}
