@@ -147,7 +147,8 @@ func TestCheck(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{&Stopped{Run: "a-seed0", Round: 4}, 0, "stopped after round 4 of a-seed0; run the cell again to resume\n", ""},
+		// An interrupt fails the cell, so that Run All stops (a clean message, no panic).
+		{&Stopped{Run: "a-seed0", Round: 4}, 1, "stopped after round 4 of a-seed0; run the cell again to resume\n", ""},
 		{&Incomplete{Done: 1, Want: 3, Missing: []string{"b"}}, 0, "1 of 3 runs are finished (not yet: b)", ""},
 		{errors.New("dataset.name \"x\": unknown"), 1, "", "error: dataset.name \"x\": unknown\n"},
 	} {

@@ -37,7 +37,8 @@ func SpecDir(root, name string, spec any) (string, error) {
 	return filepath.Join(root, fmt.Sprintf("%s-%x", name, sha256.Sum256(b))[:len(name)+13]), nil
 }
 
-// LoadDir reads the runs in dir. When there are none yet, or some are not complete (a run stopped or
+// LoadDir reads the runs in dir, whatever wrote them (use LoadPredictive or Load when the spec is
+// known: LoadDir cannot count the runs that have not started). When there are none yet, or some are not complete (a run stopped or
 // failed), it returns an *Incomplete error, which Check turns into a message that stops the cell
 // cleanly.
 func LoadDir(dir string) ([]results.Run, error) {
@@ -59,6 +60,18 @@ func LoadDir(dir string) ([]results.Run, error) {
 		return nil, &Incomplete{Done: len(runs), Want: len(runs) + len(skipped), Missing: missing}
 	}
 	return runs, nil
+}
+
+// LoadPredictive reads the finished runs of a predictive-space spec (every h, seed and method, as
+// RunPredictive trains them) from dir. It counts them against every run the spec expects
+// (engine.FromPredictive, Load), so that after an interrupt it says how many of all the runs are
+// finished; LoadDir, which knows only the folders present, would call 12 runs of 66 "12 of 13".
+func LoadPredictive(dir string, s predictive.Spec) ([]results.Run, error) {
+	es, err := engine.FromPredictive(s)
+	if err != nil {
+		return nil, err
+	}
+	return Load(dir, es)
 }
 
 // RunPredictive runs a one-round predictive-space spec (every h and seed, every method) through the

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -243,5 +244,40 @@ func TestPerBudgetAndShow(t *testing.T) {
 	}
 	if err := Show(nil, errors.New("builder failed")); err == nil || err.Error() != "builder failed" {
 		t.Errorf("Show passes the builder's error: %v", err)
+	}
+}
+
+// After an interrupt, the count is over every run the spec expects, not over the folders present:
+// notebook 04 said "12 of 13 runs are finished" when 54 of 66 remained (LoadDir counted the 12
+// finished folders and the one in progress).
+func TestLoadPredictiveCountsEveryRun(t *testing.T) {
+	s, err := predictive.Preset("digits-fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.H, s.Seeds = []float64{0, 0.5}, []int64{1, 2}
+	es, err := engine.FromPredictive(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := engine.RunList(es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) < 4 {
+		t.Fatalf("the spec expects %d runs", len(refs))
+	}
+	root := t.TempDir()
+	// One run started and stopped (no status), the others not yet started.
+	if err := os.MkdirAll(filepath.Join(root, refs[0].Name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var inc *Incomplete
+	_, err = LoadPredictive(root, s)
+	if !errors.As(err, &inc) || inc.Done != 0 || inc.Want != len(refs) {
+		t.Errorf("LoadPredictive with 1 of %d runs started: %v", len(refs), err)
+	}
+	if _, err := LoadPredictive(root, predictive.Spec{}); err == nil || errors.As(err, &inc) {
+		t.Errorf("LoadPredictive of an invalid spec: %v", err)
 	}
 }

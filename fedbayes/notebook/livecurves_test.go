@@ -1,0 +1,162 @@
+package notebook
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/progress"
+)
+
+// liveRecorder collects what LiveCurves draws.
+type liveRecorder struct {
+	ids    []string
+	charts []*plots.Chart
+}
+
+func (r *liveRecorder) draw(id string, c *plots.Chart) error {
+	r.ids, r.charts = append(r.ids, id), append(r.charts, c)
+	return nil
+}
+
+// seriesData returns, per legend name, the y values of the chart's main lines.
+func seriesData(t *testing.T, c *plots.Chart) map[string][]float64 {
+	t.Helper()
+	raw, err := json.Marshal(c.Option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt struct {
+		Series []struct {
+			Name string
+			Data []struct{ Value []float64 }
+		}
+	}
+	if err := json.Unmarshal(raw, &opt); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]float64{}
+	for _, s := range opt.Series {
+		if _, seen := out[s.Name]; seen {
+			continue // a band's series
+		}
+		for _, d := range s.Data {
+			out[s.Name] = append(out[s.Name], d.Value[1])
+		}
+	}
+	return out
+}
+
+func TestLiveCurves(t *testing.T) {
+	rec := &liveRecorder{}
+	clock := time.Unix(1000, 0)
+	l := NewLiveCurves()
+	l.draw, l.now = rec.draw, func() time.Time { return clock }
+	step := func(d time.Duration) { clock = clock.Add(d) }
+	l.Start(3, "vi-EAA seed 1")
+	for r, acc := range []float64{0.5, 0.6, 0.7} {
+		step(time.Second)
+		l.Update(r+1, map[string]float64{"accuracy": acc, "nll": 1}, progress.Timings{})
+	}
+	// At most one drawing per liveEvery: the first round draws, the next two wait.
+	if len(rec.charts) != 1 {
+		t.Fatalf("%d drawings after 3 rounds in 3 s, want 1", len(rec.charts))
+	}
+	l.Done("completed")
+	if len(rec.charts) != 2 {
+		t.Fatalf("the end of a run was not drawn: %d drawings", len(rec.charts))
+	}
+	l.Start(3, "vi-EAA seed 2")
+	step(time.Second)
+	l.Update(1, map[string]float64{"accuracy": 0.7}, progress.Timings{})
+	step(time.Second)
+	l.Update(2, map[string]float64{"accuracy": 0.8}, progress.Timings{})
+	l.Start(3, "vi-GAA seed 1")
+	step(liveEvery)
+	l.Update(1, map[string]float64{"accuracy": 0.9}, progress.Timings{})
+	l.Done("interrupted at round 1")
+	got := seriesData(t, rec.charts[len(rec.charts)-1])
+	// EAA: round 1 mean of 0.5 and 0.7, round 2 of 0.6 and 0.8, round 3 seed 1 only.
+	want := map[string][]float64{"vi-EAA": {0.6, 0.7, 0.7}, "vi-GAA": {0.9}}
+	for name, w := range want {
+		g := got[name]
+		if len(g) != len(w) {
+			t.Errorf("%s: %v, want %v", name, g, w)
+			continue
+		}
+		for i := range w {
+			if d := g[i] - w[i]; d > 1e-9 || d < -1e-9 {
+				t.Errorf("%s: %v, want %v", name, g, w)
+				break
+			}
+		}
+	}
+	for _, id := range rec.ids {
+		if id != rec.ids[0] || !strings.HasPrefix(id, "fedbayes-live-curves-") {
+			t.Errorf("drawn into %q and %q: one block, updated in place", rec.ids[0], id)
+		}
+	}
+	// A run without accuracy draws its first metric of MSE, NLL; non-finite values are left out.
+	r2 := &liveRecorder{}
+	l2 := NewLiveCurves()
+	l2.draw = r2.draw
+	l2.Start(2, "reg seed 1")
+	l2.Update(1, map[string]float64{"nll": 2, "mse": 0.5}, progress.Timings{})
+	l2.Update(2, map[string]float64{"mse": nan()}, progress.Timings{})
+	l2.Done("diverged")
+	if c, err := l2.Chart(); err != nil || c == nil || !strings.Contains(mustJSON(t, c.Option), "mse per round") {
+		t.Errorf("regression chart: %v", err)
+	}
+	if g := seriesData(t, r2.charts[len(r2.charts)-1])["reg"]; len(g) != 1 || g[0] != 0.5 {
+		t.Errorf("regression line %v, want [0.5]", g)
+	}
+	// Nothing reported: no chart, no drawing.
+	l3 := NewLiveCurves()
+	l3.draw = func(string, *plots.Chart) error { t.Error("drew an empty chart"); return nil }
+	l3.Done("completed")
+}
+
+// Train's runs draw the live curves as they train: every run's rounds reach the chart.
+func TestTrainLiveCurves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	s := &engine.Spec{
+		Name:       "nb",
+		Dataset:    engine.DatasetSpec{Name: "digits", Subsample: 300, TestSubsample: 100},
+		Partition:  engine.PartitionSpec{Clients: 3},
+		Model:      engine.ModelSpec{Hidden: []int{8}},
+		Training:   engine.TrainingSpec{Rounds: 3, BatchSize: 32, LearningRate: 0.1},
+		Evaluation: engine.EvaluationSpec{Samples: 2},
+		Seeds:      []int64{1, 2},
+	}
+	rec := &liveRecorder{}
+	l := NewLiveCurves()
+	l.draw = rec.draw
+	if _, err := trainLive(context.Background(), t.TempDir(), progress.Discard, l, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.charts) < 2 {
+		t.Fatalf("%d drawings for 2 runs", len(rec.charts))
+	}
+	got := seriesData(t, rec.charts[len(rec.charts)-1])
+	if len(got) != 1 || len(got["nb"]) != 3 {
+		t.Errorf("last drawing: %v, want one line of 3 rounds", got)
+	}
+}
+
+func nan() float64 { return math.NaN() }
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
