@@ -121,4 +121,3 @@ func TestExplorerSliderExtremes(t *testing.T) {
 		t.Fatal("no state checked")
 	}
 }
-

@@ -126,6 +126,7 @@ func Run(ctx context.Context, s State, opt Options) (final State, err error) {
 	}
 	return runLive(ctx, s, opt)
 }
+
 // showStatic renders s and shows it with a note under the table.
 func showStatic(s State, note string) error {
 	v, err := Render(s)
