@@ -1,7 +1,8 @@
 // Package progress reports the progress of long federated runs: rounds done out of the total,
 // time per round, estimated time left and the latest metrics. Terminal writes one line that
 // updates in place on a terminal and plain lines elsewhere (CI logs); Notebook shows an HTML
-// progress bar updated in place in a GoNB notebook. New picks the right one.
+// progress bar updated in place in a GoNB notebook. New picks the right one (text on standard
+// error, so that a command's results on standard output can go to a file).
 package progress
 
 import (
@@ -52,12 +53,13 @@ type StepReporter interface {
 }
 
 // New returns the reporter for this process: a Notebook under GoNB, else a Terminal on
-// standard output (updating in place when it is a terminal).
+// standard error (updating in place when it is a terminal), so that a command's results on
+// standard output can be redirected to a file while its progress stays on the screen.
 func New() Reporter {
 	if gonbui.IsNotebook {
 		return NewNotebook()
 	}
-	return NewTerminal(os.Stdout, IsTerminal(os.Stdout))
+	return NewTerminal(os.Stderr, IsTerminal(os.Stderr))
 }
 
 // Discard is a Reporter that reports nothing.

@@ -1,21 +1,117 @@
-// Package runinfo records what a result was computed with: fedbayes, Go and GoMLX versions, the git
-// commit of the checkout, the backend and the machine. Every results directory stores one Info.
+// Package runinfo records what a result was computed with: fedbayes's release, Go and GoMLX
+// versions, the git commit of the checkout, the backend and the machine. Every results directory
+// stores one Info.
 package runinfo
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 )
 
-// Version is the fedbayes version.
+// ModulePath is fedbayes's Go module path.
+const ModulePath = "fedbayes.dev"
+
+// Version is the version reported when neither the build nor git names a release tag (a build
+// without VCS stamping outside a git checkout).
 const Version = "0.1.0-dev"
+
+// Release returns fedbayes's release version (see Info.Fedbayes): the version Go stamped into the
+// build (Go 1.24 and later stamp the main module's version from its VCS tag: v0.1.0 at the tag,
+// v0.1.1-0.DATE-COMMIT after it, +dirty when modified), or the version of fedbayes a user's module
+// requires; else `git describe --tags` in fedbayes's checkout (v0.1.0, v0.1.0-3-gabc1234 three
+// commits after the tag, -dirty when modified); else Version.
+func Release() string {
+	releaseOnce.Do(func() { release = findRelease() })
+	return release
+}
+
+var (
+	releaseOnce sync.Once
+	release     string
+)
+
+// findRelease computes Release.
+func findRelease() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == ModulePath && taggedVersion(bi.Main.Version) {
+			return bi.Main.Version
+		}
+		for _, m := range bi.Deps {
+			// A replaced module's version is only what the require line says; its checkout knows better.
+			if m.Path == ModulePath && m.Replace == nil && taggedVersion(m.Version) {
+				return m.Version
+			}
+		}
+	}
+	if dir := checkoutDir(); dir != "" {
+		out, err := exec.Command("git", "-C", dir, "describe", "--tags", "--match", "v[0-9]*", "--dirty").Output()
+		if v := strings.TrimSpace(string(out)); err == nil && v != "" {
+			return v
+		}
+	}
+	return Version
+}
+
+// taggedVersion reports whether v is a module version derived from a release tag: not empty, not
+// "(devel)", and not the v0.0.0 pseudo-version of a commit with no tag before it.
+func taggedVersion(v string) bool {
+	return v != "" && v != "(devel)" && !strings.HasPrefix(v, "v0.0.0-")
+}
+
+// checkoutDir returns the top of the git checkout that holds fedbayes's source: the one this file
+// was compiled from when it is still there, else the working directory's, provided its go.mod
+// declares ModulePath; "" when there is none (a binary built with -trimpath run elsewhere).
+func checkoutDir() string {
+	var candidates []string
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		candidates = append(candidates, filepath.Dir(file))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		candidates = append(candidates, wd)
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err != nil {
+			continue
+		}
+		out, err := exec.Command("git", "-C", c, "rev-parse", "--show-toplevel").Output()
+		if err != nil {
+			continue
+		}
+		top := strings.TrimSpace(string(out))
+		if moduleOf(filepath.Join(top, "go.mod")) == ModulePath {
+			return top
+		}
+	}
+	return ""
+}
+
+// moduleOf returns the module path that the go.mod file at path declares, or "".
+func moduleOf(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
 
 // Info is the provenance of a run.
 type Info struct {
+	// Fedbayes is fedbayes's release (Release): v0.1.0 for a build at that tag, v0.1.0-3-gabc1234
+	// three commits after it.
 	Fedbayes  string            `json:"fedbayes"`
 	GitCommit string            `json:"git_commit"`
 	GitDirty  bool              `json:"git_dirty"`
@@ -34,11 +130,12 @@ type Info struct {
 
 // Collect gathers the provenance of this process. backend is the backend configuration in use
 // (see package backend). The git commit is read from the build info when the binary was built with
-// VCS stamping, else from `git` in the working directory; "unknown" if neither is available.
+// VCS stamping, else from `git` in fedbayes's checkout (checkoutDir); "unknown" if neither is
+// available.
 func Collect(backend string) Info {
 	host, _ := os.Hostname()
 	info := Info{
-		Fedbayes: Version,
+		Fedbayes: Release(),
 		Go:       runtime.Version(),
 		Modules:  map[string]string{},
 		Backend:  backend,
@@ -71,13 +168,17 @@ func Collect(backend string) Info {
 	return info
 }
 
-// gitCommit asks git for the commit of the working directory's checkout.
+// gitCommit asks git for the commit of fedbayes's checkout (checkoutDir).
 func gitCommit() (commit string, dirty bool) {
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	dir := checkoutDir()
+	if dir == "" {
+		return "unknown", false
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
 	if err != nil {
 		return "unknown", false
 	}
 	commit = strings.TrimSpace(string(out))
-	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
 	return commit, err == nil && len(strings.TrimSpace(string(st))) > 0
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/explore"
@@ -76,6 +75,22 @@ func echo(s string) string {
 	return strconv.Quote(s)
 }
 
+// negativeLooking returns the first argument before "--" that starts with "-", holds a comma and
+// is neither a client nor a flag of fs: a client whose mean is not a plain number (-x1,1), which
+// must follow "--".
+func negativeLooking(fs *flag.FlagSet, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && strings.Contains(a, ",") && !clientArg.MatchString(a) && fs.Lookup(name) == nil {
+			return echo(a)[1 : len(echo(a))-1]
+		}
+	}
+	return ""
+}
+
 func runAggregate(args []string, stdout io.Writer) error {
 	fs := newFlagSet("aggregate", "MEAN,VARIANCE MEAN,VARIANCE ...  (clients are numbered from 1; put -- before a client\n"+
 		"whose mean is negative and not a plain number)", stdout)
@@ -86,60 +101,21 @@ func runAggregate(args []string, stdout io.Writer) error {
 	policy := fs.String("dwc-policy", "keep-previous", "DWC where the combined precision is not positive: keep-previous, conflation or error")
 	n := populationFlag(explore.DefaultPopulationSize)
 	fs.Var(&n, "n", fmt.Sprintf("PPA population size, 2 to %d (the explorer's default)", aggregate.MaxPopulationSize))
-	seed := fs.Int64("seed", 1, "PPA seed")
+	seed := fs.Int64("seed", explore.DefaultSeed, "PPA seed (the explorer's, explore.DefaultSeed)")
 	asJSON := fs.Bool("json", false, "print a JSON list of {rule, mean, variance, std, error}")
-	var flags, positional []string
-	for i := 0; i < len(args); i++ {
-		if args[i] == "--" {
-			positional = append(positional, args[i+1:]...)
-			break
-		}
-		a := args[i]
-		if !strings.HasPrefix(a, "-") || clientArg.MatchString(a) {
-			positional = append(positional, a)
-			continue
-		}
-		flags = append(flags, a)
-		// A non-boolean flag without "=" takes the next argument as its value (which may look like
-		// a client, as in -w 0.5,0.5).
-		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") && i+1 < len(args) {
-			if f := fs.Lookup(name); f != nil {
-				if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-					flags = append(flags, args[i+1])
-					i++
-				}
-			}
-		}
-	}
-	// The flag package prints its own errors; they are returned instead, to be printed once.
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(flags); err != nil {
+	// Clients may come before, between or after the flags; a client with a negative mean (-1,2) is
+	// a client, not a flag.
+	if err := parseArgs(fs, args, clientArg.MatchString); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
 			return nil
 		}
-		msg := err.Error()
-		if strings.HasPrefix(msg, "flag provided but not defined: ") {
-			bad := strings.TrimPrefix(msg, "flag provided but not defined: ")
-			msg = "unknown flag " + echo(bad)
-			if strings.Contains(bad, ",") {
-				msg += " (a client whose mean is negative goes after --, as in: fedbayes aggregate -- " + echo(bad)[1:len(echo(bad))-1] + " ...)"
-			}
+		if bad := negativeLooking(fs, args); bad != "" {
+			err = fmt.Errorf("%w (a client whose mean is negative goes after --, as in: fedbayes aggregate -- %s ...)", err, bad)
 		}
-		if strings.IndexFunc(msg, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-			// An argument with a newline or other control character is shown escaped, on one line.
-			msg = strings.Trim(strconv.Quote(msg), `"`)
-		}
-		return fmt.Errorf("%w: %s; see fedbayes aggregate -h", errUsage, msg)
+		return err
 	}
-	if len(fs.Args()) > 0 {
-		return fmt.Errorf("%w: unexpected argument %s", errUsage, echo(fs.Args()[0]))
-	}
+	positional := fs.Args()
 	if len(positional) == 0 {
-		fs.SetOutput(stdout)
-		fs.Usage()
 		return fmt.Errorf("%w: give at least one client as MEAN,VARIANCE", errUsage)
 	}
 	clients := make([]aggregate.Gaussian, len(positional))
@@ -197,18 +173,25 @@ func runAggregate(args []string, stdout io.Writer) error {
 	if err := checkWeightsFlag(weights, len(clients), *normalize); err != nil {
 		return err
 	}
+	// DWC weighs the clients against the previous global, which only -prev gives.
+	const needsPrev = "DWC needs the previous global: give -prev MEAN,VARIANCE"
+	if len(rules) == 1 && rules[0] == aggregate.DWC && opt.Previous == nil {
+		return fmt.Errorf("%w: %s", errUsage, needsPrev)
+	}
 	var rows []aggregateRow
 	failed := 0
 	for _, r := range rules {
+		if r == aggregate.DWC && opt.Previous == nil {
+			// Not applicable rather than failed.
+			rows = append(rows, aggregateRow{Rule: string(r), Error: needsPrev})
+			continue
+		}
 		g, err := aggregate.Scalar(r, clients, weights, opt)
 		if err != nil {
 			if len(rules) == 1 {
 				return err
 			}
-			// DWC without -prev is not applicable rather than failed.
-			if !(r == aggregate.DWC && opt.Previous == nil) {
-				failed++
-			}
+			failed++
 			rows = append(rows, aggregateRow{Rule: string(r), Error: err.Error()})
 			continue
 		}

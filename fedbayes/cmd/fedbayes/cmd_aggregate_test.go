@@ -44,7 +44,7 @@ func TestAggregateCommandTable(t *testing.T) {
 		{[]string{"aggregate", "-rule", "GAA", "-w", "0.5,0.5", "0,1", "2,0.25"}, 0, "GAA   1     0.3125"},
 		{[]string{"aggregate", "-rule", "cf", "-3,1", "-1,1"}, 0, "CF    -2"},
 		{[]string{"aggregate", "0,1", "2,0.25"}, 0, "DWC         -"},
-		{[]string{"aggregate", "-rule", "DWC", "0,1", "2,0.25"}, 1, "needs the previous global"},
+		{[]string{"aggregate", "-rule", "DWC", "0,1", "2,0.25"}, 2, "DWC needs the previous global: give -prev MEAN,VARIANCE"},
 		{[]string{"aggregate", "-rule", "Median", "0,1"}, 2, `unknown rule "Median"`},
 		{[]string{"aggregate", "-w", "0.5,-0.5", "-rule", "EAA", "0,1", "1,1"}, 1, "-w: client 2: weight -0.5 is negative"},
 		{[]string{"aggregate", "-rule", "EAA", "0,1", "1,0"}, 1, "client 2: variance 0 is not positive"},

@@ -40,7 +40,7 @@ func runBackend(args []string, stdout io.Writer) error {
 	verbose := fs.Bool("v", false, "also print why, the plugins (with PJRT API versions), devices and a LeNet speed check on each backend")
 	noSpeed := fs.Bool("nospeed", false, "with -v: skip the speed check")
 	reason := fs.Bool("reason", false, "print only the reason for the choice")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -91,17 +91,13 @@ func runBackendInstall(args []string, stdout io.Writer) error {
 	name := fs.String("name", "", "with -from: the plugin's platform (cpu, cuda, ...) when its file name does not say")
 	force := fs.Bool("force", false, "install the CUDA plugin even where no NVIDIA GPU is found")
 	timeout := fs.Duration("timeout", 15*time.Second, "how long to wait for the download site to answer")
-	// Flags may follow the kind: `install cpu -dir X`.
-	var kind string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		kind, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if fs.NArg() > 1 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(1))
 	}
+	kind := fs.Arg(0)
 	if *from != "" {
 		if kind != "" {
 			return fmt.Errorf("%w: give either a kind (%s) or -from FILE, not both", errUsage, kind)

@@ -34,7 +34,7 @@ func runData(args []string, stdout io.Writer) error {
 	fs := newFlagSet("data "+sub, argsUsage[sub], stdout)
 	dir := fs.String("dir", data.Dir(), "data folder (default: $"+data.DirEnv+", else the user cache folder)")
 	asJSON := fs.Bool("json", false, "list: print as JSON")
-	if err := fs.Parse(rest); err != nil {
+	if err := parseArgs(fs, rest, nil); err != nil {
 		return err
 	}
 	if sub != "path" && fs.NArg() > 0 {

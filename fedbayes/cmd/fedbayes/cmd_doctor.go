@@ -28,7 +28,7 @@ func runDoctor(args []string, stdout io.Writer) error {
 	fs := newFlagSet("doctor", "", stdout)
 	usage := fs.Usage
 	fs.Usage = func() { fmt.Fprint(fs.Output(), doctorHelp); usage() }
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -30,7 +30,7 @@ func runFedBE(args []string, stdout io.Writer) error {
 	sf := newSetupFlags(fs, engine.ChenPresetNames(), predictive.RoundsMethods,
 		"results/fedbe", "results directory (one run per method and seed; finished runs are kept, interrupted ones resume)")
 	rounds := fs.Int("rounds", 0, "communication rounds, replacing the spec's (0: the spec's)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	rs, err := presetOrFile(*sf.preset, fs.Args(), chenRoundsPreset, predictive.LoadRoundsSpec, engine.ChenPresetNames())
@@ -61,7 +61,7 @@ func runFedBE(args []string, stdout io.Writer) error {
 	if err := checkData(settings); err != nil {
 		return err
 	}
-	sum, err := runAlias(spec, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(stdout), NoFigures: true})
+	sum, err := runAlias(spec, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(), NoFigures: true})
 	if err != nil {
 		return err
 	}

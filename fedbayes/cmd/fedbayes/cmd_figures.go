@@ -15,20 +15,19 @@ import (
 const specFileName = "figures.json"
 
 func init() {
-	register(&command{name: "figures", summary: "write the charts of a figure-spec JSON (or results directory) as SVG and PNG", run: runFigures})
+	register(&command{name: "figures", summary: "write the charts of a figure-spec JSON (or results directory) as SVG, PNG and PDF", run: runFigures})
 }
 
 func runFigures(args []string, stdout io.Writer) error {
 	fs := newFlagSet("figures", "SPEC.json|RESULTS_DIR ...", stdout)
 	out := fs.String("o", "", "output directory (default: a \"figures\" folder next to each spec)")
 	scale := fs.Float64("png-scale", 3, "PNG device pixels per CSS pixel (3 is about 300 dpi at column width)")
-	noPNG := fs.Bool("no-png", false, "write SVG only (no Chromium needed)")
+	noPNG := fs.Bool("no-png", false, "write SVG only, no PNG or PDF (no Chromium needed)")
 	page := fs.Bool("html", false, "also write figures.html, an offline interactive page of every chart")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: give at least one figure-spec JSON file or results directory (holding %s)", errUsage, specFileName)
 	}
 	if *scale <= 0 {

@@ -74,7 +74,7 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 	fs.IntVar(&f.hmcSamples, "hmc-samples", hmcDef.Samples, "HMC kept iterations per chain (logistic)")
 	fs.StringVar(&f.out, "o", filepath.Join("results", "ground-truth"), "output directory (study.json, ground-truth.md and the HMC references' cache, hmc/)")
 	fs.StringVar(&f.doc, "doc", "", "also write the findings page to this path (e.g. docs/ground-truth.md)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

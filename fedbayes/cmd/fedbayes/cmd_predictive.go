@@ -23,9 +23,6 @@ func init() {
 	register(&command{name: "predictive", summary: "Hasan (2023)'s one-round comparison from a predictive spec or preset, run by the engine (an alias of fedbayes run)", run: runPredictive})
 }
 
-// predictiveLog receives the runs' progress (a variable so tests can silence it).
-var predictiveLog io.Writer = os.Stderr
-
 // runPredictive runs a one-round predictive-space spec (a JSON file in the format of predictive.Spec,
 // or a preset) and prints the thesis's table. It is a thin alias of `fedbayes run`: the spec becomes
 // an engine spec (engine.FromPredictive: one variant per method, a sweep over h) and engine.Run runs
@@ -36,7 +33,7 @@ func runPredictive(args []string, stdout io.Writer) error {
 	sf := newSetupFlags(fs, predictive.PresetNames(), predictive.ClassificationMethods,
 		"results/predictive", "results directory (one run per method, h and seed; complete runs are kept on a rerun)")
 	hs := fs.String("h", "", "comma-separated heterogeneity values, replacing the spec's")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	spec, err := presetOrFile(*sf.preset, fs.Args(), predictive.Preset, predictive.LoadSpec, predictive.PresetNames())
@@ -66,7 +63,7 @@ func runPredictive(args []string, stdout io.Writer) error {
 	if *sf.print {
 		return writeJSON(stdout, es)
 	}
-	sum, err := runAlias(es, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress(predictiveLog)})
+	sum, err := runAlias(es, engine.Options{Dir: *sf.out, Resume: true, Progress: runProgress()})
 	if err != nil {
 		return err
 	}

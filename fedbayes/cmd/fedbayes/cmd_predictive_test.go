@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,8 +45,6 @@ func TestPredictiveCommandRun(t *testing.T) {
 	if a := data.Status(data.Dir()); !sklearnPresent(a) {
 		t.Skipf("scikit-learn data not installed in %s (run `fedbayes data install`)", data.Dir())
 	}
-	predictiveLog = io.Discard
-	defer func() { predictiveLog = os.Stderr }()
 	dir := t.TempDir()
 	args := []string{"predictive", "-preset", "digits-fast", "-seeds", "1", "-h", "0.9", "-o", dir,
 		"-methods", "fedavg,bcm,mixture,beta-predbayes,d-bcm"}

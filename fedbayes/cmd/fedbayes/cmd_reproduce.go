@@ -37,7 +37,7 @@ func runReproduce(args []string, stdout io.Writer) error {
 	jobs := fs.Int("jobs", 1, "run the presets' runs in this many worker processes, each with a share of the cores (same numbers as one process)")
 	worker := fs.String("worker", "", "run only the runs k, k+N, k+2N, ... of each preset (k/N; how -jobs starts its workers)")
 	resources := resourceFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -54,7 +54,7 @@ func runReproduce(args []string, stdout io.Writer) error {
 	if *slurm {
 		return submitReproduce(sel, *budget, b, *dir, splitList(*presets), resources(), *dryRun, stdout)
 	}
-	runOpts := reproduce.Options{Dir: *dir, Budget: b, Presets: splitList(*presets), Progress: runProgress(stdout), Log: stdout}
+	runOpts := reproduce.Options{Dir: *dir, Budget: b, Presets: splitList(*presets), Progress: runProgress(), Log: notes}
 	if *worker != "" {
 		if runOpts.Worker, runOpts.Workers, err = parseWorker(*worker); err != nil {
 			return err
@@ -75,7 +75,7 @@ func runReproduce(args []string, stdout io.Writer) error {
 		select {
 		case sig := <-sigs:
 			signal.Stop(sigs)
-			fmt.Fprintf(os.Stderr, "%v: stopping the current run (it resumes from its last checkpoint); a second signal quits now\n", sig)
+			fmt.Fprintf(notes, "%v: stopping the current run (it resumes from its last checkpoint); a second signal quits now\n", sig)
 			cancel()
 		case <-ctx.Done():
 		}
@@ -91,7 +91,7 @@ func runReproduce(args []string, stdout io.Writer) error {
 	}
 	if !*reportOnly {
 		if *jobs > 1 && *worker == "" {
-			err = reproduceJobs(ctx, sel, runOpts, *jobs, *papers, *budget, stdout)
+			err = reproduceJobs(ctx, sel, runOpts, *jobs, *papers, *budget)
 		} else {
 			err = reproduce.Run(ctx, sel, runOpts)
 		}
@@ -133,7 +133,7 @@ func runReproduce(args []string, stdout io.Writer) error {
 // reproduceJobs runs the selected presets in jobs worker processes (`fedbayes reproduce -run-only
 // -worker k/N` with the same selection), each with a share of the cores, and waits for them; see
 // runWorkers.
-func reproduceJobs(ctx context.Context, sel []*reproduce.Paper, opt reproduce.Options, jobs int, papers, budget string, stdout io.Writer) error {
+func reproduceJobs(ctx context.Context, sel []*reproduce.Paper, opt reproduce.Options, jobs int, papers, budget string) error {
 	runDirs, err := reproduce.RunDirs(sel, opt)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func reproduceJobs(ctx context.Context, sel []*reproduce.Paper, opt reproduce.Op
 		}
 		return args
 	}
-	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(opt.Dir, ".jobs"), worker, runDirs, stdout)
+	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(opt.Dir, ".jobs"), worker, runDirs)
 }
 
 // saveRecords writes the records archives of the selected papers and says how many runs each keeps.

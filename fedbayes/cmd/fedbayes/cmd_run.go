@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -21,12 +22,13 @@ func init() {
 	register(&command{name: "run", summary: "run federated experiments from a spec (JSON file or preset), with resume", run: runRun})
 }
 
-// runProgress is the progress reporter of `fedbayes run` (a variable so tests can silence it).
-var runProgress = func(stdout io.Writer) progress.Reporter {
-	if stdout == io.Writer(os.Stdout) {
+// runProgress is the progress reporter of `fedbayes run` and the commands that run the engine: on
+// notes (standard error), redrawn in place on a terminal (a variable so tests can silence it).
+var runProgress = func() progress.Reporter {
+	if notes == io.Writer(os.Stderr) {
 		return progress.New()
 	}
-	return progress.NewTerminal(stdout, false)
+	return progress.NewTerminal(notes, false)
 }
 
 // runRun implements `fedbayes run SPEC.json|PRESET [-o DIR] [--resume] [--fast]`.
@@ -43,10 +45,10 @@ func runRun(args []string, stdout io.Writer) error {
 	jobs := fs.Int("jobs", 1, "run the sweep's runs in this many worker processes, each with a share of the cores (same numbers as one process)")
 	worker := fs.String("worker", "", "run only the runs k, k+N, k+2N, ... of the spec (k/N; how -jobs starts its workers)")
 	// Flags may follow the spec argument.
-	positional, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
+	positional := fs.Args()
 	if *list {
 		return listPresets(stdout, data.Dir())
 	}
@@ -77,7 +79,7 @@ func runRun(args []string, stdout io.Writer) error {
 	// releases its claim.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(stdout), NoFigures: *noFigures}
+	opts := engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(), NoFigures: *noFigures}
 	if *taskIndex >= 0 {
 		opts.Runs = []int{*taskIndex}
 	}
@@ -93,7 +95,15 @@ func runRun(args []string, stdout io.Writer) error {
 	if *jobs < 1 {
 		return fmt.Errorf("%w: -jobs %d: want at least 1", errUsage, *jobs)
 	}
-	if *jobs > 1 && *taskIndex < 0 && *worker == "" {
+	again := false // every run is in -o already, finished
+	if !*resume && opts.Runs == nil {
+		// Running the same command again: finished runs are shown, not refused.
+		if again, err = alreadyRun(spec, *out, positional[0]); err != nil {
+			return err
+		}
+		opts.Resume = again
+	}
+	if *jobs > 1 && *taskIndex < 0 && *worker == "" && !again {
 		// What only the data shows to be wrong is refused before the workers' logs are written.
 		if err := engine.CheckData(spec, *out); err != nil {
 			return err
@@ -102,7 +112,7 @@ func runRun(args []string, stdout io.Writer) error {
 		if *fast {
 			childArgs = append(childArgs, "-fast")
 		}
-		if err := runJobs(ctx, spec, *out, *resume, *jobs, childArgs, stdout); err != nil {
+		if err := runJobs(ctx, spec, *out, opts.Resume, *jobs, childArgs); err != nil {
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; continue with: fedbayes run %s -o %s --resume -jobs %d", positional[0], *out, *jobs)
 			}
@@ -120,6 +130,38 @@ func runRun(args []string, stdout io.Writer) error {
 		return fmt.Errorf("interrupted; continue with: fedbayes run %s -o %s --resume", positional[0], *out)
 	}
 	return err
+}
+
+// alreadyRun says what a results directory holds of spec's runs when --resume was not given. When
+// it holds none, it returns false; when it holds every one and all of them finished, it says so on
+// notes (where, and how to see them) and returns true, so that they are kept and shown as with
+// --resume; when it holds some runs and not all finished, the error says how to continue them.
+func alreadyRun(spec *engine.Spec, dir, arg string) (bool, error) {
+	refs, err := engine.RunList(spec)
+	if err != nil {
+		return false, err
+	}
+	held, finished := 0, 0
+	for _, ref := range refs {
+		runDir := filepath.Join(dir, ref.Name)
+		if !results.HasRun(runDir) {
+			continue
+		}
+		held++
+		if run, err := results.ReadRun(runDir); err == nil && (run.Status.State == results.Completed || run.Status.State == results.Diverged) {
+			finished++
+		}
+	}
+	switch {
+	case held == 0:
+		return false, nil
+	case finished == len(refs):
+		fmt.Fprintf(notes, "fedbayes run: %s already holds the %d finished run(s) of %s; they are kept and shown below (fedbayes table %s tabulates them; -o DIR runs them again elsewhere)\n",
+			dir, finished, arg, dir)
+		return true, nil
+	}
+	return false, fmt.Errorf("%s already holds %d of the %d runs of %s, %d of them finished: continue them with fedbayes run %s -o %s --resume, or choose another results directory with -o",
+		dir, held, len(refs), arg, finished, arg, dir)
 }
 
 // loadSpec reads a spec file (a path, or a name ending in .json) or returns a preset; with fast, its

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +41,7 @@ func parseWorker(s string) (k, n int, err error) {
 // runJobs runs spec's runs in jobs worker processes and returns when they have all stopped. It
 // refuses, before starting anything, run directories that already hold a run unless resume is set.
 // childArgs are the arguments of the worker command before -worker.
-func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jobs int, childArgs []string, stdout io.Writer) error {
+func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jobs int, childArgs []string) error {
 	runDirs, err := engine.RunDirs(spec, dir)
 	if err != nil {
 		return err
@@ -55,7 +54,7 @@ func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jo
 	worker := func(k, n int) []string {
 		return append(append([]string{"run"}, childArgs...), "-o", dir, "--resume", "-no-figures", "-worker", fmt.Sprintf("%d/%d", k, n))
 	}
-	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(dir, ".jobs"), worker, runDirs, stdout)
+	return runWorkers(ctx, min(jobs, len(runDirs)), filepath.Join(dir, ".jobs"), worker, runDirs)
 }
 
 // runWorkers starts jobs processes of this program, worker k with the arguments worker(k, jobs) and
@@ -63,7 +62,7 @@ func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jo
 // goes to logs/worker-K.log; this process prints a line whenever one of runDirs finishes, with the
 // ETA. An interrupt (ctx done) is passed to the workers, which stop between two training steps and
 // leave their runs resumable. jobs is at least 1.
-func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int) []string, runDirs []string, stdout io.Writer) error {
+func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int) []string, runDirs []string) error {
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return fmt.Errorf("-jobs: %w", err)
 	}
@@ -98,7 +97,7 @@ func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int
 		go func() { w.done <- w.cmd.Wait(); f.Close() }()
 		workers[k] = w
 	}
-	fmt.Fprintf(stdout, "%d runs in %d worker processes of %d core(s) each; their output: %s\n", len(runDirs), jobs, cores, logs)
+	fmt.Fprintf(notes, "%d runs in %d worker processes of %d core(s) each; their output: %s\n", len(runDirs), jobs, cores, logs)
 	start := time.Now()
 	finished := func() int {
 		n := 0
@@ -147,7 +146,7 @@ func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int
 			if done := n - before; done > 0 && n < len(runDirs) {
 				eta = (time.Since(start) / time.Duration(done) * time.Duration(len(runDirs)-n)).Round(time.Second).String()
 			}
-			fmt.Fprintf(stdout, "runs finished: %d/%d, elapsed %s, ETA %s\n", n, len(runDirs), time.Since(start).Round(time.Second), eta)
+			fmt.Fprintf(notes, "runs finished: %d/%d, elapsed %s, ETA %s\n", n, len(runDirs), time.Since(start).Round(time.Second), eta)
 		}
 	}
 	if ctx.Err() != nil {

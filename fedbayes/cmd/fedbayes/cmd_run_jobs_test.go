@@ -57,8 +57,8 @@ func TestRunJobsSameNumbers(t *testing.T) {
 		t.Errorf("no figures after -jobs 2: %v", err)
 	}
 	cmd, out := commandProcess(t, "run", spec, "-o", two, "-jobs", "2")
-	if code := exitCode(t, cmd); code == 0 || !strings.Contains(out.String(), "already holds a run") {
-		t.Errorf("a second -jobs run into the same folder without --resume: exit %d\n%s", code, out)
+	if code := exitCode(t, cmd); code != 0 || !strings.Contains(out.String(), "already holds the 4 finished run(s)") || strings.Contains(out.String(), "worker processes") {
+		t.Errorf("a second -jobs run into the same folder without --resume: exit %d, want 0, the runs shown and no workers\n%s", code, out)
 	}
 }
 

@@ -27,7 +27,8 @@ func TestRunCommand(t *testing.T) {
 		// The budget printed is what ran, not the spec's stated label.
 		{"budget run", []string{"run", spec, "-o", out, "--resume"}, 0,
 			"budget: digits: 300 training / 100 test examples, 3 clients, T=2 rounds, E=1 local epoch, 1 seed\n", ""},
-		{"no resume", []string{"run", "-o", out, spec}, 1, "", "already holds a run"},
+		// The same command again: the finished run is kept and shown, status 0.
+		{"run again", []string{"run", "-o", out, spec}, 0, "finished before", "already holds the 1 finished run(s) of " + spec},
 		{"invalid spec", []string{"run", bad, "-o", out}, 1, "", `training.optimizer: "lbfgs" is not one of sgd, adam`},
 		{"list", []string{"run", "-list"}, 0, "ozer2022-fmnist-c100-dirichlet-reduced", ""},
 		{"print preset", []string{"run", "--fast", "--print", "quick-digits"}, 0, `"name": "quick-digits-fast"`, ""},

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "status", summary: "how many runs of a (Slurm) sweep are done, running, queued, failed, diverged, missing", run: runStatus})
+	register(&command{name: "status", summary: "how many runs of a (Slurm) sweep are done, running, queued, failed, diverged, missing, refused", run: runStatus})
 }
 
 // runStatus implements `fedbayes status DIR [SPEC.json|PRESET] [-v]`.
@@ -22,10 +22,10 @@ func runStatus(args []string, stdout io.Writer) error {
 	fs := newFlagSet("status", "DIR [SPEC.json|PRESET]", stdout)
 	verbose := fs.Bool("v", false, "one line per run")
 	fast := fs.Bool("fast", false, "the spec's quick look (as fedbayes run --fast), with a SPEC argument")
-	positional, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
+	positional := fs.Args()
 	if len(positional) < 1 || len(positional) > 2 {
 		return fmt.Errorf("%w: give the results directory, and the spec unless it was submitted there with fedbayes submit", errUsage)
 	}
@@ -42,10 +42,12 @@ func runStatus(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		rep.Sweep = spec.WithDefaults().Name
 		reps = append(reps, rep)
-	} else if reps, err = cluster.Status(ctx, dir); err != nil {
-		return err
+	} else {
+		var err error
+		if reps, err = cluster.Status(ctx, dir); err != nil {
+			return err
+		}
 	}
 	for _, rep := range reps {
 		health := runsHealth(dir, rep)
@@ -58,6 +60,9 @@ func runStatus(args []string, stdout io.Writer) error {
 			_ = tw.Flush()
 		}
 		fmt.Fprintf(stdout, "%s, sweep %s: %s\n", dir, rep.Sweep, rep.Summary())
+		for _, line := range rep.Refusals() {
+			fmt.Fprintf(stdout, "refused: %s\n", line)
+		}
 		names := make([]string, len(rep.Runs))
 		for i, r := range rep.Runs {
 			names[i] = r.Run.Name

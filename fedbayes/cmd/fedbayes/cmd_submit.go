@@ -46,10 +46,10 @@ func runSubmit(args []string, stdout io.Writer) error {
 	jobName := fs.String("job-name", "", "Slurm job name (default fedbayes-SPECNAME)")
 	bin := fs.String("binary", "", "the fedbayes executable the tasks run, reachable from every node (default: this one)")
 	resources := resourceFlags(fs)
-	positional, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
+	positional := fs.Args()
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
 	}
@@ -71,6 +71,9 @@ func runSubmit(args []string, stdout io.Writer) error {
 // printSubmission says what was submitted and where the results go.
 func printSubmission(w io.Writer, sub *cluster.Submission, dir string, dry bool) {
 	fmt.Fprintf(w, "before: %s\n", sub.Before.Summary())
+	for _, line := range sub.Before.Refusals() {
+		fmt.Fprintf(w, "refused (not submitted): %s\n", line)
+	}
 	switch {
 	case len(sub.Tasks) == 0:
 		fmt.Fprintf(w, "nothing to submit: no run of %s is missing, failed or interrupted\n", dir)
@@ -82,19 +85,4 @@ func printSubmission(w io.Writer, sub *cluster.Submission, dir string, dry bool)
 	fmt.Fprintf(w, "submitted job %s: %d array tasks (%s), script %s\n", sub.JobID, len(sub.Tasks), cluster.ArrayRange(sub.Tasks), sub.Script)
 	fmt.Fprintf(w, "results in %s; task logs in %s\n", dir, sub.Logs)
 	fmt.Fprintf(w, "follow with: fedbayes status %s   (submit again to run only what is missing or failed)\n", dir)
-}
-
-// parseInterleaved parses flags that may come before or after the positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }

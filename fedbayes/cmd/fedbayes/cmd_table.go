@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
@@ -14,9 +13,6 @@ import (
 func init() {
 	register(&command{name: "table", summary: "tabulate results: mean ± standard error over seeds, best in bold (Markdown, LaTeX)", run: runTable})
 }
-
-// tableWarnings receives the list of runs left out of a table (a variable so tests can read it).
-var tableWarnings io.Writer = os.Stderr
 
 // runTable loads the completed runs of the results directories and prints the papers' table.
 func runTable(args []string, stdout io.Writer) error {
@@ -29,8 +25,9 @@ func runTable(args []string, stdout io.Writer) error {
 	digits := fs.Int("digits", results.DefaultDigits, "decimals in each cell")
 	bold := fs.String("bold", "significant", "bold rule: significant (not significantly worse than the best, where some cell is: two-sided t-test against the best, paired by seed where cells ran the same seeds and Welch's otherwise, Holm-corrected per column; docs/statistics.md), overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
 	level := fs.Float64("level", stats.DefaultLevel, "significance level of -bold significant")
+	clean := fs.Bool("clean", false, "leave out (and name) runs whose binary was built from a modified tree (git_dirty in run.json)")
 	order := fs.String("order", "paper", "row order: paper (baselines such as FedAvg first, then rules in the papers' order EAA, GAA, AALV, PPA, ...) or sorted")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -57,12 +54,16 @@ func runTable(args []string, stdout io.Writer) error {
 	if *format != "markdown" && *format != "latex" {
 		return fmt.Errorf("%w: -format %q is not markdown or latex", errUsage, *format)
 	}
-	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, fs.Args()...)
+	// Diverged runs are shown in the table (a cell "diverged", the seeds named in its note).
+	runs, diverged, skipped, err := results.LoadFinished(results.LoadOptions{Expect: engine.ExpectedRounds, Clean: *clean}, fs.Args()...)
 	if err != nil {
 		return err
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(tableWarnings, "fedbayes table: skipped %s\n", s)
+		fmt.Fprintf(notes, "fedbayes table: skipped %s\n", s)
+	}
+	for _, r := range diverged {
+		fmt.Fprintf(notes, "fedbayes table: skipped %s: %s (left out of its cell's mean; the table's note names it)\n", r.Dir, r.Status)
 	}
 	if len(runs) == 0 {
 		return fmt.Errorf("no completed runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
@@ -72,11 +73,11 @@ func runTable(args []string, stdout io.Writer) error {
 		rowLabels = []string{results.SettingLabel}
 	}
 	if mixed := results.MixedLabels(runs, append(append([]string{}, rowLabels...), colLabels...)); len(mixed) > 0 {
-		fmt.Fprintf(tableWarnings, "fedbayes table: columns also split by %s: its values differ between runs of one cell (give -cols to choose the split)\n", strings.Join(mixed, ", "))
+		fmt.Fprintf(notes, "fedbayes table: columns also split by %s: its values differ between runs of one cell (give -cols to choose the split)\n", strings.Join(mixed, ", "))
 		colLabels = append(colLabels, mixed...)
 	}
 	tab, err := results.NewTable(runs, results.TableSpec{Rows: rowLabels, Cols: colLabels,
-		Metrics: columns, Bold: rule, Order: rowOrder, Digits: *digits, Level: *level})
+		Metrics: columns, Bold: rule, Order: rowOrder, Digits: *digits, Level: *level, Diverged: diverged})
 	if err != nil {
 		return err
 	}

@@ -60,9 +60,6 @@ func tableFixture(t *testing.T) string {
 
 func TestTableCommandMarkdown(t *testing.T) {
 	root := tableFixture(t)
-	var warn bytes.Buffer
-	tableWarnings = &warn
-	defer func() { tableWarnings = os.Stderr }()
 	var stdout, stderr bytes.Buffer
 	if got := runMain([]string{"table", "-rows", "rule", root}, &stdout, &stderr); got != 0 {
 		t.Fatalf("status %d: %s", got, stderr.String())
@@ -78,16 +75,14 @@ func TestTableCommandMarkdown(t *testing.T) {
 		t.Errorf("table:\n%s\nwant it to start with:\n%s", stdout.String(), want)
 	}
 	for _, s := range []string{"eaa-fmnist-seed3: incomplete (no status)", "gaa_w-fmnist-seed3: diverged at round 5: NaN loss"} {
-		if !strings.Contains(warn.String(), s) {
-			t.Errorf("warnings lack %q:\n%s", s, warn.String())
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("warnings lack %q:\n%s", s, stderr.String())
 		}
 	}
 }
 
 func TestTableCommandLaTeXToFile(t *testing.T) {
 	root := tableFixture(t)
-	tableWarnings = &bytes.Buffer{}
-	defer func() { tableWarnings = os.Stderr }()
 	out := filepath.Join(t.TempDir(), "table.tex")
 	var stdout, stderr bytes.Buffer
 	args := []string{"table", "-format", "latex", "-rows", "rule", "-cols", "dataset", "-metrics", "accuracy,tpr:higher", "-digits", "2", "-o", out, root}
@@ -118,8 +113,6 @@ func TestTableCommandErrors(t *testing.T) {
 	empty := t.TempDir()
 	incomplete := t.TempDir()
 	writeTableRun(t, incomplete, "eaa", "fmnist", 1, map[string]float64{"accuracy": 1}, "")
-	tableWarnings = &bytes.Buffer{}
-	defer func() { tableWarnings = os.Stderr }()
 	for _, tc := range []struct {
 		name       string
 		args       []string
@@ -200,9 +193,6 @@ func TestTableCommandPaperTables(t *testing.T) {
 	if err := os.WriteFile(short, []byte(lines[0]+lines[1]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var warn bytes.Buffer
-	tableWarnings = &warn
-	defer func() { tableWarnings = os.Stderr }()
 	var stdout, stderr bytes.Buffer
 	if got := runMain([]string{"table", "-rows", "rule", "-metrics", "accuracy,spread", root}, &stdout, &stderr); got != 0 {
 		t.Fatalf("status %d: %s", got, stderr.String())
@@ -224,8 +214,8 @@ func TestTableCommandPaperTables(t *testing.T) {
 		"GAA-iid-seed3: rounds.jsonl ends at round 2, but the run completed after round 3",
 		"columns also split by partition",
 	} {
-		if !strings.Contains(warn.String(), s) {
-			t.Errorf("warnings lack %q:\n%s", s, warn.String())
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("warnings lack %q:\n%s", s, stderr.String())
 		}
 	}
 	// With one seed per cell nothing is significant, so nothing is bold.

@@ -15,8 +15,11 @@ func init() {
 func runVersion(args []string, stdout io.Writer) error {
 	fs := newFlagSet("version", "", stdout)
 	asJSON := fs.Bool("json", false, "print as JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, nil); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	cfg := "unavailable"
 	if c, err := backend.Choose(); err == nil {

@@ -34,6 +34,11 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
+// notes receives what a command says besides its results: progress lines, skipped runs, hints. It
+// is standard error, so that `fedbayes run ... > out.txt` shows the progress and leaves only the
+// results in the file; runMain sets it to its stderr for the command it runs.
+var notes io.Writer = os.Stderr
+
 // errUsage marks an error whose message is a usage text (exit status 2).
 var errUsage = errors.New("usage")
 
@@ -54,6 +59,12 @@ func runMain(args []string, stdout, stderr io.Writer) (status int) {
 		usage(stdout)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		// As Go tools and most command-line programs: the same as `fedbayes version`.
+		args = append([]string{"version"}, args[1:]...)
+	}
+	defer func(w io.Writer) { notes = w }(notes)
+	notes = stderr
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "fedbayes: unknown command %q\n\n", args[0])
@@ -75,7 +86,7 @@ func runMain(args []string, stdout, stderr io.Writer) (status int) {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "fedbayes: combine Bayesian neural networks in federated learning.")
-	fmt.Fprintln(w, "\nUsage: fedbayes COMMAND [flags] [args]\n\nCommands:")
+	fmt.Fprintln(w, "\nUsage: fedbayes COMMAND [args and flags, in any order]\n       fedbayes --version\n\nCommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)

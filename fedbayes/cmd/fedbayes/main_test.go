@@ -25,7 +25,7 @@ func TestRunMainStatus(t *testing.T) {
 		{args: []string{"test-usage"}, status: 2, wantStderr: "usage"},
 		{args: []string{"test-panics"}, status: 3, wantStderr: "internal error: boom"},
 		{args: []string{"version", "-h"}, status: 0, wantOut: "Usage: fedbayes version"},
-		{args: []string{"backend", "-nosuchflag"}, status: 1, wantStderr: "flag provided but not defined"},
+		{args: []string{"backend", "-nosuchflag"}, status: 2, wantStderr: `unknown flag "-nosuchflag"; see fedbayes backend -h`},
 	}
 	runCommandCases(t, tests)
 }

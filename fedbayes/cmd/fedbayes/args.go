@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// parseArgs parses a command's arguments with fs, accepting flags before, between and after the
+// positional arguments (Go's flag package alone stops at the first positional one, so that
+// `fedbayes table runs/ -format latex` would read "-format" as a directory). After it, fs.Args()
+// holds the positional arguments in their order.
+//
+// Arguments are sorted into flags and positionals before fs parses them: "--" ends the flags (what
+// follows is positional, even when it starts with "-"); "-" alone is positional; a flag that takes a
+// value and is written without "=" takes the next argument as its value, whatever it looks like
+// (as in -level 0.05 or -w -1,2); positional, when not nil, marks more arguments that start with
+// "-" as positional (aggregate's clients with a negative mean, -1,2).
+//
+// The flag package's own printing is silenced: -h or -help prints fs's usage to its output and
+// returns flag.ErrHelp (exit status 0); any other parse error is returned once, wrapped in
+// errUsage (exit status 2), naming the command's -h.
+func parseArgs(fs *flag.FlagSet, args []string, positional func(string) bool) error {
+	var flags, rest []string
+	dangling := false // the last argument is a flag that wants a value
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || (positional != nil && positional(a)) {
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+			if i+1 >= len(args) {
+				dangling = true
+				break
+			}
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	if !dangling {
+		// "--" keeps fs from reading a positional argument that starts with "-" as a flag.
+		flags = append(append(flags, "--"), rest...)
+	}
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(flags) // with a dangling flag: "flag needs an argument"
+	fs.SetOutput(out)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	return fmt.Errorf("%w: %s; see %s -h", errUsage, flagErrorText(err), fs.Name())
+}
+
+// isBoolFlag reports whether f is a boolean flag (one that takes no separate value).
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagErrorText rewrites a flag package error for a user: "unknown flag "-x"" for an undefined
+// flag, and the whole message on one line with control characters escaped.
+func flagErrorText(err error) string {
+	msg := err.Error()
+	if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		msg = "unknown flag " + echo(bad)
+	}
+	if strings.IndexFunc(msg, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		msg = strings.Trim(strconv.Quote(msg), `"`)
+	}
+	return msg
+}
