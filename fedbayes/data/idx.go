@@ -2,6 +2,7 @@ package data
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,45 +26,82 @@ const idxTypeUint8 = 0x08
 
 // ReadIDX reads an IDX file of unsigned bytes, raw or gzip-compressed. A wrong magic number, an
 // element type other than unsigned byte, a truncated file or bytes left after the data are errors.
+// The header is read first: dimensions whose values would take more memory once loaded than the
+// bound allows (checkDataMemory: DataMemoryFactor times their bytes against MaxDataMemory) are
+// refused before any data is read, and no more than the header's declared bytes (plus one) are
+// ever decompressed or allocated.
 func ReadIDX(path string) (*IDX, error) {
-	raw, err := readAllMaybeGzip(path)
+	head, readErr, err := readPrefixMaybeGzip(path, idxMaxHeader)
+	if err != nil {
+		return nil, err
+	}
+	dims, header, total, err := parseIDXHeader(path, head)
+	if err != nil {
+		if readErr != nil && (len(head) < 4 || len(head) < 4+4*int(head[3])) {
+			return nil, fileErrorf(path, "corrupt or truncated gzip stream within the IDX header: %v", readErr)
+		}
+		return nil, err
+	}
+	if err := checkDataMemory(path, fmt.Sprintf("IDX dimensions %v", dims), int64(total)); err != nil {
+		return nil, err
+	}
+	raw, err := readAllMaybeGzipMax(path, int64(header+total))
+	if le := (*longerError)(nil); errors.As(err, &le) {
+		if le.Exact {
+			return nil, fileErrorf(path, "%d unexpected bytes after the %d bytes of data for dimensions %v", le.Extra, total, dims)
+		}
+		return nil, fileErrorf(path, "unexpected bytes after the %d bytes of data for dimensions %v (the stream holds more; not decompressed further)", total, dims)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return parseIDX(path, raw)
 }
 
-func parseIDX(path string, raw []byte) (*IDX, error) {
+// idxMaxHeader is the longest IDX header: the magic number and 255 dimensions.
+const idxMaxHeader = 4 + 4*255
+
+// parseIDXHeader reads the magic number and dimensions from the start of an IDX file's content:
+// the header's length in bytes and the number of values it declares.
+func parseIDXHeader(path string, raw []byte) (dims []int, header, total int, err error) {
 	if len(raw) < 4 {
-		return nil, fileErrorf(path, "too short for an IDX file (%d bytes, the magic number alone takes 4)", len(raw))
+		return nil, 0, 0, fileErrorf(path, "too short for an IDX file (%d bytes, the magic number alone takes 4)", len(raw))
 	}
 	magic := binary.BigEndian.Uint32(raw)
 	if raw[0] != 0 || raw[1] != 0 {
-		return nil, fileErrorf(path, "wrong magic number 0x%08x: not an IDX file (want 0x0000TTDD)", magic)
+		return nil, 0, 0, fileErrorf(path, "wrong magic number 0x%08x: not an IDX file (want 0x0000TTDD)", magic)
 	}
 	if raw[2] != idxTypeUint8 {
-		return nil, fileErrorf(path, "IDX element type 0x%02x (magic 0x%08x) is not supported: only unsigned bytes (0x08)", raw[2], magic)
+		return nil, 0, 0, fileErrorf(path, "IDX element type 0x%02x (magic 0x%08x) is not supported: only unsigned bytes (0x08)", raw[2], magic)
 	}
 	ndims := int(raw[3])
 	if ndims == 0 {
-		return nil, fileErrorf(path, "IDX magic 0x%08x declares 0 dimensions", magic)
+		return nil, 0, 0, fileErrorf(path, "IDX magic 0x%08x declares 0 dimensions", magic)
 	}
-	header := 4 + 4*ndims
+	header = 4 + 4*ndims
 	if len(raw) < header {
-		return nil, fileErrorf(path, "truncated IDX header: %d dimensions need %d bytes, file has %d", ndims, header, len(raw))
+		return nil, 0, 0, fileErrorf(path, "truncated IDX header: %d dimensions need %d bytes, file has %d", ndims, header, len(raw))
 	}
-	dims := make([]int, ndims)
-	total := 1
+	dims = make([]int, ndims)
+	total = 1
 	for i := range dims {
 		d := int(binary.BigEndian.Uint32(raw[4+4*i:]))
 		if d <= 0 || d > 1<<31-1 {
-			return nil, fileErrorf(path, "IDX dimension %d is %d", i, d)
+			return nil, 0, 0, fileErrorf(path, "IDX dimension %d is %d", i, d)
 		}
 		dims[i] = d
 		total *= d
 		if total > 1<<40 {
-			return nil, fileErrorf(path, "IDX dimensions %v are implausibly large", dims[:i+1])
+			return nil, 0, 0, fileErrorf(path, "IDX dimensions %v are implausibly large", dims[:i+1])
 		}
+	}
+	return dims, header, total, nil
+}
+
+func parseIDX(path string, raw []byte) (*IDX, error) {
+	dims, header, total, err := parseIDXHeader(path, raw)
+	if err != nil {
+		return nil, err
 	}
 	got := len(raw) - header
 	if got < total {
