@@ -6,6 +6,7 @@ import (
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // chenPreset is the multi-round FedBE against FedAvg comparison: engine presets (engine.FromRounds)
@@ -54,18 +55,30 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 	return s, nil
 }
 
-// chenFindings checks the poster's non-IID table: FedBE above FedAvg, and SWA adding to it.
+// chenTail is the number of last rounds the 004 findings average over: the final round of a
+// non-IID FedAvg or FedBE run moves by points from round to round (re-running one of these runs
+// gave 74.97 % against a recorded 77.99 % at the last round), so each run is summarised by its mean
+// accuracy over its last chenTail rounds before the seeds are compared (paired by seed).
+const chenTail = 5
+
+// chenFindings checks the poster's non-IID table: FedBE above FedAvg, and SWA adding to it. Each
+// run counts with its mean accuracy over its last chenTail rounds.
 func chenFindings(rs runSet) []Finding {
-	acc := func(method string) stat { return rs.where("variant", method).summary(results.Accuracy) }
+	acc := func(method string) stats.Sample {
+		return rs.where("variant", method).tailSample(results.Accuracy, chenTail)
+	}
 	compare := func(f Finding, lo, hi string) Finding {
 		a, b := acc(lo), acc(hi)
-		if !a.ok() || !b.ok() {
-			f.Verdict, f.Evidence = NotRun, "no complete runs of "+lo+" and "+hi
+		sa, errA := results.Summarize(a.Values)
+		sb, errB := results.Summarize(b.Values)
+		if errA != nil || errB != nil {
+			f.Verdict, f.Evidence = NotRun, fmt.Sprintf("no complete runs of %s and %s with %d evaluated rounds", lo, hi, chenTail)
 			return f
 		}
 		var c claims
-		c.below(lo+" < "+hi, rs.where("variant", lo).sample(results.Accuracy), rs.where("variant", hi).sample(results.Accuracy), colAcc)
-		f.decide(c.checks(), fmt.Sprintf("final-round accuracy %s %s%% against %s %s%% (%d and %d seeds)", hi, b.format(100, 2), lo, a.format(100, 2), b.N, a.N))
+		c.below(lo+" < "+hi, a, b, colAcc)
+		f.decide(c.checks(), fmt.Sprintf("accuracy averaged over each run's last %d rounds: %s %s%% against %s %s%% (%d and %d seeds)",
+			chenTail, hi, stat{sb}.format(100, 2), lo, stat{sa}.format(100, 2), sb.N, sa.N))
 		return f
 	}
 	beats := compare(Finding{Claim: "FedBE (Gaussian, SWA) ends above FedAvg in accuracy on non-IID clients",

@@ -60,6 +60,41 @@ func (rs runSet) sample(metric string) stats.Sample {
 	return s
 }
 
+// tailMean returns the mean of a run's metric over the last k rounds that evaluated it, and the first
+// and last of those rounds; ok is false when fewer than k rounds evaluated it. The final round of a
+// chaotic run (non-IID clients, a large learning rate) moves by points from one round to the next;
+// the mean of the last rounds is the stable statistic.
+func tailMean(r results.Run, metric string, k int) (mean float64, first, last int, ok bool) {
+	n := 0
+	for i := len(r.Rows) - 1; i >= 0 && n < k; i-- {
+		if v, has := r.Rows[i].Metrics[metric]; has {
+			if n == 0 {
+				last = r.Rows[i].Round
+			}
+			mean += v
+			first = r.Rows[i].Round
+			n++
+		}
+	}
+	if n < k || k <= 0 {
+		return 0, 0, 0, false
+	}
+	return mean / float64(k), first, last, true
+}
+
+// tailSample is sample with each run's mean over its last k evaluated rounds (tailMean) in place of
+// its final value; runs with fewer evaluated rounds are left out.
+func (rs runSet) tailSample(metric string, k int) stats.Sample {
+	var s stats.Sample
+	for _, r := range rs {
+		if v, _, _, ok := tailMean(r, metric, k); ok {
+			s.Seeds = append(s.Seeds, r.Meta.Seed)
+			s.Values = append(s.Values, v)
+		}
+	}
+	return s
+}
+
 // stat is a metric summarised over seeds (mean, standard error, number of seeds); N == 0 means no
 // run evaluated it.
 type stat struct{ results.Summary }

@@ -77,7 +77,7 @@ func TestModeShiftTest(t *testing.T) {
 
 // TestOzerSectionComparesModes checks that the 000 section shows the mode comparison of a setting
 // exactly when both of its modes have complete runs, and judges the accuracy findings in BFL-P mode
-// (the 10-client one here) exactly when that mode has runs.
+// (the 10-client ones here) exactly when that mode has runs.
 func TestOzerSectionComparesModes(t *testing.T) {
 	acc := map[string]float64{"FED": 0.8, "FEDAVG": 0.8, "EAA": 0.82, "GAA": 0.83, "AALV": 0.83, "PPA": 0.8, "CF": 0.83}
 	spread := map[string]float64{"EAA": 10, "GAA": 4, "AALV": 3, "PPA": 12, "CF": 1.5}
@@ -105,9 +105,14 @@ func TestOzerSectionComparesModes(t *testing.T) {
 				bflp = append(bflp, f.Claim)
 			}
 		}
-		if want := map[bool]int{true: 1, false: 0}[c.want]; len(bflp) != want ||
-			want == 1 && !strings.HasPrefix(bflp[0], "With 10 clients, GAA, AALV and CF beat FED and FEDAVG") {
-			t.Errorf("%s: BFL-P-mode findings %q, want %d (the 10-client one)", c.name, bflp, want)
+		want := map[bool]int{true: 3, false: 0}[c.want]
+		if len(bflp) != want {
+			t.Errorf("%s: BFL-P-mode findings %q, want %d (the 10-client ones: accuracy, ECE, NLL)", c.name, bflp, want)
+		}
+		for _, claim := range bflp {
+			if !strings.HasPrefix(claim, "With 10 clients, GAA, AALV and CF beat FED and FEDAVG") {
+				t.Errorf("%s: BFL-P-mode finding %q; want only the 10-client ones", c.name, claim)
+			}
 		}
 	}
 }
@@ -127,5 +132,42 @@ func TestOzerInitShift(t *testing.T) {
 	}
 	if s := ozerInitShift(text, bflp.where("variant", "FVBWA-GAA")); s != "" {
 		t.Errorf("FED in one mode only: got %q, want nothing", s)
+	}
+}
+
+// TestOzerReach checks the sentence on where a 10-client preset's rows end against the 85 % its
+// budget was chosen for, and that the 100-client presets get none.
+func TestOzerReach(t *testing.T) {
+	rows := func(acc map[string]float64) runSet {
+		var rs runSet
+		for v, a := range acc {
+			for seed := int64(0); seed < 3; seed++ {
+				rs = append(rs, fakeRun("x-"+v, seed, map[string]string{"variant": v}, map[string]float64{results.Accuracy: a + jitter(seed, v)}))
+			}
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		set  string
+		acc  map[string]float64
+		want string
+	}{
+		{"c10-iid", map[string]float64{"FED": 0.751, "FVBWA-GAA": 0.832}, "the rows end at 75.1–83.2 % accuracy (means over seeds): no row reaches the 85 %"},
+		{"c10-dirichlet", map[string]float64{"FED": 0.84, "FVBWA-GAA": 0.86}, "not every row reaches the 85 %"},
+		{"c10-iid", map[string]float64{"FED": 0.86, "FVBWA-GAA": 0.87}, "every row reaches the 85 %"},
+		{"c100-iid", map[string]float64{"FED": 0.86}, ""},
+		{"c10-iid", nil, ""},
+	} {
+		got := ozerReach(tc.set, rows(tc.acc))
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("ozerReach(%s, %v) = %q, want %q", tc.set, tc.acc, got, tc.want)
+		}
+	}
+	init, err := ozerInit(Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "initial log-variance (-6) is ours, and the variances train with adam at learning rate 0.001"; !strings.Contains(init, want) {
+		t.Errorf("ozerInit = %q, want it to say %q (read from the preset)", init, want)
 	}
 }
