@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +82,16 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// write stores the manifest atomically (temporary file, then rename).
+// dataFileMode and dataDirMode are the modes of what Install writes, whatever the umask and the
+// package's own modes: readable by every user, so that one data folder serves a shared machine
+// (a manifest written 0600 made other users' checks say "not installed" or "CORRUPT").
+const (
+	dataFileMode os.FileMode = 0o644
+	dataDirMode  os.FileMode = 0o755
+)
+
+// write stores the manifest atomically (temporary file, then rename), readable by every user
+// (0644): a shared data folder's users read it to check their files.
 func (m *Manifest) write(dir string) error {
 	raw, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -90,9 +100,17 @@ func (m *Manifest) write(dir string) error {
 	return writeFileAtomic(filepath.Join(dir, ManifestFile), append(raw, '\n'))
 }
 
+// writeFileAtomic writes data to path through a temporary file and a rename, with mode 0644
+// whatever the umask (os.CreateTemp creates files 0600, which other users of a shared data folder
+// could not read).
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
+		return err
+	}
+	if err := f.Chmod(dataFileMode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return err
 	}
 	if _, err := f.Write(data); err != nil {
@@ -149,8 +167,14 @@ func (in installer) install(dir string, log io.Writer) error {
 	if log == nil {
 		log = io.Discard
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, dataDirMode); err != nil {
 		return fmt.Errorf("data install: %w", err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		if err := os.Chmod(dir, dataDirMode); err != nil { // made here: readable whatever the umask
+			return fmt.Errorf("data install: %w", err)
+		}
 	}
 	// Leftovers of an interrupted install.
 	if stale, _ := filepath.Glob(filepath.Join(dir, ".install-*")); len(stale) > 0 {
@@ -204,7 +228,10 @@ func (in installer) installOne(dir string, src debSource, log io.Writer) (Manife
 		return ManifestEntry{}, err
 	}
 	out := filepath.Join(tmp, "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
+	if err := os.Mkdir(out, dataDirMode); err != nil {
+		return ManifestEntry{}, err
+	}
+	if err := os.Chmod(out, dataDirMode); err != nil { // whatever the umask
 		return ManifestEntry{}, err
 	}
 	entry := ManifestEntry{Package: src.pkg, Version: strings.TrimSpace(version), Installed: time.Now().UTC().Format(time.RFC3339)}
@@ -213,6 +240,9 @@ func (in installer) installOne(dir string, src debSource, log io.Writer) (Manife
 		to := filepath.Join(out, name)
 		if err := os.Rename(from, to); err != nil {
 			return ManifestEntry{}, fmt.Errorf("package %s %s has no %s/%s: %w", src.pkg, entry.Version, src.prefix, name, err)
+		}
+		if err := os.Chmod(to, dataFileMode); err != nil {
+			return ManifestEntry{}, err
 		}
 		f, err := fileDigest(to)
 		if err != nil {
