@@ -1,9 +1,9 @@
 package data
 
 import (
-	"os"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
