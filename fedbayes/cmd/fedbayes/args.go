@@ -87,3 +87,11 @@ func flagErrorText(err error) string {
 	}
 	return msg
 }
+
+// needDir returns a usage error when the results folder given to -name is empty.
+func needDir(name, dir string) error {
+	if strings.TrimSpace(dir) == "" {
+		return fmt.Errorf("%w: -%s: give a results folder (it is empty)", errUsage, name)
+	}
+	return nil
+}

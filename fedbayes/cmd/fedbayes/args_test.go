@@ -233,3 +233,36 @@ func digitsInstalled(t *testing.T) {
 		t.Skipf("digits not installed: %v", err)
 	}
 }
+
+// goOption matches a Go option or config field named in a message (Options.Dir, FitOptions.Tol).
+var goOption = regexp.MustCompile(`[A-Z][A-Za-z]*(Options|Config)\b`)
+
+// TestMessagesNameFlagsAndFields checks that errors a command-line user can meet name the flag or
+// the spec field they set, not a Go option: an empty -o (the engine's Options.Dir), DWC without
+// -prev (aggregate's Options.Previous), a predictive spec's beta.GridPoints (FitOptions.GridPoints).
+func TestMessagesNameFlagsAndFields(t *testing.T) {
+	dir := t.TempDir()
+	beta := filepath.Join(dir, "beta.json")
+	writeFile(t, beta, `{"dataset": "digits", "clients": 3, "beta": {"GridPoints": 2}}`)
+	cases := []commandCase{
+		{args: []string{"aggregate", "-rule", "DWC", "0,1", "2,1"}, status: 2, wantStderr: "DWC needs the previous global: give -prev MEAN,VARIANCE"},
+		{args: []string{"aggregate", "0,1", "2,1"}, status: 0, wantOut: "DWC needs the previous global: give -prev MEAN,VARIANCE"},
+		{args: []string{"predictive", beta, "-print"}, status: 2, wantStderr: "beta: predictive: GridPoints = 2, want at least 3"},
+	}
+	for _, args := range [][]string{
+		{"run", "quick-digits", "-o", ""},
+		{"submit", "quick-digits", "-o", "", "-dry-run"},
+		{"fedbe", "-preset", "fedbe-digits-fast", "-o", ""},
+		{"predictive", "-preset", "digits-fast", "-o", " "},
+	} {
+		cases = append(cases, commandCase{args: args, status: 2, wantStderr: "-o: give a results folder (it is empty)"})
+	}
+	runCommandCases(t, cases)
+	for _, tc := range cases {
+		var out, errOut bytes.Buffer
+		runMain(tc.args, &out, &errOut)
+		if m := goOption.FindString(out.String() + errOut.String()); m != "" {
+			t.Errorf("%q names the Go option %s:\n%s%s", tc.args, m, out.String(), errOut.String())
+		}
+	}
+}

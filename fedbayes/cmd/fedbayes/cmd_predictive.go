@@ -187,8 +187,11 @@ func newSetupFlags(fs *flag.FlagSet, presets, methods []string, out, outHelp str
 	}
 }
 
-// apply replaces the spec's seeds and methods by the flags' where given.
+// apply replaces the spec's seeds and methods by the flags' where given; an empty -o is an error.
 func (f setupFlags) apply(s *predictive.Setup) error {
+	if err := needDir("o", *f.out); err != nil {
+		return err
+	}
 	if *f.seeds != "" {
 		seeds, err := parseSeeds(*f.seeds)
 		if err != nil {

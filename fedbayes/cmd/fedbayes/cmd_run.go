@@ -52,6 +52,9 @@ func runRun(args []string, stdout io.Writer) error {
 	if *list {
 		return listPresets(stdout, data.Dir())
 	}
+	if err := needDir("o", *out); err != nil {
+		return err
+	}
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
 	}

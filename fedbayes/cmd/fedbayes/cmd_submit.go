@@ -50,6 +50,9 @@ func runSubmit(args []string, stdout io.Writer) error {
 		return err
 	}
 	positional := fs.Args()
+	if err := needDir("o", *out); err != nil {
+		return err
+	}
 	if len(positional) != 1 {
 		return fmt.Errorf("%w: give one spec file (.json) or preset name (fedbayes run -list); got %d arguments", errUsage, len(positional))
 	}
