@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -137,6 +138,18 @@ func checkPredictions(set string, named ...any) error {
 		}
 	}
 	return nil
+}
+
+// notesOut receives the notes Run prints while it works (a run taken over, a resume's repairs): the
+// process's standard error (a variable so tests can read it).
+var notesOut io.Writer = os.Stderr
+
+// noteRepairs prints, one line each, what resuming the run in dir repaired (results.ResumePoint
+// .Repairs): a damaged checkpoint skipped, a torn line cut, a restart from round 1 are never silent.
+func noteRepairs(dir string, rp results.ResumePoint) {
+	for _, r := range rp.Repairs() {
+		fmt.Fprintf(notesOut, "fedbayes: resuming %s: %s\n", dir, r)
+	}
 }
 
 // Summary is the outcome of Run.

@@ -184,3 +184,19 @@ func removeCheckpointsAfter(dir string, round int, has bool) error {
 	}
 	return nil
 }
+
+// Repairs describes in words what Resume repaired, one sentence each, for a note to the user
+// (nothing when the run simply continues): each of Notes, a torn last line removed, and a run that
+// restarts from round 1 because no checkpoint was valid although it had progressed (rows dropped
+// or checkpoints skipped). Rows dropped after a valid checkpoint are the normal resume and are not
+// listed.
+func (rp ResumePoint) Repairs() []string {
+	out := append([]string(nil), rp.Notes...)
+	if rp.TornBytes > 0 {
+		out = append(out, fmt.Sprintf("removed a torn last line of %s (%d bytes that were not a complete row)", RowsFile, rp.TornBytes))
+	}
+	if !rp.HasCheckpoint && (rp.DroppedRows > 0 || len(rp.Notes) > 0) {
+		out = append(out, fmt.Sprintf("no valid checkpoint is left: the run restarts from round 1 (%d row(s) dropped)", rp.DroppedRows))
+	}
+	return out
+}
