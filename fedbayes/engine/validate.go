@@ -141,6 +141,9 @@ func (s *Spec) WithDefaults() *Spec {
 // Validate checks a spec without its sweep (after defaults), reporting the first invalid field by JSON
 // path. It touches no data: dataset names are checked against data.Names.
 func (s *Spec) Validate() error {
+	if err := checkSeedList(s); err != nil {
+		return err
+	}
 	c := s.WithDefaults()
 	for _, check := range []func(*Spec) error{validateData, validatePartition, validateModel, validateRegression, validateAggregation, validateTraining, validateEvaluation, validateBounds} {
 		if err := check(c); err != nil {
@@ -153,6 +156,16 @@ func (s *Spec) Validate() error {
 			return specErr(fmt.Sprintf("seeds[%d]", i), "seed %d is listed twice", seed)
 		}
 		seen[seed] = true
+	}
+	return nil
+}
+
+// checkSeedList refuses an empty list of seeds given explicitly ("seeds": []), which WithDefaults
+// would turn into seed 0, a run the spec did not ask for; a spec without "seeds" runs seed 0.
+// Expand calls it before its settings are copied through JSON (which drops an empty list).
+func checkSeedList(s *Spec) error {
+	if s.Seeds != nil && len(s.Seeds) == 0 {
+		return specErr("seeds", "an empty list runs nothing: give at least one seed, or leave \"seeds\" out to run seed 0")
 	}
 	return nil
 }
@@ -329,6 +342,11 @@ func validateAggregation(c *Spec) error {
 	}
 	if a.Population < 0 {
 		return specErr("aggregation.population", "%d; must be >= 0 (0 means %d)", a.Population, aggregate.DefaultPopulationSize)
+	}
+	if a.Population == 1 {
+		// PPA pools N samples drawn from the clients and takes their mean and variance: one sample
+		// has no variance (the aggregation fails at round 1).
+		return specErr("aggregation.population", "1: PPA takes the variance of a population of N samples drawn from the clients, and one sample has none; use at least 2 (0 means %d)", aggregate.DefaultPopulationSize)
 	}
 	if a.Population != 0 && rule != aggregate.PPA {
 		return specErr("aggregation.population", "set, but aggregation.rule is %s; it applies to PPA", rule)
