@@ -96,3 +96,26 @@ func TestFiguresWritesFiles(t *testing.T) {
 		t.Error(`part.svg is not the "wide" size (720 px)`)
 	}
 }
+
+// TestFiguresOutputFlagAfterDir runs the issue's `fedbayes figures runs/ -o figs` (SVG only): the
+// figures go to figs, not to runs/figures. It needs Node.js and ECharts (skipped without them).
+func TestFiguresOutputFlagAfterDir(t *testing.T) {
+	for _, find := range []func() (string, error){plots.FindNode, plots.EChartsDir} {
+		if _, err := find(); err != nil {
+			t.Skip(err)
+		}
+	}
+	runs := t.TempDir()
+	writeFile(t, filepath.Join(runs, "figures.json"), figuresSpec)
+	figs := filepath.Join(t.TempDir(), "figs")
+	var stdout, stderr bytes.Buffer
+	if got := runMain([]string{"figures", runs, "-o", figs, "-no-png"}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d; stderr: %s", got, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(figs, "acc.svg")); err != nil {
+		t.Errorf("no acc.svg in -o's folder: %v\nstdout: %s", err, stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(runs, "figures")); !os.IsNotExist(err) {
+		t.Errorf("figures were written next to the spec (%v)", err)
+	}
+}
