@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +192,20 @@ func TestNotebookUpdatesOneBlock(t *testing.T) {
 func TestNewOutsideNotebook(t *testing.T) {
 	if _, ok := New().(*Terminal); !ok {
 		t.Errorf("New() outside GoNB is %T, want *Terminal", New())
+	}
+}
+
+// TestNewWritesToStandardError checks that outside a notebook the progress goes to standard error,
+// so that a command's results on standard output can be redirected to a file without it.
+func TestNewWritesToStandardError(t *testing.T) {
+	term, ok := New().(*Terminal)
+	if !ok {
+		t.Fatalf("New() is %T outside a notebook, want *Terminal", New())
+	}
+	if term.w != io.Writer(os.Stderr) {
+		t.Errorf("New() writes to %v, want os.Stderr", term.w)
+	}
+	if sw, ok := NewSweep(nil, 3, "x").bar.(*Terminal); !ok || sw.w != io.Writer(os.Stderr) {
+		t.Errorf("NewSweep(nil, ...) does not draw on os.Stderr")
 	}
 }
