@@ -231,6 +231,8 @@ type Finding struct {
 	// Why is what might explain a verdict other than Holds, or, for NotTestable, why the runs cannot
 	// test the finding.
 	Why string
+	// Judged says how the checks were decided: the tests, Holm's correction and the seeds (judged).
+	Judged string
 }
 
 // explain sets Why, what might explain a finding that was checked and did not hold; it does nothing

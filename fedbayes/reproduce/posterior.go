@@ -49,6 +49,26 @@ func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
 	return true, coincideReason(append(ra, rb...)) + ": " + same
 }
 
+// posteriorsDidNotLearn says whether a setting's variational nets did not learn their variances, for
+// the findings that compare variational nets with other nets (deterministic, MC dropout, fewer
+// variational layers) rather than variance rules with one another. It is varianceRulesCoincide (a and
+// b as there) less the case where the recorded posterior health says the variances learned, alike on
+// every client (uniform) or not: then the variational nets are what the paper trained, and a
+// comparison with other nets tests the finding even though the variance rules coincide. Records from
+// before fedbayes measured the health cannot tell the cases apart and count as not learned.
+func posteriorsDidNotLearn(rs runSet, a, b string) (bool, string) {
+	ok, why := varianceRulesCoincide(rs, a, b)
+	if !ok {
+		return false, ""
+	}
+	for _, r := range append(rs.where("variant", a), rs.where("variant", b)...) {
+		if st := results.RunHealth(r).State; st == results.HealthUniform || st == results.HealthLearned {
+			return false, ""
+		}
+	}
+	return true, why
+}
+
 // coincideReason says why the clients' variances were equal in runs whose variance-combining rules
 // coincide: from the recorded posterior health of the first run that holds it, else with the spread's
 // first and last recorded values.

@@ -74,3 +74,40 @@ func TestCoincideReason(t *testing.T) {
 		}
 	}
 }
+
+// TestPosteriorsDidNotLearn checks the test of the findings that compare variational nets with other
+// nets: rows whose variance rules coincide count as not learned when the recorded health says the
+// variances stayed put or is not recorded, and as learned (testable) when it says they moved alike
+// on every client.
+func TestPosteriorsDidNotLearn(t *testing.T) {
+	health := func(spread, moved, localMoved, disagreement float64) map[string]float64 {
+		return map[string]float64{results.Spread: spread, results.SpreadStart: 10.19, results.VarMoved: moved, results.VarShift: 5 * moved,
+			results.VarClamped: 0, results.VarLocalMoved: localMoved, results.VarLocalShift: 0.09, results.VarDisagreement: disagreement}
+	}
+	rows := func(m map[string]float64) runSet {
+		var rs runSet
+		for _, v := range []string{"A", "B"} {
+			for seed := int64(0); seed < 3; seed++ {
+				rs = append(rs, fakeRun("x-"+v, seed, map[string]string{"variant": v}, m))
+			}
+		}
+		return rs
+	}
+	for _, c := range []struct {
+		name      string
+		rs        runSet
+		notLearnt bool
+	}{
+		{"frozen", rows(health(1.389, 0, 0, 2e-6)), true},
+		{"moved alike on every client", rows(health(15.98, 0.999, 0.99, 0.0028)), false},
+		{"not recorded", rows(map[string]float64{results.Spread: 1.389}), true},
+	} {
+		if coincide, _ := varianceRulesCoincide(c.rs, "A", "B"); !coincide {
+			t.Fatalf("%s: the rows must coincide for this test", c.name)
+		}
+		got, why := posteriorsDidNotLearn(c.rs, "A", "B")
+		if got != c.notLearnt || got != (why != "") {
+			t.Errorf("%s: did not learn = %v (%q), want %v", c.name, got, why, c.notLearnt)
+		}
+	}
+}

@@ -151,7 +151,11 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		if len(s.Findings) > 0 {
 			b.WriteString("\n### Findings\n")
 			for _, f := range s.Findings {
-				fmt.Fprintf(&b, "\n**%s** — %s. *%s.*\n\n- Evidence: %s\n", f.Claim, f.Source, verdictText(f.Verdict), f.Evidence)
+				fmt.Fprintf(&b, "\n**%s** — %s. *%s.*\n\n", f.Claim, f.Source, verdictText(f.Verdict))
+				if f.Judged != "" {
+					fmt.Fprintf(&b, "- Judged by: %s; %s budget (the presets above)\n", f.Judged, opt.Budget)
+				}
+				fmt.Fprintf(&b, "- Evidence: %s\n", f.Evidence)
 				if f.Why != "" {
 					fmt.Fprintf(&b, "- Why: %s\n", f.Why)
 				}

@@ -3,7 +3,9 @@ package reproduce
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"fedbayes.dev/fedbayes/stats"
@@ -56,10 +58,13 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"lies wholly outside, and is not decisive otherwise; a prediction computed without runs is checked exactly. A comparison with too few seeds or no spread is not decisive. " +
 	"A finding *holds* when every check agrees, *holds in part* when some do, *does not hold* when none does and at " +
 	"least one contradicts it, and is *inconclusive* when no check is decisive. It is *not testable here*, whatever its " +
-	"checks say (they are still listed), when it rests on learned variances and the posteriors did not learn: two rows that average the same clients' variances " +
-	"in two ways (EAA and AALV, or one rule under two client weightings) end at the same learned spread within 0.1 % in " +
-	"every seed, which happens only when the variances stayed at their initial value, so rules that combine variances cannot " +
-	"differ; or, short of holding, when runs at the paper's budget show the effect starting beyond this budget. " +
+	"checks say (they are still listed), in three cases, each with its reason: a finding that compares rules which combine " +
+	"the clients' variances, when two rows that average the same clients' variances in two ways (EAA and AALV, or one rule " +
+	"under two client weightings) end at the same learned spread within 0.1 % in every seed, which happens only when the " +
+	"clients' variances were equal, so such rules cannot differ; a finding that compares variational nets with other nets " +
+	"(deterministic, MC dropout, fewer variational layers), when the same holds and the runs' recorded posterior health does " +
+	"not show that the variances learned; or, short of holding, when runs at the paper's budget show the effect starting " +
+	"beyond this budget. " +
 	"The reason is given. No verdict rests on means alone. " +
 	"Tests, margins and the A/A simulation: docs/statistics.md."
 
@@ -80,6 +85,12 @@ type check struct {
 	outcome outcome
 	// text names the check and gives its numbers, for the evidence.
 	text string
+	// test names the test that decided it ("paired t-test", "Welch t-test", "... and TOST", "95 %
+	// interval", "exact comparison"), holm the number of comparisons Holm's correction ran over (0: none), seeds the seeds
+	// of its runs.
+	test  string
+	holm  int
+	seeds []int64
 }
 
 // judge is the verdict rule of the report (VerdictRule): holds when every check agrees, holds in
@@ -202,8 +213,79 @@ func (c *claims) checks() []check {
 	out := make([]check, len(c.items))
 	for i, it := range c.items {
 		out[i] = it.judge(res[i], errs[i], adj[i], len(p))
+		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
+		switch {
+		case it.kind == claimFixed:
+			out[i].test = "exact comparison"
+		case it.kind == claimWithin:
+			out[i].test = "95 % interval"
+		default:
+			out[i].test, out[i].holm = "t-test", len(p)
+			if errs[i] == nil {
+				out[i].test = map[bool]string{true: "paired t-test", false: "Welch t-test"}[res[i].Test == stats.Paired]
+			}
+			if it.kind != claimBelow {
+				out[i].test += " and TOST"
+			}
+		}
 	}
 	return out
+}
+
+// judged says how a finding's checks were decided, for the report: the tests by kind (with Holm's
+// correction where it ran) and the seeds of the runs, e.g. "6 paired t-tests, Holm over 6; seeds 0–2".
+func judged(checks []check) string {
+	count := map[string]int{}
+	var order []string
+	holm := 0
+	seeds := map[int64]bool{}
+	for _, c := range checks {
+		if count[c.test] == 0 {
+			order = append(order, c.test)
+		}
+		count[c.test]++
+		holm = max(holm, c.holm)
+		for _, s := range c.seeds {
+			seeds[s] = true
+		}
+	}
+	var parts []string
+	for _, t := range order {
+		name := t
+		if count[t] > 1 {
+			name = strings.NewReplacer("test", "tests", "interval", "intervals", "comparison", "comparisons").Replace(t)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", count[t], name))
+	}
+	out := strings.Join(parts, ", ")
+	if holm > 1 {
+		out += fmt.Sprintf(", Holm over %d", holm)
+	}
+	if len(seeds) > 0 {
+		out += "; seeds " + seedList(slices.Sorted(maps.Keys(seeds)))
+	}
+	return out
+}
+
+// seedList prints sorted seeds with runs of consecutive ones as ranges: "0–2", "1–5, 7".
+func seedList(seeds []int64) string {
+	var parts []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprint(seeds[i]))
+		case j == i+1:
+			parts = append(parts, fmt.Sprintf("%d, %d", seeds[i], seeds[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d–%d", seeds[i], seeds[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // judge decides one claim from its test (r, err) and its Holm-adjusted p-value over m comparisons.
@@ -211,9 +293,9 @@ func (it claim) judge(r stats.Result, err error, pHolm float64, m int) check {
 	switch it.kind {
 	case claimFixed:
 		if it.fixed {
-			return check{agrees, it.label}
+			return check{outcome: agrees, text: it.label}
 		}
-		return check{contradicts, it.label}
+		return check{outcome: contradicts, text: it.label}
 	case claimWithin:
 		return it.judgeWithin()
 	}
@@ -222,7 +304,7 @@ func (it claim) judge(r stats.Result, err error, pHolm float64, m int) check {
 		if errors.Is(err, stats.ErrNotTestable) {
 			why = strings.TrimPrefix(why, "stats: not testable: ")
 		}
-		return check{undecided, fmt.Sprintf("%s: not testable (%s)", it.label, why)}
+		return check{outcome: undecided, text: fmt.Sprintf("%s: not testable (%s)", it.label, why)}
 	}
 	sig := pHolm < Level
 	text := fmt.Sprintf("%s: Δ %s (%s, p %s, Holm over %d)", it.label, it.col.delta(r.Diff, r.SE), shortTest(r.Test), pText(pHolm), m)
@@ -230,11 +312,11 @@ func (it claim) judge(r stats.Result, err error, pHolm float64, m int) check {
 	case claimBelow:
 		switch {
 		case sig && r.Diff < 0:
-			return check{agrees, text}
+			return check{outcome: agrees, text: text}
 		case sig && r.Diff > 0:
-			return check{contradicts, text}
+			return check{outcome: contradicts, text: text}
 		}
-		return check{undecided, text}
+		return check{outcome: undecided, text: text}
 	}
 	eq, eqErr := stats.Equivalence(it.a, it.b, it.margin)
 	shown := eqErr == nil && eq.Shown(Level)
@@ -243,29 +325,29 @@ func (it claim) judge(r stats.Result, err error, pHolm float64, m int) check {
 	}
 	switch {
 	case shown:
-		return check{agrees, text}
+		return check{outcome: agrees, text: text}
 	case it.kind == claimNotBelow && sig && r.Diff > 0:
-		return check{agrees, text}
+		return check{outcome: agrees, text: text}
 	case it.kind == claimSame && sig, it.kind == claimNotBelow && sig && r.Diff < 0:
-		return check{contradicts, text}
+		return check{outcome: contradicts, text: text}
 	}
-	return check{undecided, text}
+	return check{outcome: undecided, text: text}
 }
 
 // judgeWithin decides a within claim by the 95 % confidence interval of the mean.
 func (it claim) judgeWithin() check {
 	lo, hi, err := stats.MeanCI(it.a.Values, Level)
 	if err != nil {
-		return check{undecided, fmt.Sprintf("%s: not testable (%v)", it.label, err)}
+		return check{outcome: undecided, text: fmt.Sprintf("%s: not testable (%v)", it.label, err)}
 	}
 	text := fmt.Sprintf("%s: 95 %% interval %s–%s against %s–%s", it.label, it.col.value(lo), it.col.value(hi), it.col.value(it.lo), it.col.value(it.hi))
 	switch {
 	case lo >= it.lo && hi <= it.hi:
-		return check{agrees, text}
+		return check{outcome: agrees, text: text}
 	case hi < it.lo || lo > it.hi:
-		return check{contradicts, text}
+		return check{outcome: contradicts, text: text}
 	}
-	return check{undecided, text}
+	return check{outcome: undecided, text: text}
 }
 
 // shortTest names a test briefly for the evidence.
@@ -300,6 +382,7 @@ func (f *Finding) decide(checks []check, what string) {
 		f.Evidence = what
 		return
 	}
+	f.Judged = judged(checks)
 	var other []string
 	for _, c := range checks {
 		if c.outcome != agrees {
