@@ -66,7 +66,7 @@ func parseArgs(fs *flag.FlagSet, args []string, positional func(string) bool) er
 		fs.Usage()
 		return flag.ErrHelp
 	}
-	return fmt.Errorf("%w: %s; see %s -h", errUsage, flagErrorText(err), fs.Name())
+	return fmt.Errorf("%w: %s; see %s -h", errUsage, flagErrorText(err, flags), fs.Name())
 }
 
 // isBoolFlag reports whether f is a boolean flag (one that takes no separate value).
@@ -75,11 +75,18 @@ func isBoolFlag(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// flagErrorText rewrites a flag package error for a user: "unknown flag "-x"" for an undefined
-// flag, and the whole message on one line with control characters escaped.
-func flagErrorText(err error) string {
+// flagErrorText rewrites a flag package error for a user: "unknown flag "--x"" for an undefined
+// flag, written as in args (the flag package names it with one dash), and the whole message on one
+// line with control characters escaped.
+func flagErrorText(err error, args []string) string {
 	msg := err.Error()
 	if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		for _, a := range args {
+			if name, _, _ := strings.Cut(a, "="); name == "-"+bad {
+				bad = name
+				break
+			}
+		}
 		msg = "unknown flag " + echo(bad)
 	}
 	if strings.IndexFunc(msg, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {

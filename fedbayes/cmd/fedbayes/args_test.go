@@ -35,6 +35,7 @@ func TestParseArgs(t *testing.T) {
 		{name: "a lone dash is positional", args: []string{"-", "-v"}, wantPos: []string{"-"}, wantV: true},
 		{name: "bool with a value", args: []string{"a", "-v=false"}, wantPos: []string{"a"}},
 		{name: "unknown flag", args: []string{"a", "-nosuch"}, wantErr: `usage: unknown flag "-nosuch"; see fedbayes test -h`},
+		{name: "unknown flag as typed", args: []string{"a", "--nosuch=1"}, wantErr: `usage: unknown flag "--nosuch"; see fedbayes test -h`},
 		{name: "bad value", args: []string{"a", "-level", "x"}, wantErr: `invalid value "x" for flag -level`},
 		{name: "missing value", args: []string{"a", "-o"}, wantErr: "flag needs an argument: -o"},
 		{name: "control character", args: []string{"-no\nsuch"}, wantErr: `unknown flag "-no\nsuch"`},
