@@ -98,3 +98,39 @@ func TestQueued(t *testing.T) {
 		t.Error("an interrupt recorded without GoNB's main.go")
 	}
 }
+
+// An interrupt in any cell (not only a training one) is recorded for the queued cells; outside
+// Train it ends the cell with a clean line, during Train it is left to Train.
+func TestWatchInterrupts(t *testing.T) {
+	defer func() { exit = os.Exit }()
+	t0 := time.Now()
+	for _, training := range []bool{false, true} {
+		dir := t.TempDir()
+		writeCell(t, dir, "", "plot()", t0.Add(-time.Second))
+		code := -1
+		exit = func(c int) { code = c }
+		if training {
+			trainActive.Add(1)
+		}
+		sig := make(chan os.Signal, 1)
+		sig <- os.Interrupt
+		close(sig)
+		var out, errOut strings.Builder
+		watchInterrupts(dir, sig, &out, &errOut)
+		if training {
+			trainActive.Add(-1)
+		}
+		wantCode := 1
+		if training {
+			wantCode = -1
+		}
+		if code != wantCode || (code == 1) != strings.Contains(out.String(), "interrupted (Kernel > Interrupt)") || errOut.Len() > 0 {
+			t.Errorf("training %v: exit %d, stdout %q, stderr %q", training, code, out.String(), errOut.String())
+		}
+		// The next cell, queued, does not run.
+		writeCell(t, dir, "", "table()", time.Now())
+		if skip, _ := Queued(dir, time.Now()); !skip {
+			t.Errorf("training %v: the cell queued after the interrupt ran", training)
+		}
+	}
+}

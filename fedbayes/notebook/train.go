@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fedbayes.dev/fedbayes/engine"
@@ -61,6 +62,8 @@ func (s *Stopped) Error() string {
 func Train(dir string, specs ...*engine.Spec) (*Outcome, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	trainActive.Add(1)
+	defer trainActive.Add(-1)
 	var curves *LiveCurves
 	if gonbui.IsNotebook {
 		curves = NewLiveCurves()
@@ -263,8 +266,15 @@ func Queued(dir string, now time.Time) (bool, string) {
 		"run this cell again to run it", m.What)
 }
 
+// trainActive counts the Train calls in progress: an interrupt during one is Train's to end
+// cleanly (a *Stopped error that Check reports), not the interrupt watcher's.
+var trainActive atomic.Int32
+
 // init ends a cell program that Run All queued after an interrupt before it runs anything (see
-// Queued): every notebook's cells use this package, so they all pass here.
+// Queued): every notebook's cells use this package, so they all pass here. It then watches for
+// Kernel > Interrupt (SIGINT) in any cell, not only a training one: the interrupt is recorded for
+// the queued cells, and outside Train the cell ends at once with a clean line (Train stops between
+// two steps and returns a *Stopped error instead).
 func init() {
 	dir := gonbDir()
 	if dir == "" {
@@ -273,6 +283,27 @@ func init() {
 	if skip, line := Queued(dir, time.Now()); skip {
 		fmt.Println(line)
 		gonbui.Sync()
+		exit(1)
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	go watchInterrupts(dir, ch, os.Stdout, os.Stderr)
+}
+
+// watchInterrupts records each interrupt received on sig for the queued cells and, outside Train,
+// ends the cell with a clean line (exit status 1).
+func watchInterrupts(dir string, sig <-chan os.Signal, stdout, stderr io.Writer) {
+	for range sig {
+		if err := markInterrupt(dir, "Kernel > Interrupt", time.Now()); err != nil {
+			fmt.Fprintln(stderr, "note: the cells queued after this one may run:", err)
+		}
+		if trainActive.Load() > 0 {
+			continue
+		}
+		fmt.Fprintln(stdout, "interrupted (Kernel > Interrupt); the cells queued after this one will not run")
+		if gonbui.IsNotebook {
+			gonbui.Sync()
+		}
 		exit(1)
 	}
 }
