@@ -63,7 +63,7 @@ func TestUseFromAnotherModule(t *testing.T) {
 			"mystudy/main.go": userProgram,
 		}, "mystudy"},
 		{"go.work", map[string]string{
-			"go.work":         "go 1.26.0\n\nuse (\n\t./mystudy\n\t" + repo + "\n)\n",
+			"go.work": "go 1.26.0\n\nuse (\n\t./mystudy\n\t" + repo + "\n)\n",
 			// No require: the workspace's module answers fedbayes.dev's imports.
 			"mystudy/go.mod":  "module example.com/mystudy\n\ngo 1.26.0\n",
 			"mystudy/main.go": userProgram,
