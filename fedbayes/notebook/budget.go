@@ -87,3 +87,48 @@ func PerBudget[T any](b Budget, quick, reduced, paper T) T {
 	}
 	return reduced
 }
+
+// ReferenceMachine is the machine the expected times of Times were measured on.
+const ReferenceMachine = "measured headless on 2 CPU cores shared with other jobs, pure-Go backend, compile included"
+
+// Times holds every notebook's expected wall time of Run All per budget, by the notebook's file name
+// without ".ipynb". The quick times were measured by running each notebook headless
+// (FEDBAYES_FAST=1 kernels/run-notebooks) on the reference machine, from an empty results folder;
+// the others from the presets' measured run times. Start prints them.
+var Times = map[string]Expected{
+	"01-aggregation-geometry": {Quick: "under a minute"},
+	"02-federated-vi": {Quick: "about 3 minutes", Reduced: "about 10 minutes (24 runs of about 20 s)",
+		Paper: "weeks (60 runs of T = 50 rounds of 10 epochs on 60,000 images; resumable)"},
+	"03-calibration-and-uncertainty": {Quick: "about a minute", Reduced: "about 15 minutes", Paper: "as reduced"},
+	"04-predictive-space":            {Quick: "under a minute", Reduced: "about 5 minutes", Paper: "hours"},
+	"05-fedbe":                       {Quick: "a minute or two", Reduced: "about 20 minutes", Paper: "as reduced"},
+	"06-paper-figures": {Quick: "2 to 8 minutes", Reduced: "about 8 minutes (22 runs of about 20 s, as measured for the preset)",
+		Paper: "weeks (T = 50 rounds of 10 epochs on 60,000 images, 5 seeds; resumable)"},
+	"07-your-own-strategy": {Quick: "about a minute"},
+	"08-ground-truth":      {Quick: "under a minute"},
+}
+
+// Header returns the lines a notebook prints before anything runs: the budget its knob gives
+// (Resolve) and its expected time at that budget and the others (Times). An unknown notebook name
+// or knob is an error.
+func Header(name, knob string) (Budget, string, error) {
+	b, line, err := Resolve(knob)
+	if err != nil {
+		return "", "", err
+	}
+	e, ok := Times[name]
+	if !ok {
+		return "", "", fmt.Errorf("notebook: no expected times for notebook %q (add it to notebook.Times)", name)
+	}
+	return b, line + "\n" + e.Line(b, ReferenceMachine), nil
+}
+
+// Start prints Header for the notebook name (its file name without ".ipynb") and returns the budget;
+// an error ends the cell (Check). Every notebook's first cell calls it, so that each states its
+// budget and expected time in the same words.
+func Start(name, knob string) Budget {
+	b, text, err := Header(name, knob)
+	Check(err)
+	fmt.Println(text)
+	return b
+}

@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"os"
@@ -92,5 +93,22 @@ func (t *TextTable) Write(w io.Writer) error {
 	return tw.Flush()
 }
 
-// Print writes the table to standard output.
-func (t *TextTable) Print() error { return t.Write(os.Stdout) }
+// HTML returns the table as a <pre> block that never wraps its lines (a wide table scrolls
+// sideways instead): a notebook's text output wraps long lines, which breaks the columns apart.
+func (t *TextTable) HTML() (string, error) {
+	var b strings.Builder
+	if err := t.Write(&b); err != nil {
+		return "", err
+	}
+	return `<pre style="white-space:pre; overflow-x:auto; margin:4px 0; font-size:12px; line-height:1.35">` +
+		html.EscapeString(strings.TrimRight(b.String(), "\n")) + `</pre>`, nil
+}
+
+// Print shows the table: in a GoNB cell as HTML (HTML: its lines never wrap), elsewhere as text on
+// standard output.
+func (t *TextTable) Print() error {
+	if !gonbui.IsNotebook {
+		return t.Write(os.Stdout)
+	}
+	return displayHTML(t.HTML())
+}

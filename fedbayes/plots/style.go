@@ -182,6 +182,11 @@ func applyStyle(o map[string]any, s Style, width int) int {
 			l["top"] = 2
 		}
 	})
+	gridLeft, gridRight := math.Round(fs*3.8)+8, 16.0
+	if _, ok := o["visualMap"]; ok {
+		gridRight = math.Round(fs*5) + 16
+	}
+	labelLines := 1 // lines of the x axis' category labels
 	for _, axis := range []string{"xAxis", "yAxis"} {
 		eachComponent(o, axis, func(a map[string]any) {
 			setFont(a, "axisLabel", fs)
@@ -194,6 +199,20 @@ func applyStyle(o map[string]any, s Style, width int) int {
 			} else {
 				a["nameGap"] = math.Round(fs * 3.2)
 			}
+			// Category labels: every one shown (ECharts hides those it finds overlapping), each
+			// broken into lines within its band; the axis name moves down below the lines.
+			cats, _ := a["data"].([]any)
+			if axis != "xAxis" || a["type"] != "category" || len(cats) == 0 {
+				return
+			}
+			band := (float64(width)-gridLeft-gridRight)/float64(len(cats)) - 4
+			l := sub(a, "axisLabel")
+			l["interval"], l["width"], l["overflow"] = 0, math.Floor(band), "break"
+			for _, c := range cats {
+				lines, _ := FitText(fmt.Sprint(c), band, fs, false, 4)
+				labelLines = max(labelLines, len(lines))
+			}
+			a["nameGap"] = math.Round(fs*1.9 + float64(labelLines-1)*fs*1.2)
 		})
 	}
 	eachComponent(o, "visualMap", func(v map[string]any) { setFont(v, "textStyle", fs) })
@@ -202,7 +221,7 @@ func applyStyle(o map[string]any, s Style, width int) int {
 	if hasTitle {
 		top += titleHeight + 10
 	}
-	bottom, extra := math.Round(fs*3.2), 0.0
+	bottom, extra := math.Round(fs*3.2+float64(labelLines-1)*fs*1.2), 0.0
 	if below {
 		// A row is a line of text plus the item gap (0.8 em): fs + 11 px, measured in Chromium.
 		extra = float64(legendRows)*(fs+11) + 12
@@ -211,11 +230,8 @@ func applyStyle(o map[string]any, s Style, width int) int {
 		top += float64(legendRows) * (fs + 8)
 	}
 	grid := map[string]any{
-		"left": math.Round(fs*3.8) + 8, "right": 16, "top": top + 8, "bottom": bottom,
+		"left": gridLeft, "right": gridRight, "top": top + 8, "bottom": bottom,
 		"containLabel": false,
-	}
-	if _, ok := o["visualMap"]; ok {
-		grid["right"] = math.Round(fs*5) + 16
 	}
 	o["grid"] = grid
 	return int(extra)

@@ -1,7 +1,10 @@
 package plots
 
 import (
+	"context"
 	"math"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -84,6 +87,41 @@ func TestScatterChart(t *testing.T) {
 	} {
 		if _, err := ScatterChart("sc", tc.d); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+// Notebook 03's decomposition chart at column width: all four input sets are labelled on the x axis
+// (ECharts hid two of them as overlapping), each label within its band.
+func TestDecompositionShowsEveryLabel(t *testing.T) {
+	needRenderTools(t)
+	sets := []string{"test", "rotated 90°", "foreign: fashion-mnist", "uniform noise"}
+	d := Decomposition{Title: "mean aleatoric (light) and epistemic (dark) trace per input set", Sets: sets, YLabel: "trace",
+		Nets: []DecompositionNet{{Name: "VI", Aleatoric: []float64{1, 2, 3, 4}, Epistemic: []float64{0.1, 0.2, 0.3, 0.4}}}}
+	c, err := DecompositionBars("decomposition", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, size := range []FigureSize{ColumnFigure, WideFigure} {
+		s, err := c.Styled(Style{FontFamily: "sans-serif", FontSize: size.FontSize}, size.Width, size.Height)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths, err := RenderSVG(context.Background(), dir, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := os.ReadFile(paths[0])
+		// The texts of the SVG joined without spaces: a label broken into lines reads whole.
+		var text strings.Builder
+		for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(string(raw), -1) {
+			text.WriteString(strings.ReplaceAll(m[1], " ", ""))
+		}
+		for _, set := range sets {
+			if !strings.Contains(text.String(), strings.ReplaceAll(set, " ", "")) {
+				t.Errorf("%d px: the x axis lacks label %q (texts: %s)", size.Width, set, text.String())
+			}
 		}
 	}
 }
