@@ -37,19 +37,19 @@ func (o FitOptions) withDefaults() (FitOptions, error) {
 		o.Max = 1
 	}
 	if !(o.Max > o.Min) || math.IsInf(o.Min, 0) || math.IsInf(o.Max, 0) {
-		return o, fmt.Errorf("predictive: FitOptions: beta range [%v, %v] is empty or not finite", o.Min, o.Max)
+		return o, fmt.Errorf("predictive: the range Min, Max = [%v, %v] is empty or not finite", o.Min, o.Max)
 	}
 	if o.GridPoints == 0 {
 		o.GridPoints = 21
 	}
 	if o.GridPoints < 3 {
-		return o, fmt.Errorf("predictive: FitOptions.GridPoints = %d, want at least 3", o.GridPoints)
+		return o, fmt.Errorf("predictive: GridPoints = %d, want at least 3", o.GridPoints)
 	}
 	if o.Tol == 0 {
 		o.Tol = 1e-6
 	}
 	if !(o.Tol > 0) {
-		return o, fmt.Errorf("predictive: FitOptions.Tol = %v, want positive", o.Tol)
+		return o, fmt.Errorf("predictive: Tol = %v, want positive", o.Tol)
 	}
 	return o, nil
 }

@@ -121,7 +121,7 @@ func Distill(student *models.Model, x []float32, teachers []Teacher, cfg Distill
 	case "sgd":
 		oc = models.OptimizerConfig{Kind: models.SGD, LearningRate: cfg.LearningRate, Momentum: cfg.Momentum}
 	default:
-		return fmt.Errorf("predictive: DistillConfig.Optimizer %q; want \"adam\" or \"sgd\"", cfg.Optimizer)
+		return fmt.Errorf("predictive: distill optimizer %q; want \"adam\" or \"sgd\"", cfg.Optimizer)
 	}
 	tr, err := student.NewTrainer(oc)
 	if err != nil {

@@ -73,7 +73,7 @@ func FedBETeachers(clients *posterior.Posterior, weights []float64, fc FedBEConf
 	case "dirichlet":
 		sampled, err = aggregate.FedBEDirichlet(list, w, fc.Alpha, fc.Samples, seed, aggregate.Options{})
 	default:
-		return nil, nil, fmt.Errorf("predictive: FedBEConfig.Distribution %q; want \"gaussian\" or \"dirichlet\"", fc.Distribution)
+		return nil, nil, fmt.Errorf("predictive: fedbe.distribution %q; want \"gaussian\" or \"dirichlet\"", fc.Distribution)
 	}
 	if err != nil {
 		return nil, nil, err
