@@ -9,13 +9,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
 	"github.com/janpfeifer/gonb/gonbui"
 )
 
 // TableMarkdown is a Markdown table of the runs' final values (results.NewTable): rows and columns
 // by the labels rows and cols, one column per metric of the comma list metrics (as `fedbayes table
-// -metrics` takes them), mean ± SE over seeds, under a bold title when title is not "".
+// -metrics` takes them), mean ± SE over seeds, under a bold title when title is not "". Row labels
+// show under their display names (plots.DisplayName), as in the figures' legends.
 func TableMarkdown(title string, runs []results.Run, rows, cols []string, metrics string) (string, error) {
 	mc, err := results.ParseColumns(metrics)
 	if err != nil {
@@ -24,6 +26,13 @@ func TableMarkdown(title string, runs []results.Run, rows, cols []string, metric
 	tab, err := results.NewTable(runs, results.TableSpec{Rows: rows, Cols: cols, Metrics: mc})
 	if err != nil {
 		return "", err
+	}
+	// Rows show the names the legends show (plots.DisplayNames: "beta-predbayes" is β-PredBayes),
+	// in the order the table chose from the labels themselves.
+	for i := range tab.Rows {
+		for j, k := range tab.Rows[i].Key {
+			tab.Rows[i].Key[j] = plots.DisplayName(k)
+		}
 	}
 	if title == "" {
 		return tab.Markdown(), nil

@@ -31,3 +31,23 @@ func TestTextTableHTML(t *testing.T) {
 		t.Errorf("Write does not align the columns:\n%s", plain.String())
 	}
 }
+
+// Table rows show the names the legends show: notebooks 04 and 05 showed engine ids such as
+// beta-predbayes.
+func TestTableMarkdownDisplayNames(t *testing.T) {
+	root := t.TempDir()
+	methodRuns(t, root, []string{"beta-predbayes", "fedavg"}, []string{"0"}, []int64{1, 2},
+		func(_, _ int, seed int64) float64 { return float64(seed) / 4 })
+	runs, err := LoadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := TableMarkdown("", runs, []string{"method"}, []string{"h"}, "nll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fedavg, beta := strings.Index(md, "| FedAvg |"), strings.Index(md, "| β-PredBayes |")
+	if fedavg < 0 || beta < 0 || fedavg > beta || strings.Contains(md, "beta-predbayes") {
+		t.Errorf("want rows FedAvg then β-PredBayes, no engine ids:\n%s", md)
+	}
+}
