@@ -233,6 +233,14 @@ type Finding struct {
 	Why string
 	// Judged says how the checks were decided: the tests, Holm's correction and the seeds (judged).
 	Judged string
+	// Presets names the presets (at the budget) whose runs the finding reads; nil means every preset
+	// of its paper, an empty list none (a finding computed without runs).
+	Presets []string
+	// Formerly is the claim as an earlier report worded it, where the finding was renamed or split
+	// from one, so that the baseline's verdict is found (verdictChange).
+	Formerly string
+	// Changed says what changed since the baseline report when the verdict did (verdictChange).
+	Changed string
 }
 
 // explain sets Why, what might explain a finding that was checked and did not hold; it does nothing

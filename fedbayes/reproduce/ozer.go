@@ -176,20 +176,33 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 		c, err := plots.LearnedSpread("ozer2022-c100-dirichlet-spread", *sp)
 		s.addChart(c, err, "Learned spread ‖σ‖₂ per rule, 100 clients non-IID, FVBWA: ours and Ozer et al. (2022), Table 4 (log scale).")
 	}
-	s.Findings = append(ozerFindings(get), table4Finding)
+	var text, code []string
+	for _, set := range ozerSettings {
+		text, code = append(text, ozerPresetMode(set, false).Name(b)), append(code, ozerPresetMode(set, true).Name(b))
+	}
+	for _, f := range ozerFindings(get) {
+		f.Presets = text
+		s.Findings = append(s.Findings, f)
+	}
+	table4Finding.Presets = []string{} // computed from BFL-P's code, no run
+	s.Findings = append(s.Findings, table4Finding)
 	// The same accuracy findings in BFL-P mode, where its runs exist: the paper's numbers come from its code.
 	for _, f := range ozerAccuracyFindings(getB, true) {
 		if f.Verdict != NotRun {
 			f.Claim += " (BFL-P mode)"
+			if f.Formerly != "" {
+				f.Formerly += " (BFL-P mode)"
+			}
+			f.Presets = code
 			s.Findings = append(s.Findings, f)
 		}
 	}
 	for _, set := range []string{"c10-dirichlet", "c100-dirichlet"} {
-		if f, ok := ozerBFLPSpread(b, set, getB(set)); ok {
-			s.Findings = append(s.Findings, f)
-		}
-		if f, ok := ozerBFLPTable4(b, set, getB(set)); ok {
-			s.Findings = append(s.Findings, f)
+		for _, find := range []func(Budget, string, runSet) (Finding, bool){ozerBFLPSpread, ozerBFLPTable4} {
+			if f, ok := find(b, set, getB(set)); ok {
+				f.Presets = []string{ozerPresetMode(set, true).Name(b)}
+				s.Findings = append(s.Findings, f)
+			}
 		}
 	}
 	return s, nil

@@ -112,6 +112,7 @@ func ozerTable4Block() (string, Finding) {
 			}
 		}
 	}
+	b.WriteString("\n" + ozerEffectiveSpread() + "\n")
 	b.WriteString("\nEAA is not frozen: with the clients returning what they received its clamped partial sums would give " +
 		"e⁻⁸(1 − q^{T+1})/(1 − q), q = 1 − 1/K for K active clients, at most K e⁻⁸ (")
 	var eaa []string
@@ -251,4 +252,37 @@ func ozerBFLPTable4(b Budget, set string, rs runSet) (Finding, bool) {
 	}
 	f.explain(strings.Join(why, "; ") + ".")
 	return f, true
+}
+
+// bflpFloorLogVar is BFL-P's clamp: the forward pass, the KL and the aggregation read log σ² as at
+// least −8.
+const bflpFloorLogVar = -8.0
+
+// effectiveFloor is the least spread a BFL-P net of w Gaussian weights samples with: every log σ²
+// below the clamp is read as −8, so each weight's σ is at least e⁻⁴ and ‖σ‖₂ at least √w e⁻⁴.
+func effectiveFloor(w int) float64 { return math.Sqrt(float64(w)) * math.Exp(bflpFloorLogVar/2) }
+
+// ozerEffectiveSpread compares Table 4's spreads (raw log-variances, as its AALV and CF columns below
+// the clamp's floor show) with the spreads BFL-P's forward pass samples with, on Fashion-MNIST.
+// Under frozen variances AALV (an average of values at or below −8) and CF (below its smallest
+// client variance) hold every log σ² below the clamp, so the net samples every weight at the floor;
+// GAA's clamped partial sums keep every log σ² at or above −8, so its raw and effective spreads agree.
+func ozerEffectiveSpread() string {
+	w := ozerTable4Data[0].weights
+	floor := effectiveFloor(w)
+	var rows []string
+	for _, clients := range []string{"c10", "c100"} {
+		sp := ozerSpread[clients]
+		rows = append(rows, fmt.Sprintf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f |", strings.TrimPrefix(clients, "c"),
+			sp["CF"].mean, sp["AALV"].mean, sp["GAA"].mean, floor, sp["GAA"].mean))
+	}
+	return fmt.Sprintf("**Raw against effective spreads.** Table 4 reports the spread of the raw log-variances: its CF and "+
+		"AALV columns lie below √%d e⁻⁴ = %.2f, the least spread a net of %d Gaussian weights can sample with when every "+
+		"log σ² below the clamp is read as −8. With frozen variances AALV (an average of values at or below −8) and CF "+
+		"(below its smallest client variance) keep every log σ² under the clamp, so the net samples each weight at σ = e⁻⁴ and "+
+		"both use the spread %.2f; GAA's clamped partial sums keep its log-variances at or above −8, so its raw and effective "+
+		"spreads agree. Table 4's order CF < AALV < GAA is an order of raw values; the spreads the forward pass uses are "+
+		"CF = AALV < GAA, within %.0f %% of each other (Fashion-MNIST):\n\n%s\n%s",
+		w, floor, w, floor, 100*(ozerSpread["c10"]["GAA"].mean/floor-1),
+		tableHeader("clients", "CF raw", "AALV raw", "GAA raw", "CF = AALV effective", "GAA effective"), strings.Join(rows, "\n"))
 }

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -169,5 +170,24 @@ func TestOzerReach(t *testing.T) {
 	}
 	if want := "initial log-variance (-6) is ours, and the variances train with adam at learning rate 0.001"; !strings.Contains(init, want) {
 		t.Errorf("ozerInit = %q, want it to say %q (read from the preset)", init, want)
+	}
+}
+
+// TestOzerEffectiveSpread checks the floor of the spread a BFL-P net samples with, by hand, and that
+// Table 4's CF and AALV lie below it (raw values) and GAA above it.
+func TestOzerEffectiveSpread(t *testing.T) {
+	// √41640 · e⁻⁴ = 204.059 · 0.0183156 = 3.7374.
+	if got := effectiveFloor(41640); math.Abs(got-3.7374) > 1e-3 {
+		t.Errorf("effectiveFloor(41640) = %.4f, want 3.7374", got)
+	}
+	floor := effectiveFloor(ozerTable4Data[0].weights)
+	for _, clients := range []string{"c10", "c100"} {
+		sp := ozerSpread[clients]
+		if !(sp["CF"].mean < floor && sp["AALV"].mean < floor && sp["GAA"].mean > floor) {
+			t.Errorf("%s: CF %.2f, AALV %.2f, GAA %.2f against the floor %.2f", clients, sp["CF"].mean, sp["AALV"].mean, sp["GAA"].mean, floor)
+		}
+	}
+	if got := ozerEffectiveSpread(); !strings.Contains(got, "| 10 | 1.40 | 2.81 | 3.93 | 3.74 | 3.93 |") || !strings.Contains(got, "CF = AALV < GAA, within 5 %") {
+		t.Errorf("effective-spread block:\n%s", got)
 	}
 }

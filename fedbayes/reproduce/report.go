@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,6 +56,11 @@ type ReportOptions struct {
 	Command string
 	// Records, if not empty, is the directory of the runs' records (LoadRecords), named in the header.
 	Records string
+	// Baseline is the baseline file (an earlier report's verdicts; see Baseline); empty means
+	// BaselineFile in FigureDir. A finding whose verdict differs from the baseline's says what changed.
+	Baseline string
+	// SetBaseline writes this report's verdicts as the new baseline, after the report.
+	SetBaseline bool
 }
 
 // Write builds every paper's section from the runs in opt.Dir and writes the report (atomically) and
@@ -63,6 +69,14 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 	if opt.FigureDir == "" {
 		opt.FigureDir = strings.TrimSuffix(opt.Output, filepath.Ext(opt.Output))
 	}
+	if opt.Baseline == "" {
+		opt.Baseline = filepath.Join(opt.FigureDir, BaselineFile)
+	}
+	base, err := ReadBaseline(opt.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	cur := map[string]BaselinePreset{}
 	var sections []*Section
 	var notes [][]string
 	var info *runinfo.Info
@@ -94,6 +108,22 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		sec, err := p.section(opt.Budget, pr)
 		if err != nil {
 			return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		maps.Copy(cur, baselinePresets(pr.complete))
+		var names []string
+		for _, preset := range p.Presets {
+			name := preset.Name(opt.Budget)
+			names = append(names, name)
+			if _, ok := cur[name]; !ok {
+				if cur[name], err = presetBaseline(name); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for i := range sec.Findings {
+			if sec.Findings[i].Presets == nil {
+				sec.Findings[i].Presets = names
+			}
 		}
 		sections = append(sections, sec)
 		if opt.Records != "" {
@@ -129,6 +159,14 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 	}
 	var b strings.Builder
 	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits), wall)
+	if base != nil {
+		rel, err := filepath.Rel(filepath.Dir(opt.Output), opt.Baseline)
+		if err != nil {
+			rel = opt.Baseline
+		}
+		fmt.Fprintf(&b, "**Baseline.** A finding whose verdict differs from the baseline report's (%s; `%s`) says what has changed "+
+			"since: its presets' set-up or seeds, the verdict rule, or, when none of these has, how the report judges it.\n\n", base.From, filepath.ToSlash(rel))
+	}
 	var all []Finding
 	for i, s := range sections {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Heading, strings.TrimSpace(s.Setting))
@@ -150,7 +188,9 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 		if len(s.Findings) > 0 {
 			b.WriteString("\n### Findings\n")
-			for _, f := range s.Findings {
+			for k := range s.Findings {
+				f := &s.Findings[k]
+				f.Changed = verdictChange(base, cur, VerdictRule, papers[i].ID, *f)
 				fmt.Fprintf(&b, "\n**%s** — %s. *%s.*\n\n", f.Claim, f.Source, verdictText(f.Verdict))
 				if f.Judged != "" {
 					fmt.Fprintf(&b, "- Judged by: %s; %s budget (the presets above)\n", f.Judged, opt.Budget)
@@ -159,6 +199,9 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 				if f.Why != "" {
 					fmt.Fprintf(&b, "- Why: %s\n", f.Why)
 				}
+				if f.Changed != "" {
+					fmt.Fprintf(&b, "- Verdict changed %s\n", f.Changed)
+				}
 			}
 		}
 		all = append(all, s.Findings...)
@@ -166,7 +209,26 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 	if err := os.MkdirAll(filepath.Dir(opt.Output), 0o755); err != nil {
 		return nil, err
 	}
-	return all, results.WriteFileAtomic(opt.Output, []byte(b.String()), 0o644)
+	if err := results.WriteFileAtomic(opt.Output, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	if opt.SetBaseline {
+		nb := &Baseline{From: baselineFrom(opt, sortedKeys(commits)), Rule: VerdictRule, Presets: cur}
+		for i, s := range sections {
+			for _, f := range s.Findings {
+				nb.Findings = append(nb.Findings, BaselineFinding{Paper: papers[i].ID, Claim: f.Claim, Verdict: f.Verdict})
+			}
+		}
+		if err := WriteBaseline(opt.Baseline, nb); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
+// baselineFrom describes a report for its baseline: the commits of its runs and its command.
+func baselineFrom(opt ReportOptions, commits []string) string {
+	return fmt.Sprintf("the %s-budget report from runs at %s (%s)", opt.Budget, strings.Join(commits, ", "), opt.Command)
 }
 
 // verdictText capitalises a verdict for the report.
