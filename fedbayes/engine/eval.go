@@ -76,6 +76,9 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
 	}
+	if err := checkPredictions("the test set", "predicted probability", probs); err != nil {
+		return nil, nil, err
+	}
 	res, err := classification(probs, e.prob.test.Labels, c, e.spec.Evaluation)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)

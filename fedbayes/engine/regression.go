@@ -123,6 +123,9 @@ func (e *evaluator) evaluateRegression(g *strategy.Global, evalSeed int64) (map[
 		}
 		mean, variance = cp.Mean[0], cp.Var[0]
 	}
+	if err := checkPredictions("the test set", "predictive mean", mean, "predictive variance", variance); err != nil {
+		return nil, err
+	}
 	r, err := metrics.EvaluateRegression(mean, variance, e.prob.test.Targets)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation on the test set: %w", err)

@@ -150,11 +150,14 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 			return sum, err
 		}
 		if run.Status.State == results.Completed || run.Status.State == results.Diverged {
-			if why := run.Meta.Differs(meta); why != "" {
-				return sum, fmt.Errorf("engine: %s holds a finished run of another experiment (%s); remove it or choose another results directory", dir, why)
+			same := func(m results.Meta) error { // the run Run would write now
+				if why := m.Differs(meta); why != "" {
+					return errors.New(why)
+				}
+				return nil
 			}
-			if err := run.Check(ExpectedRounds); err != nil {
-				return sum, fmt.Errorf("engine: %s holds a finished run whose rows cannot be trusted: %v; remove it to run it again", dir, err)
+			if err := (results.CheckOptions{Expect: ExpectedRounds, Spec: same}).CheckRun(run); err != nil {
+				return sum, fmt.Errorf("engine: %v; remove it to run it again, or choose another results directory", err)
 			}
 			sum.State, sum.Round, sum.Reason, sum.AlreadyDone = run.Status.State, run.Status.Round, run.Status.Reason, true
 			if n := len(run.Rows); n > 0 {
@@ -166,6 +169,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 		if w, rp, err = results.Resume(dir, &meta); err != nil {
 			return sum, err
 		}
+		noteRepairs(dir, rp)
 		if rp.HasCheckpoint {
 			start, ckpt, sum.Resumed = rp.Checkpoint.Round+1, rp.Checkpoint.Blob, true
 			sum.Round = rp.Checkpoint.Round
@@ -302,6 +306,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		if evaluated {
 			t2 := time.Now()
 			if m, acc, err = r.eval.evaluate(next, seed, round); err != nil {
+				if ov := (*evalOverflowError)(nil); errors.As(err, &ov) {
+					return round, r.diverge(round, ov.Error(), sum)
+				}
 				return round, err
 			}
 			tEval = time.Since(t2)

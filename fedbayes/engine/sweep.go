@@ -30,6 +30,9 @@ type Setting struct {
 // cartesian product of its sweep, each validated. The first invalid field of any setting is returned
 // as a *SpecError naming the setting and the field's JSON path, before any work is done.
 func (s *Spec) Expand() ([]Setting, error) {
+	if err := checkSeedList(s); err != nil {
+		return nil, err
+	}
 	paths := make([]string, 0, len(s.Sweep))
 	for p := range s.Sweep {
 		paths = append(paths, p)
