@@ -61,7 +61,7 @@ func countRuns(p *Paper, b Budget, runs map[string][]results.Run, skipped []resu
 			}
 		}
 	}
-	for _, pr := range p.Presets {
+	for _, pr := range p.PresetsAt(b) {
 		name := pr.Name(b)
 		want, err := wantRuns(pr, b)
 		if err != nil {

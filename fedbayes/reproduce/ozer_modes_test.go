@@ -3,6 +3,7 @@ package reproduce
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,7 +103,7 @@ func TestOzerSectionComparesModes(t *testing.T) {
 		}
 		var bflp []string
 		for _, f := range s.Findings {
-			if strings.HasSuffix(f.Claim, "(BFL-P mode)") {
+			if strings.HasSuffix(f.Claim, "(BFL-P mode)") && !slices.Equal(f.Presets, []string{ozerCalibrationName}) {
 				bflp = append(bflp, f.Claim)
 			}
 		}
@@ -189,5 +190,32 @@ func TestOzerEffectiveSpread(t *testing.T) {
 	}
 	if got := ozerEffectiveSpread(); !strings.Contains(got, "| 10 | 1.40 | 2.81 | 3.93 | 3.74 | 3.93 |") || !strings.Contains(got, "CF = AALV < GAA, within 5 %") {
 		t.Errorf("effective-spread block:\n%s", got)
+	}
+}
+
+// TestOzerCalibrationFinding checks the 10-client calibration claim on synthetic runs of its claim
+// preset: Table 1's numbers hold, equal ones are inconclusive, and no runs are not run.
+func TestOzerCalibrationFinding(t *testing.T) {
+	rows := func(ece, nll map[string]float64) runSet {
+		var rs runSet
+		for v := range ece {
+			for seed := int64(0); seed < 3; seed++ {
+				rs = append(rs, fakeRun("x-"+v, seed, map[string]string{"variant": v},
+					map[string]float64{results.ECE: ece[v] + jitter(seed, v+"ece"), results.NLL: nll[v] + jitter(seed, v+"nll")}))
+			}
+		}
+		return rs
+	}
+	paper := rows(map[string]float64{"FED": 0.0799, "FVBWA-GAA": 0.0637, "FVBWA-EAA": 0.0307}, map[string]float64{"FED": 0.64, "FVBWA-GAA": 0.47, "FVBWA-EAA": 0.30})
+	flat := rows(map[string]float64{"FED": 0.05, "FVBWA-GAA": 0.05, "FVBWA-EAA": 0.05}, map[string]float64{"FED": 0.4, "FVBWA-GAA": 0.4, "FVBWA-EAA": 0.4})
+	for _, tc := range []struct {
+		name string
+		rs   runSet
+		want Verdict
+	}{{"paper", paper, Holds}, {"flat", flat, Inconclusive}, {"no runs", nil, NotRun}} {
+		f := ozerCalibrationFinding(tc.rs)
+		if f.Verdict != tc.want || !slices.Equal(f.Presets, []string{ozerCalibrationName}) {
+			t.Errorf("%s: %s (%s), presets %v; want %s", tc.name, f.Verdict, f.Evidence, f.Presets, tc.want)
+		}
 	}
 }

@@ -111,7 +111,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 		maps.Copy(cur, baselinePresets(pr.complete))
 		var names []string
-		for _, preset := range p.Presets {
+		for _, preset := range p.PresetsAt(opt.Budget) {
 			name := preset.Name(opt.Budget)
 			names = append(names, name)
 			if _, ok := cur[name]; !ok {
@@ -279,8 +279,8 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	b.WriteString(VerdictRule + " Each finding's evidence gives the tally of its checks, its numbers and the checks that did not agree.\n\n")
 	b.WriteString(tableHeader("paper", "presets", "finding", "verdict"))
 	for i, p := range papers {
-		names := make([]string, len(p.Presets))
-		for j, pr := range p.Presets {
+		names := make([]string, len(p.PresetsAt(opt.Budget)))
+		for j, pr := range p.PresetsAt(opt.Budget) {
 			names[j] = "`" + pr.Name(opt.Budget) + "`"
 		}
 		for _, f := range sections[i].Findings {

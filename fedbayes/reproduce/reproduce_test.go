@@ -223,17 +223,20 @@ func TestSummaryAndFormat(t *testing.T) {
 	}
 }
 
-// TestPresetsExist checks that every paper preset exists at every budget, that a reduced or medium
-// one says so in its budget, and that a medium one runs at least 3 seeds (issue 17).
+// TestPresetsExist checks that every paper preset exists at every budget it belongs to, that a
+// reduced or medium one says so in its budget (a claim preset names its claim instead), and that a
+// medium one runs at least 3 seeds (issue 17).
 func TestPresetsExist(t *testing.T) {
 	for _, p := range Papers() {
-		for _, pr := range p.Presets {
-			for _, b := range []Budget{Full, Medium, Reduced} {
+		for _, b := range []Budget{Full, Medium, Reduced} {
+			for _, pr := range p.PresetsAt(b) {
 				text, err := pr.Budget(b)
 				if err != nil {
 					t.Fatalf("paper %s preset %s: %v", p.ID, pr.Name(b), err)
 				}
-				if !strings.HasPrefix(text, string(b)) {
+				if pr.Only != "" && !strings.Contains(text, "claim") {
+					t.Errorf("%s: claim preset's budget %q does not name its claim", pr.Name(b), text)
+				} else if pr.Only == "" && !strings.HasPrefix(text, string(b)) {
 					t.Errorf("%s: budget %q does not say it is %s", pr.Name(b), text, b)
 				}
 				s, _ := engine.Preset(pr.Name(b))

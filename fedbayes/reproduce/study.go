@@ -50,6 +50,21 @@ type Preset struct {
 	Medium string
 	// Reduced names the reduced-budget preset; empty means Full + engine.ReducedSuffix.
 	Reduced string
+	// Only, when set, limits the preset to that budget: a claim preset (engine's presets_claims.go)
+	// that the report's budget adds for one finding.
+	Only Budget
+}
+
+// PresetsAt lists the paper's presets at budget b, in order (those whose Only is another budget left
+// out).
+func (p *Paper) PresetsAt(b Budget) []Preset {
+	var out []Preset
+	for _, pr := range p.Presets {
+		if pr.Only == "" || pr.Only == b {
+			out = append(out, pr)
+		}
+	}
+	return out
 }
 
 // Name is the preset's name at budget b.
@@ -176,7 +191,7 @@ func selected(papers []*Paper, opt Options) ([]selection, error) {
 	}
 	var out []selection
 	for _, p := range papers {
-		for _, pr := range p.Presets {
+		for _, pr := range p.PresetsAt(opt.Budget) {
 			name := pr.Name(opt.Budget)
 			if len(want) > 0 && !want[name] {
 				continue
@@ -326,7 +341,7 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 func presetChecks(p *Paper, b Budget) (map[string]map[string]bool, map[string]func(results.Meta) error, error) {
 	names := map[string]map[string]bool{}
 	checks := map[string]func(results.Meta) error{}
-	for _, pr := range p.Presets {
+	for _, pr := range p.PresetsAt(b) {
 		spec, err := engine.Preset(pr.Name(b))
 		if err != nil {
 			return nil, nil, err
@@ -350,7 +365,7 @@ func presetChecks(p *Paper, b Budget) (map[string]map[string]bool, map[string]fu
 // or "". A full-budget preset does not claim its own "-reduced" or "-medium" settings.
 func presetOf(p *Paper, b Budget, setting string) string {
 	best := ""
-	for _, pr := range p.Presets {
+	for _, pr := range p.PresetsAt(b) {
 		name := pr.Name(b)
 		rest, ok := strings.CutPrefix(setting, name+"-")
 		if !ok || strings.HasPrefix(rest, strings.TrimPrefix(engine.ReducedSuffix, "-")+"-") ||

@@ -34,7 +34,7 @@ func submitReproduce(papers []*reproduce.Paper, budgetName string, b reproduce.B
 	}
 	var jobs []job
 	for _, p := range papers {
-		for _, pr := range p.Presets {
+		for _, pr := range p.PresetsAt(b) {
 			name := pr.Name(b)
 			if len(want) > 0 && !want[name] {
 				continue
