@@ -186,10 +186,10 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		}
 		line.AddSeries(label, pts,
 			charts.WithLineChartOpts(opts.LineChart{Symbol: look.Marker, SymbolSize: size, ShowSymbol: opts.Bool(true)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2, Type: look.Dash}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
 		)
-		extra = append(extra, map[string]any{"z": look.Z, "dashOffset": look.DashOffset})
+		extra = append(extra, map[string]any{"z": look.Z, "dashOffset": look.DashOffset, "type": LineType(look.Dash)})
 		if len(s.Runs) > 1 {
 			// The band is two stacked series: an invisible lower edge and the band height on top
 			// of it, filled. They share the series name, so the legend toggles them with the line;
@@ -251,6 +251,9 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 			}
 			if off, ok := extra[k]["dashOffset"].(float64); ok && off != 0 {
 				sub(s, "lineStyle")["dashOffset"] = off
+			}
+			if t, ok := extra[k]["type"]; ok {
+				sub(s, "lineStyle")["type"] = t
 			}
 		}
 		k++

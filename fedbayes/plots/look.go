@@ -16,14 +16,39 @@ var Palette = []string{
 func seriesColor(i int) string { return Palette[i%len(Palette)] }
 
 // Markers and Dashes give each line series a marker and a dash pattern besides its colour. Series i
-// has colour i mod 10, marker i mod 8 and dash i mod 3: no two of the first 120 series share all
-// three, and no two of the first 24 share both marker and dash, so a figure of up to 24 series stays
-// readable printed in grayscale, where colours may merge. Every marker is filled with the series'
-// colour (no white fill that would hide a marker beneath it); the ones ECharts lacks are SVG paths.
+// has colour i mod 10, marker i mod 8 and dash i mod 5: no two of the first 40 series share marker
+// and dash, so a figure of up to 40 series stays readable printed in grayscale, where colours may
+// merge (and no two of the first 40 share all three). Every marker is filled with the series' colour
+// (no white fill that would hide a marker beneath it); the ones ECharts lacks are SVG paths.
 var (
 	Markers = []string{"circle", "rect", "triangle", "diamond", markerTriangleDown, markerCross, markerPlus, markerStar}
-	Dashes  = []string{"solid", "dashed", "dotted"}
+	Dashes  = []string{"solid", "dashed", "dotted", "dashdot", "longdash"}
 )
+
+// dashStyles are the ECharts line types of Dashes, with the drawing layer of each (solid lines
+// lowest, the sparsest patterns on top, so that a patterned curve on a solid one shows both) and
+// the marker size of that layer (lower layers larger, so that a marker on top of another leaves its
+// rim visible).
+var dashStyles = map[string]struct {
+	echarts any
+	layer   int
+	marker  float64
+}{
+	"solid":    {"solid", 0, 9},
+	"longdash": {[]any{12.0, 4.0}, 1, 8},
+	"dashed":   {"dashed", 2, 7.5},
+	"dashdot":  {[]any{8.0, 3.0, 2.0, 3.0}, 3, 7},
+	"dotted":   {"dotted", 4, 6},
+}
+
+// LineType returns a Dashes name as ECharts' lineStyle.type: a name ECharts knows or a dash array in
+// pixels; an unknown name is returned as it is.
+func LineType(dash string) any {
+	if st, ok := dashStyles[dash]; ok {
+		return st.echarts
+	}
+	return dash
+}
 
 // Marker paths in ECharts' "path://" form (scaled to the symbol size).
 const (
@@ -34,27 +59,30 @@ const (
 )
 
 // Look is the colour, marker and dash of series i of a line chart, and how it is drawn so that a
-// curve lying exactly on an earlier one still shows.
+// curve lying exactly on another one still shows.
 type Look struct {
 	Color, Marker, Dash string
-	// MarkerSize is the marker's size in pixels: later series get smaller markers (9, 7.5, 6 by
-	// i mod 3), so a marker drawn on top of an earlier series' leaves that one's rim visible.
+	// MarkerSize is the marker's size in pixels, by the dash's layer: lower layers have larger
+	// markers, so a marker drawn on top of another leaves that one's rim visible.
 	MarkerSize float64
-	// DashOffset shifts the dash pattern (pixels), so that two dashed or two dotted curves that
+	// DashOffset shifts the dash pattern (pixels), so that two curves of the same pattern that
 	// coincide interleave their dashes instead of covering each other.
 	DashOffset float64
-	// Z is the drawing order (higher on top): later series are drawn above earlier ones, their
-	// smaller markers inside the earlier ones'.
+	// Z is the drawing order (higher on top): solid lines lowest, then long dashes, dashes,
+	// dash-dots and dots, each layer in series order; a patterned curve drawn over a solid one
+	// leaves it visible through its gaps (CF under GAA when the clients are of equal size).
 	Z int
 }
 
 // SeriesLook returns the look of series i (see Markers).
 func SeriesLook(i int) Look {
+	dash := Dashes[i%len(Dashes)]
+	st := dashStyles[dash]
 	return Look{
-		Color: seriesColor(i), Marker: Markers[i%len(Markers)], Dash: Dashes[i%len(Dashes)],
-		MarkerSize: 9 - 1.5*float64(i%3),
+		Color: seriesColor(i), Marker: Markers[i%len(Markers)], Dash: dash,
+		MarkerSize: st.marker,
 		DashOffset: float64((i / len(Dashes)) % 2 * 4),
-		Z:          3 + i,
+		Z:          3 + st.layer*100 + i%100,
 	}
 }
 
@@ -114,8 +142,8 @@ func LegendHandles(c *Chart) []LegendHandle {
 			h.Marker = m
 		}
 		if ls, ok := s["lineStyle"].(map[string]any); ok {
-			if t, ok := ls["type"].(string); ok && t != "" {
-				h.Dash = t
+			if t := ls["type"]; t != nil && t != "" {
+				h.Dash = fmt.Sprint(t)
 			}
 			h.Color = fmt.Sprint(ls["color"])
 		}
