@@ -92,20 +92,22 @@ func PerBudget[T any](b Budget, quick, reduced, paper T) T {
 const ReferenceMachine = "measured headless on 2 CPU cores shared with other jobs, pure-Go backend, compile included"
 
 // Times holds every notebook's expected wall time of Run All per budget, by the notebook's file name
-// without ".ipynb". The quick times were measured by running each notebook headless
-// (FEDBAYES_FAST=1 kernels/run-notebooks) on the reference machine, from an empty results folder;
-// the others from the presets' measured run times. Start prints them.
+// without ".ipynb". The quick times were measured on 2026-11-27 by running each notebook headless
+// (FEDBAYES_FAST=1 kernels/run-notebooks, an empty results folder, compile included) on the 2-core
+// reference machine under a load of about 11 from other jobs; an idle machine takes less. The
+// earlier estimates ran 2 to 8 times long. The reduced and paper times come from the presets'
+// measured run times.
 var Times = map[string]Expected{
-	"01-aggregation-geometry": {Quick: "under a minute"},
-	"02-federated-vi": {Quick: "about 3 minutes", Reduced: "about 10 minutes (24 runs of about 20 s)",
+	"01-aggregation-geometry": {Quick: "about 40 s"},
+	"02-federated-vi": {Quick: "about 1.5 minutes (91 s measured)", Reduced: "about 10 minutes (24 runs of about 20 s)",
 		Paper: "weeks (60 runs of T = 50 rounds of 10 epochs on 60,000 images; resumable)"},
-	"03-calibration-and-uncertainty": {Quick: "about a minute", Reduced: "about 15 minutes", Paper: "as reduced"},
-	"04-predictive-space":            {Quick: "under a minute", Reduced: "about 5 minutes", Paper: "hours"},
-	"05-fedbe":                       {Quick: "a minute or two", Reduced: "about 20 minutes", Paper: "as reduced"},
-	"06-paper-figures": {Quick: "2 to 8 minutes", Reduced: "about 8 minutes (22 runs of about 20 s, as measured for the preset)",
+	"03-calibration-and-uncertainty": {Quick: "about 1.5 minutes (89 s measured)", Reduced: "about 15 minutes", Paper: "as reduced"},
+	"04-predictive-space":            {Quick: "about 50 s (47 s measured)", Reduced: "about 5 minutes", Paper: "hours"},
+	"05-fedbe":                       {Quick: "about 1 minute (53 s measured)", Reduced: "about 20 minutes", Paper: "as reduced"},
+	"06-paper-figures": {Quick: "about 1.5 minutes (96 s measured)", Reduced: "about 8 minutes (22 runs of about 20 s, as measured for the preset)",
 		Paper: "weeks (T = 50 rounds of 10 epochs on 60,000 images, 5 seeds; resumable)"},
-	"07-your-own-strategy": {Quick: "about a minute"},
-	"08-ground-truth":      {Quick: "under a minute"},
+	"07-your-own-strategy": {Quick: "about 1 minute (54 s measured)"},
+	"08-ground-truth":      {Quick: "about 1 minute (66 s measured)"},
 }
 
 // Header returns the lines a notebook prints before anything runs: the budget its knob gives
