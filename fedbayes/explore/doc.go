@@ -10,8 +10,10 @@
 //   - plain, unit-tested functions: Scale maps integer slider positions to real values, Controls
 //     holds every widget's position and turns into a State, and Render turns a State into a View
 //     (the chart, one Row per rule and the HTML table);
-//   - Run, a thin GoNB layer that displays the View, builds the widgets and redraws on each change.
+//   - Run, a thin GoNB layer that displays the View and a panel of controls whose script sends the
+//     whole control state with a sequence number on each change (Message, ParseMessage; the newest
+//     wins), and redraws on each change.
 //
-// Headless runs (nbconvert, `make test`) have no live front end to answer the widgets: Run then
-// renders the initial state once and returns (see Mode and docs/explorer.md).
+// Headless runs (nbconvert, `make test`, with FEDBAYES_HEADLESS=1) have no page to answer: Run then
+// renders the initial state once and returns (see Mode, HeadlessEnv and docs/explorer.md).
 package explore

@@ -4,6 +4,7 @@ function (cfg) {
   var root = document.getElementById(cfg.root);
   if (!root || root.dataset.started) { return; }
   root.dataset.started = "1";
+  root.querySelectorAll(".fedbayes-explorer-offline").forEach(function (e) { e.style.display = "none"; });
   var seq = 0, ended = false;
   function el(what, k) { return document.getElementById(cfg.panel + "-" + what + "-" + k); }
   function alive() { return !ended && document.getElementById(cfg.root) === root; }

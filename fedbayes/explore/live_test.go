@@ -210,7 +210,7 @@ func TestPanelAndScript(t *testing.T) {
 	}
 	for _, want := range []string{
 		`id="` + l.slotID("mean", 1) + `-value"`, `>2</span>`, `>0.25</span>`, `>0.5</span>`,
-		`data-state="0,0,`, `id="` + l.rootID + `"`, "Stop</button>",
+		`data-state="0,0,`, `id="` + l.rootID + `"`, "Stop</button>", `class="fedbayes-explorer-offline"`,
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("panel lacks %q", want)

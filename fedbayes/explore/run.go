@@ -407,6 +407,10 @@ func (l *live) panelHTML(c Controls, opt Options) (string, error) {
 	var b strings.Builder
 	cell := `padding:2px 6px;font:13px sans-serif`
 	fmt.Fprintf(&b, `<div id="%s" class="fedbayes-explorer-panel" data-seq="0" data-state="%s">`+"\n", l.rootID, enc)
+	// Shown until the panel's script runs, and again in a page reloaded from the saved notebook,
+	// where the controls are a copy that no cell listens to.
+	b.WriteString(`<div class="fedbayes-explorer-offline" style="font:12px sans-serif;color:#b00020">` +
+		`These controls are not connected to the kernel (the explorer ended, or this page was reloaded): run the cell again to explore.</div>` + "\n")
 	fmt.Fprintf(&b, `<div style="%s">clients <select id="%s">`, cell, l.slotID("clients", 0))
 	for k := MinClients; k <= MaxClients; k++ {
 		sel := ""
