@@ -57,7 +57,8 @@ func ozerFindings(get func(string) runSet) []Finding {
 // BFL-P mode: the damage starts later.
 const ozerBFLPLate = "the effect starts beyond the budget: EAA's and PPA's accuracy falls as their learned spread grows round by round, " +
 	"and single BFL-P-mode runs at the paper's 500 rounds (docs/reproduction/budgets.md, Paper-budget spot checks) hold their " +
-	"accuracy up to about round 300 and lose it after, while this budget runs a tenth of the paper's rounds"
+	"accuracy up to about round 300 and lose it after, while this budget runs a tenth of the paper's rounds; the collapse claim's " +
+	"preset (T = 400, in the medium report) tests it"
 
 // ozerAccuracyFindings checks the findings of Ozer et al. (2022), Sec. 4, that compare accuracy (and,
 // with 10 clients, ECE and NLL) between rows: with 100 non-IID clients EAA and PPA fall behind, with 10

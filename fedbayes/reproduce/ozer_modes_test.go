@@ -2,11 +2,13 @@ package reproduce
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -216,6 +218,46 @@ func TestOzerCalibrationFinding(t *testing.T) {
 		f := ozerCalibrationFinding(tc.rs)
 		if f.Verdict != tc.want || !slices.Equal(f.Presets, []string{ozerCalibrationName}) {
 			t.Errorf("%s: %s (%s), presets %v; want %s", tc.name, f.Verdict, f.Evidence, f.Presets, tc.want)
+		}
+	}
+}
+
+// TestOzerCollapseFinding checks the 100-client collapse claim on synthetic runs of its claim
+// preset, 40 evaluations each: judged on the last engine.CollapseTail, not on the final round nor
+// the early ones.
+func TestOzerCollapseFinding(t *testing.T) {
+	rows := func(late map[string]float64) runSet {
+		var rs runSet
+		for v, a := range late {
+			for seed := int64(0); seed < 3; seed++ {
+				r := fakeRun("x-"+v, seed, map[string]string{"variant": v}, nil)
+				r.Rows = nil
+				for i := 1; i <= 40; i++ {
+					acc := 0.85 + jitter(seed, fmt.Sprint(v, i)) // every rule alike early
+					if i > 40-engine.CollapseTail {
+						acc = a + jitter(seed, fmt.Sprint(v, i))
+					}
+					if i == 40 {
+						acc = 0.6 // a swing of the last round, alike for every rule
+					}
+					r.Rows = append(r.Rows, results.Row{Round: 10 * i, Metrics: map[string]float64{results.Accuracy: acc}})
+				}
+				rs = append(rs, r)
+			}
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		name string
+		rs   runSet
+		want Verdict
+	}{
+		{"paper", rows(map[string]float64{"FVBWA-GAA": 0.87, "FVBWA-EAA": 0.80, "FVBWA-PPA": 0.77}), Holds},
+		{"no fall", rows(map[string]float64{"FVBWA-GAA": 0.85, "FVBWA-EAA": 0.85, "FVBWA-PPA": 0.85}), Inconclusive},
+		{"no runs", nil, NotRun},
+	} {
+		if f := ozerCollapseFinding(tc.rs); f.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, f.Verdict, f.Evidence, tc.want)
 		}
 	}
 }
