@@ -160,3 +160,25 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// BenchmarkLiveCurvesRedraw builds the live chart of 12 settings x 3 seeds x 50 rounds (notebook
+// 06's size at a reduced budget), what each redraw costs the training cell.
+func BenchmarkLiveCurvesRedraw(b *testing.B) {
+	l := NewLiveCurves()
+	l.draw = func(string, *plots.Chart) error { return nil }
+	for s := range 12 {
+		for seed := range 3 {
+			l.Start(50, "setting-"+string(rune('A'+s))+" seed "+string(rune('1'+seed)))
+			for r := 1; r <= 50; r++ {
+				l.values[l.current][r] = append(l.values[l.current][r], float64(r)/50)
+				l.maxRound = max(l.maxRound, r)
+			}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := l.Chart(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
