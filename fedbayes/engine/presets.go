@@ -430,20 +430,24 @@ func fischerReduced(epochs int) func(*Spec) *Spec {
 		if epochs == 5 {
 			rounds = 4
 		}
-		return fischerCut(reduce(s, 3000, 1000, rounds, epochs, []int64{0, 1}, 0), s)
+		return fischerCut(reduce(s, 3000, 1000, rounds, epochs, []int64{0, 1}, 0), s, 0.01)
 	}
 }
 
 // fischerCut finishes the reduced or medium cut r of a Fischer et al. (2024) Table 2-3 preset s: the
-// Flipout MLP at learning rate 0.01, the IID and 2-class partitions only.
-func fischerCut(r, s *Spec) *Spec {
+// Flipout MLP at learning rate lr, the IID and 2-class partitions only.
+func fischerCut(r, s *Spec, lr float64) *Spec {
 	r = mlpFlipout(r)
 	if p, ok := s.Sweep["partition"]; ok {
 		r.Sweep = map[string][]json.RawMessage{"partition": p[:2]}
 		r.Budget += "; IID and 2-class only"
 	}
-	r.Budget += "; MLP (100 hidden, Flipout) instead of ResNet-20; lr 0.01 decaying after round T/2"
-	r.Training.LearningRate = 0.01
+	paper := ""
+	if lr == s.Training.LearningRate {
+		paper = " (the paper's)"
+	}
+	r.Budget += fmt.Sprintf("; MLP (100 hidden, Flipout) instead of ResNet-20; lr %g%s decaying after round T/2", lr, paper)
+	r.Training.LearningRate = lr
 	return r
 }
 

@@ -1,0 +1,58 @@
+package reproduce
+
+import (
+	"strings"
+	"testing"
+
+	"fedbayes.dev/fedbayes/results"
+)
+
+// TestFischerPriorFinding checks that the prior finding compares the two priors of the prior preset
+// when it ran both (the medium budget, one learning rate), and the prior preset with the E = 1 runs
+// otherwise.
+func TestFischerPriorFinding(t *testing.T) {
+	rules := []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}
+	runs := func(labels map[string]string, acc float64) runSet {
+		var rs runSet
+		for _, r := range rules {
+			for seed := int64(0); seed < 3; seed++ {
+				l := map[string]string{"variant": r}
+				for k, v := range labels {
+					l[k] = v
+				}
+				rs = append(rs, fakeRun("x-"+r, seed, l, map[string]float64{results.Accuracy: acc + jitter(seed, r+labels["prior"])}))
+			}
+		}
+		return rs
+	}
+	find := func(e1, prior runSet) Finding {
+		for _, f := range fischerFindings(func(p Preset) runSet {
+			switch p {
+			case fischerE1Preset:
+				return e1
+			case fischerPriorPreset:
+				return prior
+			}
+			return nil
+		}) {
+			if strings.HasPrefix(f.Claim, "Making the previous global posterior") {
+				return f
+			}
+		}
+		t.Fatal("no prior finding")
+		return Finding{}
+	}
+	// E = 1 runs far above (another learning rate): they must not count when both priors ran.
+	e1 := runs(map[string]string{"partition": "iid"}, 0.9)
+	both := append(runs(map[string]string{"prior": "fixed"}, 0.62), runs(map[string]string{"prior": "previous-global"}, 0.62)...)
+	if f := find(e1, both); f.Verdict != Inconclusive || !strings.Contains(f.Source, "paired by seed") {
+		t.Errorf("both priors alike: %s (%s; %s), want inconclusive, judged within the prior preset", f.Verdict, f.Evidence, f.Source)
+	}
+	hurt := append(runs(map[string]string{"prior": "fixed"}, 0.62), runs(map[string]string{"prior": "previous-global"}, 0.45)...)
+	if f := find(e1, hurt); f.Verdict != Holds {
+		t.Errorf("updated prior lower: %s (%s), want holds", f.Verdict, f.Evidence)
+	}
+	if f := find(e1, runs(map[string]string{"prior": "previous-global"}, 0.45)); f.Verdict != Holds || strings.Contains(f.Source, "paired by seed") {
+		t.Errorf("updated prior only, against the E = 1 runs: %s (%s)", f.Verdict, f.Evidence)
+	}
+}
