@@ -56,3 +56,40 @@ func TestFischerPriorFinding(t *testing.T) {
 		t.Errorf("updated prior only, against the E = 1 runs: %s (%s)", f.Verdict, f.Evidence)
 	}
 }
+
+// TestFischerParityContrast checks that the E = 5 parity finding states the same checks on the
+// E = 1 runs, and says so when parity holds there too (the paper says it does not).
+func TestFischerParityContrast(t *testing.T) {
+	rules := []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}
+	runs := func(acc float64) runSet {
+		var rs runSet
+		for _, r := range rules {
+			for seed := int64(0); seed < 3; seed++ {
+				// The spreads differ by rule, so the variance rules do not coincide.
+				rs = append(rs, fakeRun("x-"+r, seed, map[string]string{"variant": r, "partition": "iid"},
+					map[string]float64{results.Accuracy: acc + jitter(seed, r), results.Spread: float64(len(r)) * (1 + jitter(seed, r+"s"))}))
+			}
+		}
+		return rs
+	}
+	e1, e5 := runs(0.77), runs(0.80)
+	for _, f := range fischerFindings(func(p Preset) runSet {
+		switch p {
+		case fischerE1Preset:
+			return e1
+		case fischerE5Preset:
+			return e5
+		}
+		return nil
+	}) {
+		if !strings.HasPrefix(f.Claim, "With E = 5") {
+			continue
+		}
+		if f.Verdict != Holds || !strings.Contains(f.Evidence, "The same checks on the E = 1 runs: holds") ||
+			!strings.Contains(f.Evidence, "parity does not depend on the local epochs here") {
+			t.Errorf("E = 5 parity: %s (%s)", f.Verdict, f.Evidence)
+		}
+		return
+	}
+	t.Fatal("no E = 5 finding")
+}
