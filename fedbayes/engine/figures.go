@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"fedbayes.dev/fedbayes/plots"
@@ -46,6 +47,7 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 	if err != nil {
 		return "", nil, nil // no run at all: nothing to draw
 	}
+	title, caption := figureTitle(runs, title)
 	bySetting := map[string][]results.Run{}
 	for _, r := range runs {
 		bySetting[r.Meta.Setting] = append(bySetting[r.Meta.Setting], r)
@@ -84,7 +86,7 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 			continue
 		}
 		f, err := plots.NewFigureSpec(cm.metric, "learning_curves", "column",
-			plots.Curves{Title: title, XLabel: "round", YLabel: cm.label, Series: series})
+			plots.Curves{Title: title, Caption: caption, XLabel: "round", YLabel: cm.label, Series: series})
 		if err != nil {
 			return "", skipped, fmt.Errorf("engine: figure %q: %w", cm.metric, err)
 		}
@@ -115,4 +117,67 @@ func curveOf(r results.Run, metric string) (x, y []float64, ok bool) {
 		y = append(y, v)
 	}
 	return x, y, len(x) > 0
+}
+
+// titleLabels are the labels a figure's title names when every run drawn shares them.
+var titleLabels = []string{"dataset", "partition", "model", "rule", "weighting"}
+
+// figureTitle titles the figures of a results folder after what its runs share, whichever spec ran
+// last: specTitle (the spec's name and budget) when every run is of that spec at one budget, else
+// the settings' common name prefix or, without one, the labels every run shares, with the number of
+// settings. The caption gives the provenance: the runs' budget sentences and the shared labels.
+// With no runs it returns specTitle.
+func figureTitle(runs []results.Run, specTitle string) (title, caption string) {
+	if len(runs) == 0 {
+		return specTitle, ""
+	}
+	settings := map[string]bool{}
+	var budgets []string
+	prefix := strings.Split(runs[0].Meta.Setting, "-")
+	for _, r := range runs {
+		settings[r.Meta.Setting] = true
+		if b := r.Meta.Budget(); b != "" && !slices.Contains(budgets, b) {
+			budgets = append(budgets, b)
+		}
+		parts := strings.Split(r.Meta.Setting, "-")
+		n := 0
+		for n < len(prefix) && n < len(parts) && prefix[n] == parts[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	var shared []string
+	for _, name := range titleLabels {
+		v, ok := runs[0].Meta.Label(name)
+		for _, r := range runs[1:] {
+			if w, has := r.Meta.Label(name); !has || w != v {
+				ok = false
+				break
+			}
+		}
+		if ok && v != "" {
+			shared = append(shared, v)
+		}
+	}
+	sort.Strings(budgets)
+	name := strings.Join(prefix, "-")
+	switch {
+	case name != "" && len(budgets) <= 1 && strings.HasPrefix(specTitle, name+" ("):
+		// Every run is of the spec that ran now, at its budget: its title names both.
+		title = specTitle
+	case name != "" && len(settings) > 1:
+		title = fmt.Sprintf("%s (%d settings)", name, len(settings))
+	case len(shared) > 0:
+		title = fmt.Sprintf("%s (%d %s)", strings.Join(shared, ", "), len(settings), map[bool]string{true: "setting", false: "settings"}[len(settings) == 1])
+	default:
+		title = fmt.Sprintf("learning curves (%d settings)", len(settings))
+	}
+	var parts []string
+	for _, b := range budgets {
+		parts = append(parts, "budget "+b)
+	}
+	if len(shared) > 0 {
+		parts = append(parts, "every run: "+strings.Join(shared, ", "))
+	}
+	return title, strings.Join(parts, "; ")
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // TestFiguresRemovesAKilledWritersTemp: a kill before figures.json's rename leaves a temporary file
@@ -33,5 +35,43 @@ func TestFiguresRemovesAKilledWritersTemp(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Errorf("recent temporary file removed: %v", err)
+	}
+}
+
+// TestFigureTitle checks that a folder's figures are titled after what its runs share, not after
+// the spec that ran last, with the provenance in the caption.
+func TestFigureTitle(t *testing.T) {
+	run := func(setting string, labels map[string]string, budget string) results.Run {
+		return results.Run{Meta: results.Meta{Setting: setting, Labels: labels, Spec: []byte(`{"budget":"` + budget + `"}`)}}
+	}
+	lab := func(model, rule string) map[string]string {
+		return map[string]string{"dataset": "digits", "partition": "iid", "model": model, "rule": rule}
+	}
+	for _, tc := range []struct {
+		name                string
+		runs                []results.Run
+		wantTitle, wantCapt string
+	}{
+		{"one spec", []results.Run{run("quick-digits-FVBWA-GAA", lab("bayesian-mlp", "GAA"), "T=3"), run("quick-digits-FVBWA-EAA", lab("bayesian-mlp", "EAA"), "T=3")},
+			"quick-digits-FVBWA (2 settings)", "budget T=3; every run: digits, iid, bayesian-mlp"},
+		// A notebook folder: ten variational settings and a FedAvg baseline run last.
+		{"two specs", []results.Run{run("sweep-GAA", lab("bayesian-mlp", "GAA"), "T=5"), run("fedavg", lab("deterministic-mlp", "FedAvg"), "T=5")},
+			"digits, iid (2 settings)", "budget T=5; every run: digits, iid"},
+		{"one setting, the spec that ran", []results.Run{run("fedavg", lab("deterministic-mlp", "FedAvg"), "")},
+			"fedavg (T=5)", "every run: digits, iid, deterministic-mlp, FedAvg"},
+		{"one setting of another spec", []results.Run{run("other", lab("deterministic-mlp", "FedAvg"), "")},
+			"digits, iid, deterministic-mlp, FedAvg (1 setting)", "every run: digits, iid, deterministic-mlp, FedAvg"},
+	} {
+		title, caption := figureTitle(tc.runs, "fedavg (T=5)")
+		if title != tc.wantTitle || caption != tc.wantCapt {
+			t.Errorf("%s: title %q, caption %q; want %q, %q", tc.name, title, caption, tc.wantTitle, tc.wantCapt)
+		}
+	}
+	one := []results.Run{run("quick-digits-FVBWA-GAA", lab("bayesian-mlp", "GAA"), "T=3"), run("quick-digits-FVBWA-EAA", lab("bayesian-mlp", "EAA"), "T=3")}
+	if title, _ := figureTitle(one, "quick-digits-FVBWA (T=3, E=2)"); title != "quick-digits-FVBWA (T=3, E=2)" {
+		t.Errorf("every run of the spec that ran: title %q, want the spec's", title)
+	}
+	if title, _ := figureTitle(nil, "x"); title != "x" {
+		t.Errorf("no runs: %q", title)
 	}
 }
