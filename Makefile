@@ -17,7 +17,7 @@ export JUPYTER_PATH := $(BUILD)/jupyter
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help setup system tools kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce ground-truth gpu-bundle test-gpu-check vet fmt clean
+.PHONY: help setup system tools kernel kernel-install test-kernel charts data xla notebook notebook-banner strip-notebooks test test-go test-fallback test-race test-notebooks test-slurm test-fuzz test-interrupt test-explorer bench bench-step bench-round bench-ab bench-jobs bench-torch reproduce ground-truth gpu-bundle test-gpu-check vet fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$\$$/$$/g' | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -32,6 +32,9 @@ tools: ## build gonb, goimports and the fedbayes command into .build/bin
 
 kernel: tools ## write the "Go (fedbayes)" kernel spec under .build/jupyter
 	@kernels/install kernel
+
+kernel-install: tools ## install the "Go (fedbayes)" kernel for your own Jupyter (jupyter kernelspec install --user), for notebooks in any folder
+	@kernels/install user-kernel
 
 charts: ## ECharts from npm into the cache, for offline charts and figures
 	@kernels/install charts
@@ -59,7 +62,7 @@ notebook-banner:
 strip-notebooks: ## remove outputs and execution counts from notebooks/*.ipynb (run before committing a notebook)
 	@/usr/bin/python3 kernels/strip-notebooks $(NOTEBOOKS)
 
-test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks test-interrupt test-gpu-check ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless, Kernel > Interrupt, the GPU check on pure Go
+test: setup test-go test-fallback test-race test-fuzz test-slurm test-notebooks test-kernel test-interrupt test-explorer test-gpu-check ## the tests: go vet, go test (OpenBLAS, fallback, race), fuzzing, a Slurm sweep, every notebook headless, Kernel > Interrupt, the GPU check on pure Go
 
 test-go: vet
 	FEDBAYES_REQUIRE_BROWSER=1 FEDBAYES_REQUIRE_BLAS=1 $(GO) test -timeout 40m ./...
@@ -104,8 +107,14 @@ test-fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s); crashers
 	  else cat $$log; exit 1; fi; \
 	done
 
-test-interrupt: setup ## Kernel > Interrupt on notebook 02's training cell, headless: a clean stop, no panics
+test-kernel: setup ## the kernel as `make kernel-install` installs it, in a folder outside the repository: a notebook imports fedbayes, Tab completion and Shift-Tab docs (gopls)
+	@/usr/bin/python3 kernels/check-kernel
+
+test-interrupt: setup ## Kernel > Interrupt during Run All of notebook 02, headless: a clean stop in the training cell, no later cell runs, no panics
 	@/usr/bin/python3 kernels/check-interrupt
+
+test-explorer: setup ## notebook 01's live explorer in headless Chromium through Jupyter and the kernel: live after 120 s, table = controls after 50 fast key presses, reload frees the kernel
+	@/usr/bin/python3 kernels/check-explorer
 
 vet:
 	$(GO) vet ./...
