@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -44,8 +45,11 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 		return "", nil, fmt.Errorf("engine: figures: %w", err)
 	}
 	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: ExpectedRounds}, dir)
-	if err != nil {
+	if errors.Is(err, results.ErrNoRuns) {
 		return "", nil, nil // no run at all: nothing to draw
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("engine: figures: %w", err)
 	}
 	title, caption := figureTitle(runs, title)
 	bySetting := map[string][]results.Run{}

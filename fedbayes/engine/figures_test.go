@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,31 @@ func TestFigureTitle(t *testing.T) {
 	}
 	if title, _ := figureTitle(nil, "x"); title != "x" {
 		t.Errorf("no runs: %q", title)
+	}
+}
+
+// TestFiguresReportACopiedRunFolder checks that figures are not skipped silently when the folder's
+// runs cannot be read together (a copied run folder holds the same run twice): the error says so.
+func TestFiguresReportACopiedRunFolder(t *testing.T) {
+	requireDigits(t)
+	dir := t.TempDir()
+	runQuiet(t, digitsSpec(), dir, false)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			if err := os.CopyFS(filepath.Join(dir, e.Name()+".bak"), os.DirFS(filepath.Join(dir, e.Name()))); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if _, _, err := writeFigures(dir, "t"); err == nil || !strings.Contains(err.Error(), ".bak") {
+		t.Errorf("writeFigures over a copied run folder: %v, want an error naming the copy", err)
+	}
+	if path, _, err := writeFigures(t.TempDir(), "t"); path != "" || err != nil {
+		t.Errorf("an empty folder: %q, %v; want nothing and no error", path, err)
 	}
 }

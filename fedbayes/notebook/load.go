@@ -28,8 +28,8 @@ func (e *Incomplete) Error() string {
 // engine.SpecCheck; rows consistent with the status and the spec's rounds, engine.ExpectedRounds):
 // one that fails, such as a run whose rows stop at round 2 of 3 or a 3-round run under the name of
 // a 5-round spec's run, is an error naming each such folder and why, never returned as finished.
-// When some runs have not finished it returns an *Incomplete error, which Check turns into a
-// message that stops the cell cleanly.
+// When some runs have not finished (or failed: the training cell runs them again) it returns an
+// *Incomplete error naming them, which Check turns into a message that stops the cell cleanly.
 func Load(dir string, specs ...*engine.Spec) ([]results.Run, error) {
 	var finished []results.Run
 	var missing, refused []string
@@ -50,6 +50,9 @@ func Load(dir string, specs ...*engine.Spec) ([]results.Run, error) {
 			switch {
 			case err != nil || r.Status.State == "":
 				missing = append(missing, ref.Name)
+			case r.Status.State == results.Failed:
+				// run --resume runs a failed run again: it is not finished.
+				missing = append(missing, ref.Name+" (failed: "+r.Status.Reason+")")
 			case r.Status.State == results.Completed || r.Status.State == results.Diverged:
 				if err := chk.CheckRun(r); err != nil {
 					refused = append(refused, err.Error())

@@ -53,6 +53,8 @@ func writeLoadRun(t *testing.T, dir string, spec *engine.Spec, seed int64, rows 
 		err = w.Complete(last)
 	case results.Diverged:
 		err = w.Diverge(last, "NaN loss")
+	case results.Failed:
+		err = w.Fail(last, errors.New("out of memory"))
 	default:
 		err = w.Close()
 	}
@@ -93,6 +95,10 @@ func TestLoadChecksRuns(t *testing.T) {
 		{name: "another spec's divergence", spec: five, err: "nb-seed2: holds a run of another experiment", write: func(t *testing.T, dir string) {
 			writeLoadRun(t, dir, five, 1, []int{1, 2, 3, 4, 5}, results.Completed, 5)
 			writeLoadRun(t, dir, three, 2, []int{1}, results.Diverged, 2)
+		}},
+		{name: "a failed seed is not finished", spec: three, inc: true, write: func(t *testing.T, dir string) {
+			writeLoadRun(t, dir, three, 1, []int{1, 2, 3}, results.Completed, 3)
+			writeLoadRun(t, dir, three, 2, []int{1}, results.Failed, 1)
 		}},
 		{name: "one incomplete", spec: three, inc: true, write: func(t *testing.T, dir string) {
 			writeLoadRun(t, dir, three, 1, []int{1, 2, 3}, results.Completed, 3)

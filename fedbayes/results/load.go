@@ -67,6 +67,9 @@ type Skipped struct {
 // String formats the skip as "DIR: REASON".
 func (s Skipped) String() string { return s.Dir + ": " + s.Reason }
 
+// ErrNoRuns is LoadWith's error for a directory that holds no runs at all (errors.Is).
+var ErrNoRuns = errors.New("holds no runs")
+
 // Load is LoadWith without an Expect: rows are checked against the status, not the spec.
 func Load(dirs ...string) (runs []Run, skipped []Skipped, err error) {
 	return LoadWith(LoadOptions{}, dirs...)
@@ -112,7 +115,7 @@ func LoadFinished(opt LoadOptions, dirs ...string) (runs, diverged []Run, skippe
 			return nil, nil, nil, err
 		}
 		if len(runDirs) == 0 && len(orphans) == 0 {
-			return nil, nil, nil, fmt.Errorf("results: %s holds no runs (no %s in it or its sub-directories)", root, MetaFile)
+			return nil, nil, nil, fmt.Errorf("results: %s %w (no %s in it or its sub-directories)", root, ErrNoRuns, MetaFile)
 		}
 		for _, d := range orphans {
 			skipped = append(skipped, Skipped{Dir: d, Reason: "no " + MetaFile + " (a run's files without its description; a run killed while starting, or a damaged copy)"})
