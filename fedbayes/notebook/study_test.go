@@ -81,27 +81,6 @@ func TestSampleData(t *testing.T) {
 	}
 }
 
-func TestAUROC(t *testing.T) {
-	for _, tc := range []struct {
-		pos, neg []float64
-		want     float64
-	}{
-		{[]float64{3, 4}, []float64{1, 2}, 1},           // perfect
-		{[]float64{1}, []float64{2, 3}, 0},              // reversed
-		{[]float64{0, 0}, []float64{0}, 0.5},            // all tied
-		{[]float64{2, 5}, []float64{2, 1}, 0.875},       // pairs: (2,2) 1/2, (2,1) 1, (5,2) 1, (5,1) 1 -> 3.5/4
-		{[]float64{1, 3}, []float64{2, 4}, 0.25},        // only (3,2) of 4 pairs
-		{nil, []float64{1}, math.NaN()},                 // undefined
-		{[]float64{1}, nil, math.NaN()},                 // undefined
-		{[]float64{0.1, 0.9, 0.5}, []float64{0.5}, 0.5}, // (0.1) 0, (0.9) 1, (0.5) 1/2
-	} {
-		got := AUROC(tc.pos, tc.neg)
-		if !(math.Abs(got-tc.want) < 1e-12 || math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("AUROC(%v, %v) = %g, want %g", tc.pos, tc.neg, got, tc.want)
-		}
-	}
-}
-
 // result evaluates hand-made predictions: probs is [M][N][C] flattened.
 func result(t *testing.T, probs []float32, labels []int32, classes, samples int) metrics.UncertaintyResult {
 	t.Helper()

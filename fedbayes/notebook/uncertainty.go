@@ -3,7 +3,6 @@ package notebook
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/models"
@@ -239,43 +238,6 @@ func (st *Study) RetentionTable(fractions []float64, keep []int) (*TextTable, er
 	return tab, nil
 }
 
-// AUROC is the area under the ROC curve of telling pos from neg by score: the probability that a
-// random positive scores higher than a random negative, ties counting one half. It is the
-// Mann-Whitney U statistic over |pos| |neg|, with average ranks for ties; NaN when either is empty.
-func AUROC(pos, neg []float64) float64 {
-	if len(pos) == 0 || len(neg) == 0 {
-		return math.NaN()
-	}
-	type item struct {
-		v   float64
-		pos bool
-	}
-	all := make([]item, 0, len(pos)+len(neg))
-	for _, v := range pos {
-		all = append(all, item{v, true})
-	}
-	for _, v := range neg {
-		all = append(all, item{v, false})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
-	rankSum := 0.0
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].v == all[i].v {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // ranks i+1 .. j, averaged
-		for k := i; k < j; k++ {
-			if all[k].pos {
-				rankSum += avg
-			}
-		}
-		i = j
-	}
-	np, nn := float64(len(pos)), float64(len(neg))
-	return (rankSum - np*(np+1)/2) / (np * nn)
-}
-
 // Scores returns one measure's per-input scores of a result.
 func Scores(r metrics.UncertaintyResult, measure metrics.Measure) ([]float64, error) {
 	out := make([]float64, len(r.Inputs))
@@ -310,7 +272,7 @@ func (st *Study) OOD() (*TextTable, []string, error) {
 					if err != nil {
 						return nil, nil, err
 					}
-					per[k] = AUROC(pos, neg)
+					per[k] = metrics.AUROC(pos, neg)
 				}
 				m, se, err := MeanSE(per)
 				if err != nil {
