@@ -81,6 +81,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 	var notes [][]string
 	var info *runinfo.Info
 	commits := map[string]bool{}
+	newest := "" // the newest start time of the runs read (RFC 3339 sorts as text)
 	var wall wallTime
 	for _, p := range papers {
 		runs, skipped, skipNotes, err := loadRuns(opt.Dir, p, opt.Budget)
@@ -98,6 +99,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 				info = &i
 			}
 			for _, r := range rs {
+				newest = max(newest, r.Meta.Info.Time)
 				c := shortCommit(r.Meta.Info.GitCommit)
 				if r.Meta.Info.GitDirty {
 					c += " (modified)"
@@ -158,7 +160,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 	}
 	var b strings.Builder
-	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits), wall)
+	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits), newest, wall)
 	if base != nil {
 		rel, err := filepath.Rel(filepath.Dir(opt.Output), opt.Baseline)
 		if err != nil {
@@ -238,11 +240,15 @@ func verdictText(v Verdict) string {
 }
 
 // writeHeader writes the report's title, how it was made, and the summary of findings.
-func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info, commits []string, wall wallTime) {
+func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt ReportOptions, info *runinfo.Info, commits []string, newest string, wall wallTime) {
 	b.WriteString("# Reproduction report\n\n")
 	b.WriteString("Do the findings of the papers fedbayes is built from hold in fedbayes? This page is generated: ")
-	fmt.Fprintf(b, "`%s` wrote it on %s from the runs in `%s` (`fedbayes reproduce` runs the presets below, keeping finished runs "+
-		"and resuming interrupted ones, then writes this page). Do not edit it by hand.\n\n", opt.Command, time.Now().UTC().Format("2006-01-02"), opt.Dir)
+	when := "no run yet"
+	if t, err := time.Parse(time.RFC3339, newest); err == nil {
+		when = "the newest run it reads started on " + t.UTC().Format("2006-01-02")
+	}
+	fmt.Fprintf(b, "`%s` wrote it from the runs in `%s`; %s (`fedbayes reproduce` runs the presets below, keeping finished runs "+
+		"and resuming interrupted ones, then writes this page, the same page from the same runs). Do not edit it by hand.\n\n", opt.Command, opt.Dir, when)
 	if opt.Records != "" {
 		fmt.Fprintf(b, "The records of the runs it reads (each run's spec, provenance, metric rows and status; no checkpoints) are kept in "+
 			"`%s`, one archive per paper: `fedbayes reproduce -report-only -budget %s -records %s` writes this page again from them "+

@@ -379,7 +379,7 @@ func TestWriteReport(t *testing.T) {
 	md, findings := writeReport(t, dir, Reduced)
 	// Each reduced run (T = 5, evaluated at round 5 only): 15 s timed and 4 untimed rounds of 11 s,
 	// 59 s; 32 runs: 1,888 s, 31 min.
-	for _, want := range []string{"**Budget: reduced.**", "| n1-AALV | 2 | ", "88.22 ± 0.34", "32 runs, 31 min spent; budget reduced", "fedbayes reproduce -papers 002",
+	for _, want := range []string{"**Budget: reduced.**", "the newest run it reads started on 2026-01-02", "| n1-AALV | 2 | ", "88.22 ± 0.34", "32 runs, 31 min spent; budget reduced", "fedbayes reproduce -papers 002",
 		"More Bayesian layers lower the ECE, whatever the rule", "not run yet (0 of 32 runs done)", VerdictRule} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
@@ -667,5 +667,6 @@ func TestWallTimeElapsed(t *testing.T) {
 func cleanInfo() runinfo.Info {
 	info := runinfo.Collect("test")
 	info.GitDirty = false
+	info.Time = "2026-01-02T03:04:05Z" // a fixed start: the report's date comes from its runs
 	return info
 }
