@@ -1,9 +1,12 @@
 // Package notebook holds what the notebooks share, so that their cells show the research and not
 // the plumbing: the budget knob (Budget, Resolve, Knob, PerBudget), where results go (ResultsDir,
-// SpecDir), training several engine specs under one progress bar that stops cleanly on Kernel >
-// Interrupt (Train; multi-round FedBE runs through it as engine specs), running the one-round
-// predictive experiments the same way (RunPredictive), reading the runs back for the cells that depend on them (Load,
-// LoadDir), filters and groupings over runs (Where, Label, Values, SeedSeries, FinalVersus, Pick),
+// SpecDir), the budget and expected time each notebook prints first (Start, Times), spec builders
+// (PresetSpec, Sweep, FedAvgBaseline), training several engine specs under one progress bar with
+// learning curves drawn as they come (Train, LiveCurves; multi-round FedBE runs through it as engine
+// specs), Kernel > Interrupt stopping Run All (Check ends the interrupted cell as an error, Queued the
+// cells queued after it), running the one-round predictive experiments the same way
+// (RunPredictive), reading the runs back for the cells that depend on them, checked as run --resume
+// checks them (Load, LoadPredictive, LoadDir), filters and groupings over runs (Where, Label, Values, SeedSeries, FinalVersus, Pick),
 // tables (ShowTable, TextTable, MeanSE) and charts (Show, Row), the FedBE anatomy of notebook 05
 // (NewFederation, FedBEAnatomy) and the uncertainty study of notebook 03 (StudySpec, TrainStudy,
 // Study and its calibration, decomposition, retention and out-of-distribution tables).
