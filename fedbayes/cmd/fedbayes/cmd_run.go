@@ -99,12 +99,13 @@ func runRun(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: -jobs %d: want at least 1", errUsage, *jobs)
 	}
 	again := false // every run is in -o already, finished
-	if !*resume && opts.Runs == nil {
-		// Running the same command again: finished runs are shown, not refused.
-		if again, err = alreadyRun(spec, *out, positional[0]); err != nil {
+	if opts.Runs == nil {
+		// Running the same command again: finished runs are shown, not refused; a held run of another
+		// spec is refused here, before anything is printed or written.
+		if again, err = alreadyRun(spec, *out, positional[0], *resume); err != nil {
 			return err
 		}
-		opts.Resume = again
+		opts.Resume = opts.Resume || again
 	}
 	if *jobs > 1 && *taskIndex < 0 && *worker == "" && !again {
 		// What only the data shows to be wrong is refused before the workers' logs are written.
@@ -135,15 +136,25 @@ func runRun(args []string, stdout io.Writer) error {
 	return err
 }
 
-// alreadyRun says what a results directory holds of spec's runs when --resume was not given. When
-// it holds none, it returns false; when it holds every one and all of them finished, it says so on
-// notes (where, and how to see them) and returns true, so that they are kept and shown as with
-// --resume; when it holds some runs and not all finished, the error says how to continue them.
-func alreadyRun(spec *engine.Spec, dir, arg string) (bool, error) {
+// alreadyRun says what a results directory holds of spec's runs. First it checks every run of spec
+// that dir holds and can be read as every reader does (results.CheckOptions with
+// engine.ExpectedRounds and engine.SpecCheck): a run of another experiment under the same name (the
+// spec changed since it ran), or one whose rows do not match its status, is an error naming its
+// folder and what differs, whatever resume says. Then, with resume, it returns false. Without it:
+// when dir holds none of the runs, it returns false; when it holds every one and all of them
+// finished (completed or diverged), it says so on notes (where, and how to see them) and returns
+// true, so that they are kept and shown as with --resume; when it holds some runs and not all
+// finished, the error says how to continue them.
+func alreadyRun(spec *engine.Spec, dir, arg string, resume bool) (bool, error) {
 	refs, err := engine.RunList(spec)
 	if err != nil {
 		return false, err
 	}
+	same, err := engine.SpecCheck(spec)
+	if err != nil {
+		return false, err
+	}
+	check := results.CheckOptions{Expect: engine.ExpectedRounds, Spec: same}
 	held, finished := 0, 0
 	for _, ref := range refs {
 		runDir := filepath.Join(dir, ref.Name)
@@ -151,12 +162,19 @@ func alreadyRun(spec *engine.Spec, dir, arg string) (bool, error) {
 			continue
 		}
 		held++
-		if run, err := results.ReadRun(runDir); err == nil && (run.Status.State == results.Completed || run.Status.State == results.Diverged) {
+		run, err := results.ReadRun(runDir)
+		if err != nil {
+			continue // not finished: --resume repairs it, or says why it cannot
+		}
+		if err := check.CheckRun(run); err != nil {
+			return false, fmt.Errorf("%v; remove it to run it again, or choose another results directory with -o", err)
+		}
+		if run.Status.State == results.Completed || run.Status.State == results.Diverged {
 			finished++
 		}
 	}
 	switch {
-	case held == 0:
+	case resume || held == 0:
 		return false, nil
 	case finished == len(refs):
 		fmt.Fprintf(notes, "fedbayes run: %s already holds the %d finished run(s) of %s; they are kept and shown below (fedbayes table %s tabulates them; -o DIR runs them again elsewhere)\n",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,43 @@ func TestRunCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "cli-seed1", "status.json")); err != nil {
 		t.Errorf("no status.json: %v", err)
 	}
+	// The same command with a changed spec: the finished run is of another experiment, so the
+	// command fails before anything is printed or written, naming the folder and what differs.
+	changed := filepath.Join(dir, "changed.json")
+	writeFile(t, changed, strings.Replace(mustRead(t, spec), `"lr": 0.1`, `"lr": 0.05`, 1))
+	figures := mustRead(t, filepath.Join(out, "figures.json"))
+	written, err := os.Stat(filepath.Join(out, "figures.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, resume := range []bool{false, true} {
+		args := []string{"run", changed, "-o", out}
+		if resume {
+			args = append(args, "--resume")
+		}
+		var stdout, stderr bytes.Buffer
+		if got := runMain(args, &stdout, &stderr); got != 1 {
+			t.Errorf("%v: status %d, want 1\nstderr %s", args, got, stderr.String())
+		}
+		want := "fedbayes run: " + filepath.Join(out, "cli-seed1") + ": holds a run of another experiment (the specs differ: training.lr: 0.1 in the recorded run, 0.05 now)"
+		if stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 ||
+			strings.Contains(stderr.String(), "engine:") || !strings.Contains(stderr.String(), "choose another results directory with -o") {
+			t.Errorf("%v: want one error line starting %q and no output\nstdout %q\nstderr %q", args, want, stdout.String(), stderr.String())
+		}
+		if fi, err := os.Stat(filepath.Join(out, "figures.json")); err != nil || !fi.ModTime().Equal(written.ModTime()) ||
+			mustRead(t, filepath.Join(out, "figures.json")) != figures {
+			t.Errorf("%v: figures.json was rewritten (%v)", args, err)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestRunRefusesDataErrorsFirst checks that a field only the data shows to be wrong (a sort feature
