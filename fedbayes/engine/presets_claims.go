@@ -83,26 +83,12 @@ func keepRows(vs []Variant, rows []string) []Variant {
 	return keep
 }
 
-// addClaim registers base+suffix, cut from base's full spec when it is built.
-func addClaim(base, suffix, about string, cut func(*Spec) *Spec) {
-	presets[base+suffix] = preset{
-		about: about,
-		full: func() *Spec {
-			p, ok := presets[base]
-			if !ok {
-				panic("engine: claim preset of unknown preset " + base) // a programming error, caught by TestPresets
-			}
-			return cut(p.full())
-		},
-	}
-}
-
 func init() {
-	addClaim("ozer2022-fmnist-c100-dirichlet"+BFLPSuffix, CollapseSuffix,
+	addCut("ozer2022-fmnist-c100-dirichlet"+BFLPSuffix, CollapseSuffix,
 		"Ozer et al. (2022), Table 3's 100-client non-IID accuracy claim (BFL-P mode) at T = 400, E = 10: FVBWA-GAA, EAA, PPA",
 		ozerCollapse)
 	base := "ozer2022-fmnist-c10-iid" + BFLPSuffix
-	addClaim(base, CalibrationSuffix,
+	addCut(base, CalibrationSuffix,
 		"Ozer et al. (2022), Table 1's calibration claim (10 IID clients, BFL-P mode) at the paper's E = 10, T = 12: FED, FVBWA-GAA, FVBWA-EAA",
 		ozerCalibration)
 }

@@ -93,15 +93,20 @@ func mediumFischerPrior(s *Spec) *Spec {
 // 2-class partitions.
 func mediumFischerDWC(s *Spec) *Spec { return dwcCut(medium(s, 12000, 0, 1, 40, 0), s, 40) }
 
-// addMedium registers base+MediumSuffix, cut from base's full spec when it is built (so the order of
-// the package's init functions does not matter).
+// addMedium registers base+MediumSuffix, cut from base's full spec (addCut).
 func addMedium(base string, cut func(*Spec) *Spec) {
-	presets[base+MediumSuffix] = preset{
-		about: fmt.Sprintf("%s at the medium budget", base),
+	addCut(base, MediumSuffix, fmt.Sprintf("%s at the medium budget", base), cut)
+}
+
+// addCut registers base+suffix, described by about, cut from base's full spec when it is built (so
+// the order of the package's init functions does not matter).
+func addCut(base, suffix, about string, cut func(*Spec) *Spec) {
+	presets[base+suffix] = preset{
+		about: about,
 		full: func() *Spec {
 			p, ok := presets[base]
 			if !ok {
-				panic("engine: medium preset of unknown preset " + base) // a programming error, caught by TestPresets
+				panic("engine: preset " + base + suffix + " cut from unknown preset " + base) // a programming error, caught by TestPresets
 			}
 			return cut(p.full())
 		},
