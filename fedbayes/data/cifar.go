@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,22 +45,29 @@ type CIFARFile struct {
 // labels. A size that is not a whole number of records, a record count other than f.Records, or a
 // label outside [0, f.NumClasses) is an error naming the file.
 func ReadCIFARBinary(f CIFARFile) (x []float32, labels []int32, err error) {
-	raw, err := os.ReadFile(f.Path)
-	if err != nil {
-		return nil, nil, err
-	}
 	if f.LabelBytes < 1 || f.LabelIndex < 0 || f.LabelIndex >= f.LabelBytes {
 		return nil, nil, fileErrorf(f.Path, "bad CIFAR layout: label index %d of %d label bytes", f.LabelIndex, f.LabelBytes)
 	}
+	file, err := os.Open(f.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	// The size is checked before anything is read (whole records, the official count, the memory
+	// bound on the file's bytes), and no more than that size is read.
+	if err := checkCIFARSize(f, st.Size()); err != nil {
+		return nil, nil, err
+	}
+	raw := make([]byte, st.Size())
+	if _, err := io.ReadFull(file, raw); err != nil {
+		return nil, nil, fileErrorf(f.Path, "shorter than its size of %d bytes when read: %v", st.Size(), err)
+	}
 	rec := f.LabelBytes + cifarImageBytes
-	if len(raw) == 0 || len(raw)%rec != 0 {
-		return nil, nil, fileErrorf(f.Path, "size %d bytes is not a whole number of %d-byte records (%d label byte(s) + 3072 pixels): truncated, or not the CIFAR binary version",
-			len(raw), rec, f.LabelBytes)
-	}
 	n := len(raw) / rec
-	if f.Records > 0 && n != f.Records {
-		return nil, nil, fileErrorf(f.Path, "holds %d records, the official file holds %d: truncated or a different file", n, f.Records)
-	}
 	x = make([]float32, n*cifarImageBytes)
 	labels = make([]int32, n)
 	for i := 0; i < n; i++ {
@@ -78,6 +86,21 @@ func ReadCIFARBinary(f CIFARFile) (x []float32, labels []int32, err error) {
 		}
 	}
 	return x, labels, nil
+}
+
+// checkCIFARSize refuses a CIFAR file of size bytes that is not a whole number of records, holds
+// another count than f.Records, or whose values would take more memory than the bound allows.
+func checkCIFARSize(f CIFARFile, size int64) error {
+	rec := int64(f.LabelBytes + cifarImageBytes)
+	if size == 0 || size%rec != 0 {
+		return fileErrorf(f.Path, "size %d bytes is not a whole number of %d-byte records (%d label byte(s) + 3072 pixels): truncated, or not the CIFAR binary version",
+			size, rec, f.LabelBytes)
+	}
+	n := size / rec
+	if f.Records > 0 && n != int64(f.Records) {
+		return fileErrorf(f.Path, "holds %d records, the official file holds %d: truncated or a different file", n, f.Records)
+	}
+	return checkDataMemory(f.Path, fmt.Sprintf("its %d CIFAR records", n), size)
 }
 
 // readCIFARFiles reads and concatenates CIFAR binary files into one dataset.
@@ -159,9 +182,13 @@ func LoadCIFAR100(dir string, coarse bool) (train, test *Dataset, err error) {
 	return train, test, nil
 }
 
+// labelNamesBound is the most bytes a class-name file (CIFAR's batches.meta.txt, EMNIST's
+// mapping.txt) may hold; a longer one is ignored, as a malformed one is.
+const labelNamesBound = 1 << 20
+
 // readLabelNames reads one class name per non-empty line; nil unless there are exactly n.
 func readLabelNames(path string, n int) []string {
-	raw, err := os.ReadFile(path)
+	raw, err := readAllMaybeGzipMax(path, labelNamesBound)
 	if err != nil {
 		return nil
 	}

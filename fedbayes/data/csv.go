@@ -29,9 +29,11 @@ type CSVOptions struct {
 // LoadCSV reads a table with a header row, raw or gzip-compressed, as a regression dataset (or a
 // classification dataset with opts.Classification). Every feature cell must be a number: an empty,
 // "NA" or malformed cell is an error naming the file, line and column. Values are not normalised;
-// Load standardises the features with the training split's statistics.
+// Load standardises the features with the training split's statistics. A file whose content is
+// longer than MaxDataMemory / DataMemoryFactor bytes is refused, with no more than that read or
+// decompressed.
 func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
-	all, err := readAllMaybeGzip(path)
+	all, err := readTable(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -30,9 +31,23 @@ func FuzzReadIDX(f *testing.F) {
 	f.Add(idxBytes([]int{3}, []byte{0, 1, 9}))
 	f.Add(gzipBytes(f, idxBytes([]int{1, 28, 28}, testImages(1, 784))))
 	f.Add(idxBytes([]int{1 << 30, 1 << 30}, nil))
+	// Dimensions whose product wraps a signed 64-bit integer negative, over 64 MiB of zeros.
+	f.Add(gzipBytes(f, idxBytes([]int{1 << 20, 1 << 20, 1 << 23}, make([]byte, 64<<20))))
+	// A low memory bound, so that the allocation check below catches a read that ignores it.
+	old := MaxDataMemory
+	defer func() { MaxDataMemory = old }()
+	const contentBound = 16 << 20
+	MaxDataMemory = contentBound * DataMemoryFactor
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		p := fuzzFile(t, "x-idx3-ubyte", raw)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		idx, err := ReadIDX(p)
+		runtime.ReadMemStats(&after)
+		// ReadIDX allocates about the content it accepts, never more than the memory bound allows.
+		if got := after.TotalAlloc - before.TotalAlloc; got > 3*contentBound+1<<20 {
+			t.Fatalf("ReadIDX allocated %d bytes (error: %v); the bound allows %d bytes of content", got, err, contentBound)
+		}
 		if err != nil {
 			checkNamed(t, err, p)
 			return

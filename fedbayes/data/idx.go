@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,8 +27,8 @@ const idxTypeUint8 = 0x08
 // element type other than unsigned byte, a truncated file or bytes left after the data are errors.
 // The header is read first: dimensions whose values would take more memory once loaded than the
 // bound allows (checkDataMemory: DataMemoryFactor times their bytes against MaxDataMemory) are
-// refused before any data is read, and no more than the header's declared bytes (plus one) are
-// ever decompressed or allocated.
+// refused before any data is read (as are dimensions whose product exceeds 2^40), and no more than
+// the header's declared bytes (plus one) are ever decompressed or allocated.
 func ReadIDX(path string) (*IDX, error) {
 	head, readErr, err := readPrefixMaybeGzip(path, idxMaxHeader)
 	if err != nil {
@@ -61,6 +60,9 @@ func ReadIDX(path string) (*IDX, error) {
 // idxMaxHeader is the longest IDX header: the magic number and 255 dimensions.
 const idxMaxHeader = 4 + 4*255
 
+// idxMaxValues is the most values an IDX header may declare (2^40), whatever the memory bound.
+const idxMaxValues = 1 << 40
+
 // parseIDXHeader reads the magic number and dimensions from the start of an IDX file's content:
 // the header's length in bytes and the number of values it declares.
 func parseIDXHeader(path string, raw []byte) (dims []int, header, total int, err error) {
@@ -90,10 +92,10 @@ func parseIDXHeader(path string, raw []byte) (dims []int, header, total int, err
 			return nil, 0, 0, fileErrorf(path, "IDX dimension %d is %d", i, d)
 		}
 		dims[i] = d
-		total *= d
-		if total > 1<<40 {
-			return nil, 0, 0, fileErrorf(path, "IDX dimensions %v are implausibly large", dims[:i+1])
+		if total > idxMaxValues/d { // checked before multiplying, so the product cannot overflow
+			return nil, 0, 0, fileErrorf(path, "IDX dimensions %v are implausibly large (more than 2^40 values)", dims[:i+1])
 		}
+		total *= d
 	}
 	return dims, header, total, nil
 }
@@ -328,7 +330,7 @@ func LoadEMNIST(dir, split string) (train, test *Dataset, err error) {
 // emnistClassNames reads emnist-SPLIT-mapping.txt ("label code [code]" per line, codes in ASCII)
 // when it exists and is consistent; otherwise it returns nil.
 func emnistClassNames(folder, prefix string, numClasses, offset int) []string {
-	raw, err := os.ReadFile(filepath.Join(folder, prefix+"mapping.txt"))
+	raw, err := readAllMaybeGzipMax(filepath.Join(folder, prefix+"mapping.txt"), labelNamesBound)
 	if err != nil {
 		return nil
 	}

@@ -83,8 +83,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 }
 
 // dataFileMode and dataDirMode are the modes of what Install writes, whatever the umask and the
-// package's own modes: readable by every user, so that one data folder serves a shared machine
-// (a manifest written 0600 made other users' checks say "not installed" or "CORRUPT").
+// package's own modes: readable by every user, so that one data folder serves a shared machine and
+// every user's check of the manifest and files can read them. Every run of Install also widens an
+// installed file, folder or the manifest that lacks some of these bits (widenModes).
 const (
 	dataFileMode os.FileMode = 0o644
 	dataDirMode  os.FileMode = 0o755
@@ -158,7 +159,8 @@ type installer struct {
 // with `apt-get download` (no root needed) and unpacked with `dpkg-deb -x` into a temporary folder
 // inside dir; only the data files are kept, moved into place with a rename, so an interrupted
 // install never leaves half a dataset. The package versions and file digests are recorded in
-// dir/manifest.json. A folder already installed is left alone, so a second run is quick.
+// dir/manifest.json. A folder already installed is not fetched again, so a second run is quick;
+// every run gives the manifest, the installed files and their folders at least modes 0644 and 0755.
 func Install(dir string, log io.Writer) error {
 	return installer{download: aptDownload}.install(dir, log)
 }
@@ -189,6 +191,9 @@ func (in installer) install(dir string, log io.Writer) error {
 	for _, src := range debSources {
 		folder := filepath.Join(dir, src.folder)
 		if e, ok := m.Folders[src.folder]; ok && e.Package == src.pkg && e.complete(folder, src.files) {
+			if err := widenModes(folder, src.files); err != nil {
+				return fmt.Errorf("data install %s: %w", src.folder, err)
+			}
 			fmt.Fprintf(log, "%-14s already installed in %s (%s %s)\n", src.folder, folder, e.Package, e.Version)
 			continue
 		}
@@ -203,6 +208,41 @@ func (in installer) install(dir string, log io.Writer) error {
 		}
 		fmt.Fprintf(log, "%-14s installed in %s from %s %s (%d files, %.1fs)\n",
 			src.folder, folder, entry.Package, entry.Version, len(entry.Files), time.Since(start).Seconds())
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+		if err := widenMode(filepath.Join(dir, ManifestFile), dataFileMode); err != nil {
+			return fmt.Errorf("data install: %w", err)
+		}
+	}
+	return nil
+}
+
+// widenModes gives an installed folder and its files at least dataDirMode and dataFileMode.
+func widenModes(folder string, files []string) error {
+	if err := widenMode(folder, dataDirMode); err != nil {
+		return err
+	}
+	for _, name := range files {
+		if err := widenMode(filepath.Join(folder, name), dataFileMode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// widenMode adds the permission bits of want that path lacks (0600 becomes 0644 for want 0644), and
+// leaves a mode that has them all unchanged; a file this user may not chmod is an error naming it.
+func widenMode(path string, want os.FileMode) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	perm := fi.Mode().Perm()
+	if perm&want == want {
+		return nil
+	}
+	if err := os.Chmod(path, perm|want); err != nil {
+		return fmt.Errorf("making %s readable by every user: %w", path, err)
 	}
 	return nil
 }

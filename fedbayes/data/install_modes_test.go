@@ -48,3 +48,47 @@ func TestInstallWritesReadableFiles(t *testing.T) {
 		t.Errorf("checked %d files and folders; the install wrote more", seen)
 	}
 }
+
+// TestInstallWidensRestrictiveModes installs, makes the manifest, a data file and a folder private
+// (as an older install or a private umask left them), and checks that a second install, which
+// finds everything installed, makes them readable by every user again (0644 files, 0755 folders),
+// and leaves a wider mode as it is.
+func TestInstallWidensRestrictiveModes(t *testing.T) {
+	debs := fakeDebs(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	calls := 0
+	in := fakeInstaller(debs, &calls, "")
+	if err := in.install(dir, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path      string
+		set, want os.FileMode
+	}{
+		{filepath.Join(dir, ManifestFile), 0o600, 0o644},
+		{filepath.Join(dir, "fashion-mnist", "train-images-idx3-ubyte.gz"), 0o600, 0o644},
+		{filepath.Join(dir, SklearnDir, "iris.csv"), 0o640, 0o644},
+		{filepath.Join(dir, SklearnDir, "wine_data.csv"), 0o664, 0o664},
+		{filepath.Join(dir, SklearnDir), 0o700, 0o755},
+	}
+	for _, tc := range tests {
+		if err := os.Chmod(tc.path, tc.set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.install(dir, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Fatalf("the second install fetched again (%d fetches)", calls)
+	}
+	for _, tc := range tests {
+		fi, err := os.Stat(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != tc.want {
+			t.Errorf("%s: mode %v after a second install (was %v), want %v", tc.path, got, tc.set, tc.want)
+		}
+	}
+}

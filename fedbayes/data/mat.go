@@ -36,6 +36,9 @@ var matClassNames = map[byte]string{
 	12: "int32", 13: "uint32", 14: "int64", 15: "uint64",
 }
 
+// matMaxValues is the most values a MAT variable may declare (2^40), whatever the memory bound.
+const matMaxValues = 1 << 40
+
 // matTypeSizes is the byte size of each numeric data type.
 var matTypeSizes = map[uint32]int{
 	miINT8: 1, miUINT8: 1, miINT16: 2, miUINT16: 2, miINT32: 4, miUINT32: 4,
@@ -115,6 +118,9 @@ func ReadMAT(path string, names ...string) (map[string]*MATArray, error) {
 		arr, err := m.readTopElement(br)
 		if err == io.EOF {
 			return out, nil
+		}
+		if fe := (*FileError)(nil); errors.As(err, &fe) {
+			return nil, err // names the file already (the memory bound)
 		}
 		if err != nil {
 			return nil, fileErrorf(path, "element %d: %v", element, err)
@@ -330,10 +336,10 @@ func (m *matReader) readMatrix(r io.Reader, n int) (*MATArray, error) {
 			return nil, fmt.Errorf("negative dimension %d", d)
 		}
 		dims[i] = d
-		count *= d
-		if count > 1<<40 {
-			return nil, fmt.Errorf("dimensions %v are implausibly large", dims[:i+1])
+		if d > 0 && count > matMaxValues/d { // checked before multiplying, so the product cannot overflow
+			return nil, fmt.Errorf("dimensions %v are implausibly large (more than 2^40 values)", dims[:i+1])
 		}
+		count *= d
 	}
 	_, nameBytes, err := m.readSub(r, "array name", n)
 	if err != nil {
@@ -346,7 +352,12 @@ func (m *matReader) readMatrix(r io.Reader, n int) (*MATArray, error) {
 	if word&0x0800 != 0 {
 		return nil, fmt.Errorf("variable %q is complex: only real arrays are supported", arr.Name)
 	}
-	rt, real, err := m.readSub(r, fmt.Sprintf("variable %q real part", arr.Name), n)
+	// Every value takes at least one byte: a variable declaring more than the memory bound allows
+	// is refused before its data is read, and its real part is read only up to 8 bytes a value.
+	if err := checkDataMemory(m.path, fmt.Sprintf("MAT variable %q dimensions %v", arr.Name, dims), int64(count)); err != nil {
+		return nil, err
+	}
+	rt, real, err := m.readSub(r, fmt.Sprintf("variable %q real part", arr.Name), min(n, 8*count))
 	if err != nil {
 		return nil, err
 	}

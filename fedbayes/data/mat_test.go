@@ -142,6 +142,9 @@ func TestMATAndSVHNErrors(t *testing.T) {
 	complexX.class = 9
 	complexFile := matFile(t, le, false, complexX, y)
 	complexFile[128+8+8+1] |= 0x08 // array-flags word, byte 1: complex bit 0x0800
+	// 2^17 * 2^17 * 2^30 = 2^64: a product that wraps to 0, matching an empty real part.
+	wrapX := x
+	wrapX.dims, wrapX.u8 = []int{1 << 17, 1 << 17, 1 << 30, 1}, nil
 	notMAT := append([]byte("MATLAB 4? no"), make([]byte, 200)...)
 	v73 := append([]byte("MATLAB 7.3 MAT-file"), make([]byte, 200)...)
 	flipped := append([]byte{}, good...)
@@ -157,6 +160,7 @@ func TestMATAndSVHNErrors(t *testing.T) {
 		{"label count", matFile(t, le, false, x, short), "one label per image"},
 		{"missing y", matFile(t, le, true, x), "must hold variables X and y"},
 		{"complex", complexFile, "complex"},
+		{"dimensions whose product overflows", matFile(t, le, false, wrapX, y), "dimensions [131072 131072 1073741824] are implausibly large"},
 		{"not MAT v5", notMAT, "not a MAT v5 file"},
 		{"v7.3", v73, "HDF5"},
 		{"header only", good[:100], "too short"},
@@ -201,6 +205,33 @@ func TestReadMATEveryTruncation(t *testing.T) {
 					t.Fatalf("%s cut at %d: variable %s has %d values, want %d", file, n, name, v.Len(), w.Len())
 				}
 			}
+		}
+	}
+}
+
+// TestMATMemoryBound checks that ReadMAT refuses a variable whose declared values would take more
+// memory once loaded than MaxDataMemory allows, naming the file, the variable and its dimensions,
+// and reads it under a bound that allows it.
+func TestMATMemoryBound(t *testing.T) {
+	old := MaxDataMemory
+	defer func() { MaxDataMemory = old }()
+	x, y := svhnVars(testImages(2, cifarImageBytes), []int{1, 2})
+	p := writeFile(t, filepath.Join(t.TempDir(), "train_32x32.mat"), matFile(t, binary.LittleEndian, true, x, y))
+	tests := []struct {
+		bound int64
+		want  string // "": it loads
+	}{
+		{16 << 30, ""},
+		{DataMemoryFactor * 1000, p + `: MAT variable "X" dimensions [32 32 3 2] declare 6.0 KiB of values`},
+	}
+	for _, tc := range tests {
+		MaxDataMemory = tc.bound
+		_, err := ReadMAT(p, "X", "y")
+		if tc.want == "" && err != nil {
+			t.Errorf("bound %d: %v", tc.bound, err)
+		}
+		if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("bound %d: error %v, want %q", tc.bound, err, tc.want)
 		}
 	}
 }

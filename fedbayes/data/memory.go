@@ -9,15 +9,16 @@ import (
 	"sync"
 )
 
-// DataMemoryFactor is the memory a run holds per byte of a dataset file's raw values: about 15,
-// measured on IDX files (issue 36: a 784 MB file of 1M images took 11.3 GB): the bytes read, their
-// float32 values (4 bytes each), the training/test and subsample copies, the partition and the
-// clients' copies.
+// DataMemoryFactor is the memory a run holds per byte of a dataset file's raw values: the bytes
+// read, their float32 values (4 bytes each), the training/test and subsample copies, the partition
+// and the clients' copies. 15 is what a run took on IDX files (a 784 MB file of 1M images: 11.3
+// GB). Loaders refuse a file whose raw values exceed MaxDataMemory / DataMemoryFactor bytes.
 const DataMemoryFactor = 15
 
 // MaxDataMemory bounds the memory that the raw values of one dataset file may take once loaded
-// (DataMemoryFactor times their bytes, as the file's header declares them): a file declaring more is
-// refused, naming it, before any of its data is read or allocated. 0 (the default) means the
+// (DataMemoryFactor times their bytes: as an IDX header or a MAT variable declares them, a CIFAR
+// file's size, a table's content): a file with more is refused, naming it, before more than
+// MaxDataMemory / DataMemoryFactor bytes of it are read or decompressed. 0 (the default) means the
 // machine's total memory (MemTotal in /proc/meminfo), or DefaultMaxDataMemory where it is unknown.
 var MaxDataMemory int64
 
@@ -62,10 +63,14 @@ func dataMemoryBound() (int64, string) {
 }
 
 // checkDataMemory refuses a file whose declared raw values (what: e.g. "IDX dimensions [8000000 28
-// 28]", raw bytes) would take more memory once loaded than the bound allows.
+// 28]", raw bytes) would take more memory once loaded than the bound allows; a negative size is
+// refused too.
 func checkDataMemory(path, what string, raw int64) error {
 	bound, from := dataMemoryBound()
-	if raw <= 0 || raw <= bound/DataMemoryFactor {
+	if raw < 0 {
+		return fileErrorf(path, "%s declare a negative size (%d bytes)", what, raw)
+	}
+	if raw <= bound/DataMemoryFactor {
 		return nil
 	}
 	return fileErrorf(path, "%s declare %s of values, which would take about %s of memory once loaded (%dx the raw bytes), more than %s (%s); "+

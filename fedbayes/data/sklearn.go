@@ -33,7 +33,9 @@ const SklearnDir = "sklearn"
 // dir/sklearn or dir: "digits" (1,797 8x8 images, 10 classes, shape [8, 8, 1], pixels 0..16 scaled
 // to [0, 1]), "iris" (150 x 4, 3 classes), "wine" (178 x 13, 3 classes), "breast-cancer" (569 x 30,
 // 2 classes), "boston" (506 x 13, regression on MEDV) or "diabetes" (442 x 10 raw features,
-// regression). Table features are returned unnormalised; Load splits and standardises them.
+// regression). Table features are returned unnormalised; Load splits and standardises them. A file
+// whose content is longer than MaxDataMemory / DataMemoryFactor bytes is refused, with no more than
+// that read or decompressed.
 func LoadSklearn(name, dir string) (*Dataset, error) {
 	t, ok := sklearnTables[name]
 	if !ok {
@@ -68,7 +70,7 @@ func SklearnNames() []string {
 // readRows reads a whole text table of numbers (raw or gzip) split by sep ("" splits on blanks),
 // skipping the first skip lines; every row must have want fields.
 func readRows(path string, skip int, sep string, want int) ([][]float64, error) {
-	raw, err := readAllMaybeGzip(path)
+	raw, err := readTable(path)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func readRows(path string, skip int, sep string, want int) ([][]float64, error) 
 
 // sklearnHeader parses the first line "N,F,name,..." of scikit-learn's CSVs.
 func sklearnHeader(path string) (n, f int, names []string, err error) {
-	raw, err := readAllMaybeGzip(path)
+	raw, err := readTable(path)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -215,7 +217,7 @@ func loadSklearnBoston(path string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := readAllMaybeGzip(path)
+	raw, err := readTable(path)
 	if err != nil {
 		return nil, err
 	}
