@@ -14,7 +14,8 @@ func init() {
 	register(&command{name: "table", summary: "tabulate results: mean ± standard error over seeds, best in bold (Markdown, LaTeX)", run: runTable})
 }
 
-// runTable loads the completed runs of the results directories and prints the papers' table.
+// runTable loads the completed and diverged runs of the results directories and prints the papers'
+// table (a diverged run is left out of its cell's mean; a cell whose runs all diverged says so).
 func runTable(args []string, stdout io.Writer) error {
 	fs := newFlagSet("table", "RESULTS_DIR...", stdout)
 	metrics := fs.String("metrics", "accuracy,nll,ece", "comma-separated metric columns; METRIC:higher|lower|none sets the direction of a metric fedbayes does not know")
@@ -65,14 +66,19 @@ func runTable(args []string, stdout io.Writer) error {
 	for _, r := range diverged {
 		fmt.Fprintf(notes, "fedbayes table: skipped %s: %s (left out of its cell's mean; the table's note names it)\n", r.Dir, r.Status)
 	}
+	if len(runs)+len(diverged) == 0 {
+		return fmt.Errorf("no completed or diverged runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
+	}
 	if len(runs) == 0 {
-		return fmt.Errorf("no completed runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
+		// results.NewTable needs a completed run to check the metrics against.
+		return fmt.Errorf("no completed runs in %s: all %d finished runs diverged (named above; %d other run(s) skipped), so no cell has a mean to show",
+			strings.Join(fs.Args(), ", "), len(diverged), len(skipped))
 	}
 	rowLabels, colLabels := splitList(*rows), splitList(*cols)
 	if len(rowLabels) == 0 {
 		rowLabels = []string{results.SettingLabel}
 	}
-	if mixed := results.MixedLabels(runs, append(append([]string{}, rowLabels...), colLabels...)); len(mixed) > 0 {
+	if mixed := results.MixedLabels(append(append([]results.Run{}, runs...), diverged...), append(append([]string{}, rowLabels...), colLabels...)); len(mixed) > 0 {
 		fmt.Fprintf(notes, "fedbayes table: columns also split by %s: its values differ between runs of one cell (give -cols to choose the split)\n", strings.Join(mixed, ", "))
 		colLabels = append(colLabels, mixed...)
 	}
@@ -92,7 +98,11 @@ func runTable(args []string, stdout io.Writer) error {
 	if err := results.WriteFileAtomic(*out, []byte(text), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d rows, %d columns, %d runs\n", *out, len(tab.Rows), len(tab.Columns), len(runs))
+	fmt.Fprintf(stdout, "wrote %s: %d rows, %d columns, %d runs", *out, len(tab.Rows), len(tab.Columns), len(runs)+len(diverged))
+	if len(diverged) > 0 {
+		fmt.Fprintf(stdout, " (%d diverged)", len(diverged))
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 

@@ -89,7 +89,7 @@ func TestTableCommandLaTeXToFile(t *testing.T) {
 	if got := runMain(args, &stdout, &stderr); got != 0 {
 		t.Fatalf("status %d: %s", got, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "wrote "+out+": 2 rows, 2 columns, 4 runs") {
+	if !strings.Contains(stdout.String(), "wrote "+out+": 2 rows, 2 columns, 5 runs (1 diverged)\n") {
 		t.Errorf("stdout %q", stdout.String())
 	}
 	data, err := os.ReadFile(out)
@@ -108,6 +108,31 @@ func TestTableCommandLaTeXToFile(t *testing.T) {
 	}
 }
 
+// TestTableCommandDivergedCounts: diverged runs count in what -o says it wrote, and a folder where
+// every run diverged says so (not "no completed runs (0 skipped)").
+func TestTableCommandDivergedCounts(t *testing.T) {
+	root := tableFixture(t)
+	out := filepath.Join(t.TempDir(), "table.md")
+	var stdout, stderr bytes.Buffer
+	if got := runMain([]string{"table", "-rows", "rule", "-o", out, root}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	if want := "wrote " + out + ": 2 rows, 3 columns, 5 runs (1 diverged)\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	dv := t.TempDir()
+	writeTableRun(t, dv, "eaa", "fmnist", 1, map[string]float64{"accuracy": 0.1}, results.Diverged)
+	writeTableRun(t, dv, "gaa", "fmnist", 1, map[string]float64{"accuracy": 0.1}, results.Diverged)
+	writeTableRun(t, dv, "gaa", "fmnist", 2, map[string]float64{"accuracy": 0.1}, "")
+	stderr.Reset()
+	if got := runMain([]string{"table", "-metrics", "accuracy", dv}, &stdout, &stderr); got != 1 {
+		t.Fatalf("status %d, want 1: %s", got, stderr.String())
+	}
+	if want := "fedbayes table: no completed runs in " + dv + ": all 2 finished runs diverged (named above; 1 other run(s) skipped)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	}
+}
+
 func TestTableCommandErrors(t *testing.T) {
 	root := tableFixture(t)
 	empty := t.TempDir()
@@ -122,7 +147,7 @@ func TestTableCommandErrors(t *testing.T) {
 		{"no directory", []string{"table"}, 2, "give at least one results directory"},
 		{"missing directory", []string{"table", filepath.Join(root, "nope")}, 1, "nope"},
 		{"empty directory", []string{"table", empty}, 1, "holds no runs"},
-		{"only incomplete runs", []string{"table", incomplete}, 1, "no completed runs"},
+		{"only incomplete runs", []string{"table", incomplete}, 1, "no completed or diverged runs in " + incomplete + " (1 skipped)"},
 		{"unknown metric direction", []string{"table", "-metrics", "tpr", root}, 2, `"tpr" has no known direction`},
 		{"missing metric", []string{"table", "-metrics", "brier", root}, 1, `no run records metric "brier"`},
 		{"missing label", []string{"table", "-rows", "weighting", root}, 1, `no label "weighting"`},
