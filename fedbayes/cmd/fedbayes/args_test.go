@@ -93,7 +93,9 @@ var stamp = regexp.MustCompile(`[0-9]{8}T[0-9]{6}(\.[0-9]+)?Z`)
 
 // TestFlagsAnywhere runs every command with its flags before and after its positional arguments:
 // `fedbayes table runs/ -format latex` and `fedbayes figures runs/ -o figs` read the flags, as
-// `-format latex runs/` does. Every registered command has a case.
+// `-format latex runs/` does. Every registered command has a case; those that take a flag with a
+// value have one where it follows a stray or positional argument and is read, and those with no
+// positional arguments one where a stray argument is refused (status 2) wherever the flags are.
 func TestFlagsAnywhere(t *testing.T) {
 	figSpec := func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "figures.json"), figuresSpec) }
 	tableRuns := func(t *testing.T, dir string) {
@@ -112,6 +114,8 @@ func TestFlagsAnywhere(t *testing.T) {
 		{command: "data", before: []string{"data", "path", "-dir", "DIR", "iris"}, after: []string{"data", "path", "iris", "-dir", "DIR"},
 			wantOut: filepath.Join("DIR", data.SklearnDir) + "\n"},
 		{command: "doctor", before: []string{"doctor", "-h", "extra"}, after: []string{"doctor", "extra", "-h"}, wantOut: "Usage: fedbayes doctor"},
+		// doctor has no flag but -h: a stray argument is refused, also after "--".
+		{command: "doctor", before: []string{"doctor", "extra"}, after: []string{"doctor", "--", "extra"}, status: 2, wantStderr: `doctor takes no arguments (got "extra")`},
 		{command: "export", setup: tableRuns, before: []string{"export", "-format", "jsonl", "DIR/runs"}, after: []string{"export", "DIR/runs", "-format", "jsonl"},
 			wantOut: `{"setting":"eaa-digits","dataset":"digits","rule":"eaa","seed":1,"round":5,"accuracy":0.75,`},
 		{command: "fedbe", setup: specFile("r.json", `{"dataset": "digits", "rounds": 2}`),
@@ -119,9 +123,19 @@ func TestFlagsAnywhere(t *testing.T) {
 		{command: "figures", setup: figSpec, before: []string{"figures", "-o", "DIR/figs", "-png-scale", "-1", "DIR"}, after: []string{"figures", "DIR", "-o", "DIR/figs", "-png-scale", "-1"},
 			status: 2, wantStderr: "-png-scale -1 must be positive"},
 		{command: "ground-truth", before: []string{"ground-truth", "-help", "extra"}, after: []string{"ground-truth", "extra", "-help"}, wantOut: "Usage: fedbayes ground-truth"},
+		{command: "ground-truth", before: []string{"ground-truth", "-o", "DIR/gt", "-seeds", "x", "extra"}, after: []string{"ground-truth", "extra", "-o", "DIR/gt", "-seeds", "x"},
+			status: 2, wantStderr: `invalid value "x" for flag -seeds`},
+		{command: "ground-truth", before: []string{"ground-truth", "-o", "DIR/gt", "-seeds", "1", "extra"}, after: []string{"ground-truth", "extra", "-o", "DIR/gt", "-seeds", "1"},
+			status: 2, wantStderr: `unexpected argument "extra"`},
 		{command: "predictive", setup: specFile("p.json", `{"dataset": "digits", "clients": 3}`),
 			before: []string{"predictive", "-print", "-seeds", "7", "DIR/p.json"}, after: []string{"predictive", "DIR/p.json", "-print", "-seeds", "7"}, wantOut: `"seeds": [`},
 		{command: "reproduce", before: []string{"reproduce", "-help", "extra"}, after: []string{"reproduce", "extra", "-help"}, wantOut: "Usage: fedbayes reproduce"},
+		// Value flags after a stray argument are read (a bad value is refused as such), and the stray
+		// argument is refused wherever the flags are, before anything runs.
+		{command: "reproduce", before: []string{"reproduce", "-results", "DIR/r", "-jobs", "x", "extra"}, after: []string{"reproduce", "extra", "-results", "DIR/r", "-jobs", "x"},
+			status: 2, wantStderr: `invalid value "x" for flag -jobs`},
+		{command: "reproduce", before: []string{"reproduce", "-results", "DIR/r", "-o", "DIR/r.md", "-report-only", "extra"},
+			after: []string{"reproduce", "extra", "-results", "DIR/r", "-o", "DIR/r.md", "-report-only"}, status: 2, wantStderr: `unexpected arguments ["extra"]`},
 		{command: "run", before: []string{"run", "-fast", "-print", "quick-digits"}, after: []string{"run", "quick-digits", "-fast", "-print"}, wantOut: `"name": "quick-digits-fast"`},
 		{command: "status", before: []string{"status", "-v", "DIR", "quick-digits"}, after: []string{"status", "DIR", "quick-digits", "-v"}, wantOut: "task  run"},
 		{command: "submit", before: []string{"submit", "-o", "DIR/res", "-dry-run", "-time", "10", "quick-digits"},
@@ -129,6 +143,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{command: "table", setup: tableRuns, before: []string{"table", "-format", "latex", "DIR/runs"}, after: []string{"table", "DIR/runs", "-format", "latex"},
 			wantOut: `\begin{tabular}`},
 		{command: "version", before: []string{"version", "-h", "extra"}, after: []string{"version", "extra", "-h"}, wantOut: "Usage: fedbayes version"},
+		{command: "version", before: []string{"version", "-json", "extra"}, after: []string{"version", "extra", "-json"}, status: 2, wantStderr: `unexpected argument "extra"`},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
