@@ -24,9 +24,11 @@ const Version = "0.1.0-dev"
 
 // Release returns fedbayes's release version (see Info.Fedbayes): the version Go stamped into the
 // build (Go 1.24 and later stamp the main module's version from its VCS tag: v0.1.0 at the tag,
-// v0.1.1-0.DATE-COMMIT after it, +dirty when modified), or the version of fedbayes a user's module
-// requires; else `git describe --tags` in fedbayes's checkout (v0.1.0, v0.1.0-3-gabc1234 three
-// commits after the tag, -dirty when modified); else Version.
+// v0.1.1-0.DATE-COMMIT after it, +dirty when modified, untracked files included), or the version of
+// fedbayes a user's module requires (not replaced); else, asked once per process, `git describe
+// --tags --match v[0-9]* --dirty` in fedbayes's checkout (v0.1.0, v0.1.0-3-gabc1234 three commits
+// after the tag, -dirty when tracked files are modified); else Version. docs/user-guide.md
+// ("Versions and releases") lists the cases.
 func Release() string {
 	releaseOnce.Do(func() { release = findRelease() })
 	return release
@@ -110,8 +112,9 @@ func moduleOf(path string) string {
 
 // Info is the provenance of a run.
 type Info struct {
-	// Fedbayes is fedbayes's release (Release): v0.1.0 for a build at that tag, v0.1.0-3-gabc1234
-	// three commits after it.
+	// Fedbayes is fedbayes's release (Release): v0.1.0 for a build at that tag; after it, Go's
+	// pseudo-version v0.1.1-0.DATE-HASH for a build Go stamped, or git describe's v0.1.0-3-gabc1234
+	// for one it did not; +dirty or -dirty (the same two ways) for a modified tree.
 	Fedbayes  string            `json:"fedbayes"`
 	GitCommit string            `json:"git_commit"`
 	GitDirty  bool              `json:"git_dirty"`
