@@ -113,6 +113,58 @@ func TestLearnedSpread(t *testing.T) {
 	}
 }
 
+// TestLearnedSpreadUndefinedSE checks the one-seed convention (results.Summarize): a NaN standard
+// error is undefined and draws no error bar, in Go and through a figure spec's JSON (null).
+func TestLearnedSpreadUndefinedSE(t *testing.T) {
+	nan := math.NaN()
+	d := Spread{Rules: []string{"EAA", "GAA"}, LogY: true, Groups: []SpreadGroup{
+		{Name: "FMNIST", Mean: []float64{40, 3}, SE: []float64{nan, 0.1}}, // EAA of one seed
+		{Name: "SVHN", Mean: []float64{60, 4}, SE: []float64{nan, nan}},   // one seed throughout
+	}}
+	f, err := NewFigureSpec("spread", "learned_spread", "column", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"se":[null,0.1]`, `"se":[null,null]`} {
+		if !strings.Contains(string(f.Data), want) {
+			t.Errorf("spec data %s, want %s", f.Data, want)
+		}
+	}
+	direct, err := LearnedSpread("spread", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSpec, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]*Chart{"direct": direct, "from spec": fromSpec} {
+		s := seriesOf(t, c)
+		// Two bar series and one error-bar series: FMNIST's, on GAA only; SVHN has none.
+		if len(s) != 3 || s[2]["type"] != "line" || s[2]["name"] != "FMNIST" {
+			t.Fatalf("%s: series = %v", name, s)
+		}
+		want := []any{[]any{0.825, 2.9}, []any{0.825, 3.1}, []any{0.825, "-"}}
+		if got := s[2]["data"].([]any); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: error bars %v, want %v", name, got, want)
+		}
+	}
+	var back Spread
+	if err := decodeStrict(f.Data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if se := back.Groups[0].SE; len(se) != 2 || !math.IsNaN(se[0]) || se[1] != 0.1 {
+		t.Errorf("decoded SE %v, want [NaN 0.1]", se)
+	}
+	if se := back.Groups[1].SE; len(se) != 2 || !math.IsNaN(se[0]) || !math.IsNaN(se[1]) {
+		t.Errorf("decoded SE %v, want [NaN NaN]", se)
+	}
+	inf := Spread{Rules: d.Rules, Groups: []SpreadGroup{{Name: "a", Mean: []float64{1, 1}, SE: []float64{math.Inf(1), 1}}}}
+	if _, err := LearnedSpread("s", inf); err == nil || !strings.Contains(err.Error(), "infinite") {
+		t.Errorf("infinite SE: error = %v, want one saying infinite", err)
+	}
+}
+
 func TestPartitionHeatmap(t *testing.T) {
 	c, err := PartitionHeatmap("part", Partition{Counts: [][]int{{5, 0, 1}, {0, 7, 2}}, ClassNames: []string{"a", "b", "c"}})
 	if err != nil {

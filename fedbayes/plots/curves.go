@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // SeedSeries is one line of a metric-versus-x chart: the metric of every seed (repetition) at
@@ -21,7 +23,8 @@ type SeedSeries struct {
 }
 
 // Curves is the data of a metric-versus-x chart: one line per series at the mean over seeds, with
-// a band of plus or minus one standard error of the mean when there are two seeds or more.
+// a band of plus or minus one standard error of the mean (MeanSE) when there are two seeds or more;
+// a series of one seed has no standard error and is drawn without a band.
 type Curves struct {
 	// Title is shown above the chart; empty for none. It is wrapped or shortened to fit the width; a
 	// shortened title is given in full by the caption.
@@ -42,9 +45,10 @@ type Curves struct {
 	Looks map[string]int `json:"looks,omitempty"`
 }
 
-// MeanSE returns the mean over seeds at each x and the standard error of that mean,
-// s/sqrt(n) with s the sample standard deviation (n-1 in the denominator); the error is 0 for a
-// single seed.
+// MeanSE returns the mean over seeds at each x and the standard error of that mean, by
+// results.Summarize (the one convention of the repository): s/sqrt(n) with s the sample standard
+// deviation (n-1 in the denominator), and NaN for a single seed, where it is undefined (a chart
+// draws no band for it, a table prints "no standard error"). Every value must be finite.
 func MeanSE(runs [][]float64) (mean, se []float64, err error) {
 	if len(runs) == 0 {
 		return nil, nil, fmt.Errorf("no runs")
@@ -58,22 +62,17 @@ func MeanSE(runs [][]float64) (mean, se []float64, err error) {
 			return nil, nil, err
 		}
 	}
-	n := float64(len(runs))
 	mean, se = make([]float64, m), make([]float64, m)
+	at := make([]float64, len(runs))
 	for i := 0; i < m; i++ {
-		sum := 0.0
-		for _, r := range runs {
-			sum += r[i]
+		for s, r := range runs {
+			at[s] = r[i]
 		}
-		mu := sum / n
-		mean[i] = mu
-		if len(runs) > 1 {
-			ss := 0.0
-			for _, r := range runs {
-				ss += (r[i] - mu) * (r[i] - mu)
-			}
-			se[i] = math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+		sum, err := results.Summarize(at)
+		if err != nil {
+			return nil, nil, err
 		}
+		mean[i], se[i] = sum.Mean, sum.SE
 	}
 	return mean, se, nil
 }
@@ -190,7 +189,7 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
 		)
 		extra = append(extra, map[string]any{"z": look.Z, "dashOffset": look.DashOffset, "type": LineType(look.Dash)})
-		if len(s.Runs) > 1 {
+		if !math.IsNaN(se[0]) { // one seed: the standard error is undefined, no band
 			// The band is two stacked series: an invisible lower edge and the band height on top
 			// of it, filled. They share the series name, so the legend toggles them with the line;
 			// they are drawn beneath every line (z 1).

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -15,8 +16,45 @@ type SpreadGroup struct {
 	Name string `json:"name"`
 	// Mean[r] is the mean spread under rule r, positive.
 	Mean []float64 `json:"mean"`
-	// SE[r] is its standard error; empty for none. It is drawn as an error bar (mean ± SE).
-	SE []float64 `json:"se,omitempty"`
+	// SE[r] is its standard error (results.Summary.SE); empty for none. It is drawn as an error bar
+	// (mean ± SE); NaN, the standard error of a single seed, is undefined and draws no error bar.
+	SE StandardErrors `json:"se,omitempty"`
+}
+
+// StandardErrors are standard errors of the mean, NaN where undefined (one seed; see
+// results.Summarize). In JSON an undefined one is null, as JSON has no NaN.
+type StandardErrors []float64
+
+// MarshalJSON writes the standard errors as a JSON array, null for NaN.
+func (se StandardErrors) MarshalJSON() ([]byte, error) {
+	out := make([]*float64, len(se))
+	for i := range se {
+		if !math.IsNaN(se[i]) {
+			out[i] = &se[i]
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a JSON array of numbers, null for an undefined standard error (NaN).
+func (se *StandardErrors) UnmarshalJSON(data []byte) error {
+	var in []*float64
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	if in == nil {
+		*se = nil
+		return nil
+	}
+	out := make(StandardErrors, len(in))
+	for i, v := range in {
+		out[i] = math.NaN()
+		if v != nil {
+			out[i] = *v
+		}
+	}
+	*se = out
+	return nil
 }
 
 // Spread is the data of the learned-spread chart: the spread of the final global posterior per
@@ -37,7 +75,8 @@ type Spread struct {
 }
 
 // LearnedSpread draws grouped bars of the learned spread per rule, one colour per group, with an
-// error bar of ± one standard error on each bar when standard errors are given. Bars start at the
+// error bar of ± one standard error on each bar whose standard error is given and defined (not NaN:
+// a rule of one seed has no standard error and no error bar). Bars start at the
 // axis minimum: 0 on a linear axis, the power of ten below the smallest lower error on a log axis.
 func LearnedSpread(name string, d Spread) (*Chart, error) {
 	fail := func(format string, args ...any) (*Chart, error) {
@@ -71,8 +110,10 @@ func LearnedSpread(name string, d Spread) (*Chart, error) {
 		if err := checkFinite(where+": mean", g.Mean...); err != nil {
 			return fail("%v", err)
 		}
-		if err := checkFinite(where+": se", g.SE...); err != nil {
-			return fail("%v", err)
+		for r, se := range g.SE {
+			if math.IsInf(se, 0) {
+				return fail("%s: standard error %g for rule %q is infinite", where, se, d.Rules[r])
+			}
 		}
 		col := seriesColor(gi)
 		data := make([]opts.BarData, len(g.Mean))
@@ -87,6 +128,9 @@ func LearnedSpread(name string, d Spread) (*Chart, error) {
 				continue
 			}
 			se := g.SE[r]
+			if math.IsNaN(se) { // undefined (one seed): no error bar
+				continue
+			}
 			if se < 0 {
 				return fail("%s: standard error %g for rule %q is negative", where, se, d.Rules[r])
 			}
