@@ -129,7 +129,8 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 	if err != nil {
 		return sum, err
 	}
-	// The claim first: nothing in dir is read for resuming or changed while another process writes it.
+	// The claim first: nothing in dir is read for resuming or changed while another process writes
+	// it. The writer is made from the claim (claim.Resume, claim.Create) and leaves it to us.
 	claim, err := results.ClaimRun(dir)
 	if err != nil {
 		if ce := (*results.ClaimedError)(nil); errors.As(err, &ce) {
@@ -166,7 +167,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 			return sum, nil
 		}
 		var rp results.ResumePoint
-		if w, rp, err = results.Resume(dir, &meta); err != nil {
+		if w, rp, err = claim.Resume(&meta); err != nil {
 			return sum, err
 		}
 		noteRepairs(dir, rp)
@@ -177,7 +178,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 				sum.Metrics = rp.LastRow.Metrics
 			}
 		}
-	} else if w, err = results.Create(dir, meta); err != nil {
+	} else if w, err = claim.Create(meta); err != nil {
 		return sum, err
 	}
 	defer w.Close()

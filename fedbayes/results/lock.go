@@ -84,14 +84,15 @@ func (e *ClaimedError) Error() string {
 
 // Claim is this process's exclusive claim on a run directory: only the holder writes the run or
 // resumes it (Resume deletes temporary files and truncates rows, which must never happen under a
-// live writer). A heartbeat goroutine keeps the claim fresh and checks it is still ours.
+// live writer). A heartbeat goroutine keeps the claim fresh and checks it is still ours. The
+// holder writes the run through the claim (Claim.Create, Claim.Resume), which hands the claim to
+// the Writer explicitly; the package keeps no record of the claims a process holds.
 type Claim struct {
 	dir   string
 	owner ClaimOwner
 	// TookOver describes the stale claim this one replaced ("" if none).
 	TookOver string
 
-	byWriter bool // taken by Create or Resume for their Writer alone: not lent to another
 	mu       sync.Mutex
 	lost     error
 	stop     chan struct{}
@@ -99,28 +100,12 @@ type Claim struct {
 	released bool
 }
 
-// held are the claims this process holds, by absolute directory: Create and Resume use a held claim
-// instead of taking a second one.
-var held = struct {
-	sync.Mutex
-	m map[string]*Claim
-}{m: map[string]*Claim{}}
-
 // ClaimRun takes the claim on the run directory dir (created if missing). If a live process holds
-// it, the error is a *ClaimedError naming the run and the owner. A stale claim (its owner is dead
-// on this host, or its heartbeat is older than the stale bound) is taken over and described in
-// Claim.TookOver. Release the claim when the run is written.
+// it (this one included: a directory is claimed once), the error is a *ClaimedError naming the run
+// and the owner. A stale claim (its owner is dead on this host, or its heartbeat is older than the
+// stale bound) is taken over and described in Claim.TookOver. Write the run with Claim.Create or
+// Claim.Resume, and Release the claim when the run is written.
 func ClaimRun(dir string) (*Claim, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("results: claim %s: %w", dir, err)
-	}
-	held.Lock()
-	if c, ok := held.m[abs]; ok {
-		held.Unlock()
-		return nil, &ClaimedError{Dir: dir, Owner: c.owner}
-	}
-	held.Unlock()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: claim %s: %w", dir, err)
 	}
@@ -155,9 +140,6 @@ func ClaimRun(dir string) (*Claim, error) {
 			break
 		}
 	}
-	held.Lock()
-	held.m[abs] = c
-	held.Unlock()
 	c.stop, c.done = make(chan struct{}), make(chan struct{})
 	go c.heartbeat()
 	return c, nil
@@ -235,13 +217,6 @@ func (c *Claim) Release() error {
 	c.mu.Unlock()
 	close(c.stop)
 	<-c.done
-	if abs, err := filepath.Abs(c.dir); err == nil {
-		held.Lock()
-		if held.m[abs] == c {
-			delete(held.m, abs)
-		}
-		held.Unlock()
-	}
 	if c.check() != nil {
 		return nil // not ours any more: leave the new owner's claim alone
 	}
@@ -251,31 +226,15 @@ func (c *Claim) Release() error {
 	return nil
 }
 
-// heldClaim returns the claim this process holds on dir, or nil.
-func heldClaim(dir string) *Claim {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
+// usable reports why the claim cannot be written under: it was released, or lost.
+func (c *Claim) usable() error {
+	c.mu.Lock()
+	released := c.released
+	c.mu.Unlock()
+	if released {
+		return fmt.Errorf("results: run %s: the claim was released; claim the run again to write it", c.dir)
 	}
-	held.Lock()
-	defer held.Unlock()
-	if c := held.m[abs]; c != nil && !c.byWriter {
-		return c
-	}
-	return nil
-}
-
-// claimFor returns the claim this process holds on dir, or takes one; owned says the caller took
-// it and must release it.
-func claimFor(dir string) (c *Claim, owned bool, err error) {
-	if c := heldClaim(dir); c != nil {
-		return c, false, c.Err()
-	}
-	if c, err = ClaimRun(dir); err != nil {
-		return nil, false, err
-	}
-	c.byWriter = true
-	return c, true, nil
+	return c.check()
 }
 
 // ClaimState is what ReadClaimState finds about the claim on a run directory.

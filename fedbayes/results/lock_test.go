@@ -117,8 +117,14 @@ func TestClaimExclusiveAndRelease(t *testing.T) {
 	if _, err := ClaimRun(dir); err == nil {
 		t.Fatal("a second claim in the same process succeeded")
 	}
-	// Create uses the held claim, and leaves it to its holder.
-	w, err := Create(dir, testMeta(t, "run", nil, 1))
+	// The claim is not lent implicitly: Create and Resume of a claimed directory take their own
+	// claim, which this process holds already.
+	var ce *ClaimedError
+	if _, err := Create(dir, testMeta(t, "run", nil, 1)); !errors.As(err, &ce) {
+		t.Fatalf("Create of a directory this process claimed = %v, want a ClaimedError", err)
+	}
+	// Claim.Create writes under the claim, and leaves it to its holder.
+	w, err := c.Create(testMeta(t, "run", nil, 1))
 	if err != nil {
 		t.Fatalf("Create under a held claim: %v", err)
 	}
@@ -184,6 +190,71 @@ func TestWriterTakesAndReleasesClaim(t *testing.T) {
 	if st, _ := ReadClaimState(dir); st.Held {
 		t.Fatalf("Complete left the claim: %+v", st)
 	}
+}
+
+// TestClaimWritesExplicitly checks the claim's own Create and Resume: the holder's Writer leaves
+// the claim to it across a Close and a Resume, and a released or lost claim writes nothing.
+func TestClaimWritesExplicitly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run-seed1")
+	meta := testMeta(t, "run", nil, 1)
+	c, err := ClaimRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Create(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(accRow(1, 0.5, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := ReadClaimState(dir); !st.Live {
+		t.Fatalf("Close released the holder's claim: %+v", st)
+	}
+	if _, _, err := Resume(dir, &meta); err == nil || !strings.Contains(err.Error(), "being written by") {
+		t.Fatalf("Resume of a directory this process claimed = %v, want a claimed error", err)
+	}
+	w, _, err = c.Resume(&meta)
+	if err != nil {
+		t.Fatalf("Resume under the held claim: %v", err)
+	}
+	if err := w.Complete(1); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := ReadClaimState(dir); !st.Live {
+		t.Fatalf("Complete released the holder's claim: %+v", st)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	for name, write := range map[string]func() error{
+		"Create": func() error { _, err := c.Create(meta); return err },
+		"Resume": func() error { _, _, err := c.Resume(&meta); return err },
+	} {
+		if err := write(); err == nil || !strings.Contains(err.Error(), "released") {
+			t.Errorf("%s under a released claim = %v, want an error saying released", name, err)
+		}
+	}
+
+	// A claim another process took over writes nothing, and its directory is left as it was.
+	dir2 := filepath.Join(t.TempDir(), "run-seed2")
+	c2, err := ClaimRun(dir2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := selfOwner()
+	other.Token = "thief"
+	writeClaimFile(t, dir2, other, 0)
+	if _, err := c2.Create(meta); err == nil || !strings.Contains(err.Error(), "taken over") {
+		t.Errorf("Create under a lost claim = %v, want an error saying taken over", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir2, MetaFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Create under a lost claim wrote %s: %v", MetaFile, err)
+	}
+	_ = c2.Release()
 }
 
 func TestClaimLost(t *testing.T) {

@@ -55,18 +55,35 @@ func ReadMeta(dir string) (Meta, error) {
 // of the rows the checkpoint recorded are missing. The engine then restores the checkpoint's blob
 // and continues: appending the same rows as an uninterrupted run.
 //
-// All of this happens under the claim on dir (see Create): a run that another live process is
-// writing is a *ClaimedError, and its temporary files and rows are left alone.
+// All of this happens under the claim on dir, which Resume takes (ClaimRun) for the Writer, as
+// Create does: a run that another live process is writing, or one this process has claimed, is a
+// *ClaimedError, and its temporary files and rows are left alone. A caller that holds the claim
+// already uses Claim.Resume.
 func Resume(dir string, expect *Meta) (*Writer, ResumePoint, error) {
 	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err != nil {
 		return nil, ResumePoint{}, fmt.Errorf("results: %w", err)
 	}
-	claim, owned, err := claimFor(dir)
+	claim, err := ClaimRun(dir)
 	if err != nil {
 		return nil, ResumePoint{}, err
 	}
 	w, rp, err := resume(dir, expect)
-	w, err = withClaim(w, err, claim, owned)
+	w, err = withClaim(w, err, claim, true)
+	return w, rp, err
+}
+
+// Resume reopens the interrupted run in the claimed directory, as the function Resume does, under
+// this claim: the Writer checks the claim before every write and leaves it to its holder, who
+// releases it.
+func (c *Claim) Resume(expect *Meta) (*Writer, ResumePoint, error) {
+	if _, err := os.Stat(filepath.Join(c.dir, MetaFile)); err != nil {
+		return nil, ResumePoint{}, fmt.Errorf("results: %w", err)
+	}
+	if err := c.usable(); err != nil {
+		return nil, ResumePoint{}, err
+	}
+	w, rp, err := resume(c.dir, expect)
+	w, err = withClaim(w, err, c, false)
 	return w, rp, err
 }
 

@@ -79,13 +79,6 @@ func dieHolding(c *Claim) {
 	c.mu.Unlock()
 	close(c.stop)
 	<-c.done
-	held.Lock()
-	for k, v := range held.m {
-		if v == c {
-			delete(held.m, k)
-		}
-	}
-	held.Unlock()
 	cmd := exec.Command("true")
 	_ = cmd.Run()
 	o := c.owner

@@ -32,24 +32,50 @@ type Writer struct {
 }
 
 // Create starts the record of a new run in dir (created if missing; it must not already hold
-// files other than stale temporary ones) and writes run.json. It writes under the claim on dir:
-// the one this process holds (ClaimRun), or one it takes and the Writer releases when it
-// finishes or closes; a run another live process is writing is a *ClaimedError.
-func Create(dir string, meta Meta) (w *Writer, err error) {
-	if meta.Schema == 0 {
-		meta.Schema = SchemaVersion
-	}
-	if err := meta.Validate(); err != nil {
+// files other than stale temporary ones) and writes run.json. It takes the claim on dir
+// (ClaimRun) for the Writer, which releases it when it finishes or closes; a run another live
+// process is writing, or one this process has claimed, is a *ClaimedError. A caller that holds
+// the claim already (to read the directory before deciding to create or resume) uses Claim.Create.
+func Create(dir string, meta Meta) (*Writer, error) {
+	if err := prepareMeta(&meta); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("results: create run: %w", err)
-	}
-	claim, owned, err := claimFor(dir)
+	claim, err := ClaimRun(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { w, err = withClaim(w, err, claim, owned) }()
+	w, err := claim.create(meta)
+	return withClaim(w, err, claim, true)
+}
+
+// Create starts the record of a new run in the claimed directory, as the function Create does,
+// under this claim: the Writer checks the claim before every write and leaves it to its holder,
+// who releases it.
+func (c *Claim) Create(meta Meta) (*Writer, error) {
+	if err := prepareMeta(&meta); err != nil {
+		return nil, err
+	}
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	w, err := c.create(meta)
+	return withClaim(w, err, c, false)
+}
+
+// prepareMeta fills in the schema version of a new run's meta and validates it.
+func prepareMeta(meta *Meta) error {
+	if meta.Schema == 0 {
+		meta.Schema = SchemaVersion
+	}
+	return meta.Validate()
+}
+
+// create is Create under the claim c; meta is prepared.
+func (c *Claim) create(meta Meta) (*Writer, error) {
+	dir := c.dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results: create run: %w", err)
+	}
 	if err := removeStaleTemps(dir); err != nil {
 		return nil, err
 	}
