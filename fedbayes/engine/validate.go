@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -51,8 +52,6 @@ var (
 	kinds            = []string{string(models.Bayesian), string(models.Deterministic), string(models.MCDropout)}
 	estimators       = []string{string(models.LocalReparam), string(models.Reparam), string(models.Flipout)}
 	varParams        = []string{string(models.LogVarParam), string(models.SoftplusParam)}
-	weightings       = []string{"equal", "size", "maxdisc", "fixedpoint"}
-	dwcPolicies      = []string{"keep-previous", "conflation", "error"}
 	optimizerKinds   = []string{string(models.SGD), string(models.Adam)}
 	scheduleKinds    = []string{"constant", "exponential"}
 	priorModes       = []string{"fixed", "previous-global"}
@@ -321,38 +320,18 @@ func validateAggregation(c *Spec) error {
 			return specErr("aggregation.rule", "%q is not a server strategy: the rules are %s (aliases NWA, WS, WC, LLP); the other strategies %s",
 				a.Rule, strings.Join(rules, ", "), strings.Join(others, ", "))
 		}
-		if a.Population != 0 {
-			return specErr("aggregation.population", "set, but aggregation.rule is %s; it applies to PPA", a.Rule)
+		if err := strategy.CheckNotRule(a.Rule, strategySettings(c)); err != nil {
+			return fieldSpecErr(err)
 		}
 		return validateStrategy(c)
 	}
 	if a.Server != nil {
 		return specErr("aggregation.server", "set, but aggregation.rule is %s; it configures FedBE and beta-PredBayes", rule)
 	}
-	bayes := c.Model.Kind == string(models.Bayesian)
-	if rule == aggregate.FedAvg && bayes {
-		return specErr("aggregation.rule", "FedAvg drops the variances, but model.kind is bayesian; use a Gaussian rule "+
-			"(GAA, AALV, ...) or model.kind deterministic or mcdropout")
-	}
-	if err := oneOf("aggregation.weighting", a.Weighting, weightings...); err != nil {
-		return err
-	}
-	if (a.Weighting == "maxdisc" || a.Weighting == "fixedpoint") && !bayes {
-		return specErr("aggregation.weighting", "%q needs Gaussian posteriors (KL divergences), but model.kind is %q", a.Weighting, c.Model.Kind)
-	}
-	if a.Population < 0 {
-		return specErr("aggregation.population", "%d; must be >= 0 (0 means %d)", a.Population, aggregate.DefaultPopulationSize)
-	}
-	if a.Population == 1 {
-		// PPA pools N samples drawn from the clients and takes their mean and variance: one sample
-		// has no variance (the aggregation fails at round 1).
-		return specErr("aggregation.population", "1: PPA takes the variance of a population of N samples drawn from the clients, and one sample has none; use at least 2 (0 means %d)", aggregate.DefaultPopulationSize)
-	}
-	if a.Population != 0 && rule != aggregate.PPA {
-		return specErr("aggregation.population", "set, but aggregation.rule is %s; it applies to PPA", rule)
-	}
-	if err := oneOf("aggregation.dwc_policy", a.DWCPolicy, dwcPolicies...); err != nil {
-		return err
+	// The rule's own options (weighting, population, DWC policy, FedAvg's model kind) are checked
+	// by the strategy package, once; its refusal names the field.
+	if err := strategy.CheckRule(rule, strategySettings(c)); err != nil {
+		return fieldSpecErr(err)
 	}
 	if p := a.Pretrain; p != nil {
 		if c.Dataset.ServerFraction == 0 {
@@ -369,6 +348,16 @@ func validateAggregation(c *Spec) error {
 		}
 	}
 	return nil
+}
+
+// fieldSpecErr is a strategy's refusal of a field (*strategy.FieldError) as a *SpecError with the
+// same path and problem.
+func fieldSpecErr(err error) error {
+	var fe *strategy.FieldError
+	if errors.As(err, &fe) {
+		return &SpecError{Path: fe.Field, Problem: fe.Problem}
+	}
+	return err
 }
 
 func validateTraining(c *Spec) error {

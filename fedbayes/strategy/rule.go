@@ -2,6 +2,8 @@ package strategy
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
@@ -14,6 +16,9 @@ const MetricDWCFallbacks = "dwc_fallbacks"
 // Weightings are the client weightings of the parameter-space rules.
 var Weightings = []string{"equal", "size", "maxdisc", "fixedpoint"}
 
+// DWCPolicies are DWC's policies where the precision is not positive (aggregate.DWCPolicy).
+var DWCPolicies = []string{"keep-previous", "conflation", "error"}
+
 // Rule is a parameter-space rule of package aggregate with a client weighting: the server step of
 // Ozer et al. (2022), Alg. 1 and Fischer et al. (2024), Alg. 1.
 type Rule struct {
@@ -23,22 +28,73 @@ type Rule struct {
 	Settings Settings
 }
 
-// NewRule returns the strategy of an aggregate rule, checking the settings it reads.
+// NewRule returns the strategy of an aggregate rule, checking the settings it reads (CheckRule).
 func NewRule(rule aggregate.Rule, s Settings) (*Rule, error) {
-	if rule == aggregate.FedAvg && s.Kind == models.Bayesian {
-		return nil, &FieldError{Field: "aggregation.rule", Problem: "FedAvg drops the variances, but model.kind is bayesian; use a Gaussian rule " +
-			"(GAA, AALV, ...) or model.kind deterministic or mcdropout"}
-	}
-	switch s.Weighting {
-	case "", "equal", "size":
-	case "maxdisc", "fixedpoint":
-		if s.Kind != "" && s.Kind != models.Bayesian {
-			return nil, &FieldError{Field: "aggregation.weighting", Problem: fmt.Sprintf("%q needs Gaussian posteriors (KL divergences), but model.kind is %q", s.Weighting, s.Kind)}
-		}
-	default:
-		return nil, &FieldError{Field: "aggregation.weighting", Problem: fmt.Sprintf("unknown weighting %q", s.Weighting)}
+	if err := CheckRule(rule, s); err != nil {
+		return nil, err
 	}
 	return &Rule{Rule: rule, Settings: s}, nil
+}
+
+// CheckRule checks the options a parameter-space rule reads, in this order, and returns a
+// *FieldError naming the first field at fault: FedAvg is not for Bayesian models (it drops the
+// variances); the weighting is one of Weightings ("" is equal), and maxdisc and fixedpoint need
+// Gaussian posteriors (model kind bayesian, or not stated); PPA's population is 0 (the default) or
+// at least 2, and is set only for PPA; the DWC policy is one of DWCPolicies ("" is keep-previous).
+// It is the one check of these options: NewRule calls it, and so does the engine's validation of
+// a spec.
+func CheckRule(rule aggregate.Rule, s Settings) error {
+	if rule == aggregate.FedAvg && s.Kind == models.Bayesian {
+		return &FieldError{Field: "aggregation.rule", Problem: "FedAvg drops the variances, but model.kind is bayesian; use a Gaussian rule " +
+			"(GAA, AALV, ...) or model.kind deterministic or mcdropout"}
+	}
+	if s.Weighting != "" && !slices.Contains(Weightings, s.Weighting) {
+		return notOneOf("aggregation.weighting", s.Weighting, Weightings)
+	}
+	if (s.Weighting == "maxdisc" || s.Weighting == "fixedpoint") && s.Kind != "" && s.Kind != models.Bayesian {
+		return &FieldError{Field: "aggregation.weighting", Problem: fmt.Sprintf("%q needs Gaussian posteriors (KL divergences), but model.kind is %q", s.Weighting, s.Kind)}
+	}
+	if s.Population < 0 {
+		return &FieldError{Field: "aggregation.population", Problem: fmt.Sprintf("%d; must be >= 0 (0 means %d)", s.Population, aggregate.DefaultPopulationSize)}
+	}
+	if s.Population == 1 {
+		// PPA pools N samples drawn from the clients and takes their mean and variance: one sample
+		// has no variance (the aggregation fails at round 1).
+		return &FieldError{Field: "aggregation.population", Problem: fmt.Sprintf("1: PPA takes the variance of a population of N samples drawn from the clients, and one sample has none; use at least 2 (0 means %d)", aggregate.DefaultPopulationSize)}
+	}
+	if s.Population != 0 && rule != aggregate.PPA {
+		return populationUnused(string(rule))
+	}
+	if s.DWCPolicy != "" && !slices.Contains(DWCPolicies, s.DWCPolicy) {
+		return notOneOf("aggregation.dwc_policy", s.DWCPolicy, DWCPolicies)
+	}
+	return nil
+}
+
+// CheckNotRule checks the settings of the strategy name, which is not a parameter-space rule,
+// against the options only a rule reads: PPA's population must be unset (a *FieldError otherwise).
+func CheckNotRule(name string, s Settings) error {
+	if s.Population != 0 {
+		return populationUnused(name)
+	}
+	return nil
+}
+
+// populationUnused is the error of a population given to a strategy other than PPA.
+func populationUnused(name string) *FieldError {
+	return &FieldError{Field: "aggregation.population", Problem: fmt.Sprintf("set, but aggregation.rule is %s; it applies to PPA", name)}
+}
+
+// maxQuoted is the longest value quoted whole in an error message; a longer one (a swept value of
+// megabytes) is cut, as the engine cuts the values it quotes.
+const maxQuoted = 400
+
+// notOneOf is the error of a value of field that is not one of allowed.
+func notOneOf(field, v string, allowed []string) *FieldError {
+	if len(v) > maxQuoted {
+		v = v[:maxQuoted] + fmt.Sprintf("... (%d bytes)", len(v))
+	}
+	return &FieldError{Field: field, Problem: fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", "))}
 }
 
 // dwcPolicy maps a DWC policy name to aggregate's.
