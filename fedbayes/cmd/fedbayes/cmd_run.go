@@ -136,8 +136,9 @@ func runRun(args []string, stdout io.Writer) error {
 	return err
 }
 
-// alreadyRun says what a results directory holds of spec's runs. First it checks every run of spec
-// that dir holds and can be read as every reader does (results.CheckOptions with
+// alreadyRun says what a results directory holds of spec's runs. First it refuses a directory that
+// holds a run of the former multi-round FedBE runner (engine.RefuseOldRounds), then it checks every
+// run of spec that dir holds and can be read as every reader does (results.CheckOptions with
 // engine.ExpectedRounds and engine.SpecCheck): a run of another experiment under the same name (the
 // spec changed since it ran), or one whose rows do not match its status, is an error naming its
 // folder and what differs, whatever resume says. Then, with resume, it returns false. Without it:
@@ -152,6 +153,10 @@ func alreadyRun(spec *engine.Spec, dir, arg string, resume bool) (bool, error) {
 	}
 	same, err := engine.SpecCheck(spec)
 	if err != nil {
+		return false, err
+	}
+	// A run of the former multi-round FedBE runner is refused with that reason, not as another spec.
+	if err := engine.RefuseOldRounds(dir); err != nil {
 		return false, err
 	}
 	check := results.CheckOptions{Expect: engine.ExpectedRounds, Spec: same}
