@@ -39,8 +39,8 @@ func TestReproduceJobsSharesAndStops(t *testing.T) {
 		if m, _ := filepath.Glob(filepath.Join(r, results.CheckpointsDir, "*")); len(m) == 0 {
 			t.Errorf("worker %d did not start run %s", k, filepath.Base(r))
 		}
-		if _, err := os.Stat(filepath.Join(r, results.StatusFile)); err == nil {
-			t.Errorf("%s wrote a status, though SIGTERM came in its first rounds", filepath.Base(r))
+		if st, err := os.ReadFile(filepath.Join(r, results.StatusFile)); err == nil {
+			t.Errorf("%s wrote a status, though SIGTERM came in its first rounds: %s", filepath.Base(r), st)
 		}
 		log, err := os.ReadFile(filepath.Join(res, ".jobs", "worker-"+string(rune('0'+k))+".log"))
 		if err != nil || !strings.Contains(string(log), "stopping the current run") {
