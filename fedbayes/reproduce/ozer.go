@@ -257,13 +257,17 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 		c, err := plots.LearnedSpread("ozer2022-c100-dirichlet-spread", *sp)
 		s.addChart(c, err, "Learned spread ‖σ‖₂ per rule, 100 clients non-IID, FVBWA: ours and Ozer et al. (2022), Table 4 (log scale).")
 	}
-	var text, code []string
-	for _, set := range ozerSettings {
-		text, code = append(text, ozerPresetMode(set, false).Name(b)), append(code, ozerPresetMode(set, true).Name(b))
+	// The findings name the settings they read; the report names their presets in the mode.
+	named := func(f Finding, bflp bool) Finding {
+		sets := f.Presets
+		f.Presets = make([]string, len(sets))
+		for i, set := range sets {
+			f.Presets[i] = ozerPresetMode(set, bflp).Name(b)
+		}
+		return f
 	}
 	for _, f := range ozerFindings(get) {
-		f.Presets = text
-		s.Findings = append(s.Findings, f)
+		s.Findings = append(s.Findings, named(f, false))
 	}
 	table4Finding.Presets = []string{} // computed from BFL-P's code, no run
 	s.Findings = append(s.Findings, table4Finding)
@@ -274,8 +278,7 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 			if f.Formerly != "" {
 				f.Formerly += " (BFL-P mode)"
 			}
-			f.Presets = code
-			s.Findings = append(s.Findings, f)
+			s.Findings = append(s.Findings, named(f, true))
 		}
 	}
 	if b == Medium {

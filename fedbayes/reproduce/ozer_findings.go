@@ -9,13 +9,14 @@ import (
 
 // ozerFindings checks the findings of Ozer et al. (2022), Sec. 4, in the paper-text mode: the
 // accuracy findings of ozerAccuracyFindings, with the spread orderings of Table 4 after the first.
+// Each finding's Presets holds the setting keys it reads ("c10-iid"), which ozerSection names.
 func ozerFindings(get func(string) runSet) []Finding {
 	acc := ozerAccuracyFindings(get, false)
 	out := acc[:1:1]
 	// 2. Table 4: spread order CF < AALV < GAA < EAA, PPA, each step a paired comparison.
 	for _, clients := range []string{"c100", "c10"} {
 		f := Finding{Claim: fmt.Sprintf("The learned spread orders CF < AALV < GAA < EAA, PPA (%s clients, non-IID, FVBWA)", strings.TrimPrefix(clients, "c")),
-			Source: "Table 4"}
+			Source: "Table 4", Presets: []string{clients + "-dirichlet"}}
 		rs := get(clients + "-dirichlet")
 		sp := func(r string) runSet { return rs.where("variant", "FVBWA-"+r) }
 		complete := true
@@ -82,7 +83,8 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 	// 1. 100 clients, non-IID: EAA and PPA fall far behind GAA, AALV and CF.
 	{
 		f := Finding{Claim: "With 100 clients (non-IID), EAA and PPA fall far behind GAA, AALV and CF in accuracy",
-			Source: "Sec. 4 and Table 3 (FMNIST non-IID: EAA 79.6-82.2%, PPA 72.9-76.4% against 87.2-87.7%)"}
+			Source:  "Sec. 4 and Table 3 (FMNIST non-IID: EAA 79.6-82.2%, PPA 72.9-76.4% against 87.2-87.7%)",
+			Presets: []string{"c100-dirichlet"}}
 		rs := get("c100-dirichlet")
 		acc := func(v string) runSet { return rs.where("variant", v) }
 		var c claims
@@ -121,7 +123,8 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 	for _, m := range []metricCol{colAcc, colECE, colNLL} {
 		f := Finding{Claim: fmt.Sprintf("With 10 clients, GAA, AALV and CF beat FED and FEDAVG %s", ozerMetricPhrase[m.name]),
 			Source:   "Sec. 4, Table 1 (the claim spans accuracy, ECE and NLL; judged one metric at a time)",
-			Formerly: "With 10 clients, GAA, AALV and CF beat FED and FEDAVG on accuracy, ECE and NLL"}
+			Formerly: "With 10 clients, GAA, AALV and CF beat FED and FEDAVG on accuracy, ECE and NLL",
+			Presets:  []string{"c10-iid", "c10-dirichlet"}}
 		var c claims
 		better := 0
 		for _, set := range []string{"c10-iid", "c10-dirichlet"} {
@@ -164,7 +167,7 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 	// 4. 100 clients, IID: the best rules surpass the deterministic baselines.
 	{
 		f := Finding{Claim: "With 100 clients (IID), GAA, AALV and CF surpass FED and FEDAVG in accuracy",
-			Source: "Sec. 4, Table 3 (89.3-89.6% against 88.4-88.6%)"}
+			Source: "Sec. 4, Table 3 (89.3-89.6% against 88.4-88.6%)", Presets: []string{"c100-iid"}}
 		rs := get("c100-iid")
 		acc := func(variant string) runSet { return rs.where("variant", variant) }
 		var c claims
@@ -191,7 +194,7 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 	// 5. 100 clients, IID: the same rules are better calibrated than FED (Table 3's ECE and NLL columns).
 	for _, m := range []metricCol{colECE, colNLL} {
 		f := Finding{Claim: fmt.Sprintf("With 100 clients (IID), GAA, AALV and CF have a lower %s than FED and FEDAVG", m.header),
-			Source: "Sec. 4, Table 3 (FMNIST IID: " + ozerC100IIDCalibration[m.name] + ")"}
+			Source: "Sec. 4, Table 3 (FMNIST IID: " + ozerC100IIDCalibration[m.name] + ")", Presets: []string{"c100-iid"}}
 		rs := get("c100-iid")
 		row := func(variant string) runSet { return rs.where("variant", variant) }
 		var c claims

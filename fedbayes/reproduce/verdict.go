@@ -375,11 +375,12 @@ func (c metricCol) delta(d, se float64) string {
 func (c metricCol) value(v float64) string { return fmt.Sprintf("%.*f", c.digits, v*c.scale) }
 
 // decide sets the finding's verdict from its checks and opens its evidence with their tally, then
-// what (a sentence on the numbers), then the checks that did not agree (at most six).
+// what (a sentence on the numbers), then the checks that did not agree (at most six). Without checks
+// the finding is not run and its evidence says so.
 func (f *Finding) decide(checks []check, what string) {
 	f.Verdict = judge(checks)
 	if f.Verdict == NotRun {
-		f.Evidence = what
+		f.Evidence = "no check could be made: the presets it reads have no complete runs yet"
 		return
 	}
 	f.Judged = judged(checks)
