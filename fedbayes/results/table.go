@@ -226,7 +226,7 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		}
 	}
 	for _, m := range spec.Metrics {
-		if !t.records(m.Metric) {
+		if len(runs) > 0 && !t.records(m.Metric) { // with every run diverged, every cell says so
 			return nil, fmt.Errorf("results: no run records metric %q in its final row (they record %s)", m.Metric, strings.Join(finalMetrics(runs), ", "))
 		}
 	}
@@ -430,7 +430,9 @@ func (t *Table) Note() string {
 		}
 	}
 	note := "Final-round mean ± standard error (sample sd / sqrt(n)) over " + seeds + " per cell."
-	if t.divergedNote() != "" {
+	if lo == 0 && hi == 0 {
+		note = "Every run diverged: no cell has a mean."
+	} else if t.divergedNote() != "" {
 		note = "Final-round mean ± standard error (sample sd / sqrt(n)) over " + seeds + " per cell, diverged seeds left out."
 	}
 	if t.hasDash() {

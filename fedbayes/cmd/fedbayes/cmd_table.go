@@ -69,11 +69,6 @@ func runTable(args []string, stdout io.Writer) error {
 	if len(runs)+len(diverged) == 0 {
 		return fmt.Errorf("no completed or diverged runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
 	}
-	if len(runs) == 0 {
-		// results.NewTable needs a completed run to check the metrics against.
-		return fmt.Errorf("no completed runs in %s: all %d finished runs diverged (named above; %d other run(s) skipped), so no cell has a mean to show",
-			strings.Join(fs.Args(), ", "), len(diverged), len(skipped))
-	}
 	rowLabels, colLabels := splitList(*rows), splitList(*cols)
 	if len(rowLabels) == 0 {
 		rowLabels = []string{results.SettingLabel}
