@@ -110,11 +110,7 @@ func (r *Report) Summary() string {
 // with the spec, engine.SpecCheck, and its rounds, engine.ExpectedRounds); otherwise it is Refused,
 // with the reason. queued maps array tasks Slurm still holds to their Slurm state (nil: none).
 func Check(dir string, spec *engine.Spec, queued map[int]string) (*Report, error) {
-	refs, err := engine.RunList(spec)
-	if err != nil {
-		return nil, err
-	}
-	same, err := engine.SpecCheck(spec)
+	refs, chk, err := engine.RunChecks(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +119,6 @@ func Check(dir string, spec *engine.Spec, queued map[int]string) (*Report, error
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("cluster: %s is not a directory", dir)
 	}
-	chk := results.CheckOptions{Expect: engine.ExpectedRounds, Spec: same}
 	rep := &Report{Dir: dir, Sweep: spec.WithDefaults().Name}
 	for _, ref := range refs {
 		rs := RunStatus{Run: ref}

@@ -72,6 +72,21 @@ func RunList(spec *Spec) ([]RunRef, error) {
 	return refs, nil
 }
 
+// RunChecks returns the runs of spec (RunList) and the check every reader applies to a finished run
+// of it, as `fedbayes run --resume` does: the recorded spec (SpecCheck) and the rows against the
+// spec's rounds (ExpectedRounds).
+func RunChecks(spec *Spec) ([]RunRef, results.CheckOptions, error) {
+	refs, err := RunList(spec)
+	if err != nil {
+		return nil, results.CheckOptions{}, err
+	}
+	same, err := SpecCheck(spec)
+	if err != nil {
+		return nil, results.CheckOptions{}, err
+	}
+	return refs, results.CheckOptions{Expect: ExpectedRounds, Spec: same}, nil
+}
+
 // SpecCheck returns the check of a run's recorded Meta against spec, for results.CheckOptions.Spec:
 // the run must be one of spec's runs (its setting and one of its seeds) and record the same setting
 // labels and spec as Run would now (results.Meta.Differs: provenance, the budget sentence and the

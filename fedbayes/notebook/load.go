@@ -35,15 +35,10 @@ func Load(dir string, specs ...*engine.Spec) ([]results.Run, error) {
 	var missing, refused []string
 	want := 0
 	for _, s := range specs {
-		refs, err := engine.RunList(s)
+		refs, chk, err := engine.RunChecks(s)
 		if err != nil {
 			return nil, err
 		}
-		same, err := engine.SpecCheck(s)
-		if err != nil {
-			return nil, err
-		}
-		chk := results.CheckOptions{Expect: engine.ExpectedRounds, Spec: same}
 		for _, ref := range refs {
 			want++
 			r, err := results.ReadRun(filepath.Join(dir, ref.Name))

@@ -147,11 +147,7 @@ func runRun(args []string, stdout io.Writer) error {
 // true, so that they are kept and shown as with --resume; when it holds some runs and not all
 // finished, the error says how to continue them.
 func alreadyRun(spec *engine.Spec, dir, arg string, resume bool) (bool, error) {
-	refs, err := engine.RunList(spec)
-	if err != nil {
-		return false, err
-	}
-	same, err := engine.SpecCheck(spec)
+	refs, check, err := engine.RunChecks(spec)
 	if err != nil {
 		return false, err
 	}
@@ -159,7 +155,6 @@ func alreadyRun(spec *engine.Spec, dir, arg string, resume bool) (bool, error) {
 	if err := engine.RefuseOldRounds(dir); err != nil {
 		return false, err
 	}
-	check := results.CheckOptions{Expect: engine.ExpectedRounds, Spec: same}
 	held, finished := 0, 0
 	for _, ref := range refs {
 		runDir := filepath.Join(dir, ref.Name)
