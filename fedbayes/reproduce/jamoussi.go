@@ -137,20 +137,24 @@ func jamoussiFindings(rs runSet) []Finding {
 			Source: "Sec. 5 and Fig. 3; Table 1 (FMNIST ECE 9.4 → 8.5 → 7.9 → 5.6 %, NLL 0.76 → 0.66 → 0.61 → 0.45 for n = 0..3)"}
 		var c claims
 		var ev []string
+		fell := 0
 		for _, r := range jamoussiRules {
 			prevName := "n0-FedAvg"
 			vals := []string{v(prevName).summary(m.name).format(m.scale, 3)}
 			for n := 1; n <= 3; n++ {
 				cur := fmt.Sprintf("n%d-%s", n, r)
-				if v(prevName).summary(m.name).ok() && v(cur).summary(m.name).ok() {
+				if prev, now := v(prevName).summary(m.name), v(cur).summary(m.name); prev.ok() && now.ok() {
 					c.below(fmt.Sprintf("%s < %s", cur, prevName), v(cur).sample(m.name), v(prevName).sample(m.name), m)
+					if now.Mean < prev.Mean {
+						fell++
+					}
 				}
 				vals = append(vals, v(cur).summary(m.name).format(m.scale, 3))
 				prevName = cur
 			}
 			ev = append(ev, r+": "+strings.Join(vals, " → "))
 		}
-		f.decide(c.checks(), "steps n → n+1, n = 0..3: "+strings.Join(ev, "; "))
+		f.decide(c.checks(), fmt.Sprintf("the mean fell in %d of %d steps n → n+1, n = 0..3: %s", fell, c.n(), strings.Join(ev, "; ")))
 		jamoussiFrozen(&f, rs, posteriorsDidNotLearn)
 		f.explain("a Bayesian layer changes the predictive only as far as its variances differ from a point mass; the spread table shows how far they grew here.")
 		out = append(out, f)
