@@ -109,8 +109,17 @@ func fischerSection(b Budget, runs paperRuns) (*Section, error) {
 				t.name, t.p.Name(b), part, compareTable(sel, "variant", t.rows, cols, t.refs[part])))
 		}
 	}
-	s.Blocks = append(s.Blocks, fmt.Sprintf("**Prior = previous global posterior (Table 5)**, %s, IID:\n\n%s", fischerPriorPreset.Name(b),
-		compareTable(get(fischerPriorPreset), "variant", []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}, cols, fischerPriorRef["iid"])))
+	priorRows := []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}
+	prior := get(fischerPriorPreset)
+	if fixed := prior.where("prior", "fixed"); len(fixed) > 0 {
+		// The medium preset runs both priors: a table each, the paper's numbers beside the updated one.
+		s.Blocks = append(s.Blocks, fmt.Sprintf("**Prior = previous global posterior (Table 5)**, %s, IID:\n\n%s\n\nThe same rules with the fixed prior, same seeds and learning rate:\n\n%s",
+			fischerPriorPreset.Name(b), compareTable(prior.where("prior", "previous-global"), "variant", priorRows, cols, fischerPriorRef["iid"]),
+			compareTable(fixed, "variant", priorRows, cols, nil)))
+	} else {
+		s.Blocks = append(s.Blocks, fmt.Sprintf("**Prior = previous global posterior (Table 5)**, %s, IID:\n\n%s", fischerPriorPreset.Name(b),
+			compareTable(prior, "variant", priorRows, cols, fischerPriorRef["iid"])))
+	}
 	e1 := get(fischerE1Preset).where("partition", "iid")
 	if series := learningSeries(e1, "variant", []string{"DET-NWA", "MCD-NWA", "NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"},
 		results.Accuracy, 100); len(series) > 0 {

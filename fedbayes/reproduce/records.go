@@ -122,9 +122,10 @@ func SaveRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (map[
 }
 
 // staleRecords splits a paper's records at budget b into those to restore and those that are not runs
-// of their preset as it stands (engine.SpecCheck, the check run --resume applies: another spec,
-// labels or seed), grouped as report notes by preset and reason. Records of settings no preset of
-// the paper has are kept: the report ignores them, as it ignores such run folders.
+// of their preset as it stands (a setting it no longer has, or engine.SpecCheck, the check run
+// --resume applies: another spec, labels or seed), grouped as report notes by preset and reason.
+// Records that belong to no preset of the paper at b (another budget's) are restored: the report
+// ignores them, as it ignores such run folders.
 func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Record, notes []string, err error) {
 	settings, specOf, err := presetChecks(p, b)
 	if err != nil {
@@ -137,16 +138,21 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 			return nil, nil, fmt.Errorf("record %s: %s: %w", rec.Name, results.MetaFile, err)
 		}
 		name := presetOf(p, b, m.Setting)
-		if name == "" || !settings[name][m.Setting] {
+		if name == "" {
 			keep = append(keep, rec)
 			continue
 		}
-		if err := specOf[name](m); err != nil {
-			key := name + "\x00" + err.Error()
-			stale[key] = append(stale[key], rec.Name)
-			continue
+		why := fmt.Sprintf("setting %s is not one of its settings", m.Setting)
+		if settings[name][m.Setting] {
+			if err := specOf[name](m); err == nil {
+				keep = append(keep, rec)
+				continue
+			} else {
+				why = err.Error()
+			}
 		}
-		keep = append(keep, rec)
+		key := name + "\x00" + why
+		stale[key] = append(stale[key], rec.Name)
 	}
 	for key, names := range stale {
 		name, why, _ := strings.Cut(key, "\x00")

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -129,28 +130,55 @@ func TestStaleRecordsRunAgain(t *testing.T) {
 	if err := os.WriteFile(metaFile, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// And a run of a setting the preset no longer has (a row dropped since it ran).
+	gone := name + "-n9-Gone"
+	meta, err := results.NewMeta(gone, map[string]string{"variant": "n9-Gone"}, 0, map[string]any{"name": gone}, cleanInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	goneDir := filepath.Join(t.TempDir(), results.RunName(gone, 0))
+	writeOneRound(t, goneDir, meta)
 	if kept, err := SaveRecords(papers, first, records, Medium); err != nil || kept["002"] != 2 {
 		t.Fatalf("save: %v, %v; want 2 records", kept, err)
+	}
+	// The archive of an earlier sitting held that run too.
+	file := RecordsFile(records, papers[0], Medium)
+	recs, err := readRecords(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, ok, err := results.ReadRecord(goneDir)
+	if err != nil || !ok {
+		t.Fatalf("record of %s: %v, %v", gone, ok, err)
+	}
+	var buf bytes.Buffer
+	if err := results.WriteRecords(&buf, append(recs, rec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 
 	second := t.TempDir()
 	added, _, err := LoadRecords(papers, second, records, Medium)
 	if err != nil || added != 1 {
-		t.Fatalf("load: %d added, %v; want 1 (the stale record left out)", added, err)
+		t.Fatalf("load: %d added, %v; want 1 (the stale records left out)", added, err)
 	}
 	if results.HasRun(filepath.Join(second, "002", stale)) {
 		t.Errorf("the stale record %s was restored", stale)
 	}
 	notes, err := StaleRecordNotes(papers[0], records, Medium)
-	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], stale) || !strings.Contains(notes[0], "training.lr: 0.02 in the recorded run") {
-		t.Errorf("stale notes %q, %v; want one naming %s and its learning rate", notes, err, stale)
+	joined := strings.Join(notes, "\n")
+	if err != nil || len(notes) != 2 || !strings.Contains(joined, stale) || !strings.Contains(joined, "training.lr: 0.02 in the recorded run") ||
+		!strings.Contains(joined, "setting "+gone+" is not one of its settings") {
+		t.Errorf("stale notes %q, %v; want one naming %s and its learning rate, one naming %s", notes, err, stale, gone)
 	}
 	// The preset runs it again: the new record replaces the stale one, and no note is left.
 	writeJamoussiRuns(t, second, name, []int64{0}, 0, 1)
-	if kept, err := SaveRecords(papers, second, records, Medium); err != nil || kept["002"] != 2 {
-		t.Fatalf("second save: %v, %v; want 2 records", kept, err)
+	if kept, err := SaveRecords(papers, second, records, Medium); err != nil || kept["002"] != 3 {
+		t.Fatalf("second save: %v, %v; want 3 records (none dropped)", kept, err)
 	}
-	if notes, err := StaleRecordNotes(papers[0], records, Medium); err != nil || len(notes) != 0 {
-		t.Errorf("after the rerun: stale notes %q, %v; want none", notes, err)
+	if notes, err := StaleRecordNotes(papers[0], records, Medium); err != nil || len(notes) != 1 || !strings.Contains(notes[0], gone) {
+		t.Errorf("after the rerun: stale notes %q, %v; want only the dropped setting's", notes, err)
 	}
 }
