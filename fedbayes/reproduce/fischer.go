@@ -126,7 +126,17 @@ func fischerSection(b Budget, runs paperRuns) (*Section, error) {
 		c, err := plots.LearningCurves("fischer2024-e1-iid-accuracy", plots.Curves{Title: "E = 1, IID: test accuracy", YLabel: "accuracy (%)", Series: series})
 		s.addChart(c, err, "Test accuracy per round, E = 1, IID, train-size weights; mean ± SE over seeds ("+string(b)+" budget). Fischer et al., Fig. 3.")
 	}
-	s.Findings = fischerFindings(get)
+	// The findings name their presets by their full names; the report names them at the budget.
+	for _, f := range fischerFindings(get) {
+		for i, name := range f.Presets {
+			for _, p := range []Preset{fischerE1Preset, fischerE5Preset, fischerPriorPreset, fischerDWCPreset} {
+				if p.Full == name {
+					f.Presets[i] = p.Name(b)
+				}
+			}
+		}
+		s.Findings = append(s.Findings, f)
+	}
 	return s, nil
 }
 
@@ -159,7 +169,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	parts := e1.values("partition")
 	// 1. E = 1: WS, WC and Conflation beat NWA and LP.
 	{
-		f := Finding{Claim: "With E = 1, WS, WC and Conflation beat NWA and LP in accuracy", Source: "Sec. 4.1, Table 2"}
+		f := Finding{Claim: "With E = 1, WS, WC and Conflation beat NWA and LP in accuracy", Source: "Sec. 4.1, Table 2", Presets: []string{fischerE1Preset.Full}}
 		var c claims
 		var ev []string
 		for _, part := range parts {
@@ -181,7 +191,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	}
 	// 2. E = 1: LP is the worst VI aggregator (below each other rule in every partition).
 	{
-		f := Finding{Claim: "With E = 1, LP is the worst variational aggregator", Source: "Sec. 4.1, Table 2"}
+		f := Finding{Claim: "With E = 1, LP is the worst variational aggregator", Source: "Sec. 4.1, Table 2", Presets: []string{fischerE1Preset.Full}}
 		var c claims
 		var ev []string
 		for _, part := range parts {
@@ -203,7 +213,8 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	// 3. Client weighting makes no clear difference: the three weightings of each rule are equivalent
 	// within accMargin.
 	{
-		f := Finding{Claim: "The client weighting (train size, maximum discrepancy, distance) makes no clear difference", Source: "Sec. 5, Tables 2-3"}
+		f := Finding{Claim: "The client weighting (train size, maximum discrepancy, distance) makes no clear difference", Source: "Sec. 5, Tables 2-3",
+			Presets: []string{fischerE1Preset.Full}}
 		var c claims
 		weights := []string{"TrainSize", "MaxDisc", "Distance"}
 		for _, part := range parts {
@@ -224,7 +235,8 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	}
 	// 4. MC dropout beats the VI aggregators on IID data but not on the 2-class split.
 	{
-		f := Finding{Claim: "MC dropout beats every variational aggregator on IID data, but not on the 2-class split", Source: "Sec. 5, Tables 2-3"}
+		f := Finding{Claim: "MC dropout beats every variational aggregator on IID data, but not on the 2-class split", Source: "Sec. 5, Tables 2-3",
+			Presets: []string{fischerE1Preset.Full}}
 		var c claims
 		var ev []string
 		for _, part := range []string{"iid", "shards-2"} {
@@ -255,7 +267,8 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	}
 	// 5. Updating the prior every round hurts.
 	{
-		f := Finding{Claim: "Making the previous global posterior the clients' prior every round hurts accuracy badly", Source: "Sec. 4.4, Table 5 (41.8-46.1% against 77.2-88.0%)"}
+		f := Finding{Claim: "Making the previous global posterior the clients' prior every round hurts accuracy badly", Source: "Sec. 4.4, Table 5 (41.8-46.1% against 77.2-88.0%)",
+			Presets: []string{fischerPriorPreset.Full, fischerE1Preset.Full}}
 		prior, fixed := get(fischerPriorPreset), e1.where("partition", "iid")
 		if both := prior.where("prior", "fixed"); len(both) > 0 {
 			// The medium preset runs both priors at the paper's learning rate: compare within it.
@@ -285,7 +298,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	}
 	// 6. DWC fails without pre-training and matches WS with it (equivalent within dwcMargin).
 	{
-		f := Finding{Claim: "DWC fails without server pre-training and is about as good as WS with it", Source: "Sec. 4.3, Table 4"}
+		f := Finding{Claim: "DWC fails without server pre-training and is about as good as WS with it", Source: "Sec. 4.3, Table 4", Presets: []string{fischerDWCPreset.Full}}
 		dwc := get(fischerDWCPreset)
 		var c claims
 		var ev []string
@@ -305,7 +318,8 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	}
 	// 7. E = 5: parity, NWA as good as or better than the rest (above, or equivalent within accMargin).
 	{
-		f := Finding{Claim: "With E = 5 the aggregators reach parity and NWA does as well as or better than the others", Source: "Sec. 4.2, Table 3"}
+		f := Finding{Claim: "With E = 5 the aggregators reach parity and NWA does as well as or better than the others", Source: "Sec. 4.2, Table 3",
+			Presets: []string{fischerE5Preset.Full, fischerE1Preset.Full}}
 		// parity makes the checks of the finding on one preset's runs: NWA above each other rule, or
 		// equivalent within accMargin, in every partition.
 		parity := func(runs runSet) (claims, []string) {
