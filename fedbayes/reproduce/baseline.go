@@ -130,27 +130,32 @@ func baselinePresets(complete map[string][]results.Run) map[string]BaselinePrese
 // report's code. It returns "" when the baseline has no such finding (by its claim or former claim)
 // or the verdict is the same.
 func verdictChange(base *Baseline, cur map[string]BaselinePreset, rule, paper string, f Finding) string {
-	return verdictChangeWith(base, cur, rule, paper, f, settingSpec)
+	return verdictChangeWith(base, cur, rule, paper, f, settingSpecs())
 }
 
-// settingSpec is the spec a run of setting of preset (at a budget) records now, from the preset's
-// definition; ok is false when the preset has no such setting any more.
-func settingSpec(preset, setting string) (json.RawMessage, bool) {
-	spec, err := engine.Preset(preset)
-	if err != nil {
-		return nil, false
-	}
-	settings, err := spec.Expand()
-	if err != nil {
-		return nil, false
-	}
-	for _, st := range settings {
-		if st.Name == setting {
-			raw, err := json.Marshal(st.Spec)
-			return raw, err == nil
+// settingSpecs returns a function giving the spec a run of a setting of a preset (at a budget)
+// records now, from the preset's definition (ok false when the preset has no such setting any more),
+// expanding each preset once.
+func settingSpecs() func(preset, setting string) (json.RawMessage, bool) {
+	expanded := map[string]map[string]json.RawMessage{}
+	return func(preset, setting string) (json.RawMessage, bool) {
+		specs, done := expanded[preset]
+		if !done {
+			specs = map[string]json.RawMessage{}
+			if spec, err := engine.Preset(preset); err == nil {
+				if settings, err := spec.Expand(); err == nil {
+					for _, st := range settings {
+						if raw, err := json.Marshal(st.Spec); err == nil {
+							specs[st.Name] = raw
+						}
+					}
+				}
+			}
+			expanded[preset] = specs
 		}
+		raw, ok := specs[setting]
+		return raw, ok
 	}
-	return nil, false
 }
 
 // verdictChangeWith is verdictChange with the current spec of a preset's setting from specNow.

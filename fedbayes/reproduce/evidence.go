@@ -48,17 +48,9 @@ func final(r results.Run, metric string) (float64, bool) {
 }
 
 // sample returns the final value of a metric of each run that evaluated it, with the run's seed, for
-// the tests of package stats (paired by seed where two samples ran the same seeds).
-func (rs runSet) sample(metric string) stats.Sample {
-	var s stats.Sample
-	for _, r := range rs {
-		if v, ok := final(r, metric); ok {
-			s.Seeds = append(s.Seeds, r.Meta.Seed)
-			s.Values = append(s.Values, v)
-		}
-	}
-	return s
-}
+// the tests of package stats (paired by seed where two samples ran the same seeds): tailSample over
+// the last evaluated round.
+func (rs runSet) sample(metric string) stats.Sample { return rs.tailSample(metric, 1) }
 
 // tailMean returns the mean of a run's metric over the last k rounds that evaluated it, and the first
 // and last of those rounds; ok is false when fewer than k rounds evaluated it. The final round of a

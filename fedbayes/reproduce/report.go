@@ -77,6 +77,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		return nil, err
 	}
 	cur := map[string]BaselinePreset{}
+	specNow := settingSpecs() // each preset expanded once for every finding's verdictChange
 	var sections []*Section
 	var notes [][]string
 	var info *runinfo.Info
@@ -192,7 +193,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 			b.WriteString("\n### Findings\n")
 			for k := range s.Findings {
 				f := &s.Findings[k]
-				f.Changed = verdictChange(base, cur, VerdictRule, papers[i].ID, *f)
+				f.Changed = verdictChangeWith(base, cur, VerdictRule, papers[i].ID, *f, specNow)
 				fmt.Fprintf(&b, "\n**%s** — %s. *%s.*\n\n", f.Claim, f.Source, verdictText(f.Verdict))
 				if f.Judged != "" {
 					fmt.Fprintf(&b, "- Judged by: %s; %s budget (the presets above)\n", f.Judged, opt.Budget)
