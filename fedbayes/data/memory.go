@@ -1,12 +1,9 @@
 package data
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"sync"
+
+	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // DataMemoryFactor is the memory a run holds per byte of a dataset file's raw values: the bytes
@@ -25,38 +22,12 @@ var MaxDataMemory int64
 // DefaultMaxDataMemory is MaxDataMemory's bound on a machine whose memory is unknown: 16 GiB.
 const DefaultMaxDataMemory int64 = 16 << 30
 
-var (
-	memOnce  sync.Once
-	memTotal int64
-)
-
-// machineMemory returns the machine's total memory in bytes from /proc/meminfo (0 if unknown).
-func machineMemory() int64 {
-	memOnce.Do(func() {
-		f, err := os.Open("/proc/meminfo")
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) >= 2 && fields[0] == "MemTotal:" {
-				if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 {
-					memTotal = kb * 1024
-				}
-			}
-		}
-	})
-	return memTotal
-}
-
 // dataMemoryBound returns the bound in bytes and where it comes from, for the messages.
 func dataMemoryBound() (int64, string) {
 	if MaxDataMemory > 0 {
 		return MaxDataMemory, "data.MaxDataMemory"
 	}
-	if m := machineMemory(); m > 0 {
+	if m := runinfo.MemoryTotal(); m > 0 {
 		return m, "this machine's memory"
 	}
 	return DefaultMaxDataMemory, "the default bound, this machine's memory being unknown"

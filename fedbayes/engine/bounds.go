@@ -1,19 +1,17 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // Bounds on the size fields of a Spec, checked by Validate with the field's JSON path. They are far
@@ -175,7 +173,7 @@ func memoryParts(c *Spec) (model, act, pred float64) {
 
 // checkMemory refuses a spec whose MemoryEstimate exceeds the machine's memory.
 func checkMemory(c *Spec) error {
-	total := machineMemory()
+	total := float64(runinfo.MemoryTotal())
 	if total <= 0 {
 		return nil
 	}
@@ -207,31 +205,6 @@ func gib(b float64) string {
 		return strconv.FormatFloat(g, 'f', 1, 64) + " GiB"
 	}
 	return strconv.FormatFloat(math.Round(g), 'f', 0, 64) + " GiB"
-}
-
-var (
-	memOnce  sync.Once
-	memTotal float64
-)
-
-// machineMemory returns the machine's total memory in bytes from /proc/meminfo (0 if unknown).
-func machineMemory() float64 {
-	memOnce.Do(func() {
-		raw, err := os.ReadFile("/proc/meminfo")
-		if err != nil {
-			return
-		}
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
-					memTotal = kb * 1024
-				}
-			}
-		}
-	})
-	return memTotal
 }
 
 // settingCount is the number of settings s expands to, saturated at MaxSettings+1.
