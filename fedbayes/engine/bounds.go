@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -264,7 +266,7 @@ var zeroDefaults = map[string]string{
 // checkExplicitZeros refuses an explicit 0 at one of the zeroDefaults paths of a generic JSON spec
 // (numbers as json.Number or float64).
 func checkExplicitZeros(m map[string]any) error {
-	for _, path := range sortedKeys(zeroDefaults) {
+	for _, path := range slices.Sorted(maps.Keys(zeroDefaults)) {
 		var v any = m
 		for _, part := range strings.Split(path, ".") {
 			obj, ok := v.(map[string]any)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,7 +78,7 @@ func (s *Spec) Expand() ([]Setting, error) {
 		if variant.Label != "" {
 			vname += "-" + variant.Label
 		}
-		for _, p := range sortedKeys(variant.Set) {
+		for _, p := range slices.Sorted(maps.Keys(variant.Set)) {
 			v, err := decodeValue(variant.Set[p])
 			if err != nil {
 				return nil, specErr(fmt.Sprintf("variants[%d].set.%s", vi, p), "not a JSON value: %v", err)
@@ -170,7 +172,7 @@ func checkVariants(variants []Variant, sweep map[string][]json.RawMessage) error
 		if len(v.Set) == 0 {
 			return specErr(at+".set", "sets no field")
 		}
-		for _, p := range sortedKeys(v.Set) {
+		for _, p := range slices.Sorted(maps.Keys(v.Set)) {
 			if err := checkSweepPath(p); err != nil {
 				var se *SpecError
 				if errors.As(err, &se) {
@@ -184,16 +186,6 @@ func checkVariants(variants []Variant, sweep map[string][]json.RawMessage) error
 		}
 	}
 	return nil
-}
-
-// sortedKeys returns a map's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // baseLabels are the labels every setting carries.

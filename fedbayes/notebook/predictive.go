@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,9 +126,9 @@ func BetaFits(runs []results.Run) (map[float64]map[int64]predictive.BetaFit, err
 // against β (Hasan 2023, Eq. 4.11), one row per seed. Every seed must share the grid of β values.
 func NLLVersusBeta(fits map[float64]map[int64]predictive.BetaFit) ([]plots.SeedSeries, error) {
 	var out []plots.SeedSeries
-	for _, h := range sortedKeys(fits) {
+	for _, h := range slices.Sorted(maps.Keys(fits)) {
 		s := plots.SeedSeries{Name: fmt.Sprintf("h = %g", h)}
-		for i, seed := range sortedKeys(fits[h]) {
+		for i, seed := range slices.Sorted(maps.Keys(fits[h])) {
 			var x, y []float64
 			for _, p := range fits[h][seed].Curve {
 				x, y = append(x, p.Beta), append(y, p.NLL)
@@ -147,9 +148,9 @@ func NLLVersusBeta(fits map[float64]map[int64]predictive.BetaFit) ([]plots.SeedS
 // FittedBetas is one line per h (increasing) listing the fitted β of every seed.
 func FittedBetas(fits map[float64]map[int64]predictive.BetaFit) []string {
 	var out []string
-	for _, h := range sortedKeys(fits) {
+	for _, h := range slices.Sorted(maps.Keys(fits)) {
 		var betas []float64
-		for _, seed := range sortedKeys(fits[h]) {
+		for _, seed := range slices.Sorted(maps.Keys(fits[h])) {
 			betas = append(betas, fits[h][seed].Beta)
 		}
 		out = append(out, fmt.Sprintf("h = %-4g fitted β per seed: %.3f", h, betas))

@@ -1,8 +1,8 @@
 package notebook
 
 import (
-	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,7 +136,7 @@ func FinalVersus(runs []results.Run, by, x, metric string, values ...string) ([]
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("notebook: no runs")
 	}
-	X := sortedKeys(xs)
+	X := slices.Sorted(maps.Keys(xs))
 	var out []plots.SeedSeries
 	if len(values) == 0 {
 		values = Values(runs, by)
@@ -146,7 +146,7 @@ func FinalVersus(runs []results.Run, by, x, metric string, values ...string) ([]
 			return nil, fmt.Errorf("notebook: no runs of %s=%s (there are: %s)", by, key, strings.Join(Values(runs, by), ", "))
 		}
 		s := plots.SeedSeries{Name: key, X: X}
-		for _, seed := range sortedKeys(at[key]) {
+		for _, seed := range slices.Sorted(maps.Keys(at[key])) {
 			row := make([]float64, len(X))
 			for i, v := range X {
 				r, ok := at[key][seed][v]
@@ -186,16 +186,6 @@ func Pick(series []plots.SeedSeries, names map[string]string, order ...string) (
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// sortedKeys returns the keys of m, increasing.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Show displays a chart built by a plots builder in a GoNB cell, so that a cell reads

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,7 +161,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 	}
 	var b strings.Builder
-	writeHeader(&b, papers, sections, opt, info, sortedKeys(commits), newest, wall)
+	writeHeader(&b, papers, sections, opt, info, slices.Sorted(maps.Keys(commits)), newest, wall)
 	if base != nil {
 		rel, err := filepath.Rel(filepath.Dir(opt.Output), opt.Baseline)
 		if err != nil {
@@ -216,7 +216,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		return nil, err
 	}
 	if opt.SetBaseline {
-		nb := &Baseline{From: baselineFrom(opt, sortedKeys(commits)), Rule: VerdictRule, Presets: cur}
+		nb := &Baseline{From: baselineFrom(opt, slices.Sorted(maps.Keys(commits))), Rule: VerdictRule, Presets: cur}
 		for i, s := range sections {
 			for _, f := range s.Findings {
 				nb.Findings = append(nb.Findings, BaselineFinding{Paper: papers[i].ID, Claim: f.Claim, Verdict: f.Verdict})
@@ -322,14 +322,4 @@ func budgetLine(p Preset, b Budget, runs paperRuns) string {
 			name, c.Done, c.Want, spent, b, name, text)
 	}
 	return fmt.Sprintf("- `%s`: %d runs%s; budget %s", name, c.Done, spent, text)
-}
-
-// sortedKeys returns a set's members, sorted.
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

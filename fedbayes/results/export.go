@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -61,7 +62,7 @@ func NewTidy(runs []Run) (*Tidy, error) {
 		}
 		rows += len(r.Rows)
 	}
-	labels := sortedKeys(labelSet)
+	labels := slices.Sorted(maps.Keys(labelSet))
 	var metrics []string
 	for _, m := range exportMetricOrder {
 		if metricSet[m] {
@@ -69,7 +70,7 @@ func NewTidy(runs []Run) (*Tidy, error) {
 			delete(metricSet, m)
 		}
 	}
-	metrics = append(metrics, sortedKeys(metricSet)...)
+	metrics = append(metrics, slices.Sorted(maps.Keys(metricSet))...)
 	columns := append([]string{ExportSetting}, labels...)
 	columns = append(columns, ExportSeed, ExportRound)
 	columns = append(columns, metrics...)
@@ -101,16 +102,6 @@ func NewTidy(runs []Run) (*Tidy, error) {
 		}
 	}
 	return t, nil
-}
-
-// sortedKeys returns the keys of set, sorted.
-func sortedKeys(set map[string]bool) []string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // exportCell formats one value for CSV: nil is the empty cell, a float its shortest exact
