@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/internal/words"
 )
 
 // Budget is what a setting actually runs: the examples it trains and tests on, the clients, the
@@ -56,13 +57,13 @@ func BudgetOf(s *Spec, trainLen, testLen int) Budget {
 func (b Budget) String() string {
 	return fmt.Sprintf("%s: %s training / %s test examples, %d clients, T=%d %s, E=%d local %s, %d %s",
 		b.Dataset, examplesText(b.Train, b.Subsample, "at most "), examplesText(b.Test, b.TestSubsample, "at most "), b.Clients,
-		b.Rounds, plural(b.Rounds, "round"), b.Epochs, plural(b.Epochs, "epoch"), b.Seeds, plural(b.Seeds, "seed"))
+		b.Rounds, words.Plural(b.Rounds, "round"), b.Epochs, words.Plural(b.Epochs, "epoch"), b.Seeds, words.Plural(b.Seeds, "seed"))
 }
 
 // Short is the budget without the dataset and clients, for figure titles: "T=2, E=1, 2 seeds,
 // 1,000 / 300 examples".
 func (b Budget) Short() string {
-	return fmt.Sprintf("T=%d, E=%d, %d %s, %s / %s examples", b.Rounds, b.Epochs, b.Seeds, plural(b.Seeds, "seed"),
+	return fmt.Sprintf("T=%d, E=%d, %d %s, %s / %s examples", b.Rounds, b.Epochs, b.Seeds, words.Plural(b.Seeds, "seed"),
 		examplesText(b.Train, b.Subsample, "≤"), examplesText(b.Test, b.TestSubsample, "≤"))
 }
 
@@ -92,13 +93,6 @@ func describeBudget(s *Spec, cache *datasetCache) Budget {
 		train, test = tr.Len(), te.Len()
 	}
 	return BudgetOf(s, train, test)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // thousands formats n with commas: 60000 -> "60,000".

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/words"
 	"fedbayes.dev/fedbayes/stats"
 )
 
@@ -74,7 +75,7 @@ func (t *Table) significanceNote() string {
 			if test == stats.Welch {
 				what = "cells of different seeds"
 			}
-			used = append(used, fmt.Sprintf("%s (%d %s, %s)", test, n, plural(n, "comparison"), what))
+			used = append(used, fmt.Sprintf("%s (%d %s, %s)", test, n, words.Plural(n, "comparison"), what))
 		}
 	}
 	how := "two-sided t-test (paired by seed where two cells ran the same seeds, Welch's otherwise)"
@@ -85,15 +86,7 @@ func (t *Table) significanceNote() string {
 		" every pair of cells in a column is compared by a %s at level %g, Holm-corrected over the pairs of each column.", how, t.Spec.Level)
 	if t.Untestable > 0 {
 		note += fmt.Sprintf(" %d %s could not be tested (one seed, or no spread in the differences): no difference.",
-			t.Untestable, plural(t.Untestable, "comparison"))
+			t.Untestable, words.Plural(t.Untestable, "comparison"))
 	}
 	return note
-}
-
-// plural returns word with an "s" unless n is 1.
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
