@@ -34,8 +34,8 @@ func runsOf(settings []Setting) []runRef {
 	return runs
 }
 
-// CheckData refuses what Run refuses before it writes anything (a run of the former multi-round
-// runner in dir, RefuseOldRounds, and checkData for the runs of spec that dir does not hold yet): for a caller that writes to dir before Run does, such as `fedbayes run
+// CheckData refuses what Run refuses before it writes anything (checkData for the runs of spec that
+// dir does not hold yet): for a caller that writes to dir before Run does, such as `fedbayes run
 // -jobs N`, which starts its workers' logs there.
 func CheckData(spec *Spec, dir string) error {
 	if spec == nil {
@@ -43,9 +43,6 @@ func CheckData(spec *Spec, dir string) error {
 	}
 	settings, err := spec.Expand()
 	if err != nil {
-		return err
-	}
-	if err := RefuseOldRounds(dir); err != nil {
 		return err
 	}
 	return checkData(freshRuns(runsOf(settings), dir), &datasetCache{})

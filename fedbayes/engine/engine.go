@@ -198,8 +198,7 @@ func (s *Summary) Diverged() int {
 // Options.Dir. The spec is fully validated first: an invalid field is a *SpecError and nothing runs;
 // so is a field that only the data shows to be wrong (a partition.sort_feature the dataset lacks, a
 // partition that leaves a client without examples, a model.arch too large for the examples), which
-// is refused before any run directory is written, as is a results directory that holds a run of
-// the former multi-round FedBE runner (RefuseOldRounds).
+// is refused before any run directory is written.
 // A run that diverges (non-finite loss or parameters, or non-finite predictions of finite parameters
 // at evaluation, such as an overflowing predictive variance) is recorded as diverged with the round
 // and reason, and the next run starts; any other error is recorded as a failed run and returned. A
@@ -237,11 +236,6 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 			sel = append(sel, jobs[i])
 		}
 		jobs = sel
-	}
-	// Runs of the former multi-round FedBE runner carry the names of the FedBE presets' runs, and
-	// would be resumed or drawn in the figures as engine runs.
-	if err := RefuseOldRounds(opts.Dir); err != nil {
-		return nil, err
 	}
 	if !opts.Resume {
 		for _, j := range jobs {

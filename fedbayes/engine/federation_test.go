@@ -21,15 +21,12 @@ import (
 // fedbe-gaussian and fedavg runs.
 func TestFederationIsRunsRoundOne(t *testing.T) {
 	requireDigits(t)
-	rs, err := predictive.ParseRoundsSpec([]byte(`{"name": "fed", "dataset": "digits", "subsample": 500, "test_subsample": 200,
-		"clients": 3, "hidden": [8], "seeds": [2], "alpha": 1, "rounds": 1, "methods": ["fedavg", "fedbe-gaussian"],
-		"local": {"epochs": 1, "batch_size": 16, "learning_rate": 0.05},
-		"fedbe": {"samples": 2, "distill": {"epochs": 2, "batch_size": 16, "swa_cycles": 2}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := FromRounds(rs)
-	if err != nil {
+	// Chen & Chao's setting (the fedbe-* presets) at a test's budget: 3 clients, FedAvg and FedBE.
+	spec := ChenSpec(&Spec{Name: "fed", Dataset: DatasetSpec{Name: "digits", Subsample: 500, TestSubsample: 200},
+		Partition: PartitionSpec{Clients: 3, Alpha: 1}, Model: ModelSpec{Hidden: []int{8}},
+		Training: TrainingSpec{Rounds: 1, LocalEpochs: 1, BatchSize: 16, LearningRate: 0.05}, Seeds: []int64{2}},
+		predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 2, BatchSize: 16, SWACycles: 2}})
+	if err := SelectMethods(spec, []string{"fedavg", "fedbe-gaussian"}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

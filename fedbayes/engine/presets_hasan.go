@@ -3,137 +3,209 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/strategy"
 )
 
-// FromPredictive turns a one-round predictive-space spec (predictive.Spec: Hasan (2023)'s runner of
-// Tables 3.1, 3.2 and 4.2, whose presets are the 003 presets) into the engine spec that runs the
-// same experiment: one round, K clients with heterogeneity h swept over the spec's values
-// (partition.h; for regression sorted by sort_feature), the same data (a table without a test split
-// split by each seed, dataset.split_per_seed), server fraction, MLP, seeds and budget, and one
-// variant per method, labelled by the method's name:
+// HasanMethods are the variant labels of Hasan (2023)'s classification presets, in the order of the
+// thesis's Table 3.1 (its FedProx and AdaptFL are not implemented). They are the thesis's method names
+// and name the run folders (NAME-LABEL-H-seedS); each variant runs the strategy Method(label):
+// "oneshot" runs oneshotfl and "fedbe" runs fedbe-gaussian (MethodAliases), the others their own.
+var HasanMethods = []string{"fedavg", "fedpa", "ep-mcmc", "fedbe", "oneshot", "fedkt", strategy.Mixture,
+	strategy.BCM, strategy.DBCM, strategy.BetaPredBayes, strategy.DBetaPredBayes}
+
+// HasanRegressionMethods are the variant labels of Hasan (2023)'s regression presets (Table 3.2):
+// FedKT votes on labels and the students distil class probabilities, so they are for classification.
+var HasanRegressionMethods = []string{"fedavg", "fedpa", "ep-mcmc", strategy.Mixture, strategy.BCM, strategy.BetaPredBayes}
+
+// hasanOptions are the server options of Hasan (2023)'s one-round presets, beside the engine spec's
+// own fields: the clients' sampler of the sampling methods, the distillation of OneshotFL, D-BCM and
+// D-beta-PredBayes, and the options of FedBE, FedPA and FedKT (zero fields take their defaults).
+type hasanOptions struct {
+	sampler predictive.SamplerConfig
+	distill predictive.DistillConfig
+	fedbe   predictive.FedBEConfig
+	fedpa   predictive.FedPAConfig
+	fedkt   predictive.FedKTConfig
+}
+
+// hasan completes s, one of Hasan (2023)'s one-round comparisons (Tables 3.1, 3.2 and 4.2; Sec. 3.3),
+// from what the preset gives (dataset, its subsets, the partition's sort feature, hidden widths,
+// the local training of the optimising methods, seeds, budget) and the server options o: 5 clients with
+// heterogeneity h swept over 0, 0.3, 0.6 and 0.9 (1 for regression, the clients sorted by
+// partition.sort_feature), 20% of the training set kept for the server, a table without a test split
+// split by each seed, a deterministic MLP (100 hidden units unless given; a learned noise variance
+// starting at 0.5 for regression), one round, and one variant per method (HasanMethods or
+// HasanRegressionMethods):
 //
-//   - fedavg, oneshot (as oneshotfl), fedbe and fedkt train the clients with the local optimiser
-//     (training.*: local's optimizer, learning rate, momentum, epochs and batch size);
+//   - fedavg, oneshot (oneshotfl), fedbe (fedbe-gaussian) and fedkt train the clients with the local
+//     optimiser (training.*; the defaults of predictive.LocalConfig);
 //   - fedpa, ep-mcmc, bcm, mixture, beta-predbayes, d-bcm and d-beta-predbayes sample them
-//     (training.sampler: the spec's sampler);
-//   - the server options come from the spec's fedpa, fedbe, distill, fedkt and beta fields; ep-mcmc
-//     draws ep_draws networks (evaluation.samples); the students of d-bcm and d-beta-predbayes start
-//     from a fresh initialisation (aggregation.server.student_start "previous"), as the thesis's.
-//
-// The engine derives its seeds per (seed, round, client) where the runner derived them per method,
-// so the numbers differ seed by seed; over seeds the means agree within their standard errors
-// (docs/strategies.md, "Hasan's presets on the engine"). Spec fields the engine has no counterpart for
-// are refused: beta.grid_points and beta.tol (the engine fits beta with the default grid and
-// tolerance, which no engine field sets).
-func FromPredictive(ps predictive.Spec) (*Spec, error) {
-	ps = ps.WithDefaults()
-	if err := ps.Validate(); err != nil {
-		return nil, err
+//     (training.sampler);
+//   - ep-mcmc draws 10 networks (evaluation.samples); the students of d-bcm and d-beta-predbayes start
+//     from a fresh initialisation (aggregation.server.student_start "previous"), as the thesis's;
+//     FedKT trains its own teachers with the spec's local training and distillation unless o.fedkt
+//     sets them.
+func hasan(s *Spec, o hasanOptions) *Spec {
+	regression := data.RegressionSet(s.Dataset.Name)
+	s.Dataset.SplitPerSeed, s.Dataset.ServerFraction = true, 0.2
+	s.Partition.Method, s.Partition.Clients = "heterogeneity", 5
+	s.Model.Arch, s.Model.Kind = "mlp", "deterministic"
+	if s.Model.Hidden == nil {
+		s.Model.Hidden = []int{100}
 	}
-	if ps.Beta.GridPoints != 0 || ps.Beta.Tol != 0 {
-		return nil, fmt.Errorf("engine: predictive spec %s: beta.grid_points and beta.tol have no engine counterpart; remove them", ps.Name)
+	methods, hs := HasanMethods, raws(0.0, 0.3, 0.6, 0.9)
+	if regression {
+		s.Model.NoiseVar = 0.5
+		methods, hs = HasanRegressionMethods, raws(1.0)
 	}
-	lc := ps.Local
-	s := &Spec{
-		Name:        ps.Name,
-		Dataset:     DatasetSpec{Name: ps.Dataset, Dir: ps.DataDir, Subsample: ps.Subsample, TestSubsample: ps.TestSubsample, ServerFraction: ps.ServerFraction, SplitPerSeed: true},
-		Partition:   PartitionSpec{Method: "heterogeneity", Clients: ps.Clients, SortFeature: ps.SortFeature},
-		Model:       ModelSpec{Arch: "mlp", Kind: "deterministic", Hidden: append([]int(nil), ps.Hidden...)},
-		Aggregation: AggregationSpec{Rule: "FedAvg", Weighting: "size"},
-		Training: TrainingSpec{Rounds: 1, LocalEpochs: lc.Epochs, BatchSize: lc.BatchSize, Optimizer: lc.Optimizer,
-			LearningRate: lc.LearningRate, Momentum: lc.Momentum},
-		Evaluation: EvaluationSpec{Fairness: "off"},
-		Seeds:      append([]int64(nil), ps.Seeds...),
-		Budget:     ps.Budget,
+	s.Sweep = map[string][]json.RawMessage{"partition.h": hs}
+	s.Aggregation = AggregationSpec{Rule: "FedAvg", Weighting: "size"}
+	local := predictive.LocalConfig{Optimizer: s.Training.Optimizer, LearningRate: s.Training.LearningRate,
+		Momentum: s.Training.Momentum, Epochs: s.Training.LocalEpochs, BatchSize: s.Training.BatchSize}.WithDefaults()
+	s.Training = TrainingSpec{Rounds: 1, LocalEpochs: local.Epochs, BatchSize: local.BatchSize, Optimizer: local.Optimizer,
+		LearningRate: local.LearningRate, Momentum: local.Momentum}
+	s.Evaluation = EvaluationSpec{Fairness: "off"}
+	sampler := o.sampler.WithDefaults()
+	distill := o.distill.WithDefaults()
+	fedbe := o.fedbe.WithDefaults()
+	fedpa := o.fedpa.WithDefaults()
+	fedkt := o.fedkt
+	if fedkt.Local == (predictive.LocalConfig{}) {
+		fedkt.Local = local
 	}
-	if ps.IsRegression() {
-		s.Model.NoiseVar = ps.NoiseVar
+	if fedkt.Distill == (predictive.DistillConfig{}) {
+		fedkt.Distill = distill
 	}
-	var hs []any
-	for _, h := range ps.H {
-		hs = append(hs, h)
-	}
-	s.Sweep = map[string][]json.RawMessage{"partition.h": raws(hs...)}
-	sampler := ps.Sampler
-	beta := func(sv *ServerSpec) *ServerSpec {
-		sv.BetaMin, sv.BetaMax = ps.Beta.Min, ps.Beta.Max
-		return sv
-	}
-	distill := ps.Distill
-	for _, m := range ps.Methods {
+	fedkt = fedkt.WithDefaults()
+	fedkt.Local = fedkt.Local.WithDefaults()
+	for _, m := range methods {
 		var v Variant
 		switch m {
-		case predictive.MethodFedAvg:
+		case "fedavg":
 			v = variant(m, "aggregation.rule", "FedAvg")
-		case predictive.MethodFedBE:
-			rule := "fedbe-gaussian"
-			if ps.FedBE.Distribution == "dirichlet" {
-				rule = "fedbe-dirichlet"
-			}
-			fd := ps.FedBE.Distill
-			v = variant(m, "aggregation.rule", rule, "aggregation.server", ServerSpec{Samples: ps.FedBE.Samples, Alpha: ps.FedBE.Alpha, Distill: &fd})
-		case predictive.MethodOneshot:
-			v = variant(m, "aggregation.rule", "oneshotfl", "aggregation.server", ServerSpec{Distill: &distill})
-		case predictive.MethodFedKT:
-			kc := ps.FedKT
-			kc.Local = kc.Local.WithDefaults()
-			// FedKT trains its own teachers (kc.Local): the engine's one local epoch is not used.
-			v = variant(m, "aggregation.rule", "fedkt", "training.local_epochs", 1, "aggregation.server", ServerSpec{Distill: &distill, FedKT: &kc})
-		case predictive.MethodFedPA:
+		case "fedbe":
+			fd := fedbe.Distill
+			v = variant(m, "aggregation.rule", strategy.FedBEGaussian, "aggregation.server", ServerSpec{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Distill: &fd})
+		case "oneshot":
+			v = variant(m, "aggregation.rule", strategy.OneshotFLName, "aggregation.server", ServerSpec{Distill: &distill})
+		case "fedkt":
+			// FedKT trains its own teachers (aggregation.server.fedkt.local): the engine's one local
+			// epoch is not used.
+			v = variant(m, "aggregation.rule", "fedkt", "training.local_epochs", 1, "aggregation.server", ServerSpec{Distill: &distill, FedKT: &fedkt})
+		case "fedpa":
 			v = variant(m, "aggregation.rule", "fedpa", "training.sampler", sampler,
-				"aggregation.server", ServerSpec{FedPARho: ps.FedPA.Rho, ServerLR: ps.FedPA.ServerLR})
-		case predictive.MethodEPMCMC:
-			v = variant(m, "aggregation.rule", "ep-mcmc", "training.sampler", sampler, "evaluation.samples", ps.EPDraws)
-		case predictive.MethodBCM, predictive.MethodMixture:
+				"aggregation.server", ServerSpec{FedPARho: fedpa.Rho, ServerLR: fedpa.ServerLR})
+		case "ep-mcmc":
+			v = variant(m, "aggregation.rule", "ep-mcmc", "training.sampler", sampler, "evaluation.samples", 10)
+		case strategy.BCM, strategy.Mixture:
 			v = variant(m, "aggregation.rule", m, "training.sampler", sampler)
-		case predictive.MethodBeta:
-			v = variant(m, "aggregation.rule", m, "training.sampler", sampler, "aggregation.server", beta(&ServerSpec{}))
-		case predictive.MethodDBCM, predictive.MethodDBeta:
+		case strategy.BetaPredBayes:
+			v = variant(m, "aggregation.rule", m, "training.sampler", sampler, "aggregation.server", ServerSpec{})
+		case strategy.DBCM, strategy.DBetaPredBayes:
 			// The student starts from a fresh initialisation, as Hasan (2023), Algs. 1-2.
 			v = variant(m, "aggregation.rule", m, "training.sampler", sampler,
-				"aggregation.server", beta(&ServerSpec{Distill: &distill, StudentStart: strategy.StudentFromPrevious}))
-		default:
-			return nil, fmt.Errorf("engine: predictive spec %s: method %q has no engine strategy", ps.Name, m)
+				"aggregation.server", ServerSpec{Distill: &distill, StudentStart: strategy.StudentFromPrevious})
 		}
 		s.Variants = append(s.Variants, v)
 	}
-	if _, err := s.Expand(); err != nil {
-		return nil, fmt.Errorf("engine: predictive spec %s as an engine spec: %w", ps.Name, err)
-	}
-	return s, nil
+	return s
+}
+
+// hasanPresets are Hasan (2023)'s one-round presets: NAME-fast finishes in minutes on two cores (small
+// subsets, short training), NAME-full follows Hasan (2023), Sec. 3.3 and Tables B.2-B.4 (hours on the
+// pure-Go backend).
+var hasanPresets = map[string]func() *Spec{
+	"fmnist-fast": func() *Spec {
+		return hasan(&Spec{Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)",
+			Dataset:  DatasetSpec{Name: "fashion-mnist", Subsample: 3000, TestSubsample: 2000},
+			Training: TrainingSpec{LocalEpochs: 10, BatchSize: 32, LearningRate: 0.05},
+			Seeds:    []int64{1, 2, 3}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 10, Cycles: 3, SamplesPerCycle: 2, BatchSize: 32, Friction: predictive.ZhangFriction},
+				distill: predictive.DistillConfig{Epochs: 10, BatchSize: 50, LearningRate: 3e-3},
+				fedbe:   predictive.FedBEConfig{Samples: 5, Distill: predictive.DistillConfig{Epochs: 10, BatchSize: 50, SWACycles: 2}},
+				fedpa:   predictive.FedPAConfig{ServerLR: 0.5},
+				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 3}})
+	},
+	"fmnist-medium": func() *Spec {
+		return hasan(&Spec{Budget: "medium: 12,000 training / all 10,000 test examples, 10 seeds (the thesis's accuracy tables), 15 sampler epochs x 4 cycles x 2 samples, 15 local and 20 distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)",
+			Dataset:  DatasetSpec{Name: "fashion-mnist", Subsample: 12000},
+			Training: TrainingSpec{LocalEpochs: 15, BatchSize: 32, LearningRate: 0.05},
+			Seeds:    []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 15, Cycles: 4, SamplesPerCycle: 2, BatchSize: 32, Friction: predictive.ZhangFriction},
+				distill: predictive.DistillConfig{Epochs: 20, BatchSize: 50, LearningRate: 3e-3},
+				fedbe:   predictive.FedBEConfig{Samples: 10, Distill: predictive.DistillConfig{Epochs: 20, BatchSize: 50, SWACycles: 2}},
+				fedpa:   predictive.FedPAConfig{ServerLR: 0.5},
+				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 3}})
+	},
+	"fmnist-full": func() *Spec {
+		return hasan(&Spec{Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4; FedKT 2 students x 5 teachers, Li et al.'s script)",
+			Dataset:  DatasetSpec{Name: "fashion-mnist"},
+			Training: TrainingSpec{LocalEpochs: 25},
+			Seeds:    []int64{1, 2, 3, 4, 5}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 25, Cycles: 5, SamplesPerCycle: 2, Friction: predictive.ZhangFriction},
+				distill: predictive.DistillConfig{Epochs: 50},
+				fedbe:   predictive.FedBEConfig{Distill: predictive.DistillConfig{Epochs: 50}},
+				fedpa:   predictive.FedPAConfig{ServerLR: 0.5},
+				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 5}})
+	},
+	"digits-fast": func() *Spec {
+		return hasan(&Spec{Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs, FedKT 2 students x 3 teachers per client",
+			Dataset:  DatasetSpec{Name: "digits"},
+			Model:    ModelSpec{Hidden: []int{32}},
+			Training: TrainingSpec{LocalEpochs: 20, BatchSize: 32, LearningRate: 0.05},
+			Seeds:    []int64{1, 2}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 20, Cycles: 4, SamplesPerCycle: 1, BatchSize: 32, LearningRate: 0.2},
+				distill: predictive.DistillConfig{Epochs: 20, BatchSize: 32, LearningRate: 5e-3},
+				fedbe:   predictive.FedBEConfig{Samples: 5, Distill: predictive.DistillConfig{Epochs: 20, BatchSize: 32, SWACycles: 2}},
+				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 3}})
+	},
+	"diabetes-fast": func() *Spec {
+		return hasan(&Spec{Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs",
+			Dataset:  DatasetSpec{Name: "diabetes"},
+			Model:    ModelSpec{Hidden: []int{32}},
+			Training: TrainingSpec{LocalEpochs: 40, BatchSize: 16},
+			Seeds:    []int64{1, 2, 3}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02}})
+	},
+	"diabetes-full": func() *Spec {
+		return hasan(&Spec{Budget: "full (Hasan (2023), Sec. 4.4)",
+			Dataset:  DatasetSpec{Name: "diabetes"},
+			Training: TrainingSpec{LocalEpochs: 100, BatchSize: 16},
+			Seeds:    []int64{1, 2, 3, 4, 5}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 100, Cycles: 5, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02}})
+	},
+	"boston-fast": func() *Spec {
+		return hasan(&Spec{Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs",
+			Dataset:   DatasetSpec{Name: "boston"},
+			Partition: PartitionSpec{SortFeature: "LSTAT"},
+			Model:     ModelSpec{Hidden: []int{32}},
+			Training:  TrainingSpec{LocalEpochs: 40, BatchSize: 16},
+			Seeds:     []int64{1, 2, 3}},
+			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02}})
+	},
 }
 
 func init() {
-	for _, name := range predictive.PresetNames() {
-		ps, err := predictive.Preset(name)
-		if err != nil {
-			panic(err)
+	for name, build := range hasanPresets {
+		s := build()
+		task, methods := "Tables 3.1 and 4.2, classification", HasanMethods
+		if data.RegressionSet(s.Dataset.Name) {
+			task, methods = "Tables 3.2 and 4.3, regression", HasanRegressionMethods
 		}
-		task := "Tables 3.1 and 4.2, classification"
-		if ps.IsRegression() {
-			task = "Tables 3.2 and 4.3, regression"
+		var hs []string
+		for _, h := range s.Sweep["partition.h"] {
+			hs = append(hs, string(h))
 		}
 		addPaperPreset(name, fmt.Sprintf("Hasan (2023) %s: %s, %d clients, h = %s, one round: %s",
-			task, ps.Dataset, ps.WithDefaults().Clients, floatsText(ps.WithDefaults().H), strings.Join(ps.WithDefaults().Methods, ", ")),
-			func() *Spec {
-				s, err := FromPredictive(ps)
-				if err != nil {
-					panic(fmt.Sprintf("engine: preset %s: %v", name, err)) // a test converts every preset
-				}
-				return s
-			}, nil)
+			task, s.Dataset.Name, s.Partition.Clients, strings.Join(hs, ", "), strings.Join(methods, ", ")), build, nil)
 	}
 }
 
-// floatsText joins values as "0, 0.3, 0.6".
-func floatsText(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, ", ")
-}
+// HasanPresetNames lists Hasan (2023)'s one-round presets (what `fedbayes predictive` runs), sorted.
+func HasanPresetNames() []string { return slices.Sorted(maps.Keys(hasanPresets)) }

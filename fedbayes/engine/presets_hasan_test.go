@@ -2,98 +2,80 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
-// TestHasanPresetsAreEnginePresets checks that every one-round preset of Hasan's runner is an engine
-// preset that runs the same experiment: one setting per method and h, one round, the same data,
-// clients, MLP, seeds and sampler, and each method's server options.
-func TestHasanPresetsAreEnginePresets(t *testing.T) {
-	for _, name := range predictive.PresetNames() {
+// TestHasanPresets checks every one-round preset of Hasan (2023): one setting per method (labelled by
+// the thesis's name, running the strategy Method(label)) and h, one round, 5 clients with
+// heterogeneity h, a per-seed split with a 20% server set, the sampler for the sampling methods only
+// (with Zhang et al.'s friction on Fashion-MNIST), ten EP-MCMC draws, and the students of D-BCM and
+// D-beta-PredBayes starting afresh.
+func TestHasanPresets(t *testing.T) {
+	names := HasanPresetNames()
+	if len(names) != 7 {
+		t.Fatalf("Hasan presets %v, want 7", names)
+	}
+	sampling := []string{"fedpa", "ep-mcmc", strategy.BCM, strategy.Mixture, strategy.BetaPredBayes, strategy.DBCM, strategy.DBetaPredBayes}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			ps, err := predictive.Preset(name)
-			if err != nil {
-				t.Fatal(err)
+			s, settings := expandPreset(t, name)
+			methods, hs := HasanMethods, []float64{0, 0.3, 0.6, 0.9}
+			if data.RegressionSet(s.Dataset.Name) {
+				methods, hs = HasanRegressionMethods, []float64{1}
 			}
-			ps = ps.WithDefaults()
-			_, settings := expandPreset(t, name)
-			if want := len(ps.Methods) * len(ps.H); len(settings) != want {
-				t.Fatalf("%d settings, want %d methods x %d h", len(settings), len(ps.Methods), len(ps.H))
+			if want := len(methods) * len(hs); len(settings) != want {
+				t.Fatalf("%d settings, want %d methods x %d h", len(settings), len(methods), len(hs))
 			}
 			seen := map[string]bool{}
 			for _, st := range settings {
 				c, m := st.Spec, st.Labels["variant"]
 				seen[m] = true
-				if c.Training.Rounds != 1 || c.Dataset.Name != ps.Dataset || c.Partition.Clients != ps.Clients ||
-					!slices.Equal(c.Model.Hidden, ps.Hidden) || !slices.Equal(c.Seeds, ps.Seeds) || !c.Dataset.SplitPerSeed ||
-					c.Dataset.Subsample != ps.Subsample || c.Dataset.ServerFraction != ps.ServerFraction {
-					t.Errorf("%s: the setting differs from the preset's data, clients, MLP or seeds: %+v", st.Name, c)
+				if !slices.Contains(methods, m) || !strategy.Is(c.Aggregation.Rule, Method(m)) {
+					t.Errorf("%s: variant %q runs %q; want a method of %v running Method(label) %q", st.Name, m, c.Aggregation.Rule, methods, Method(m))
 				}
-				if !slices.Contains(ps.H, c.Partition.H) || c.Partition.Method != "heterogeneity" {
-					t.Errorf("%s: partition %+v, want heterogeneity with h in %v", st.Name, c.Partition, ps.H)
+				if c.Training.Rounds != 1 || c.Partition.Clients != 5 || c.Partition.Method != "heterogeneity" || !slices.Contains(hs, c.Partition.H) ||
+					!c.Dataset.SplitPerSeed || c.Dataset.ServerFraction != 0.2 || c.Model.Kind != "deterministic" {
+					t.Errorf("%s: not Hasan's one-round setting: %+v", st.Name, c)
 				}
-				sampling := slices.Contains([]string{predictive.MethodFedPA, predictive.MethodEPMCMC, predictive.MethodBCM, predictive.MethodMixture,
-					predictive.MethodBeta, predictive.MethodDBCM, predictive.MethodDBeta}, m)
-				if sampling != (c.Training.Sampler != nil) {
-					t.Errorf("%s: sampler %v, want sampling %v", st.Name, c.Training.Sampler, sampling)
+				samples := slices.Contains(sampling, m)
+				if samples != (c.Training.Sampler != nil) {
+					t.Fatalf("%s: sampler %v, want sampling %v", st.Name, c.Training.Sampler, samples)
 				}
-				if sampling && *c.Training.Sampler != ps.Sampler {
-					t.Errorf("%s: sampler %+v, want the preset's %+v", st.Name, *c.Training.Sampler, ps.Sampler)
+				if samples {
+					want := 0.1
+					if c.Dataset.Name == "fashion-mnist" {
+						want = predictive.ZhangFriction
+					}
+					if c.Training.Sampler.Friction != want {
+						t.Errorf("%s: sampler friction %v, want %v", st.Name, c.Training.Sampler.Friction, want)
+					}
 				}
-				if !sampling && m != predictive.MethodFedKT && (c.Training.LocalEpochs != ps.Local.Epochs || c.Training.LearningRate != ps.Local.LearningRate) {
-					t.Errorf("%s: local training %+v, want the preset's %+v", st.Name, c.Training, ps.Local)
+				if m == "ep-mcmc" && c.Evaluation.Samples != 10 {
+					t.Errorf("%s: %d networks drawn, want 10", st.Name, c.Evaluation.Samples)
 				}
-				switch m {
-				case predictive.MethodFedKT:
-					if k := c.Aggregation.Server.FedKT; k == nil || k.Students != ps.FedKT.Students || k.Teachers != ps.FedKT.Teachers || k.Local.Epochs != ps.Local.Epochs {
-						t.Errorf("%s: fedkt %+v, want the preset's %+v with its local training", st.Name, k, ps.FedKT)
-					}
-				case predictive.MethodFedPA:
-					if c.Aggregation.Server.ServerLR != ps.FedPA.ServerLR {
-						t.Errorf("%s: server_lr %v, want %v", st.Name, c.Aggregation.Server.ServerLR, ps.FedPA.ServerLR)
-					}
-				case predictive.MethodEPMCMC:
-					if c.Evaluation.Samples != ps.EPDraws {
-						t.Errorf("%s: %d drawn networks, want %d", st.Name, c.Evaluation.Samples, ps.EPDraws)
-					}
-				case predictive.MethodOneshot, predictive.MethodDBCM, predictive.MethodDBeta:
-					if d := c.Aggregation.Server.Distill; d == nil || *d != ps.Distill {
-						t.Errorf("%s: distillation %+v, want %+v", st.Name, d, ps.Distill)
-					}
-					if start := c.Aggregation.Server.StudentStart; (m != predictive.MethodOneshot) != (start == "previous") {
-						t.Errorf("%s: student_start %q, want previous for the distilled ensembles only", st.Name, start)
-					}
-				case predictive.MethodFedBE:
-					if sv := c.Aggregation.Server; sv.Samples != ps.FedBE.Samples || *sv.Distill != ps.FedBE.Distill {
-						t.Errorf("%s: fedbe %+v, want %+v", st.Name, sv, ps.FedBE)
-					}
+				if sv := c.Aggregation.Server; sv != nil && (sv.StudentStart == strategy.StudentFromPrevious) != (m == strategy.DBCM || m == strategy.DBetaPredBayes) {
+					t.Errorf("%s: student_start %q, want previous for the distilled ensembles only", st.Name, sv.StudentStart)
+				}
+				if m == "fedkt" && (c.Aggregation.Server == nil || c.Aggregation.Server.FedKT == nil || c.Aggregation.Server.FedKT.Local.Epochs == 0) {
+					t.Errorf("%s: fedkt without its teachers' training: %+v", st.Name, c.Aggregation.Server)
 				}
 			}
-			for _, m := range ps.Methods {
+			for _, m := range methods {
 				if !seen[m] {
 					t.Errorf("method %s has no setting", m)
 				}
 			}
+			if !strings.Contains(s.Budget, "full") && !strings.Contains(s.Budget, "reduced") && !strings.Contains(s.Budget, "medium") {
+				t.Errorf("budget %q states no budget", s.Budget)
+			}
 		})
 	}
-}
-
-// TestFromPredictiveRefuses checks that a predictive spec the engine cannot run as written is refused.
-func TestFromPredictiveRefuses(t *testing.T) {
-	ps, err := predictive.Preset("digits-fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := ps
-	bad.Beta.GridPoints = 11
-	if _, err := FromPredictive(bad); err == nil {
-		t.Error("beta.grid_points was accepted")
-	}
-	bad = ps
-	bad.H = []float64{2}
-	if _, err := FromPredictive(bad); err == nil {
-		t.Error("h = 2 was accepted")
+	if predictive.ZhangFriction != 0.9 {
+		t.Errorf("ZhangFriction = %v, want Zhang et al.'s 0.9", predictive.ZhangFriction)
 	}
 }

@@ -4,9 +4,9 @@
 // (PresetSpec, Sweep, FedAvgBaseline), training several engine specs under one progress bar with
 // learning curves drawn as they come (Train, LiveCurves; multi-round FedBE runs through it as engine
 // specs), Kernel > Interrupt stopping Run All (Check ends the interrupted cell as an error, Queued the
-// cells queued after it), running the one-round predictive experiments the same way
-// (RunPredictive), reading the runs back for the cells that depend on them, checked as run --resume
-// checks them (Load, LoadPredictive, LoadDir), filters and groupings over runs (Where, Label, Values, SeedSeries, FinalVersus, Pick),
+// cells queued after it), reading the runs back for the cells that depend on them, checked as run
+// --resume checks them (Load, LoadDir), filters and groupings over runs (Where, Label, Values,
+// SeedSeries, FinalVersus, Pick, PickMethods by the strategy registry's method names),
 // tables (ShowTable, TextTable, MeanSE) and charts (Show, Row), the FedBE anatomy of notebook 05
 // (NewFederation, FedBEAnatomy) and the uncertainty study of notebook 03 (StudySpec, TrainStudy,
 // Study and its calibration, decomposition, retention and out-of-distribution tables).

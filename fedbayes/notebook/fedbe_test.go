@@ -13,6 +13,7 @@ import (
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 func TestPieceCells(t *testing.T) {
@@ -62,16 +63,10 @@ func tinyRounds(t *testing.T) *engine.Spec {
 	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "digits.csv.gz")); err != nil {
 		t.Skipf("digits not installed: %v", err)
 	}
-	s, err := engine.FromRounds(predictive.RoundsSpec{
-		Setup:  predictive.Setup{Name: "nb", Dataset: "digits", Subsample: 500, TestSubsample: 100, Clients: 3, Hidden: []int{8}, Seeds: []int64{1}},
-		Alpha:  1,
-		Rounds: 1,
-		Local:  predictive.LocalConfig{Epochs: 1, BatchSize: 16, LearningRate: 0.05},
-		FedBE:  predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := engine.ChenSpec(&engine.Spec{Name: "nb", Dataset: engine.DatasetSpec{Name: "digits", Subsample: 500, TestSubsample: 100},
+		Partition: engine.PartitionSpec{Clients: 3, Alpha: 1}, Model: engine.ModelSpec{Hidden: []int{8}},
+		Training: engine.TrainingSpec{Rounds: 1, LocalEpochs: 1, BatchSize: 16, LearningRate: 0.05}, Seeds: []int64{1}},
+		predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1}})
 	return s
 }
 
@@ -113,7 +108,7 @@ func TestFederationAnatomy(t *testing.T) {
 	if _, err := train(context.Background(), dir, progress.Discard, spec); err != nil {
 		t.Fatal(err)
 	}
-	run, err := results.ReadRun(filepath.Join(dir, results.RunName("nb-"+predictive.RoundsFedBEDirichlet, 1)))
+	run, err := results.ReadRun(filepath.Join(dir, results.RunName("nb-"+strategy.FedBEDirichlet, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

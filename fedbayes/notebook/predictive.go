@@ -10,21 +10,50 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // MethodNames are the legend and table names of the predictive-space methods (Hasan 2023) and of the
-// multi-round methods (Chen and Chao 2021), by the label "variant" of their engine runs.
+// multi-round methods (Chen and Chao 2021), by the strategy registry's name (engine.Method). PickMethods
+// reads a run's variant label through engine.Method, so the one-round runs labelled oneshot and fedbe
+// are named as oneshotfl and fedbe-gaussian are.
 var MethodNames = map[string]string{
-	predictive.MethodBCM: "BCM", predictive.MethodMixture: "mixture", predictive.MethodBeta: "β-PredBayes",
-	predictive.MethodDBCM: "D-BCM", predictive.MethodDBeta: "D-β-PredBayes", predictive.MethodFedAvg: "FedAvg",
-	predictive.MethodEPMCMC: "EP-MCMC", predictive.MethodOneshot: "OneshotFL", predictive.MethodFedBE: "FedBE",
-	predictive.RoundsFedBEGaussian: "FedBE (Gaussian)", predictive.RoundsFedBEDirichlet: "FedBE (Dirichlet)",
-	predictive.RoundsFedBENoSWA: "FedBE (Gaussian, no SWA)",
+	strategy.BCM: "BCM", strategy.Mixture: "mixture", strategy.BetaPredBayes: "β-PredBayes",
+	strategy.DBCM: "D-BCM", strategy.DBetaPredBayes: "D-β-PredBayes", "fedavg": "FedAvg", "fedpa": "FedPA",
+	"ep-mcmc": "EP-MCMC", strategy.OneshotFLName: "OneshotFL", "fedkt": "FedKT",
+	strategy.FedBEGaussian: "FedBE (Gaussian)", strategy.FedBEDirichlet: "FedBE (Dirichlet)",
+	strategy.FedBENoSWA: "FedBE (Gaussian, no SWA)",
+}
+
+// PickMethods returns the series of the methods asked for, in that order, each renamed by
+// MethodNames: series are named by a run label (FinalVersus, SeedSeries over "variant") and methods
+// by the registry's or a former name, both read through engine.Method, so "oneshotfl" picks the series
+// of Hasan's variant "oneshot". A method that no series has is an error listing those there are.
+func PickMethods(series []plots.SeedSeries, methods ...string) ([]plots.SeedSeries, error) {
+	var out []plots.SeedSeries
+	for _, want := range methods {
+		m := engine.Method(want)
+		i := slices.IndexFunc(series, func(s plots.SeedSeries) bool { return engine.Method(s.Name) == m })
+		if i < 0 {
+			have := make([]string, len(series))
+			for j, s := range series {
+				have[j] = engine.Method(s.Name)
+			}
+			return nil, fmt.Errorf("notebook: no runs of method %q (there are: %s)", m, strings.Join(have, ", "))
+		}
+		s := series[i]
+		if n, ok := MethodNames[m]; ok {
+			s.Name = n
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // SpecDir returns the folder under root that holds the runs of one spec: NAME-HASH, where HASH is
@@ -38,8 +67,7 @@ func SpecDir(root, name string, spec any) (string, error) {
 	return filepath.Join(root, fmt.Sprintf("%s-%x", name, sha256.Sum256(b))[:len(name)+13]), nil
 }
 
-// LoadDir reads the runs in dir, whatever wrote them (use LoadPredictive or Load when the spec is
-// known: LoadDir cannot count the runs that have not started). When there are none yet, or some are not complete (a run stopped or
+// LoadDir reads the runs in dir, whatever wrote them (use Load when the spec is known: LoadDir cannot count the runs that have not started). When there are none yet, or some are not complete (a run stopped or
 // failed), it returns an *Incomplete error, which Check turns into a message that stops the cell
 // cleanly.
 func LoadDir(dir string) ([]results.Run, error) {
@@ -63,40 +91,13 @@ func LoadDir(dir string) ([]results.Run, error) {
 	return runs, nil
 }
 
-// LoadPredictive reads the finished runs of a predictive-space spec (every h, seed and method, as
-// RunPredictive trains them) from dir. It counts them against every run the spec expects
-// (engine.FromPredictive, Load), so that after an interrupt it says how many of all the runs are
-// finished; LoadDir, which knows only the folders present, would call 12 runs of 66 "12 of 13".
-func LoadPredictive(dir string, s predictive.Spec) ([]results.Run, error) {
-	es, err := engine.FromPredictive(s)
-	if err != nil {
-		return nil, err
-	}
-	return Load(dir, es)
-}
-
-// RunPredictive runs a one-round predictive-space spec (every h and seed, every method) through the
-// engine (engine.FromPredictive: one variant per method, a sweep over h) into dir, keeping the runs
-// already finished there, with one progress bar over all runs. Kernel > Interrupt (SIGINT) stops it
-// between two training steps with a *Stopped error; running the cell again resumes.
-func RunPredictive(dir string, s predictive.Spec) error {
-	es, err := engine.FromPredictive(s)
-	if err != nil {
-		return err
-	}
-	out, err := Train(dir, es)
-	if out != nil && err == nil {
-		fmt.Printf("%s: %s\n", s.Dataset, out)
-	}
-	return err
-}
-
 // BetaFits reads the fitted β of every β-PredBayes run (predictive.BetaFile in the run's folder),
-// by h and seed: the engine's runs (label variant) and the former one-round runner's (label method).
+// by h and seed: the engine's runs (label variant) and the former one-round runner's (label method),
+// whose label names the strategy (engine.Method).
 func BetaFits(runs []results.Run) (map[float64]map[int64]predictive.BetaFit, error) {
 	out := map[float64]map[int64]predictive.BetaFit{}
 	beta := Where(runs, func(r results.Run) bool {
-		return Label(r, "variant") == predictive.MethodBeta || Label(r, "method") == predictive.MethodBeta
+		return engine.Method(Label(r, "variant")) == strategy.BetaPredBayes || engine.Method(Label(r, "method")) == strategy.BetaPredBayes
 	})
 	for _, r := range beta {
 		h, err := strconv.ParseFloat(Label(r, "h"), 64)
@@ -117,7 +118,7 @@ func BetaFits(runs []results.Run) (map[float64]map[int64]predictive.BetaFit, err
 		out[h][r.Meta.Seed] = fit
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("notebook: no %s run among %d runs", predictive.MethodBeta, len(runs))
+		return nil, fmt.Errorf("notebook: no %s run among %d runs", strategy.BetaPredBayes, len(runs))
 	}
 	return out, nil
 }

@@ -11,11 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // writeRun writes a run of one or more rounds (values[i] is round i+1's metric) under root and
@@ -153,13 +154,13 @@ func TestBetaFits(t *testing.T) {
 		seed     int64
 		beta     float64
 	}{{"0", "method", 1, 0.25}, {"0", "method", 2, 0.75}, {"0.5", "variant", 1, 0.5}} {
-		dir := writeRun(t, root, "beta-h"+c.h, map[string]string{c.label: predictive.MethodBeta, "h": c.h}, c.seed, "beta", []float64{c.beta}, true)
+		dir := writeRun(t, root, "beta-h"+c.h, map[string]string{c.label: strategy.BetaPredBayes, "h": c.h}, c.seed, "beta", []float64{c.beta}, true)
 		raw, _ := json.Marshal(predictive.BetaFit{Beta: c.beta, Curve: curve(c.beta)})
 		if err := os.WriteFile(filepath.Join(dir, predictive.BetaFile), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeRun(t, root, "bcm-h0", map[string]string{"method": predictive.MethodBCM, "h": "0"}, 1, "beta", []float64{1}, true)
+	writeRun(t, root, "bcm-h0", map[string]string{"method": strategy.BCM, "h": "0"}, 1, "beta", []float64{1}, true)
 	runs, err := LoadDir(root)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +183,7 @@ func TestBetaFits(t *testing.T) {
 	if _, err := NLLVersusBeta(fits); err == nil || !strings.Contains(err.Error(), "seed 2") {
 		t.Errorf("different grids: %v", err)
 	}
-	if _, err := BetaFits(WithLabel(runs, "method", predictive.MethodBCM)); err == nil {
+	if _, err := BetaFits(WithLabel(runs, "method", strategy.BCM)); err == nil {
 		t.Error("no β-PredBayes run: no error")
 	}
 }
@@ -247,37 +248,21 @@ func TestPerBudgetAndShow(t *testing.T) {
 	}
 }
 
-// After an interrupt, the count is over every run the spec expects, not over the folders present:
-// notebook 04 said "12 of 13 runs are finished" when 54 of 66 remained (LoadDir counted the 12
-// finished folders and the one in progress).
-func TestLoadPredictiveCountsEveryRun(t *testing.T) {
-	s, err := predictive.Preset("digits-fast")
-	if err != nil {
-		t.Fatal(err)
+// PickMethods picks series by method through the alias table: a series labelled by a former name
+// (Hasan's variant "oneshot") is the method oneshotfl, asked for by either name, and is named by
+// MethodNames.
+func TestPickMethods(t *testing.T) {
+	series := []plots.SeedSeries{{Name: "oneshot"}, {Name: "fedbe"}, {Name: "bcm"}, {Name: "fedbe-dirichlet"}}
+	got, err := PickMethods(series, "oneshotfl", "fedbe-dirichlet", "FedBE", "bcm")
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name)
 	}
-	s.H, s.Seeds = []float64{0, 0.5}, []int64{1, 2}
-	es, err := engine.FromPredictive(s)
-	if err != nil {
-		t.Fatal(err)
+	if want := []string{"OneshotFL", "FedBE (Dirichlet)", "FedBE (Gaussian)", "BCM"}; err != nil || !slices.Equal(names, want) {
+		t.Errorf("PickMethods = %v, %v; want %v", names, err, want)
 	}
-	refs, err := engine.RunList(es)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(refs) < 4 {
-		t.Fatalf("the spec expects %d runs", len(refs))
-	}
-	root := t.TempDir()
-	// One run started and stopped (no status), the others not yet started.
-	if err := os.MkdirAll(filepath.Join(root, refs[0].Name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var inc *Incomplete
-	_, err = LoadPredictive(root, s)
-	if !errors.As(err, &inc) || inc.Done != 0 || inc.Want != len(refs) {
-		t.Errorf("LoadPredictive with 1 of %d runs started: %v", len(refs), err)
-	}
-	if _, err := LoadPredictive(root, predictive.Spec{}); err == nil || errors.As(err, &inc) {
-		t.Errorf("LoadPredictive of an invalid spec: %v", err)
+	if _, err := PickMethods(series, "mixture"); err == nil || !strings.Contains(err.Error(),
+		`no runs of method "mixture" (there are: oneshotfl, fedbe-gaussian, bcm, fedbe-dirichlet)`) {
+		t.Errorf("PickMethods of a missing method: %v", err)
 	}
 }

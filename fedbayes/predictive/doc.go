@@ -1,7 +1,8 @@
 // Package predictive aggregates Bayesian clients in predictive space rather than in parameter
 // space (Hasan (2023), "Bayesian Federated Learning in Predictive Space", the thesis; Chen & Chao,
-// FedBE). The engine runs the thesis's one-round comparison (engine.FromPredictive turns a Spec into
-// an engine spec) with these pieces as its server strategies.
+// FedBE). The engine runs the thesis's one-round comparison and Chen & Chao's rounds (engine specs:
+// the presets fmnist-fast, digits-fast, fedbe-fmnist-fast, ...) with these pieces as its server
+// strategies.
 //
 // Aggregators (plain Go, float64 inside, on the client predictive distributions of any source):
 //
@@ -24,9 +25,8 @@
 // Chao, Alg. 1) with SWA. The one-round baselines FedAvg, EP-MCMC with diagonal Gaussians
 // (Eq. 2.13), FedPA (Al-Shedivat et al. 2021: shrinkage covariances of the clients' samples, one
 // server step) and FedKT (Li et al. 2021: voting teachers, students and a consistent vote on the
-// server set) complete the thesis's Table 3.1. A Spec describes that table's experiment, and a
-// RoundsSpec describes FedBE against FedAvg over several rounds on the
-// same clients (Chen & Chao's comparison); the engine runs it (engine.FromRounds), with FedBEServer
-// as the server step of its FedBE strategies.
+// server set) complete the thesis's Table 3.1; FedBEServer is the server step of the engine's FedBE
+// strategies, which run FedBE against FedAvg over several rounds on the same clients (Chen & Chao's
+// comparison).
 // docs/predictive.md has the formulas and the verification.
 package predictive

@@ -3,23 +3,23 @@ package reproduce
 import (
 	"fmt"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
 
-// chenPreset is the multi-round FedBE against FedAvg comparison: engine presets (engine.FromRounds)
-// with one variant per method, labelled by the method (fedbayes run fedbe-fmnist-fast).
+// chenPreset is the multi-round FedBE against FedAvg comparison: engine presets with
+// one variant per method, labelled by the method (engine.ChenMethods) (fedbayes run fedbe-fmnist-fast).
 var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast"}
 
 // chenCIFAR10 is Chen & Chao's non-IID CIFAR-10 accuracy (%) with the ConvNet and Dirichlet clients
 // (poster, "Non-i.i.d CIFAR-10" table): FedAvg, FedBE (w/o SWA) and FedBE; the poster gives no
 // Fashion-MNIST numbers and no Dirichlet-distribution row.
 var chenCIFAR10 = map[string]map[string]ref{
-	predictive.RoundsFedAvg:        {results.Accuracy: {72.3, 0.12}},
-	predictive.RoundsFedBENoSWA:    {results.Accuracy: {70.1, 0.42}},
-	predictive.RoundsFedBEGaussian: {results.Accuracy: {73.9, 0.45}},
+	"fedavg":                {results.Accuracy: {72.3, 0.12}},
+	"fedbe-gaussian-no-swa": {results.Accuracy: {70.1, 0.42}},
+	"fedbe-gaussian":        {results.Accuracy: {73.9, 0.45}},
 }
 
 // chenPaper is Chen & Chao's FedBE against FedAvg over several rounds.
@@ -40,7 +40,7 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 		"of the effects only, as the poster has no Fashion-MNIST numbers. Section 003 compares FedBE with one-round " +
 		"FedAvg in Hasan's setting.\n\n" + budgetLine(chenPreset, b, runs)
 	rs := runSet(runs.complete[chenPreset.Name(b)])
-	methods := predictive.RoundsMethods
+	methods := engine.ChenMethods
 	s.Blocks = append(s.Blocks, "Final round, ours (Fashion-MNIST) beside the poster's ConvNet on Dirichlet non-IID CIFAR-10:\n\n"+
 		compareTable(rs, "variant", methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
 	for _, m := range []metricCol{colAcc, colNLL} {
@@ -83,7 +83,7 @@ func chenFindings(rs runSet) []Finding {
 	}
 	beats := compare(Finding{Claim: "FedBE (Gaussian, SWA) ends above FedAvg in accuracy on non-IID clients",
 		Source: "poster, non-IID CIFAR-10 table (every network, Step and Dirichlet: +1.6 to +9.3 points)"},
-		predictive.RoundsFedAvg, predictive.RoundsFedBEGaussian)
+		"fedavg", "fedbe-gaussian")
 	beats.explain("FedBE's student starts every round at the clients' size-weighted mean, FedAvg's global model, and is distilled " +
 		"from there (strategy.FedBEGaussian), so where FedBE ends below FedAvg the server's distillation lowered the accuracy of " +
 		"the weight average it started from. Here it distils on 4,000 server examples for 10 epochs (1,200 for 4 at the reduced " +
@@ -91,7 +91,7 @@ func chenFindings(rs runSet) []Finding {
 		"gain: the poster's gap grows with depth (ConvNet +1.6, ResNet-56 +4.8 points on Dirichlet). Not investigated further.")
 	swa := compare(Finding{Claim: "SWA adds to FedBE: FedBE ends above FedBE (w/o SWA)",
 		Source: "poster, non-IID CIFAR-10 table (+1.6 to +4.5 points)"},
-		predictive.RoundsFedBENoSWA, predictive.RoundsFedBEGaussian)
+		"fedbe-gaussian-no-swa", "fedbe-gaussian")
 	swa.explain("with few distillation epochs, the averaged cycle ends are close to the last weights of a single cycle; " +
 		"SWA's gain comes from averaging over a long cyclical schedule.")
 	return []Finding{beats, swa}

@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 )
 
 // hasanPreset is the one-round Fashion-MNIST experiment of Hasan (2023), Sec. 3.3 (the engine presets
-// fmnist-full, fmnist-medium and fmnist-fast, engine.FromPredictive), where FedBE also meets one-round
+// fmnist-full, fmnist-medium and fmnist-fast, one variant per method, labelled by the thesis's method
+// names, engine.HasanMethods), where FedBE also meets one-round
 // FedAvg; Chen & Chao's multi-round comparison is paper 004 (chen.go).
 var hasanPreset = Preset{Full: "fmnist-full", Medium: "fmnist-medium", Reduced: "fmnist-fast"}
 
@@ -24,15 +26,15 @@ var hasanH = []string{"0", "0.3", "0.6", "0.9"}
 // hasanFMNIST is Hasan (2023)'s one-round Fashion-MNIST test accuracy (%) by method and h: Table B.5
 // (h = 0), Table 3.1 (h = 0.3), Table B.6 (h = 0.6), Table B.7 (h = 0.9); mean ± SE over 10 seeds.
 var hasanFMNIST = map[string]map[string]ref{
-	predictive.MethodFedAvg: {"0": {86.61, 0.09}, "0.3": {37.52, 2.28}, "0.6": {33.46, 1.54}, "0.9": {24.01, 1.48}},
-	predictive.MethodFedPA:  {"0": {84.29, 0.26}, "0.3": {70.16, 1.68}, "0.6": {63.72, 1.60}, "0.9": {57.24, 1.80}},
-	predictive.MethodEPMCMC: {"0": {86.22, 0.09}, "0.3": {71.75, 1.40}, "0.6": {67.17, 1.69}, "0.9": {63.73, 1.50}},
-	predictive.MethodFedBE:  {"0": {79.85, 0.72}, "0.3": {80.39, 0.92}, "0.6": {77.43, 3.48}, "0.9": {59.31, 4.38}},
-	predictive.MethodOneshot: {"0": {83.91, 0.06}, "0.3": {83.72, 0.13}, "0.6": {82.37, 0.14},
+	"fedavg":  {"0": {86.61, 0.09}, "0.3": {37.52, 2.28}, "0.6": {33.46, 1.54}, "0.9": {24.01, 1.48}},
+	"fedpa":   {"0": {84.29, 0.26}, "0.3": {70.16, 1.68}, "0.6": {63.72, 1.60}, "0.9": {57.24, 1.80}},
+	"ep-mcmc": {"0": {86.22, 0.09}, "0.3": {71.75, 1.40}, "0.6": {67.17, 1.69}, "0.9": {63.73, 1.50}},
+	"fedbe":   {"0": {79.85, 0.72}, "0.3": {80.39, 0.92}, "0.6": {77.43, 3.48}, "0.9": {59.31, 4.38}},
+	"oneshot": {"0": {83.91, 0.06}, "0.3": {83.72, 0.13}, "0.6": {82.37, 0.14},
 		"0.9": {77.77, 0.42}},
-	predictive.MethodFedKT: {"0": {84.38, 0.08}, "0.3": {84.03, 0.10}, "0.6": {82.48, 0.17}, "0.9": {75.26, 0.56}},
-	predictive.MethodBCM:   {"0": {86.96, 0.04}, "0.3": {85.60, 0.06}, "0.6": {84.76, 0.10}, "0.9": {81.52, 0.18}},
-	predictive.MethodDBCM:  {"0": {86.57, 0.03}, "0.3": {85.25, 0.08}, "0.6": {84.47, 0.11}, "0.9": {81.17, 0.16}},
+	"fedkt": {"0": {84.38, 0.08}, "0.3": {84.03, 0.10}, "0.6": {82.48, 0.17}, "0.9": {75.26, 0.56}},
+	"bcm":   {"0": {86.96, 0.04}, "0.3": {85.60, 0.06}, "0.6": {84.76, 0.10}, "0.9": {81.52, 0.18}},
+	"d-bcm": {"0": {86.57, 0.03}, "0.3": {85.25, 0.08}, "0.6": {84.47, 0.11}, "0.9": {81.17, 0.16}},
 }
 
 func hasanPaper() *Paper {
@@ -90,7 +92,7 @@ func hasanSection(b Budget, runs paperRuns) (*Section, error) {
 	if note := frictionNote(rs); note != "" {
 		s.Setting += "\n\n" + note
 	}
-	methods := predictive.ClassificationMethods
+	methods := engine.HasanMethods
 	s.Blocks = append(s.Blocks,
 		"Test accuracy (%), ours beside Tables B.5, 3.1, B.6 and B.7 (FMNIST):\n\n"+hTable(rs, methods, colAcc, hasanFMNIST),
 		"Test NLL (ours; the thesis shows NLL only in figures):\n\n"+hTable(rs, methods, colNLL, nil),
@@ -117,37 +119,37 @@ func hasanFindings(rs runSet) []Finding {
 		var ev []string
 		for _, h := range hasanH[1:] {
 			vals := map[string]float64{}
-			for _, m := range predictive.ClassificationMethods {
+			for _, m := range engine.HasanMethods {
 				if st := at(h, m).summary(results.NLL); st.ok() {
 					vals[m] = st.Mean
 				}
 			}
 			// The lower of β-PredBayes and its distilled form (by mean) against every other method.
-			beta := predictive.MethodBeta
-			if d, ok := vals[predictive.MethodDBeta]; ok {
+			beta := "beta-predbayes"
+			if d, ok := vals["d-beta-predbayes"]; ok {
 				if b, hasBeta := vals[beta]; !hasBeta || d < b {
-					beta = predictive.MethodDBeta
+					beta = "d-beta-predbayes"
 				}
 			}
 			if _, ok := vals[beta]; !ok || len(vals) < 2 {
 				continue
 			}
-			for _, m := range predictive.ClassificationMethods {
-				if _, ok := vals[m]; !ok || m == predictive.MethodBeta || m == predictive.MethodDBeta {
+			for _, m := range engine.HasanMethods {
+				if _, ok := vals[m]; !ok || m == "beta-predbayes" || m == "d-beta-predbayes" {
 					continue
 				}
 				c.below(fmt.Sprintf("h=%s: %s < %s", h, beta, m), at(h, beta).sample(results.NLL), at(h, m).sample(results.NLL), colNLL)
 			}
 			best := orderedBy(vals)[0]
 			ev = append(ev, fmt.Sprintf("h=%s: lowest mean %s %.3f (β-PredBayes %.3f, mixture %.3f, BCM %.3f)", h, best, vals[best],
-				vals[predictive.MethodBeta], vals[predictive.MethodMixture], vals[predictive.MethodBCM]))
+				vals["beta-predbayes"], vals["mixture"], vals["bcm"]))
 		}
 		f.decide(c.checks(), "NLL, the lower of β-PredBayes and its distilled form against every other method; "+strings.Join(ev, "; "))
 		out = append(out, f)
 	}
 	{
 		f := Finding{Claim: "At h = 0.3 the BCM beats one-round FedAvg in accuracy", Source: "Table 3.1 (FMNIST 85.60% against 37.52%)"}
-		bcm, fa := at("0.3", predictive.MethodBCM), at("0.3", predictive.MethodFedAvg)
+		bcm, fa := at("0.3", "bcm"), at("0.3", "fedavg")
 		if !bcm.summary(results.Accuracy).ok() || !fa.summary(results.Accuracy).ok() {
 			f.Verdict, f.Evidence = NotRun, "no runs at h = 0.3"
 		} else {
@@ -162,9 +164,9 @@ func hasanFindings(rs runSet) []Finding {
 			Source: "Tables 3.1 and B.5-B.7 (significantly best, ↑)"}
 		var c claims
 		for _, h := range hasanH {
-			bcm := at(h, predictive.MethodBCM)
-			for _, m := range []string{predictive.MethodFedAvg, predictive.MethodFedPA, predictive.MethodEPMCMC, predictive.MethodFedBE,
-				predictive.MethodOneshot, predictive.MethodFedKT} {
+			bcm := at(h, "bcm")
+			for _, m := range []string{"fedavg", "fedpa", "ep-mcmc", "fedbe",
+				"oneshot", "fedkt"} {
 				if bcm.summary(results.Accuracy).ok() && at(h, m).summary(results.Accuracy).ok() {
 					c.below(fmt.Sprintf("h=%s: %s < BCM", h, m), at(h, m).sample(results.Accuracy), bcm.sample(results.Accuracy), colAcc)
 				}
@@ -181,7 +183,7 @@ func hasanFindings(rs runSet) []Finding {
 		var c claims
 		var ev []string
 		for _, h := range hasanH[1:] {
-			be, fa := at(h, predictive.MethodFedBE), at(h, predictive.MethodFedAvg)
+			be, fa := at(h, "fedbe"), at(h, "fedavg")
 			if be.summary(results.Accuracy).ok() && fa.summary(results.Accuracy).ok() {
 				c.below(fmt.Sprintf("h=%s: FedAvg < FedBE", h), fa.sample(results.Accuracy), be.sample(results.Accuracy), colAcc)
 				ev = append(ev, fmt.Sprintf("h=%s: FedBE %s%%, FedAvg %s%%", h, be.summary(results.Accuracy).format(100, 1), fa.summary(results.Accuracy).format(100, 1)))

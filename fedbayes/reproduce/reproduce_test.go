@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"fedbayes.dev/fedbayes/engine"
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 	"fedbayes.dev/fedbayes/stats"
@@ -465,10 +464,10 @@ func TestChenFindings(t *testing.T) {
 		acc  map[string]float64
 		want [2]Verdict
 	}{
-		{"poster-like", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.74, predictive.RoundsFedBENoSWA: 0.70}, [2]Verdict{Holds, Holds}},
+		{"poster-like", map[string]float64{"fedavg": 0.72, "fedbe-gaussian": 0.74, "fedbe-gaussian-no-swa": 0.70}, [2]Verdict{Holds, Holds}},
 		// FedBE within the noise of FedAvg (inconclusive); FedBE without SWA clearly above FedBE (does not hold).
-		{"close", map[string]float64{predictive.RoundsFedAvg: 0.72, predictive.RoundsFedBEGaussian: 0.72001, predictive.RoundsFedBENoSWA: 0.73}, [2]Verdict{Inconclusive, Fails}},
-		{"no-fedbe", map[string]float64{predictive.RoundsFedAvg: 0.72}, [2]Verdict{NotRun, NotRun}},
+		{"close", map[string]float64{"fedavg": 0.72, "fedbe-gaussian": 0.72001, "fedbe-gaussian-no-swa": 0.73}, [2]Verdict{Inconclusive, Fails}},
+		{"no-fedbe", map[string]float64{"fedavg": 0.72}, [2]Verdict{NotRun, NotRun}},
 	} {
 		fs := chenFindings(runs(tc.acc))
 		for i, want := range tc.want {
@@ -581,19 +580,21 @@ func TestCountRunsDiverged(t *testing.T) {
 }
 
 // TestChenRefusesOldRuns checks that a run written by the former multi-round runner, under the name
-// of an engine FedBE preset, is refused with a message that says why, both by the report and before
-// running the preset.
+// of an engine FedBE preset's run, is neither read for the report nor resumed: the report leaves it
+// out with a note naming it and what differs from the preset's run (engine.SpecCheck), and running the
+// preset refuses it with the reason.
 func TestChenRefusesOldRuns(t *testing.T) {
 	dir := t.TempDir()
 	name := chenPreset.Name(Reduced)
-	setting := name + "-" + predictive.RoundsFedAvg
+	setting := name + "-" + "fedavg"
 	old := map[string]any{"spec": map[string]any{"name": name, "dataset": "fashion-mnist", "rounds": 10, "local": map[string]any{}, "fedbe": map[string]any{}},
-		"method": predictive.RoundsFedAvg}
-	meta, err := results.NewMeta(setting, map[string]string{"method": predictive.RoundsFedAvg, "dataset": "fashion-mnist"}, 1, old, cleanInfo())
+		"method": "fedavg"}
+	meta, err := results.NewMeta(setting, map[string]string{"method": "fedavg", "dataset": "fashion-mnist"}, 1, old, cleanInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := results.Create(filepath.Join(dir, "004", results.RunName(setting, 1)), meta)
+	runDir := filepath.Join(dir, "004", results.RunName(setting, 1))
+	w, err := results.Create(runDir, meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,12 +606,14 @@ func TestChenRefusesOldRuns(t *testing.T) {
 	if err := w.Complete(10); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := loadRuns(dir, chenPaper(), Reduced); err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
-		t.Errorf("reading an old run for the report: %v; want a refusal that says why", err)
+	runs, _, notes, err := loadRuns(dir, chenPaper(), Reduced)
+	if err != nil || len(runs[name]) != 0 || !strings.Contains(strings.Join(notes, "\n"), filepath.Base(runDir)) ||
+		!strings.Contains(strings.Join(notes, "\n"), "label") {
+		t.Errorf("reading an old run for the report: runs %v, notes %q, error %v; want it left out with a note naming it and what differs", runs[name], notes, err)
 	}
 	err = Run(context.Background(), []*Paper{chenPaper()}, Options{Dir: dir, Budget: Reduced, Presets: []string{chenPreset.Name(Reduced)}})
-	if err == nil || !strings.Contains(err.Error(), "former multi-round FedBE runner") {
-		t.Errorf("running the preset over an old run: %v; want a refusal that says why", err)
+	if err == nil || !strings.Contains(err.Error(), filepath.Base(runDir)) || !strings.Contains(err.Error(), "label") {
+		t.Errorf("running the preset over an old run: %v; want a refusal naming it and what differs", err)
 	}
 }
 

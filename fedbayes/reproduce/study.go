@@ -265,10 +265,6 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	if _, err := os.Stat(pdir); errors.Is(err, fs.ErrNotExist) {
 		return out, nil, nil, nil // nothing run yet
 	}
-	// Runs of the former multi-round FedBE runner carry the names of the engine's FedBE presets.
-	if err := engine.RefuseOldRounds(pdir); err != nil {
-		return nil, nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
-	}
 	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, pdir)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reproduce %s: %w", p.ID, err)

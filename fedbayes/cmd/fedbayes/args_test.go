@@ -118,7 +118,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{command: "doctor", before: []string{"doctor", "extra"}, after: []string{"doctor", "--", "extra"}, status: 2, wantStderr: `doctor takes no arguments (got "extra")`},
 		{command: "export", setup: tableRuns, before: []string{"export", "-format", "jsonl", "DIR/runs"}, after: []string{"export", "DIR/runs", "-format", "jsonl"},
 			wantOut: `{"setting":"eaa-digits","dataset":"digits","rule":"eaa","seed":1,"round":5,"accuracy":0.75,`},
-		{command: "fedbe", setup: specFile("r.json", `{"dataset": "digits", "rounds": 2}`),
+		{command: "fedbe", setup: specFile("r.json", `{"name": "r", "dataset": {"name": "digits"}, "training": {"rounds": 2}}`),
 			before: []string{"fedbe", "-print", "-rounds", "3", "DIR/r.json"}, after: []string{"fedbe", "DIR/r.json", "-print", "-rounds", "3"}, wantOut: `"rounds": 3`},
 		{command: "figures", setup: figSpec, before: []string{"figures", "-o", "DIR/figs", "-png-scale", "-1", "DIR"}, after: []string{"figures", "DIR", "-o", "DIR/figs", "-png-scale", "-1"},
 			status: 2, wantStderr: "-png-scale -1 must be positive"},
@@ -127,7 +127,7 @@ func TestFlagsAnywhere(t *testing.T) {
 			status: 2, wantStderr: `invalid value "x" for flag -seeds`},
 		{command: "ground-truth", before: []string{"ground-truth", "-o", "DIR/gt", "-seeds", "1", "extra"}, after: []string{"ground-truth", "extra", "-o", "DIR/gt", "-seeds", "1"},
 			status: 2, wantStderr: `unexpected argument "extra"`},
-		{command: "predictive", setup: specFile("p.json", `{"dataset": "digits", "clients": 3}`),
+		{command: "predictive", setup: specFile("p.json", `{"name": "p", "dataset": {"name": "digits"}, "partition": {"clients": 3}}`),
 			before: []string{"predictive", "-print", "-seeds", "7", "DIR/p.json"}, after: []string{"predictive", "DIR/p.json", "-print", "-seeds", "7"}, wantOut: `"seeds": [`},
 		{command: "reproduce", before: []string{"reproduce", "-help", "extra"}, after: []string{"reproduce", "extra", "-help"}, wantOut: "Usage: fedbayes reproduce"},
 		// Value flags after a stray argument are read (a bad value is refused as such), and the stray
@@ -255,15 +255,11 @@ var goOption = regexp.MustCompile(`[A-Z][A-Za-z]*(Options|Config)\b`)
 
 // TestMessagesNameFlagsAndFields checks that errors a command-line user can meet name the flag or
 // the spec field they set, not a Go option: an empty -o (the engine's Options.Dir), DWC without
-// -prev (aggregate's Options.Previous), a predictive spec's beta.GridPoints (FitOptions.GridPoints).
+// -prev (aggregate's Options.Previous).
 func TestMessagesNameFlagsAndFields(t *testing.T) {
-	dir := t.TempDir()
-	beta := filepath.Join(dir, "beta.json")
-	writeFile(t, beta, `{"dataset": "digits", "clients": 3, "beta": {"GridPoints": 2}}`)
 	cases := []commandCase{
 		{args: []string{"aggregate", "-rule", "DWC", "0,1", "2,1"}, status: 2, wantStderr: "DWC needs the previous global: give -prev MEAN,VARIANCE"},
 		{args: []string{"aggregate", "0,1", "2,1"}, status: 0, wantOut: "DWC needs the previous global: give -prev MEAN,VARIANCE"},
-		{args: []string{"predictive", beta, "-print"}, status: 2, wantStderr: "beta: predictive: GridPoints = 2, want at least 3"},
 	}
 	for _, args := range [][]string{
 		{"run", "quick-digits", "-o", ""},

@@ -12,9 +12,10 @@ import (
 	"fedbayes.dev/fedbayes/runinfo"
 )
 
+// TestFedBECommandUsage checks the flags of `fedbayes fedbe`, flag sugar over `fedbayes run`.
 func TestFedBECommandUsage(t *testing.T) {
-	spec := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(spec, []byte(`{"dataset": "digits", "rounds": 2, "nosuch": 1}`), 0o644); err != nil {
+	old := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(old, []byte(`{"dataset": "digits", "rounds": 2, "fedbe": {"samples": 3}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -22,15 +23,16 @@ func TestFedBECommandUsage(t *testing.T) {
 		status int
 		want   string
 	}{
-		{[]string{"fedbe"}, 2, "give one spec file or -preset"},
-		{[]string{"fedbe", "-preset", "nosuch"}, 2, `unknown rounds preset "nosuch"`},
+		{[]string{"fedbe"}, 2, "give one preset or spec file"},
+		{[]string{"fedbe", "-preset", "nosuch"}, 2, `"nosuch" is neither a spec file nor a preset`},
 		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "x.json"}, 2, "not both"},
-		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-methods", "fedavg,fedprox"}, 2, "methods = fedprox"},
-		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-rounds", "-1"}, 2, "field rounds = -1"},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-methods", "fedavg,fedprox"}, 2, `method "fedprox": no strategy`},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-rounds", "-1"}, 2, "training.rounds"},
 		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-seeds", "1,x"}, 2, `-seeds: "x"`},
-		{[]string{"fedbe", spec}, 1, `unknown field "nosuch"`},
+		{[]string{"fedbe", old}, 1, "a spec of the former predictive or FedBE runner"},
 		{[]string{"fedbe", "-preset", "fedbe-fmnist-full", "-print"}, 0, `"rounds": 40`},
-		{[]string{"fedbe", "-preset", "fedbe-fmnist-full", "-print"}, 0, `"rule": "fedbe-gaussian-no-swa"`},
+		{[]string{"fedbe", "fedbe-fmnist-full", "-print"}, 0, `"rule": "fedbe-gaussian-no-swa"`},
+		{[]string{"fedbe", "fedbe-fmnist-full", "-print", "-methods", "fedbe", "-rounds", "3"}, 0, `"rounds": 3`},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
@@ -69,7 +71,8 @@ func TestFedBECommandRun(t *testing.T) {
 }
 
 // TestFedBECommandRefusesOldRuns checks that a results directory holding a run of the former
-// multi-round runner is refused before anything runs, with the reason.
+// multi-round runner under a preset run's name is refused before anything runs, naming the run and
+// what differs from the preset's run, by fedbayes fedbe and fedbayes run alike.
 func TestFedBECommandRefusesOldRuns(t *testing.T) {
 	dir := t.TempDir()
 	old := map[string]any{"spec": map[string]any{"name": "fedbe-digits-fast", "dataset": "digits", "local": map[string]any{}, "fedbe": map[string]any{}},
@@ -88,8 +91,8 @@ func TestFedBECommandRefusesOldRuns(t *testing.T) {
 	for _, args := range [][]string{{"fedbe", "-preset", "fedbe-digits-fast", "-o", dir}, {"run", "fedbe-digits-fast", "-o", dir, "--resume"}} {
 		var out, errOut bytes.Buffer
 		status := runMain(args, &out, &errOut)
-		if status != 1 || !strings.Contains(errOut.String(), "former multi-round FedBE runner") {
-			t.Errorf("%v: status %d, stderr %s; want 1 and the reason", args, status, errOut.String())
+		if status != 1 || !strings.Contains(errOut.String(), "fedbe-digits-fast-fedavg-seed1") || !strings.Contains(errOut.String(), "label") {
+			t.Errorf("%v: status %d, stderr %s; want 1, the run and what differs", args, status, errOut.String())
 		}
 	}
 }

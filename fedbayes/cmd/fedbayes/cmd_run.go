@@ -136,12 +136,11 @@ func runRun(args []string, stdout io.Writer) error {
 	return err
 }
 
-// alreadyRun says what a results directory holds of spec's runs. First it refuses a directory that
-// holds a run of the former multi-round FedBE runner (engine.RefuseOldRounds), then it checks every
-// run of spec that dir holds and can be read as every reader does (results.CheckOptions with
+// alreadyRun says what a results directory holds of spec's runs. First it checks every run of spec
+// that dir holds and can be read as every reader does (results.CheckOptions with
 // engine.ExpectedRounds and engine.SpecCheck): a run of another experiment under the same name (the
-// spec changed since it ran), or one whose rows do not match its status, is an error naming its
-// folder and what differs, whatever resume says. Then, with resume, it returns false. Without it:
+// spec changed since it ran, or a former runner wrote it), or one whose rows do not match its
+// status, is an error naming its folder and what differs, whatever resume says. Then, with resume, it returns false. Without it:
 // when dir holds none of the runs, it returns false; when it holds every one and all of them
 // finished (completed or diverged), it says so on notes (where, and how to see them) and returns
 // true, so that they are kept and shown as with --resume; when it holds some runs and not all
@@ -149,10 +148,6 @@ func runRun(args []string, stdout io.Writer) error {
 func alreadyRun(spec *engine.Spec, dir, arg string, resume bool) (bool, error) {
 	refs, check, err := engine.RunChecks(spec)
 	if err != nil {
-		return false, err
-	}
-	// A run of the former multi-round FedBE runner is refused with that reason, not as another spec.
-	if err := engine.RefuseOldRounds(dir); err != nil {
 		return false, err
 	}
 	held, finished := 0, 0
