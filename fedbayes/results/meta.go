@@ -153,7 +153,8 @@ func sameRun(a, b Meta) string {
 	return ""
 }
 
-// specToCompare removes from a decoded spec what does not change what one run computes: the budget
+// specToCompare upgrades a decoded spec of a former layout (UpgradeSpec) and removes from it what
+// does not change what one run computes: the budget
 // sentence (its top-level "budget" and the "budget" of a top-level "spec" object, where Budget
 // looks) and the top-level "seeds", the sweep's seed list (a run draws every random number from its
 // own seed; see engine's seeds.go).
@@ -162,6 +163,7 @@ func specToCompare(spec any) any {
 	if !ok {
 		return spec
 	}
+	UpgradeSpec(m) // a spec of a former layout reads as it would be written now (SpecAliases)
 	delete(m, "budget")
 	delete(m, "seeds")
 	if inner, ok := m["spec"].(map[string]any); ok {
