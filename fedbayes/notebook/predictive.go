@@ -56,6 +56,34 @@ func PickMethods(series []plots.SeedSeries, methods ...string) ([]plots.SeedSeri
 	return out, nil
 }
 
+// MethodsVersus is one line per method, in the order given and named by MethodNames: the final
+// value of metric against the numeric label x (FinalVersus), one row per seed, over the runs whose
+// variant label names the method (registry or former names alike, engine.Method: Hasan's variant
+// "oneshot" is the method oneshotfl). A method that no run has is an error listing those there are.
+func MethodsVersus(runs []results.Run, x, metric string, methods ...string) ([]plots.SeedSeries, error) {
+	labels := make([]string, len(methods))
+	for i, want := range methods {
+		m := engine.Method(want)
+		for _, v := range Values(runs, "variant") {
+			if engine.Method(v) == m {
+				labels[i] = v
+			}
+		}
+		if labels[i] == "" {
+			var have []string
+			for _, v := range Values(runs, "variant") {
+				have = append(have, engine.Method(v))
+			}
+			return nil, fmt.Errorf("notebook: no runs of method %q (there are: %s)", m, strings.Join(have, ", "))
+		}
+	}
+	lines, err := FinalVersus(runs, "variant", x, metric, labels...)
+	if err != nil {
+		return nil, err
+	}
+	return PickMethods(lines, methods...)
+}
+
 // SpecDir returns the folder under root that holds the runs of one spec: NAME-HASH, where HASH is
 // the first 12 hexadecimal digits of the SHA-256 of the spec as JSON. Changing any field of the
 // spec thus never reuses the runs of another.

@@ -266,3 +266,27 @@ func TestPickMethods(t *testing.T) {
 		t.Errorf("PickMethods of a missing method: %v", err)
 	}
 }
+
+// MethodsVersus draws the methods asked for by registry or former name from runs labelled by variant,
+// and names a method that no run has.
+func TestMethodsVersus(t *testing.T) {
+	root := t.TempDir()
+	for _, v := range []string{"oneshot", "bcm"} {
+		for i, h := range []string{"0", "0.5"} {
+			writeRun(t, root, v+"-"+h, map[string]string{"variant": v, "h": h}, 1, results.Accuracy, []float64{float64(i)}, true)
+		}
+	}
+	// A run without the metric, of a method not asked for, stays out.
+	writeRun(t, root, "fedavg-0", map[string]string{"variant": "fedavg", "h": "0"}, 1, results.NLL, []float64{1}, true)
+	runs, err := LoadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := MethodsVersus(runs, "h", results.Accuracy, "bcm", "oneshotfl")
+	if err != nil || len(lines) != 2 || lines[0].Name != "BCM" || lines[1].Name != "OneshotFL" || !slices.Equal(lines[1].Runs[0], []float64{0, 1}) {
+		t.Fatalf("MethodsVersus = %+v, %v", lines, err)
+	}
+	if _, err := MethodsVersus(runs, "h", results.Accuracy, "mixture"); err == nil || !strings.Contains(err.Error(), `no runs of method "mixture" (there are: bcm, fedavg, oneshotfl)`) {
+		t.Errorf("MethodsVersus of a missing method: %v", err)
+	}
+}
