@@ -9,7 +9,7 @@ import (
 )
 
 // MethodAliases is the table of former method names, each with the strategy registry's name that
-// replaces it (docs/engine.md, "Method names"). A method has one name, its strategy's (strategy.Names:
+// replaces it (docs/predictive.md, "Method names"). A method has one name, its strategy's (strategy.Names:
 // "oneshotfl", "fedbe-gaussian", "bcm", ...), in specs (aggregation.rule), in the -methods flags of
 // `fedbayes predictive` and `fedbayes fedbe` and in the notebooks. The former names are those the
 // one-round predictive runner took before it ran through the engine; they live on as the variant labels
