@@ -63,7 +63,8 @@ func freshRuns(runs []runRef, dir string) []runRef {
 // in the runs' specs (Validate touches no data): a dataset that cannot be loaded, a
 // partition.sort_feature that is not one of the dataset's features, a subsample, server share or
 // partition that the data cannot give (a client without examples), a model.arch that does not fit
-// the dataset's examples (LeNet on 8 x 8 digits), FedKT teachers more than a client has examples, and
+// the dataset's examples (LeNet on 8 x 8 digits), clients the strategy refuses (strategy.ClientChecker:
+// FedKT's teachers more than a client has examples), and
 // a pre-training validation split the server set cannot give. It prepares each run's data as the run will
 // (newProblem: the same split, subsample and partition for the seed), once per distinct dataset,
 // partition and seed, and checks every setting against it, its one-client network configuration
@@ -110,18 +111,24 @@ func checkData(runs []runRef, cache *datasetCache) error {
 	return nil
 }
 
-// checkClientSizes refuses a strategy that splits each client's data finer than the partition allows:
-// FedKT's t teachers per student each train on one of t disjoint parts of a client's examples (Li et
-// al. 2021), so every client needs at least t examples.
+// checkClientSizes lets a strategy that implements strategy.ClientChecker check the clients'
+// training-set sizes of the partition (FedKT: one example per teacher); its refusal is a *SpecError
+// naming the field.
 func checkClientSizes(s *Spec, p *problem) error {
-	if !strategy.Is(s.Aggregation.Rule, strategy.FedKTName) {
+	st, err := newStrategy(s)
+	if err != nil {
+		return err
+	}
+	cc, ok := st.(strategy.ClientChecker)
+	if !ok {
 		return nil
 	}
-	t := strategySettings(s).FedKT.WithDefaults().Teachers
+	sizes := make([]int, len(p.part.Clients))
 	for k, idx := range p.part.Clients {
-		if len(idx) < t {
-			return specErr("aggregation.server.fedkt.teachers", "%d teachers per student, but client %d has %d examples: each teacher needs at least one", t, k, len(idx))
-		}
+		sizes[k] = len(idx)
+	}
+	if err := cc.CheckClients(sizes); err != nil {
+		return fieldSpecErr(err)
 	}
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // TestDataErrorsBeforeAnyRun checks that what only the data shows to be wrong is refused by Run as a
@@ -35,8 +35,8 @@ func TestDataErrorsBeforeAnyRun(t *testing.T) {
 		}, "partition", "700 clients"},
 		{"more fedkt teachers than examples", digitsSpec, func(s *Spec) {
 			s.Model.Kind, s.Aggregation.Rule, s.Dataset.ServerFraction = "deterministic", "fedkt", 0.2
-			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1, Teachers: 200}}
-		}, "aggregation.server.fedkt.teachers", "200 teachers per student"},
+			s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Students: 1, Teachers: 200})
+		}, "aggregation.options.teachers", "200 teachers per student"},
 		{"pre-training split of a tiny server set", digitsSpec, func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "DWC", 0.005
 			s.Aggregation.Pretrain = &PretrainSpec{Epochs: 1}
@@ -47,12 +47,12 @@ func TestDataErrorsBeforeAnyRun(t *testing.T) {
 		{"fedkt teachers after fedavg on the same data", digitsSpec, func(s *Spec) {
 			s.Model.Kind, s.Dataset.ServerFraction = "deterministic", 0.2
 			s.Aggregation.Rule = " FedKT"
-			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1, Teachers: 200}}
+			s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Students: 1, Teachers: 200})
 			s.Variants = []Variant{
-				{Label: "avg", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`"FedAvg"`), "aggregation.server": json.RawMessage(`null`)}},
+				{Label: "avg", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`"FedAvg"`), "aggregation.options": json.RawMessage(`null`)}},
 				{Label: "kt", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`" FedKT"`)}},
 			}
-		}, "aggregation.server.fedkt.teachers", "200 teachers per student"},
+		}, "aggregation.options.teachers", "200 teachers per student"},
 		{"lenet after an mlp on the same data", digitsSpec, func(s *Spec) {
 			s.Sweep = map[string][]json.RawMessage{"model.arch": {json.RawMessage(`"mlp"`), json.RawMessage(`"lenet"`)}}
 		}, "model.arch", "InputShape"},

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,11 @@ func TestFederationIsRunsRoundOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := predictive.FedBEConfig{Distribution: "gaussian", Samples: 2, Distill: *settings[1].Spec.Aggregation.Server.Distill, Seed: f.AggregateSeed(1)}
+	var opts strategy.FedBEOptions
+	if err := json.Unmarshal(settings[1].Spec.Aggregation.Options, &opts); err != nil {
+		t.Fatal(err)
+	}
+	fc := predictive.FedBEConfig{Distribution: "gaussian", Samples: 2, Distill: opts.Distill, Seed: f.AggregateSeed(1)}
 	g, err := predictive.FedBEServer(f.Config, strategy.Means(trained), f.Sizes, f.Server.X, fc, 1)
 	if err != nil {
 		t.Fatal(err)

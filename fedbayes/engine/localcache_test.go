@@ -13,6 +13,7 @@ import (
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/strategy"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
@@ -26,13 +27,13 @@ func TestSharedFirstRoundOverRounds(t *testing.T) {
 	base := func() *Spec {
 		s := oneRoundDigitsSpec()
 		s.Training.Rounds = 3
-		s.Aggregation.Server = &ServerSpec{Samples: 3, Distill: nil}
+		s.Aggregation.Options = optionsJSON(strategy.FedBEOptions{Samples: 3})
 		return s
 	}
 	variants := []Variant{
-		{Label: "fedavg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "aggregation.server": raw(`null`)}},
+		{Label: "fedavg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "aggregation.options": raw(`null`)}},
 		{Label: "fedbe", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"fedbe-gaussian"`),
-			"aggregation.server.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
+			"aggregation.options.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
 	}
 	result := func(dir string, r RunSummary) string {
 		g := finalGlobal(t, filepath.Join(dir, results.RunName(r.Setting, r.Seed)))

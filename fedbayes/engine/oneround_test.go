@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // TestOneRoundBaselines runs the one-round baselines OneshotFL and FedKT (Hasan (2023), Table 3.1)
@@ -16,11 +17,11 @@ func TestOneRoundBaselines(t *testing.T) {
 	s.Dataset.ServerFraction = 0.2
 	s.Model.Kind, s.Model.Hidden = "deterministic", []int{32}
 	s.Training.Rounds, s.Training.LocalEpochs, s.Training.Momentum = 1, 5, 0.9
-	s.Aggregation.Server = &ServerSpec{Distill: &predictive.DistillConfig{Epochs: 10, BatchSize: 32, LearningRate: 5e-3}}
+	s.Aggregation.Options = optionsJSON(strategy.OneshotFLOptions{Distill: predictive.DistillConfig{Epochs: 10, BatchSize: 32, LearningRate: 5e-3}})
 	s.Variants = []Variant{
 		{Label: "oneshotfl", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`"oneshotfl"`)}},
 		{Label: "fedkt", Set: map[string]json.RawMessage{"aggregation.rule": json.RawMessage(`"fedkt"`),
-			"aggregation.server.fedkt": json.RawMessage(`{"students": 2, "teachers": 2}`)}},
+			"aggregation.options.students": json.RawMessage(`2`), "aggregation.options.teachers": json.RawMessage(`2`)}},
 	}
 	sum := runQuiet(t, s, t.TempDir(), false)
 	if len(sum.Runs) != 2 {
@@ -41,27 +42,27 @@ func TestOneRoundBaselineSpecErrors(t *testing.T) {
 		}, "training.sampler"},
 		{"fedkt options on another strategy", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "bcm", 0.2
-			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 2}}
-		}, "aggregation.server.fedkt"},
+			s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Students: 2})
+		}, "aggregation.options.students"},
 		{"fedkt negative teachers", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "fedkt", 0.2
-			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Teachers: -1}}
-		}, "aggregation.server.fedkt"},
+			s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Teachers: -1})
+		}, "aggregation.options"},
 		{"fedkt too many teachers", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "fedkt", 0.2
-			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Students: 1 << 40, Teachers: 1 << 40}}
-		}, "aggregation.server.fedkt"},
+			s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Students: 1 << 40, Teachers: 1 << 40})
+		}, "aggregation.options"},
 		{"student start on bcm", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "bcm", 0.2
-			s.Aggregation.Server = &ServerSpec{StudentStart: "previous"}
-		}, "aggregation.server.student_start"},
+			s.Aggregation.Options = optionsJSON(strategy.DistilledOptions{StudentStart: "previous"})
+		}, "aggregation.options.student_start"},
 		{"unknown student start", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "d-bcm", 0.2
-			s.Aggregation.Server = &ServerSpec{StudentStart: "fresh"}
-		}, "aggregation.server.student_start"},
+			s.Aggregation.Options = optionsJSON(strategy.DistilledOptions{StudentStart: "fresh"})
+		}, "aggregation.options.student_start"},
 		{"fedkt bad optimizer", func(s *Spec) {
 			s.Aggregation.Rule, s.Dataset.ServerFraction = "fedkt", 0.2
-			s.Aggregation.Server = &ServerSpec{FedKT: &predictive.FedKTConfig{Local: predictive.LocalConfig{Optimizer: "lbfgs"}}}
-		}, "aggregation.server.fedkt.local.optimizer"},
+			s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Local: predictive.LocalConfig{Optimizer: "lbfgs"}})
+		}, "aggregation.options.local.optimizer"},
 	})
 }

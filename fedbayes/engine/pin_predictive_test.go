@@ -11,6 +11,7 @@ import (
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // oneRoundDigitsSpec is a one-round digits run on a deterministic MLP with a server set: the setting
@@ -53,24 +54,24 @@ var pinnedPredictiveRuns = []struct {
 		"bac78a5a3c3e065b 0.71666666666666667 0.98890863700835396", "0a66e9cf74df8fc6 0.71666666666666667 0.98890865574806919", "a182ca9903edc4cd 0.71666666666666667 0.9889086588134175"},
 	{"fedpa sampling", oneRoundDigitsSpec, func(s *Spec) {
 		withSampler(s)
-		s.Aggregation.Rule, s.Aggregation.Server = "fedpa", &ServerSpec{ServerLR: 0.5}
+		s.Aggregation.Rule, s.Aggregation.Options = "fedpa", optionsJSON(strategy.FedPAOptions{ServerLR: 0.5})
 	}, []string{results.Accuracy, results.NLL},
 		"e1f20d04459129b9 0.30333333333333334 1.9680583253176906", "9e43ca22b4d734e6 0.30333333333333334 1.9680583178726947", "a17a3729fe9e900a 0.30333333333333334 1.9680583036503385"},
 	{"oneshotfl", oneRoundDigitsSpec, func(s *Spec) {
 		s.Aggregation.Rule, s.Training.LocalEpochs = "oneshotfl", 3
-		s.Aggregation.Server = &ServerSpec{Distill: &predictive.DistillConfig{Epochs: 6, BatchSize: 32, LearningRate: 5e-3}}
+		s.Aggregation.Options = optionsJSON(strategy.OneshotFLOptions{Distill: predictive.DistillConfig{Epochs: 6, BatchSize: 32, LearningRate: 5e-3}})
 	}, []string{results.Accuracy, results.NLL},
 		"af555fab59963239 0.23333333333333334 2.2149710386444585", "b5e4c6c73c807bfb 0.23333333333333334 2.214971037760745", "6f00089539b06933 0.23333333333333334 2.2149710396498667"},
 	{"fedkt", oneRoundDigitsSpec, func(s *Spec) {
 		s.Aggregation.Rule, s.Training.LocalEpochs = "fedkt", 3
-		s.Aggregation.Server = &ServerSpec{Distill: &predictive.DistillConfig{Epochs: 6, BatchSize: 32, LearningRate: 5e-3},
-			FedKT: &predictive.FedKTConfig{Students: 2, Teachers: 2}}
+		s.Aggregation.Options = optionsJSON(strategy.FedKTOptions{Distill: predictive.DistillConfig{Epochs: 6, BatchSize: 32, LearningRate: 5e-3},
+			Students: 2, Teachers: 2})
 	}, []string{results.Accuracy, results.NLL},
 		"766b5e673849de6e 0.11 3.4050873647406465", "97eecf6ae13d7d62 0.11 3.4050873312475476", "1c15c8dc477c30c2 0.11 3.4050873329963181"},
 	{"fedbe-gaussian 2 rounds", oneRoundDigitsSpec, func(s *Spec) {
 		s.Training.Rounds = 2
 		s.Aggregation.Rule = "fedbe-gaussian"
-		s.Aggregation.Server = &ServerSpec{Samples: 3, Distill: &predictive.DistillConfig{Epochs: 2, BatchSize: 32, SWACycles: 2}}
+		s.Aggregation.Options = optionsJSON(strategy.FedBEOptions{Samples: 3, Distill: predictive.DistillConfig{Epochs: 2, BatchSize: 32, SWACycles: 2}})
 	}, []string{results.Accuracy, results.NLL},
 		"df630a6a19ad8730 0.39333333333333331 1.818217727923457", "134f486fc9b00612 0.39333333333333331 1.8182177369888726", "75512b24c6d4a97e 0.39333333333333331 1.8182177400960962"},
 	{"diabetes fedavg", diabetesSpec, func(s *Spec) {}, []string{results.MSE, results.NLL},

@@ -62,9 +62,8 @@ func ChenSpec(s *Spec, fedbe predictive.FedBEConfig) *Spec {
 			s.Variants = append(s.Variants, variant(m, "aggregation.rule", "FedAvg"))
 			continue
 		}
-		distill := fedbe.Distill
 		s.Variants = append(s.Variants, variant(m, "aggregation.rule", m,
-			"aggregation.server", ServerSpec{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Distill: &distill}))
+			"aggregation.options", strategy.FedBEOptions{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Distill: fedbe.Distill}))
 	}
 	return s
 }

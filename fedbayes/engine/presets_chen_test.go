@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // TestChenPresets checks every multi-round FedBE preset: one setting per method of ChenMethods,
@@ -35,9 +37,15 @@ func TestChenPresets(t *testing.T) {
 				c.Model.Arch != "mlp" || c.Model.Kind != "deterministic" || c.Training.Momentum != 0.9 {
 				t.Errorf("%s: not Chen & Chao's setting: %+v", st.Name, c)
 			}
-			sv := c.Aggregation.Server
-			if (m == "fedavg") != (sv == nil) || sv != nil && (sv.Samples < 1 || sv.Distill == nil || sv.Distill.Epochs < 1) {
-				t.Errorf("%s: server options %+v", st.Name, sv)
+			var sv strategy.FedBEOptions
+			has := len(c.Aggregation.Options) > 0
+			if has {
+				if err := json.Unmarshal(c.Aggregation.Options, &sv); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if (m == "fedavg") == has || has && (sv.Samples < 1 || sv.Distill.Epochs < 1) {
+				t.Errorf("%s: options %s", st.Name, c.Aggregation.Options)
 			}
 		}
 	}

@@ -48,7 +48,7 @@ type hasanOptions struct {
 //   - fedpa, ep-mcmc, bcm, mixture, beta-predbayes, d-bcm and d-beta-predbayes sample them
 //     (training.sampler);
 //   - ep-mcmc draws 10 networks (evaluation.samples); the students of d-bcm and d-beta-predbayes start
-//     from a fresh initialisation (aggregation.server.student_start "previous"), as the thesis's;
+//     from a fresh initialisation (aggregation.options.student_start "previous"), as the thesis's;
 //     FedKT trains its own teachers with the spec's local training and distillation unless o.fedkt
 //     sets them.
 func hasan(s *Spec, o hasanOptions) *Spec {
@@ -90,27 +90,26 @@ func hasan(s *Spec, o hasanOptions) *Spec {
 		case "fedavg":
 			v = variant(m, "aggregation.rule", "FedAvg")
 		case "fedbe":
-			fd := fedbe.Distill
-			v = variant(m, "aggregation.rule", strategy.FedBEGaussian, "aggregation.server", ServerSpec{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Distill: &fd})
+			v = variant(m, "aggregation.rule", strategy.FedBEGaussian, "aggregation.options", strategy.FedBEOptions{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Distill: fedbe.Distill})
 		case "oneshot":
-			v = variant(m, "aggregation.rule", strategy.OneshotFLName, "aggregation.server", ServerSpec{Distill: &distill})
+			v = variant(m, "aggregation.rule", strategy.OneshotFLName, "aggregation.options", strategy.OneshotFLOptions{Distill: distill})
 		case "fedkt":
-			// FedKT trains its own teachers (aggregation.server.fedkt.local): the engine's one local
+			// FedKT trains its own teachers (aggregation.options.local): the engine's one local
 			// epoch is not used.
-			v = variant(m, "aggregation.rule", "fedkt", "training.local_epochs", 1, "aggregation.server", ServerSpec{Distill: &distill, FedKT: &fedkt})
+			v = variant(m, "aggregation.rule", "fedkt", "training.local_epochs", 1, "aggregation.options", fedkt)
 		case "fedpa":
 			v = variant(m, "aggregation.rule", "fedpa", "training.sampler", sampler,
-				"aggregation.server", ServerSpec{FedPARho: fedpa.Rho, ServerLR: fedpa.ServerLR})
+				"aggregation.options", strategy.FedPAOptions{Rho: fedpa.Rho, ServerLR: fedpa.ServerLR})
 		case "ep-mcmc":
 			v = variant(m, "aggregation.rule", "ep-mcmc", "training.sampler", sampler, "evaluation.samples", 10)
 		case strategy.BCM, strategy.Mixture:
 			v = variant(m, "aggregation.rule", m, "training.sampler", sampler)
 		case strategy.BetaPredBayes:
-			v = variant(m, "aggregation.rule", m, "training.sampler", sampler, "aggregation.server", ServerSpec{})
+			v = variant(m, "aggregation.rule", m, "training.sampler", sampler, "aggregation.options", strategy.BetaOptions{})
 		case strategy.DBCM, strategy.DBetaPredBayes:
 			// The student starts from a fresh initialisation, as Hasan (2023), Algs. 1-2.
 			v = variant(m, "aggregation.rule", m, "training.sampler", sampler,
-				"aggregation.server", ServerSpec{Distill: &distill, StudentStart: strategy.StudentFromPrevious})
+				"aggregation.options", strategy.DistilledOptions{Distill: distill, StudentStart: strategy.StudentFromPrevious})
 		}
 		s.Variants = append(s.Variants, v)
 	}

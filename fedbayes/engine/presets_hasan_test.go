@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -58,11 +59,20 @@ func TestHasanPresets(t *testing.T) {
 				if m == "ep-mcmc" && c.Evaluation.Samples != 10 {
 					t.Errorf("%s: %d networks drawn, want 10", st.Name, c.Evaluation.Samples)
 				}
-				if sv := c.Aggregation.Server; sv != nil && (sv.StudentStart == strategy.StudentFromPrevious) != (m == strategy.DBCM || m == strategy.DBetaPredBayes) {
+				var sv struct {
+					StudentStart string                 `json:"student_start"`
+					Local        predictive.LocalConfig `json:"local"`
+				}
+				if len(c.Aggregation.Options) > 0 {
+					if err := json.Unmarshal(c.Aggregation.Options, &sv); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if (sv.StudentStart == strategy.StudentFromPrevious) != (m == strategy.DBCM || m == strategy.DBetaPredBayes) {
 					t.Errorf("%s: student_start %q, want previous for the distilled ensembles only", st.Name, sv.StudentStart)
 				}
-				if m == "fedkt" && (c.Aggregation.Server == nil || c.Aggregation.Server.FedKT == nil || c.Aggregation.Server.FedKT.Local.Epochs == 0) {
-					t.Errorf("%s: fedkt without its teachers' training: %+v", st.Name, c.Aggregation.Server)
+				if m == "fedkt" && sv.Local.Epochs == 0 {
+					t.Errorf("%s: fedkt without its teachers' training: %s", st.Name, c.Aggregation.Options)
 				}
 			}
 			for _, m := range methods {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fedbayes.dev/fedbayes/strategy"
 
 	"fedbayes.dev/fedbayes/predictive"
 )
@@ -13,10 +14,10 @@ import (
 // FedBE's three forms on a deterministic LeNet, as in the paper, and GAA, FedBE, the BCM and
 // beta-PredBayes (Hasan (2023)) on a Bayesian LeNet with variational dense layers.
 func chenLeNet() *Spec {
-	server := ServerSpec{Samples: 10}
+	fedbe := strategy.FedBEOptions{Samples: 10}
 	det := func(label, rule string, withServer bool) Variant {
 		if withServer {
-			return variant(label, "model.kind", "deterministic", "aggregation.rule", rule, "aggregation.server", server)
+			return variant(label, "model.kind", "deterministic", "aggregation.rule", rule, "aggregation.options", fedbe)
 		}
 		return variant(label, "model.kind", "deterministic", "aggregation.rule", rule)
 	}
@@ -24,7 +25,7 @@ func chenLeNet() *Spec {
 	// (2022)'s.
 	bayes := func(label, rule string, withServer bool) Variant {
 		if withServer {
-			return variant(label, "aggregation.rule", rule, "aggregation.server", server, "model.bayesian_layers", 3)
+			return variant(label, "aggregation.rule", rule, "aggregation.options", fedbe, "model.bayesian_layers", 3)
 		}
 		return variant(label, "aggregation.rule", rule, "model.bayesian_layers", 3)
 	}
@@ -82,9 +83,9 @@ func hasanLeNet() *Spec {
 		Sweep:       map[string][]json.RawMessage{"partition.h": raws(0, 0.3, 0.6, 0.9)},
 		Variants: []Variant{
 			variant("FedAvg", "aggregation.rule", "FedAvg"),
-			variant("FedBE", "aggregation.rule", "fedbe-gaussian", "aggregation.server", ServerSpec{Samples: 10}),
+			variant("FedBE", "aggregation.rule", "fedbe-gaussian", "aggregation.options", strategy.FedBEOptions{Samples: 10}),
 			sampling("EP-MCMC", "ep-mcmc"),
-			variant("FedPA", "aggregation.rule", "fedpa", "training.sampler", sampler, "aggregation.server", ServerSpec{ServerLR: 0.5}),
+			variant("FedPA", "aggregation.rule", "fedpa", "training.sampler", sampler, "aggregation.options", strategy.FedPAOptions{ServerLR: 0.5}),
 			sampling("BCM", "bcm"),
 			sampling("Mixture", "mixture"),
 			sampling("beta-PredBayes", "beta-predbayes"),

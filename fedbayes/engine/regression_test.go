@@ -43,7 +43,7 @@ func TestRegressionStrategies(t *testing.T) {
 	for _, rule := range []string{"fedpa", "ep-mcmc", "bcm", "mixture", "beta-predbayes"} {
 		v := Variant{Label: rule, Set: map[string]json.RawMessage{"aggregation.rule": raw(`"` + rule + `"`), "training.sampler": raw(sampler)}}
 		if rule == "fedpa" {
-			v.Set["aggregation.server"] = raw(`{"server_lr": 0.5}`) // as the fmnist presets of Hasan's runner
+			v.Set["aggregation.options"] = raw(`{"server_lr": 0.5}`) // as the fmnist presets of Hasan's runner
 		}
 		s.Variants = append(s.Variants, v)
 	}

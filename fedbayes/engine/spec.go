@@ -8,6 +8,7 @@ import (
 
 	"fedbayes.dev/fedbayes/internal/strictjson"
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/results"
 )
 
 // Spec is one federated experiment: the data, how it is split among clients, the model, how the server
@@ -162,40 +163,17 @@ type AggregationSpec struct {
 	// DWCPolicy is keep-previous (default), conflation or error: what DWC does where its precision
 	// is not positive.
 	DWCPolicy string `json:"dwc_policy,omitempty"`
-	// Server configures the strategies that work on the server's set (FedBE's sampled models and
-	// distillation, beta-PredBayes's range of beta); nil takes their defaults.
-	Server *ServerSpec `json:"server,omitempty"`
+	// Options are the strategy's own options, a JSON object the strategy decodes and validates
+	// itself (strategy.DecodeOptions; each strategy's options struct: strategy.FedBEOptions,
+	// FedPAOptions, BetaOptions, DistilledOptions, OneshotFLOptions, FedKTOptions; see
+	// docs/strategies.md). A sweep or variant sets one as "aggregation.options.NAME". A
+	// parameter-space rule takes none (Weighting, Population and DWCPolicy are its options). Empty
+	// takes the strategy's defaults. The former aggregation.server is read as options
+	// (results.SpecAliases).
+	Options json.RawMessage `json:"options,omitempty"`
 	// Pretrain trains the initial global model on the server set before round 1 (Fischer et al.
 	// (2024), Sec. 3.6); nil means no pre-training.
 	Pretrain *PretrainSpec `json:"pretrain,omitempty"`
-}
-
-// ServerSpec configures the server strategies that use the server's set (dataset.server_fraction).
-type ServerSpec struct {
-	// Samples is FedBE's M, the global models sampled each round (default 10; Chen & Chao).
-	Samples int `json:"samples,omitempty"`
-	// Alpha is fedbe-dirichlet's concentration (default 1).
-	Alpha float64 `json:"alpha,omitempty"`
-	// Distill is FedBE's distillation on the server set (default: SGD with momentum 0.9, learning
-	// rate 0.01, 20 epochs, batch 100, SWA over 4 cycles).
-	Distill *predictive.DistillConfig `json:"distill,omitempty"`
-	// FedPARho is FedPA's shrinkage rho >= 0 (nil: 0.4, Hasan (2023), Tables B.2-B.3).
-	FedPARho *float64 `json:"fedpa_rho,omitempty"`
-	// ServerLR is FedPA's server step size (default 1).
-	ServerLR float64 `json:"server_lr,omitempty"`
-	// BetaMin and BetaMax bound beta-PredBayes's beta (both 0: [0, 1], Hasan (2023)).
-	BetaMin float64 `json:"beta_min,omitempty"`
-	BetaMax float64 `json:"beta_max,omitempty"`
-	// StudentStart is where the student of D-BCM and D-beta-PredBayes starts: "average" (default:
-	// the clients' size-weighted average, which keeps what earlier rounds learned) or "previous" (the
-	// global model the round started from: in round 1 a fresh initialisation, as Hasan (2023), Algs.
-	// 1-2; the 003 presets).
-	StudentStart string `json:"student_start,omitempty"`
-	// FedKT configures the fedkt strategy (Li et al. 2021): students s (default 2), teachers t per
-	// student (default 5), plain_vote, the teachers' local training (zero: the spec's training
-	// optimizer, lr, momentum, local_epochs and batch_size) and the students' distillation (zero:
-	// server.distill, else predictive's defaults). Its seed is derived per round.
-	FedKT *predictive.FedKTConfig `json:"fedkt,omitempty"`
 }
 
 // PretrainSpec is the server's pre-training of the global model on its own set (Fischer et al. (2024),
@@ -293,13 +271,17 @@ func ParseSpec(raw []byte) (*Spec, error) {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	raw = strictjson.StripBOM(raw)
+	// A spec of a former layout (aggregation.server) reads as the current one; the positions of
+	// later errors are then those of the upgraded document.
+	upgraded, former := results.UpgradeSpecJSON(raw)
+	raw = upgraded
 	if err := checkUnknownFields(raw); err != nil {
 		return nil, err
 	}
 	if err := checkExplicitZerosJSON(raw); err != nil {
 		return nil, err
 	}
-	s, err := decodeSpec(raw, true)
+	s, err := decodeSpec(raw, !former)
 	if se := (*SpecError)(nil); errors.As(err, &se) {
 		return nil, err
 	} else if err != nil {
@@ -341,6 +323,30 @@ func ReadSpec(path string) (*Spec, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// upgradeFormer returns s with the sweep's and the variants' paths of the former layout
+// (aggregation.server and its fields, results.SpecAliases) replaced by the current ones, their
+// values converted; s itself when it has none (a spec written for the former layout).
+func upgradeFormer(s *Spec) (*Spec, error) {
+	former := false
+	for p := range s.Sweep {
+		former = former || results.UpgradeSpecPath(p) != p
+	}
+	for _, v := range s.Variants {
+		for p := range v.Set {
+			former = former || results.UpgradeSpecPath(p) != p
+		}
+	}
+	if !former {
+		return s, nil
+	}
+	m, err := toMap(s)
+	if err != nil {
+		return nil, err
+	}
+	results.UpgradeSpec(m)
+	return fromMap(m)
 }
 
 // Clone returns a deep copy of s.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,17 +26,17 @@ func lenetStrategiesSpec() *Spec {
 		// budget (500 images, 2 rounds) FedBE's student distilled from the noisier -6 nets stays at 0.185,
 		// under the 0.2 this test asks; the test checks that the strategies run side by side.
 		Model:       ModelSpec{Arch: "lenet", Kind: "bayesian", InitLogVar: -10},
-		Aggregation: AggregationSpec{Rule: "GAA", Server: &ServerSpec{Samples: 2, Distill: nil}},
+		Aggregation: AggregationSpec{Rule: "GAA", Options: optionsJSON(strategy.FedBEOptions{Samples: 2})},
 		Training:    TrainingSpec{Rounds: 2, LocalEpochs: 1, BatchSize: 32, LearningRate: 0.05, Momentum: 0.9},
 		Evaluation:  EvaluationSpec{Samples: 2, FairnessExamples: 20},
 		Seeds:       []int64{1},
 		Variants: []Variant{
-			{Label: "GAA", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"GAA"`), "aggregation.server": raw(`null`)}},
+			{Label: "GAA", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"GAA"`), "aggregation.options": raw(`null`)}},
 			{Label: "FedBE", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"fedbe-gaussian"`), "model.bayesian_layers": raw(`3`),
-				"aggregation.server.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
-			{Label: "BCM", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"bcm"`), "aggregation.server": raw(`null`)}},
-			{Label: "beta", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"beta-predbayes"`), "aggregation.server": raw(`null`)}},
-			{Label: "FedAvg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "model": raw(`{"arch": "lenet", "kind": "deterministic"}`), "aggregation.server": raw(`null`)}},
+				"aggregation.options.distill": raw(`{"epochs": 2, "batch_size": 32, "swa_cycles": 2}`)}},
+			{Label: "BCM", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"bcm"`), "aggregation.options": raw(`null`)}},
+			{Label: "beta", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"beta-predbayes"`), "aggregation.options": raw(`null`)}},
+			{Label: "FedAvg", Set: map[string]json.RawMessage{"aggregation.rule": raw(`"FedAvg"`), "model": raw(`{"arch": "lenet", "kind": "deterministic"}`), "aggregation.options": raw(`null`)}},
 		},
 	}
 }
@@ -91,10 +92,14 @@ func TestStrategySpecErrors(t *testing.T) {
 	checkSpecErrors(t, digitsSpec, []specErrorCase{
 		{"fedbe without server set", func(s *Spec) { s.Aggregation.Rule = "fedbe-gaussian" }, "dataset.server_fraction"},
 		{"beta without server set", func(s *Spec) { s.Aggregation.Rule = "beta-predbayes" }, "dataset.server_fraction"},
-		{"server options on a rule", func(s *Spec) { s.Aggregation.Server = &ServerSpec{Samples: 3} }, "aggregation.server"},
+		{"options on a rule", func(s *Spec) { s.Aggregation.Options = optionsJSON(strategy.FedBEOptions{Samples: 3}) }, "aggregation.options"},
 		{"negative samples", func(s *Spec) {
-			s.Aggregation.Rule, s.Dataset.ServerFraction, s.Aggregation.Server = "fedbe-dirichlet", 0.2, &ServerSpec{Samples: -1}
-		}, "aggregation.server.samples"},
+			s.Aggregation.Rule, s.Dataset.ServerFraction, s.Aggregation.Options = "fedbe-dirichlet", 0.2, optionsJSON(strategy.FedBEOptions{Samples: -1})
+		}, "aggregation.options.samples"},
+		{"unknown option", func(s *Spec) {
+			s.Aggregation.Rule, s.Dataset.ServerFraction, s.Aggregation.Options = "fedbe-gaussian", 0.2, json.RawMessage(`{"sample": 3}`)
+		}, "aggregation.options.sample"},
+		{"options not JSON", func(s *Spec) { s.Aggregation.Options = json.RawMessage(`{"samples": `) }, "aggregation.options"},
 		{"population on bcm", func(s *Spec) { s.Aggregation.Rule, s.Aggregation.Population = "bcm", 10 }, "aggregation.population"},
 		{"unknown strategy", func(s *Spec) { s.Aggregation.Rule = "krum" }, "aggregation.rule"},
 	})
@@ -208,5 +213,118 @@ func TestSamplingClients(t *testing.T) {
 		if se, ok := c.Validate().(*SpecError); !ok || se.Path != tc.path {
 			t.Errorf("%s: %v, want a SpecError at %s", tc.name, c.Validate(), tc.path)
 		}
+	}
+}
+
+// optionsJSON marshals a strategy's options struct into a spec's aggregation.options.
+func optionsJSON(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// scaledMean is a strategy defined outside package strategy with an option of its own, as a
+// notebook cell would define it (docs/strategies.md): the clients' mean times options.scale.
+type scaledMean struct{ scale float64 }
+
+func (m scaledMean) Aggregate(r *strategy.Round) (*strategy.Global, error) {
+	g, err := strategy.PerElement(r, func(means, lv []float64) (float64, float64) {
+		a := 0.0
+		for _, x := range means {
+			a += x / float64(len(means))
+		}
+		return m.scale * a, lv[0]
+	})
+	return &strategy.Global{Posterior: g}, err
+}
+
+// registerScaledMean registers scaledMean: its factory decodes {"scale": x} (default 1) and
+// refuses a scale that is not positive.
+func registerScaledMean(t *testing.T) {
+	t.Helper()
+	err := strategy.Register("scaled-mean", func(s strategy.Settings) (strategy.Strategy, error) {
+		opts := struct {
+			Scale float64 `json:"scale"`
+		}{Scale: 1}
+		if err := strategy.DecodeOptions(s, &opts); err != nil {
+			return nil, err
+		}
+		if !(opts.Scale > 0) {
+			return nil, &strategy.FieldError{Field: "aggregation.options.scale", Problem: "must be positive"}
+		}
+		return scaledMean{opts.Scale}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOptionsSweep checks that aggregation.options.NAME is swept and set by variants like any other
+// field, merged into the options the spec gives, and reaches the strategy's factory: a registered
+// strategy's own option and a built-in's nested one.
+func TestOptionsSweep(t *testing.T) {
+	registerScaledMean(t)
+	s := digitsSpec()
+	s.Aggregation.Rule = "scaled-mean"
+	if err := SweepValues(s, "aggregation.options.scale", []float64{0.5, 2}); err != nil {
+		t.Fatal(err)
+	}
+	settings, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scales []float64
+	for _, st := range settings {
+		built, err := newStrategy(st.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scales = append(scales, built.(scaledMean).scale)
+		if st.Labels["scale"] == "" {
+			t.Errorf("%s: no scale label: %v", st.Name, st.Labels)
+		}
+	}
+	if !slices.Equal(scales, []float64{0.5, 2}) {
+		t.Fatalf("the strategies got scales %v, want [0.5 2]", scales)
+	}
+	s.Sweep["aggregation.options.scale"] = []json.RawMessage{raw(-1)}
+	if _, err := s.Expand(); err == nil || !strings.Contains(err.Error(), "aggregation.options.scale") {
+		t.Fatalf("a negative swept scale: %v; want a refusal naming aggregation.options.scale", err)
+	}
+	s.Sweep = map[string][]json.RawMessage{"aggregation.options.scal": {raw(1)}}
+	if _, err := s.Expand(); err == nil || !strings.Contains(err.Error(), "aggregation.options.scal: unknown option") {
+		t.Fatalf("a misspelt option: %v; want an unknown option aggregation.options.scal", err)
+	}
+
+	// A built-in's nested option, swept over the spec's options and set by a variant.
+	f := digitsSpec()
+	f.Dataset.ServerFraction = 0.2
+	f.Aggregation.Rule = "fedbe-gaussian"
+	f.Aggregation.Options = json.RawMessage(`{"samples": 3, "distill": {"batch_size": 16, "swa_cycles": 1}}`)
+	f.Sweep = map[string][]json.RawMessage{"aggregation.options.distill.epochs": {raw(1), raw(2)}}
+	f.Variants = []Variant{
+		{Label: "a", Set: map[string]json.RawMessage{"aggregation.options.alpha": raw(1)}},
+		{Label: "b", Set: map[string]json.RawMessage{"aggregation.options.samples": raw(5)}},
+	}
+	settings, err = f.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []strategy.FedBEOptions
+	for _, st := range settings {
+		var o strategy.FedBEOptions
+		if err := json.Unmarshal(st.Spec.Aggregation.Options, &o); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, o)
+	}
+	d := func(epochs int) predictive.DistillConfig {
+		return predictive.DistillConfig{BatchSize: 16, SWACycles: 1, Epochs: epochs}
+	}
+	want := []strategy.FedBEOptions{{Samples: 3, Alpha: 1, Distill: d(1)}, {Samples: 3, Alpha: 1, Distill: d(2)}, {Samples: 5, Distill: d(1)}, {Samples: 5, Distill: d(2)}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("options %+v\nwant %+v", got, want)
 	}
 }

@@ -35,6 +35,13 @@ func (s *Spec) Expand() ([]Setting, error) {
 	if err := checkSeedList(s); err != nil {
 		return nil, err
 	}
+	if err := checkOptionsJSON(s); err != nil {
+		return nil, err
+	}
+	s, err := upgradeFormer(s)
+	if err != nil {
+		return nil, err
+	}
 	paths := make([]string, 0, len(s.Sweep))
 	for p := range s.Sweep {
 		paths = append(paths, p)
@@ -271,7 +278,7 @@ func objectText(raw json.RawMessage) (string, bool) {
 }
 
 // checkSweepPath checks that path names a field of Spec (other than the sweep itself, the name or the
-// seeds).
+// seeds), or a field under aggregation.options (which the strategy checks).
 func checkSweepPath(path string) error {
 	if path == "" {
 		return specErr("sweep", "empty path")
@@ -281,6 +288,13 @@ func checkSweepPath(path string) error {
 	for i, part := range parts {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
+		}
+		if t == rawJSONType {
+			// Below aggregation.options: the strategy's own fields, which its factory checks.
+			if part == "" {
+				return specErr("sweep."+path, "empty field name")
+			}
+			continue
 		}
 		if t.Kind() != reflect.Struct {
 			return specErr("sweep."+path, "%q is not an object with fields", strings.Join(parts[:i], "."))
@@ -296,6 +310,9 @@ func checkSweepPath(path string) error {
 	}
 	return nil
 }
+
+// rawJSONType is the type of a spec field whose content its reader decodes (aggregation.options).
+var rawJSONType = reflect.TypeOf(json.RawMessage(nil))
 
 // fieldByJSONName finds the struct field with JSON name name.
 func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -141,6 +142,9 @@ func (s *Spec) WithDefaults() *Spec {
 // path. It touches no data: dataset names are checked against data.Names.
 func (s *Spec) Validate() error {
 	if err := checkSeedList(s); err != nil {
+		return err
+	}
+	if err := checkOptionsJSON(s); err != nil {
 		return err
 	}
 	c := s.WithDefaults()
@@ -325,11 +329,9 @@ func validateAggregation(c *Spec) error {
 		}
 		return validateStrategy(c)
 	}
-	if a.Server != nil {
-		return specErr("aggregation.server", "set, but aggregation.rule is %s; it configures FedBE and beta-PredBayes", rule)
-	}
-	// The rule's own options (weighting, population, DWC policy, FedAvg's model kind) are checked
-	// by the strategy package, once; its refusal names the field.
+	// The rule's own options (weighting, population, DWC policy, FedAvg's model kind, and that it
+	// has no aggregation.options) are checked by the strategy package, once; its refusal names the
+	// field.
 	if err := strategy.CheckRule(rule, strategySettings(c)); err != nil {
 		return fieldSpecErr(err)
 	}
@@ -346,6 +348,15 @@ func validateAggregation(c *Spec) error {
 		if !(p.ValidationFraction > 0 && p.ValidationFraction < 1) {
 			return specErr("aggregation.pretrain.validation_fraction", "%v; must be in (0, 1)", p.ValidationFraction)
 		}
+	}
+	return nil
+}
+
+// checkOptionsJSON refuses aggregation.options that are not one JSON value (set from Go), before
+// the spec is copied through JSON.
+func checkOptionsJSON(s *Spec) error {
+	if o := s.Aggregation.Options; len(o) > 0 && !json.Valid(o) {
+		return specErr("aggregation.options", "not valid JSON")
 	}
 	return nil
 }

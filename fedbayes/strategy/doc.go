@@ -37,6 +37,13 @@
 //		strategy.Register("median", func(strategy.Settings) (strategy.Strategy, error) { return median{}, nil })
 //	}
 //
+// Each strategy owns its options: the spec's aggregation.options reach its factory as raw JSON
+// (Settings.Options), which it decodes with DecodeOptions into an options struct of its own (FedBEOptions,
+// FedPAOptions, BetaOptions, DistilledOptions, OneshotFLOptions, FedKTOptions), with its defaults,
+// refusing an unknown field by its path; the rest of Settings are facts about the experiment. A
+// strategy that checks the clients' data implements ClientChecker. Adding an option touches the
+// strategy's file and its test only.
+//
 // A strategy must be a function of its Round: what it needs from earlier rounds is the Round's
 // Previous global model. Then a resumed run is bit-identical to an uninterrupted one.
 //

@@ -3,6 +3,7 @@ package strategy
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
@@ -30,7 +31,7 @@ const (
 // MetricBeta is the beta that beta-PredBayes fitted in the round (recorded with the round).
 const MetricBeta = "beta"
 
-// Where the distilled forms' student starts (Settings.StudentStart).
+// Where the distilled forms' student starts (DistilledOptions.StudentStart).
 const (
 	// StudentFromAverage starts the student at the clients' size-weighted average (the default),
 	// which keeps over several rounds what the earlier rounds learned.
@@ -40,8 +41,29 @@ const (
 	StudentFromPrevious = "previous"
 )
 
-// StudentStarts lists the values of Settings.StudentStart ("" is StudentFromAverage).
+// StudentStarts lists the values of DistilledOptions.StudentStart ("" is StudentFromAverage).
 var StudentStarts = []string{StudentFromAverage, StudentFromPrevious}
+
+// BetaOptions are beta-PredBayes's options, the spec's aggregation.options of beta-predbayes: the
+// range of its search for beta (both 0: [0, 1], Hasan (2023)).
+type BetaOptions struct {
+	// BetaMin and BetaMax bound beta.
+	BetaMin float64 `json:"beta_min,omitempty"`
+	BetaMax float64 `json:"beta_max,omitempty"`
+}
+
+// DistilledOptions are the options of the distilled forms, the spec's aggregation.options of d-bcm
+// and d-beta-predbayes: the distillation on the server set (zero fields: predictive's defaults),
+// where the student starts, and for d-beta-predbayes the range of beta (BetaOptions).
+type DistilledOptions struct {
+	// BetaOptions bound d-beta-predbayes's beta; d-bcm refuses them.
+	BetaOptions
+	// Distill is the distillation on the server set.
+	Distill predictive.DistillConfig `json:"distill,omitzero"`
+	// StudentStart is where the student starts: StudentFromAverage (default, "") or
+	// StudentFromPrevious (the 003 presets).
+	StudentStart string `json:"student_start,omitempty"`
+}
 
 // Ensemble is a predictive-space strategy: the global model predicts with a combination of the
 // clients' Monte Carlo predictives (each client averages Round.Samples stochastic passes, Hasan
@@ -71,8 +93,46 @@ type Ensemble struct {
 	model *models.Model // the K-client network, kept between rounds (compiled once)
 }
 
-// newEnsemble builds a predictive-space strategy.
+// newEnsemble builds a predictive-space strategy from its options: none for bcm and mixture,
+// BetaOptions for beta-predbayes, DistilledOptions for the distilled forms (without the beta range
+// for d-bcm).
 func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
+	var (
+		beta BetaOptions
+		o    DistilledOptions
+		err  error
+	)
+	switch {
+	case distilled && method == BetaPredBayes:
+		err = DecodeOptions(s, &o)
+		beta = o.BetaOptions
+	case distilled:
+		err = DecodeOptions(s, &struct {
+			Distill      predictive.DistillConfig `json:"distill,omitzero"`
+			StudentStart string                   `json:"student_start,omitempty"`
+		}{})
+		if err == nil {
+			err = DecodeOptions(s, &o)
+		}
+	case method == BetaPredBayes:
+		err = DecodeOptions(s, &beta)
+	default:
+		err = noOptions(s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if (beta.BetaMin != 0 || beta.BetaMax != 0) && !(beta.BetaMax > beta.BetaMin) {
+		return nil, &FieldError{Field: OptionsField + ".beta_max", Problem: fmt.Sprintf("the beta range [%v, %v] is empty", beta.BetaMin, beta.BetaMax)}
+	}
+	if distilled {
+		if err := checkDistill(OptionsField+".distill", o.Distill); err != nil {
+			return nil, err
+		}
+		if o.StudentStart != "" && !slices.Contains(StudentStarts, o.StudentStart) {
+			return nil, notOneOf(OptionsField+".student_start", o.StudentStart, StudentStarts)
+		}
+	}
 	if method == BetaPredBayes || distilled {
 		if err := requireServer(s, "this strategy fits beta or distils on the server's set", hasanServer); err != nil {
 			return nil, err
@@ -86,17 +146,14 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 			return nil, &FieldError{Field: "training.sampler", Problem: "the regression BCM divides out the prior predictive of the clients' Gaussian prior: set a sampler (cSGHMC or SGLD) with its prior_std, as Hasan (2023), Sec. 4.4"}
 		}
 	}
-	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: s.BetaMin, Max: s.BetaMax}, Regression: s.Regression, PriorStd: s.PriorStd}
+	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: beta.BetaMin, Max: beta.BetaMax}, Regression: s.Regression, PriorStd: s.PriorStd}
 	if distilled {
-		dc := s.FedBE.Distill.WithDefaults()
-		if err := checkSWA("aggregation.server.distill", dc, s.Kind == models.Bayesian); err != nil {
+		dc := o.Distill.WithDefaults()
+		if err := checkSWA(OptionsField+".distill", dc, s.Kind == models.Bayesian); err != nil {
 			return nil, err
 		}
 		e.Distill = &dc
-		e.FromPrevious = s.StudentStart == StudentFromPrevious
-	}
-	if (s.BetaMin != 0 || s.BetaMax != 0) && !(s.BetaMax > s.BetaMin) {
-		return nil, &FieldError{Field: "aggregation.server.beta_max", Problem: fmt.Sprintf("the beta range [%v, %v] is empty", s.BetaMin, s.BetaMax)}
+		e.FromPrevious = o.StudentStart == StudentFromPrevious
 	}
 	return e, nil
 }
@@ -181,7 +238,7 @@ func (e *Ensemble) Aggregate(r *Round) (*Global, error) {
 // distil trains one network of the clients' kind, starting at start, to reproduce the teacher's
 // class probabilities on the server inputs (Hasan (2023), Algs. 1-2, the distillation step;
 // predictive.Distill). D-BCM and D-beta-PredBayes start at the clients' average unless
-// Settings.StudentStart is StudentFromPrevious: Hasan's student starts from a fresh initialisation,
+// DistilledOptions.StudentStart is StudentFromPrevious: Hasan's student starts from a fresh initialisation,
 // but over several rounds the clients' average keeps what the previous rounds learned.
 func distil(r *Round, start *posterior.Posterior, teacher []float32, dc predictive.DistillConfig) (*posterior.Posterior, error) {
 	cfg := r.Model

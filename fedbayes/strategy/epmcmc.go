@@ -21,8 +21,11 @@ type EPMCMC struct {
 	PriorStd float64
 }
 
-// newEPMCMC builds EP-MCMC, refusing clients that do not sample.
+// newEPMCMC builds EP-MCMC (it takes no options), refusing clients that do not sample.
 func newEPMCMC(s Settings) (*EPMCMC, error) {
+	if err := noOptions(s); err != nil {
+		return nil, err
+	}
 	if err := requireSampler(s, "EP-MCMC combines the clients' posterior samples"); err != nil {
 		return nil, err
 	}

@@ -19,15 +19,16 @@ const (
 	FedBENoSWA = "fedbe-gaussian-no-swa"
 )
 
-// FedBEOptions are the server-side options of FedBE.
+// FedBEOptions are FedBE's options, the spec's aggregation.options of the FedBE strategies.
 type FedBEOptions struct {
-	// Samples is M, the global models sampled each round (default 10).
-	Samples int
-	// Alpha is the Dirichlet concentration of fedbe-dirichlet (default 1).
-	Alpha float64
-	// Distill is the distillation on the server set (predictive.FedBEConfig's defaults: momentum SGD,
-	// learning rate 0.01, SWA over 4 cycles; fedbe-gaussian-no-swa uses one cycle).
-	Distill predictive.DistillConfig
+	// Samples is M, the global models sampled each round (0: 10, Chen & Chao).
+	Samples int `json:"samples,omitempty"`
+	// Alpha is the Dirichlet concentration of fedbe-dirichlet (0: 1).
+	Alpha float64 `json:"alpha,omitempty"`
+	// Distill is the distillation on the server set (zero fields: predictive.FedBEConfig's
+	// defaults, momentum SGD, learning rate 0.01, 20 epochs, batch 100, SWA over 4 cycles;
+	// fedbe-gaussian-no-swa uses one cycle).
+	Distill predictive.DistillConfig `json:"distill,omitzero"`
 }
 
 // FedBE is Chen & Chao's server step: the teachers (M global models sampled from a distribution fitted
@@ -45,22 +46,33 @@ type FedBE struct {
 	Kind models.Kind
 }
 
-// newFedBE builds a FedBE strategy of the given distribution.
+// newFedBE builds a FedBE strategy of the given distribution from its options (FedBEOptions).
 func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
+	var o FedBEOptions
+	if err := DecodeOptions(s, &o); err != nil {
+		return nil, err
+	}
+	if o.Samples < 0 {
+		return nil, &FieldError{Field: OptionsField + ".samples", Problem: fmt.Sprintf("%d; must be >= 0 (0 means 10)", o.Samples)}
+	}
+	if o.Alpha < 0 {
+		return nil, &FieldError{Field: OptionsField + ".alpha", Problem: fmt.Sprintf("%v; must be >= 0 (0 means 1)", o.Alpha)}
+	}
 	if err := firstError(
+		checkDistill(OptionsField+".distill", o.Distill),
 		requireServer(s, "FedBE distils on the server's set", "Chen & Chao keep 20% of the training set, 0.2"),
 		requireClassification(s, "FedBE distils the teachers' class probabilities")); err != nil {
 		return nil, err
 	}
-	fc := predictive.FedBEConfig{Distribution: distribution, Samples: s.FedBE.Samples, Alpha: s.FedBE.Alpha, Distill: s.FedBE.Distill}
+	fc := predictive.FedBEConfig{Distribution: distribution, Samples: o.Samples, Alpha: o.Alpha, Distill: o.Distill}
 	if !swa {
 		fc.Distill.SWACycles = 1
 	}
 	fc = fc.WithDefaults()
 	if fc.Samples < 1 || !(fc.Alpha > 0) {
-		return nil, &FieldError{Field: "aggregation.server", Problem: fmt.Sprintf("FedBE needs samples >= 1 and alpha > 0, got %d and %v", fc.Samples, fc.Alpha)}
+		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("FedBE needs samples >= 1 and alpha > 0, got %d and %v", fc.Samples, fc.Alpha)}
 	}
-	if err := checkSWA("aggregation.server.distill", fc.Distill, false); err != nil {
+	if err := checkSWA(OptionsField+".distill", fc.Distill, false); err != nil {
 		return nil, err
 	}
 	return &FedBE{Config: fc, Kind: s.Kind}, nil

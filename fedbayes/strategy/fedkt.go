@@ -30,8 +30,32 @@ type FedKT struct {
 	Config predictive.FedKTConfig
 }
 
-// newFedKT builds FedKT, refusing an experiment without a server set or with regression.
+// FedKTOptions are FedKT's options, the spec's aggregation.options of fedkt: students s (0: 2),
+// teachers t per student (0: 5), plain_vote, the teachers' local training (local; zero: the
+// clients' training, Settings.Local) and the students' distillation (distill; zero fields:
+// predictive's defaults). The seed is derived per round.
+type FedKTOptions = predictive.FedKTConfig
+
+// newFedKT builds FedKT from its options (FedKTOptions), refusing an experiment without a server
+// set, with regression or sampling clients, or with more teacher networks than the engine trains at
+// once.
 func newFedKT(s Settings) (*FedKT, error) {
+	var k FedKTOptions
+	if err := DecodeOptions(s, &k); err != nil {
+		return nil, err
+	}
+	if k.Students < 0 || k.Teachers < 0 {
+		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("students %d and teachers %d must be >= 0 (0 takes 2 and 5)", k.Students, k.Teachers)}
+	}
+	if k.Local.Epochs < 0 || k.Local.BatchSize < 0 || k.Local.LearningRate < 0 {
+		return nil, &FieldError{Field: OptionsField + ".local", Problem: "epochs, batch_size and learning_rate must be >= 0 (0 takes the default)"}
+	}
+	if o := k.Local.Optimizer; o != "" && o != "sgd" && o != "adam" {
+		return nil, notOneOf(OptionsField+".local.optimizer", o, []string{"sgd", "adam"})
+	}
+	if err := checkDistill(OptionsField+".distill", k.Distill); err != nil {
+		return nil, err
+	}
 	if err := firstError(
 		requireServer(s, "FedKT's students and global model learn the votes on the server's set", hasanServer),
 		requireClassification(s, "FedKT votes on class labels")); err != nil {
@@ -40,11 +64,29 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if s.Sampling {
 		return nil, &FieldError{Field: "training.sampler", Problem: "FedKT's teachers use the local optimiser (Hasan (2023), Sec. 3.3.4); unset the sampler"}
 	}
-	c := s.FedKT.WithDefaults()
-	if err := firstError(invalid("aggregation.server.fedkt", c.Validate()), checkSWA("aggregation.server.fedkt.distill", c.Distill, false)); err != nil {
+	if k.Local == (predictive.LocalConfig{}) {
+		k.Local = s.Local
+	}
+	c := k.WithDefaults()
+	if n := s.MaxNetworks; n > 0 && (c.Students > n || c.Teachers > n || s.Clients > n || s.Clients*c.Students*c.Teachers > n) {
+		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("%d clients x %d students x %d teachers: too many teacher networks; at most %d", s.Clients, c.Students, c.Teachers, n)}
+	}
+	if err := firstError(invalid(OptionsField, c.Validate()), checkSWA(OptionsField+".distill", c.Distill, false)); err != nil {
 		return nil, err
 	}
 	return &FedKT{Config: c}, nil
+}
+
+// CheckClients implements ClientChecker: each of a student's t teachers trains on one of t
+// disjoint parts of a client's examples (Li et al. 2021), so every client needs at least t.
+func (f *FedKT) CheckClients(sizes []int) error {
+	t := f.Config.Teachers
+	for k, n := range sizes {
+		if n < t {
+			return &FieldError{Field: OptionsField + ".teachers", Problem: fmt.Sprintf("%d teachers per student, but client %d has %d examples: each teacher needs at least one", t, k, n)}
+		}
+	}
+	return nil
 }
 
 // Aggregate runs FedKT on the round's clients' data and the server set.

@@ -19,10 +19,18 @@ type FedPA struct {
 	Config predictive.FedPAConfig
 }
 
-// newFedPA builds FedPA, refusing clients that do not sample.
+// FedPAOptions are FedPA's options, the spec's aggregation.options of fedpa: predictive's
+// configuration, rho (nil: 0.4, Hasan (2023), Tables B.2-B.3) and server_lr (0: 1).
+type FedPAOptions = predictive.FedPAConfig
+
+// newFedPA builds FedPA from its options (FedPAOptions), refusing clients that do not sample.
 func newFedPA(s Settings) (*FedPA, error) {
-	c := s.FedPA.WithDefaults()
-	if err := firstError(requireSampler(s, "FedPA summarises the clients' posterior samples"), invalid("aggregation.server", c.Validate())); err != nil {
+	var o FedPAOptions
+	if err := DecodeOptions(s, &o); err != nil {
+		return nil, err
+	}
+	c := o.WithDefaults()
+	if err := firstError(requireSampler(s, "FedPA summarises the clients' posterior samples"), invalid(OptionsField, c.Validate())); err != nil {
 		return nil, err
 	}
 	return &FedPA{Config: c}, nil

@@ -24,15 +24,23 @@ func TestOneRoundBaselinesRefuse(t *testing.T) {
 	}{
 		{"oneshot without a server set", OneshotFLName, "dataset.server_fraction", func(s *Settings) { s.HasServer = false }},
 		{"oneshot on regression", OneshotFLName, "aggregation.rule", func(s *Settings) { s.Regression = true }},
-		{"oneshot SWA beyond epochs", OneshotFLName, "aggregation.server.distill.swa_cycles", func(s *Settings) { s.FedBE.Distill = predictive.DistillConfig{Epochs: 2, SWACycles: 3} }},
-		{"oneshot SWA of a Bayesian student", OneshotFLName, "aggregation.server.distill.swa_cycles", func(s *Settings) {
-			s.Kind, s.FedBE.Distill = models.Bayesian, predictive.DistillConfig{Epochs: 4, SWACycles: 2}
+		{"oneshot SWA beyond epochs", OneshotFLName, "aggregation.options.distill.swa_cycles", func(s *Settings) {
+			s.Options = mustJSON(OneshotFLOptions{Distill: predictive.DistillConfig{Epochs: 2, SWACycles: 3}})
+		}},
+		{"oneshot SWA of a Bayesian student", OneshotFLName, "aggregation.options.distill.swa_cycles", func(s *Settings) {
+			s.Kind, s.Options = models.Bayesian, mustJSON(OneshotFLOptions{Distill: predictive.DistillConfig{Epochs: 4, SWACycles: 2}})
 		}},
 		{"fedkt without a server set", FedKTName, "dataset.server_fraction", func(s *Settings) { s.HasServer = false }},
 		{"fedkt on regression", FedKTName, "aggregation.rule", func(s *Settings) { s.Regression = true }},
 		{"fedkt with sampling clients", FedKTName, "training.sampler", func(s *Settings) { s.Sampling = true }},
-		{"fedkt with too many teachers", FedKTName, "aggregation.server.fedkt", func(s *Settings) { s.FedKT.Teachers = 2_000_000 }},
-		{"fedkt SWA beyond epochs", FedKTName, "aggregation.server.fedkt.distill.swa_cycles", func(s *Settings) { s.FedKT.Distill = predictive.DistillConfig{Epochs: 1, SWACycles: 2} }},
+		{"fedkt with too many teachers", FedKTName, "aggregation.options", func(s *Settings) { s.Options = mustJSON(FedKTOptions{Teachers: 2_000_000}) }},
+		{"fedkt beyond the engine's networks", FedKTName, "aggregation.options", func(s *Settings) {
+			s.Clients, s.MaxNetworks, s.Options = 10, 100, mustJSON(FedKTOptions{Students: 2, Teachers: 6})
+		}},
+		{"fedkt unknown option", FedKTName, "aggregation.options.local.epoch", func(s *Settings) { s.Options = []byte(`{"local": {"epoch": 3}}`) }},
+		{"fedkt SWA beyond epochs", FedKTName, "aggregation.options.distill.swa_cycles", func(s *Settings) {
+			s.Options = mustJSON(FedKTOptions{Distill: predictive.DistillConfig{Epochs: 1, SWACycles: 2}})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := New(tc.strategy, ok); err != nil {
@@ -90,7 +98,7 @@ func TestOneshotFLApproachesLogitAverage(t *testing.T) {
 			teacher[n*3+c] = row[c] / sum
 		}
 	}
-	s := Settings{Kind: models.Deterministic, HasServer: true, FedBE: FedBEOptions{Distill: predictive.DistillConfig{Epochs: 30, BatchSize: 8, LearningRate: 0.01}}}
+	s := Settings{Kind: models.Deterministic, HasServer: true, Options: mustJSON(OneshotFLOptions{Distill: predictive.DistillConfig{Epochs: 30, BatchSize: 8, LearningRate: 0.01}})}
 	aggregateOnce := func() *Global {
 		st, err := New(OneshotFLName, s)
 		if err != nil {
@@ -135,7 +143,7 @@ func TestFedKTIsPredictiveFedKT(t *testing.T) {
 	sets := []*data.Dataset{client(24, 0), client(18, 1)}
 	server := &data.Dataset{Name: "server", X: inputs(30), Shape: []int{4}, NumClasses: 3, Labels: make([]int32, 30)}
 	kc := predictive.FedKTConfig{Students: 2, Teachers: 3, Local: predictive.LocalConfig{Epochs: 2, BatchSize: 4}, Distill: predictive.DistillConfig{Epochs: 2, BatchSize: 8}}
-	st, err := New(FedKTName, Settings{Kind: models.Deterministic, HasServer: true, FedKT: kc})
+	st, err := New(FedKTName, Settings{Kind: models.Deterministic, HasServer: true, Options: mustJSON(kc)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +203,7 @@ func TestDistilledStudentStart(t *testing.T) {
 		start string
 		from  *posterior.Posterior
 	}{{"", gb.Posterior}, {StudentFromAverage, gb.Posterior}, {StudentFromPrevious, prev[0]}} {
-		st, err := New(DBCM, Settings{Kind: models.Deterministic, HasServer: true, StudentStart: tc.start, FedBE: FedBEOptions{Distill: dc}})
+		st, err := New(DBCM, Settings{Kind: models.Deterministic, HasServer: true, Options: mustJSON(DistilledOptions{StudentStart: tc.start, Distill: dc})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +230,7 @@ func TestDistilledStudentStart(t *testing.T) {
 	if slices.Equal(flat(t, fromAvg), flat(t, fromPrev)) {
 		t.Fatal("the two starts give the same student; the check above cannot tell them apart")
 	}
-	st, err := New(DBCM, Settings{Kind: models.Deterministic, HasServer: true, StudentStart: StudentFromPrevious, FedBE: FedBEOptions{Distill: dc}})
+	st, err := New(DBCM, Settings{Kind: models.Deterministic, HasServer: true, Options: mustJSON(DistilledOptions{StudentStart: StudentFromPrevious, Distill: dc})})
 	if err != nil {
 		t.Fatal(err)
 	}

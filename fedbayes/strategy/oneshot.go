@@ -17,8 +17,7 @@ const OneshotFLName = "oneshotfl"
 // ensemble, the softmax of their averaged log-probabilities (predictive.LogitAverage; Hasan (2023),
 // App. B.2), and distils it into one network of the clients' kind. The student starts from the
 // global model the round started from (Round.Previous): in the one round of the baseline, a fresh
-// initialisation, as in Hasan's runner. The configuration is the server's distillation
-// (aggregation.server.distill, read as FedBE.Distill; predictive's defaults when zero).
+// initialisation, as in Hasan's runner. Its options (OneshotFLOptions) are the distillation.
 type OneshotFL struct {
 	// Distill configures the distillation (Seed is set from the round).
 	Distill predictive.DistillConfig
@@ -26,13 +25,27 @@ type OneshotFL struct {
 	model *models.Model // the K-client network, kept between rounds (compiled once)
 }
 
-// newOneshotFL builds OneshotFL, refusing an experiment without a server set or with regression.
+// OneshotFLOptions are OneshotFL's options, the spec's aggregation.options of oneshotfl.
+type OneshotFLOptions struct {
+	// Distill is the distillation on the server set (zero fields: predictive's defaults).
+	Distill predictive.DistillConfig `json:"distill,omitzero"`
+}
+
+// newOneshotFL builds OneshotFL from its options, refusing an experiment without a server set or
+// with regression.
 func newOneshotFL(s Settings) (*OneshotFL, error) {
-	dc := s.FedBE.Distill.WithDefaults()
+	var o OneshotFLOptions
+	if err := DecodeOptions(s, &o); err != nil {
+		return nil, err
+	}
+	if err := checkDistill(OptionsField+".distill", o.Distill); err != nil {
+		return nil, err
+	}
+	dc := o.Distill.WithDefaults()
 	if err := firstError(
 		requireServer(s, "OneshotFL distils the clients' ensemble on the server's set", hasanServer),
 		requireClassification(s, "OneshotFL averages the clients' class log-probabilities"),
-		checkSWA("aggregation.server.distill", dc, s.Kind == models.Bayesian)); err != nil {
+		checkSWA(OptionsField+".distill", dc, s.Kind == models.Bayesian)); err != nil {
 		return nil, err
 	}
 	return &OneshotFL{Distill: dc}, nil

@@ -42,8 +42,12 @@ func NewRule(rule aggregate.Rule, s Settings) (*Rule, error) {
 // Gaussian posteriors (model kind bayesian, or not stated); PPA's population is 0 (the default) or
 // at least 2, and is set only for PPA; the DWC policy is one of DWCPolicies ("" is keep-previous).
 // It is the one check of these options: NewRule calls it, and so does the engine's validation of
-// a spec.
+// a spec. A rule takes no aggregation.options: the weighting, population and policy are its options.
 func CheckRule(rule aggregate.Rule, s Settings) error {
+	if HasOptions(s) {
+		return &FieldError{Field: OptionsField, Problem: fmt.Sprintf("set, but aggregation.rule is %s: a parameter-space rule takes no options of its own "+
+			"(aggregation.weighting, aggregation.population and aggregation.dwc_policy configure it)", rule)}
+	}
 	if rule == aggregate.FedAvg && s.Kind == models.Bayesian {
 		return &FieldError{Field: "aggregation.rule", Problem: "FedAvg drops the variances, but model.kind is bayesian; use a Gaussian rule " +
 			"(GAA, AALV, ...) or model.kind deterministic or mcdropout"}

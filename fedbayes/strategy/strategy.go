@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"fedbayes.dev/fedbayes/aggregate"
@@ -157,8 +158,15 @@ type GaussianPredictor interface {
 // probabilities.
 var errGaussian = fmt.Errorf("strategy: a regression global model predicts Gaussians (PredictGaussian), not class probabilities")
 
-// Settings are a spec's options of the server step that built-in strategies read; a registered
-// strategy may ignore them.
+// Settings are what a strategy's factory is given: facts about the experiment its server step
+// runs in, which the engine derives from the spec, and the strategy's own options (Options), which
+// the strategy decodes and validates itself (DecodeOptions). A registered strategy reads what it
+// needs and may ignore the rest.
+//
+// Weighting, Population and DWCPolicy are the options of the parameter-space rules (package
+// aggregate), which stay fields of the spec's aggregation object (aggregation.weighting,
+// aggregation.population, aggregation.dwc_policy) rather than aggregation.options: the weighting is
+// a results label of every run, and every run records the DWC policy's default.
 type Settings struct {
 	// Weighting is the client weighting of the parameter-space rules: equal, size, maxdisc or
 	// fixedpoint (Fischer et al. (2024), Eqs. 18-21).
@@ -171,13 +179,6 @@ type Settings struct {
 	Compat models.Compat
 	// Kind is the clients' model kind.
 	Kind models.Kind
-	// FedBE configures FedBE's server: Samples (M), Alpha and Distill are read; Distribution comes
-	// from the strategy's name.
-	FedBE FedBEOptions
-	// FedPA configures FedPA's shrinkage and server step.
-	FedPA predictive.FedPAConfig
-	// Beta bounds beta-PredBayes's search for beta.
-	BetaMin, BetaMax float64
 	// HasServer says the experiment keeps a server set (Round.Server is not nil).
 	HasServer bool
 	// Sampling says the clients draw posterior samples (Round.Draws is not nil).
@@ -185,14 +186,22 @@ type Settings struct {
 	// PriorStd is the standard deviation of the clients' Gaussian prior on every parameter (the
 	// sampler's), which EP-MCMC divides out.
 	PriorStd float64
-	// StudentStart is where D-BCM's and D-beta-PredBayes's student starts: StudentFromAverage
-	// (default, "") or StudentFromPrevious.
-	StudentStart string
-	// FedKT configures FedKT's teachers and students (zero fields: predictive's defaults).
-	FedKT predictive.FedKTConfig
 	// Regression says the clients predict Gaussians (models.Regression); the strategies that
 	// combine class probabilities or vote on labels refuse it.
 	Regression bool
+	// Local is the clients' local training (optimizer, learning rate, momentum, epochs, batch
+	// size), which a strategy that trains networks of the clients' own (FedKT's teachers) takes
+	// where its options leave it unset.
+	Local predictive.LocalConfig
+	// Clients is the number of clients of the partition.
+	Clients int
+	// MaxNetworks is the most networks the engine trains at once (its bound on clients); a
+	// strategy that trains several networks per client (FedKT) keeps within it. 0: no bound.
+	MaxNetworks int
+	// Options are the strategy's own options, the spec's aggregation.options as raw JSON (nil when
+	// the spec has none): the strategy decodes them with DecodeOptions into its options struct,
+	// with its defaults, and refuses a field it does not know.
+	Options json.RawMessage
 }
 
 // FieldError is a strategy refusing its settings; Field is the spec field at fault (a JSON path of

@@ -191,7 +191,7 @@ func TestBetaPredBayesFitsOnServer(t *testing.T) {
 func TestFedBEBayesianKeepsAALVLogVars(t *testing.T) {
 	cfg, stacked := twoClients(t, models.Bayesian, 3)
 	server := &data.Dataset{Name: "server", X: inputs(12), Shape: []int{4}, NumClasses: 3, Labels: make([]int32, 12)}
-	s := Settings{Kind: models.Bayesian, HasServer: true, FedBE: FedBEOptions{Samples: 2, Distill: predictive.DistillConfig{Epochs: 2, BatchSize: 4, SWACycles: 2}}}
+	s := Settings{Kind: models.Bayesian, HasServer: true, Options: mustJSON(FedBEOptions{Samples: 2, Distill: predictive.DistillConfig{Epochs: 2, BatchSize: 4, SWACycles: 2}})}
 	st, err := New(FedBEGaussian, s)
 	if err != nil {
 		t.Fatal(err)
@@ -340,12 +340,12 @@ func TestRuleStrategyIsAggregate(t *testing.T) {
 func TestDistilledBCMApproachesTeacher(t *testing.T) {
 	cfg, stacked := twoClients(t, models.Deterministic, 2)
 	server := &data.Dataset{Name: "server", X: inputs(40), Shape: []int{4}, NumClasses: 3, Labels: make([]int32, 40)}
-	s := Settings{Kind: models.Deterministic, HasServer: true, FedBE: FedBEOptions{Distill: predictive.DistillConfig{Epochs: 30, BatchSize: 8, LearningRate: 0.01}}}
+	s := Settings{Kind: models.Deterministic, HasServer: true, Options: mustJSON(DistilledOptions{Distill: predictive.DistillConfig{Epochs: 30, BatchSize: 8, LearningRate: 0.01}})}
 	if _, err := New(DBCM, Settings{Kind: models.Deterministic}); err == nil {
 		t.Fatal("D-BCM without a server set was accepted")
 	}
 	r := &Round{Number: 1, IDs: []int{0, 1}, Sizes: []int{10, 10}, Stacked: stacked, Model: cfg, Server: server, Samples: 1, Seed: 5}
-	bcm, err := New(BCM, s)
+	bcm, err := New(BCM, Settings{Kind: models.Deterministic, HasServer: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestFedPAWithoutShrinkageIsFedAvg(t *testing.T) {
 	_, b := clientsWithSeed(t, models.Deterministic, 2, 8)
 	list, _ := posterior.Unstack(a)
 	zero := 0.0
-	st, err := New(FedPAName, Settings{Kind: models.Deterministic, Sampling: true, FedPA: predictive.FedPAConfig{Rho: &zero, ServerLR: 1}})
+	st, err := New(FedPAName, Settings{Kind: models.Deterministic, Sampling: true, Options: mustJSON(FedPAOptions{Rho: &zero, ServerLR: 1})})
 	if err != nil {
 		t.Fatal(err)
 	}

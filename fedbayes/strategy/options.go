@@ -1,0 +1,147 @@
+package strategy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
+	"fedbayes.dev/fedbayes/predictive"
+)
+
+// OptionsField is the spec field that holds a strategy's own options (Settings.Options); the
+// errors of DecodeOptions name the fields under it.
+const OptionsField = "aggregation.options"
+
+// ClientChecker is implemented by a strategy that needs more of the clients than their trained
+// models: the engine calls CheckClients with the number of training examples of every client of
+// the partition (in client order), before any run is written, and reports a refusal (a
+// *FieldError names the field to change) for the setting and seed whose data gave these sizes.
+// FedKT checks that every client can give each of its teachers an example.
+type ClientChecker interface {
+	CheckClients(sizes []int) error
+}
+
+// HasOptions reports whether s carries options (Settings.Options is neither empty nor null).
+func HasOptions(s Settings) bool {
+	t := bytes.TrimSpace(s.Options)
+	return len(t) > 0 && !bytes.Equal(t, []byte("null"))
+}
+
+// DecodeOptions decodes the strategy's options (Settings.Options, the spec's aggregation.options)
+// into dst, a pointer to the strategy's options struct, strictly: a field dst does not have, a
+// value of the wrong type or a duplicate key is a *FieldError naming the field by its path under
+// aggregation.options (e.g. "aggregation.options.distill.epochs"). No options leave dst as it is
+// (its defaults). A strategy's factory calls it once and then validates what it read; a strategy
+// without options decodes into a pointer to an empty struct, which refuses any field.
+func DecodeOptions(s Settings, dst any) error {
+	if !HasOptions(s) {
+		return nil
+	}
+	if err := strictjson.Check(s.Options); err != nil {
+		return optionsError(err)
+	}
+	var generic any
+	if err := json.Unmarshal(s.Options, &generic); err != nil {
+		return &FieldError{Field: OptionsField, Problem: err.Error()}
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return &FieldError{Field: OptionsField, Problem: "must be a JSON object of the strategy's options"}
+	}
+	if err := unknownOption(generic, reflect.TypeOf(dst), OptionsField); err != nil {
+		return err
+	}
+	if err := strictjson.Decode(s.Options, dst); err != nil {
+		return optionsError(err)
+	}
+	return nil
+}
+
+// optionsError is a strictjson error of the options as a *FieldError under OptionsField.
+func optionsError(err error) error {
+	var je *strictjson.Error
+	if errors.As(err, &je) {
+		field := OptionsField
+		if je.Path != "" {
+			field += "." + je.Path
+		}
+		return &FieldError{Field: field, Problem: je.Problem}
+	}
+	return &FieldError{Field: OptionsField, Problem: err.Error()}
+}
+
+// unknownOption returns a *FieldError naming the first key of v (sorted, depth first) that is not
+// a JSON field of the struct type t at its place, with the fields there.
+func unknownOption(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	obj, ok := v.(map[string]any)
+	if t.Kind() != reflect.Struct || !ok {
+		return nil // a type error is the decoder's
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	jsonFields(t, fields, &names)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		ft, ok := fields[k]
+		if !ok {
+			here := "none"
+			if len(names) > 0 {
+				here = strings.Join(names, ", ")
+			}
+			return &FieldError{Field: path + "." + k, Problem: "unknown option; options here: " + here}
+		}
+		if err := unknownOption(obj[k], ft, path+"."+k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonFields adds the JSON fields of the struct type t to fields and names, in order, with the
+// fields of embedded structs without a JSON name in their place (as encoding/json reads them).
+func jsonFields(t reflect.Type, fields map[string]reflect.Type, names *[]string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			jsonFields(f.Type, fields, names)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fields[name] = f.Type
+		*names = append(*names, name)
+	}
+}
+
+// checkDistill checks a distillation's options at path (e.g. "aggregation.options.distill"): a known
+// optimizer and no negative sizes (0 takes the default). SWA cycles against epochs are checked
+// after the strategy's defaults (checkSWA).
+func checkDistill(path string, d predictive.DistillConfig) error {
+	if d.Optimizer != "" && d.Optimizer != "sgd" && d.Optimizer != "adam" {
+		return notOneOf(path+".optimizer", d.Optimizer, []string{"sgd", "adam"})
+	}
+	if d.Epochs < 0 || d.BatchSize < 0 || d.LearningRate < 0 || d.SWACycles < 0 {
+		return &FieldError{Field: path, Problem: "epochs, batch_size, learning_rate and swa_cycles must be >= 0 (0 takes the default)"}
+	}
+	return nil
+}
+
+// noOptions decodes s's options into an empty struct: a strategy that takes none refuses any.
+func noOptions(s Settings) error {
+	return DecodeOptions(s, &struct{}{})
+}
