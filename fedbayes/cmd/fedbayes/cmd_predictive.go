@@ -79,7 +79,7 @@ func newAliasFlags(fs *flag.FlagSet, presets []string, out, outHelp string) alia
 		out:    fs.String("o", out, outHelp),
 		seeds:  fs.String("seeds", "", "comma-separated seeds, replacing the spec's"),
 		methods: fs.String("methods", "", "comma-separated methods to keep of the spec's variants, by their strategy's name "+
-			"(fedbayes run -list; former names such as oneshot and fedbe are read as oneshotfl and fedbe-gaussian)"),
+			"(fedavg, bcm, oneshotfl, fedbe-gaussian, ...; the former names oneshot and fedbe are read as oneshotfl and fedbe-gaussian)"),
 		print: fs.Bool("print", false, "print the spec (defaults applied, sweep expanded) as JSON and exit, as fedbayes run -print does"),
 	}
 }
