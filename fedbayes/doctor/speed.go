@@ -62,25 +62,25 @@ func SpeedCheck(be backends.Backend, steps int) (Speed, error) {
 	for i := range b.Labels {
 		b.Labels[i] = int32(i % 10)
 	}
-	step := func() error {
-		st, err := tr.Step(b)
-		if err != nil {
-			return err
-		}
-		if len(st.Loss) != 1 || math.IsNaN(st.Loss[0]) || math.IsInf(st.Loss[0], 0) {
-			return fmt.Errorf("training step computed loss %v, want one finite number", st.Loss)
-		}
-		return nil
+	// Every step trains on the same batch; the loss of each must be finite.
+	loop := func(n int) error {
+		return models.Loop{Epochs: 1, Steps: n,
+			Batch: func(models.LoopStep) (models.Batch, error) { return b, nil },
+			AfterStep: func(_ models.LoopStep, st models.StepStats) error {
+				if len(st.Loss) != 1 || math.IsNaN(st.Loss[0]) || math.IsInf(st.Loss[0], 0) {
+					return fmt.Errorf("training step computed loss %v, want one finite number", st.Loss)
+				}
+				return nil
+			},
+		}.Run(tr)
 	}
-	if err := step(); err != nil {
+	if err := loop(1); err != nil {
 		return s, err
 	}
 	s.Setup = time.Since(start)
 	start = time.Now()
-	for i := 0; i < steps; i++ {
-		if err := step(); err != nil {
-			return s, err
-		}
+	if err := loop(steps); err != nil {
+		return s, err
 	}
 	if steps > 0 {
 		s.Step = time.Since(start) / time.Duration(steps)

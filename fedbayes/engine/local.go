@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -235,29 +236,28 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 		maxSteps = max(maxSteps, steps[j])
 	}
 	orders := make([][]int, k)
-	done, seen := 0, 0
-	for e := 0; e < in.spec.Training.LocalEpochs; e++ {
-		for j, job := range in.jobs {
-			orders[j] = epochOrder(in.seed, in.round, job.id, e, sizes[j])
-		}
-		for s := 0; s < maxSteps; s++ {
-			if err := ctx.Err(); err != nil {
-				return localOutcome{}, err
-			}
+	seen := 0
+	loop := models.Loop{Epochs: in.spec.Training.LocalEpochs, Steps: maxSteps, Context: ctx,
+		BeforeEpoch: func(e int) error {
 			for j, job := range in.jobs {
-				active[j] = s < steps[j]
-				start := s * b
+				orders[j] = epochOrder(in.seed, in.round, job.id, e, sizes[j])
+			}
+			return nil
+		},
+		Batch: func(at models.LoopStep) (models.Batch, error) {
+			for j, job := range in.jobs {
+				active[j] = at.Step < steps[j]
+				start := at.Step * b
 				if !active[j] {
 					start = len(orders[j]) // past the order: fill clears the whole slot
 				}
 				seen += fill.fill(x, labels, targets, mask, j, job.indices, orders[j], start)
 			}
-			stats, err := t.Step(models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: sizes, Mask: mask, Active: active})
-			if err != nil {
-				return localOutcome{}, fmt.Errorf("local training, epoch %d, step %d: %w", e+1, s+1, err)
-			}
-			if done++; in.onStep != nil {
-				in.onStep(done, maxSteps*in.spec.Training.LocalEpochs, seen)
+			return models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: sizes, Mask: mask, Active: active}, nil
+		},
+		AfterStep: func(at models.LoopStep, stats models.StepStats) error {
+			if in.onStep != nil {
+				in.onStep(at.Index+1, maxSteps*in.spec.Training.LocalEpochs, seen)
 			}
 			for j := range in.jobs {
 				if !active[j] {
@@ -265,10 +265,14 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 				}
 				out.loss[j] += stats.Loss[j]
 				if out.diverged == "" && (math.IsNaN(stats.Loss[j]) || math.IsInf(stats.Loss[j], 0)) {
-					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", in.jobs[j].id, stats.Loss[j], e+1, s+1)
+					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", in.jobs[j].id, stats.Loss[j], at.Epoch+1, at.Step+1)
 				}
 			}
-		}
+			return nil
+		},
+	}
+	if err := loop.Run(t); err != nil {
+		return localOutcome{}, wrapLoopErr("local training", err)
 	}
 	for j := range out.loss {
 		out.loss[j] /= float64(steps[j] * in.spec.Training.LocalEpochs)
@@ -300,25 +304,29 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 		}
 		n := len(job.indices)
 		steps := (n + b - 1) / b
-		for e := 0; e < in.spec.Training.LocalEpochs; e++ {
-			order := epochOrder(in.seed, in.round, job.id, e, n)
-			for s := 0; s < steps; s++ {
-				if err := ctx.Err(); err != nil {
-					return localOutcome{}, err
-				}
-				seen += fill.fill(x, labels, targets, mask, 0, job.indices, order, s*b)
-				stats, err := t.Step(models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: []int{n}, Mask: mask})
-				if err != nil {
-					return localOutcome{}, fmt.Errorf("local training of client %d, epoch %d, step %d: %w", job.id, e+1, s+1, err)
-				}
+		var order []int
+		loop := models.Loop{Epochs: in.spec.Training.LocalEpochs, Steps: steps, Context: ctx,
+			BeforeEpoch: func(e int) error {
+				order = epochOrder(in.seed, in.round, job.id, e, n)
+				return nil
+			},
+			Batch: func(at models.LoopStep) (models.Batch, error) {
+				seen += fill.fill(x, labels, targets, mask, 0, job.indices, order, at.Step*b)
+				return models.Batch{X: x, Labels: labels, Targets: targets, DatasetSizes: []int{n}, Mask: mask}, nil
+			},
+			AfterStep: func(at models.LoopStep, stats models.StepStats) error {
 				if done++; in.onStep != nil {
 					in.onStep(done, total, seen)
 				}
 				out.loss[j] += stats.Loss[0]
 				if out.diverged == "" && (math.IsNaN(stats.Loss[0]) || math.IsInf(stats.Loss[0], 0)) {
-					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", job.id, stats.Loss[0], e+1, s+1)
+					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", job.id, stats.Loss[0], at.Epoch+1, at.Step+1)
 				}
-			}
+				return nil
+			},
+		}
+		if err := loop.Run(t); err != nil {
+			return localOutcome{}, wrapLoopErr(fmt.Sprintf("local training of client %d", job.id), err)
 		}
 		out.loss[j] /= float64(steps * in.spec.Training.LocalEpochs)
 		p, err := m.ClientPosterior(0)
@@ -328,4 +336,14 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 		out.clients[j] = p
 	}
 	return out, nil
+}
+
+// wrapLoopErr prefixes a failed training step of a models.Loop with the trainer's name ("local
+// training, epoch 1, step 3: ..."); the hooks' and the context's errors go back as they are.
+func wrapLoopErr(what string, err error) error {
+	var se *models.StepError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s, %w", what, err)
+	}
+	return err
 }

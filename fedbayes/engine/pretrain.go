@@ -47,42 +47,54 @@ func pretrain(ctx context.Context, m *models.Model, t *models.Trainer, s *Spec, 
 	fill := batchFiller{prob: fitProb, batchSize: s.Training.BatchSize}
 	b, ex, n := s.Training.BatchSize, p.exampleSize, fit.Len()
 	x, labels, mask := make([]float32, b*ex), make([]int32, b), make([]float32, b)
+	var order []int
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
 	}
 	best, bestAcc, since := init, math.Inf(-1), 0
-	for e := 0; e < ps.Epochs && since < ps.Patience; e++ {
-		order := permutation(derive(seed, tagPretrain, e), n)
-		for start := 0; start < n; start += b {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			fill.fill(x, labels, nil, mask, 0, all, order, start)
-			stats, err := t.Step(models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask})
-			if err != nil {
-				return nil, fmt.Errorf("pre-training, epoch %d: %w", e+1, err)
-			}
+	if ps.Patience < 1 {
+		return best, nil // no epoch to run
+	}
+	loop := models.Loop{Epochs: ps.Epochs, Steps: (n + b - 1) / b, Context: ctx,
+		BeforeEpoch: func(e int) error {
+			order = permutation(derive(seed, tagPretrain, e), n)
+			return nil
+		},
+		Batch: func(at models.LoopStep) (models.Batch, error) {
+			fill.fill(x, labels, nil, mask, 0, all, order, at.Step*b)
+			return models.Batch{X: x, Labels: labels, DatasetSizes: []int{n}, Mask: mask}, nil
+		},
+		AfterStep: func(at models.LoopStep, stats models.StepStats) error {
 			if l := stats.Loss[0]; math.IsNaN(l) || math.IsInf(l, 0) {
-				return nil, fmt.Errorf("pre-training diverged at epoch %d: loss %v", e+1, l)
+				return fmt.Errorf("pre-training diverged at epoch %d: loss %v", at.Epoch+1, l)
 			}
-		}
-		pred, err := m.Predict(val.X, s.Evaluation.Samples)
-		if err != nil {
-			return nil, fmt.Errorf("pre-training, validation of epoch %d: %w", e+1, err)
-		}
-		res, err := metrics.EvaluateClassification(pred.ClientMean(0), val.Labels, p.numClasses, s.Evaluation.Bins)
-		if err != nil {
-			return nil, fmt.Errorf("pre-training, validation of epoch %d: %w", e+1, err)
-		}
-		if res.Accuracy > bestAcc {
-			bestAcc, since = res.Accuracy, 0
-			if best, err = m.ClientPosterior(0); err != nil {
-				return nil, err
+			return nil
+		},
+		// Early stopping: the validation accuracy after each epoch; stop after Patience epochs
+		// without a better one.
+		AfterEpoch: func(e int) (bool, error) {
+			pred, err := m.Predict(val.X, s.Evaluation.Samples)
+			if err != nil {
+				return false, fmt.Errorf("pre-training, validation of epoch %d: %w", e+1, err)
 			}
-		} else {
-			since++
-		}
+			res, err := metrics.EvaluateClassification(pred.ClientMean(0), val.Labels, p.numClasses, s.Evaluation.Bins)
+			if err != nil {
+				return false, fmt.Errorf("pre-training, validation of epoch %d: %w", e+1, err)
+			}
+			if res.Accuracy > bestAcc {
+				bestAcc, since = res.Accuracy, 0
+				if best, err = m.ClientPosterior(0); err != nil {
+					return false, err
+				}
+			} else {
+				since++
+			}
+			return since >= ps.Patience, nil
+		},
+	}
+	if err := loop.Run(t); err != nil {
+		return nil, wrapLoopErr("pre-training", err)
 	}
 	return best, nil
 }

@@ -140,22 +140,30 @@ func Distill(student *models.Model, x []float32, teachers []Teacher, cfg Distill
 	if cfg.SWACycles > 0 {
 		cycleLen = (total + cfg.SWACycles - 1) / cfg.SWACycles
 	}
-	for s := 0; s < total; s++ {
-		if s%per == 0 && !regression {
-			for k, t := range teachers {
-				resampleLabels(rng, t.Probs, mc.NumClasses, sets[k].Labels)
+	loop := models.Loop{Epochs: cfg.Epochs, Steps: per,
+		BeforeEpoch: func(int) error {
+			// A fresh label per example from the teacher's distribution every epoch.
+			if !regression {
+				for k, t := range teachers {
+					resampleLabels(rng, t.Probs, mc.NumClasses, sets[k].Labels)
+				}
 			}
-		}
-		if cycleLen > 0 {
-			r := float64(s%cycleLen) / float64(max(cycleLen-1, 1))
-			if err := tr.SetLearningRate(cfg.LearningRate + r*(cfg.SWAMinLR-cfg.LearningRate)); err != nil {
-				return err
+			return nil
+		},
+		BeforeStep: func(at models.LoopStep) error {
+			if cycleLen == 0 {
+				return nil
 			}
-		}
-		if _, err := tr.Step(f.next()); err != nil {
-			return fmt.Errorf("predictive: distillation step %d: %w", s+1, err)
-		}
-		if cycleLen > 0 && (s%cycleLen == cycleLen-1 || s == total-1) {
+			r := float64(at.Index%cycleLen) / float64(max(cycleLen-1, 1))
+			return tr.SetLearningRate(cfg.LearningRate + r*(cfg.SWAMinLR-cfg.LearningRate))
+		},
+		Batch: func(models.LoopStep) (models.Batch, error) { return f.next(), nil },
+		// SWA: the weights at the end of every cycle (and of the last step) join the running average.
+		AfterStep: func(at models.LoopStep, _ models.StepStats) error {
+			s := at.Index
+			if cycleLen == 0 || (s%cycleLen != cycleLen-1 && s != total-1) {
+				return nil
+			}
 			p, err := student.Posterior()
 			if err != nil {
 				return err
@@ -167,14 +175,18 @@ func Distill(student *models.Model, x []float32, teachers []Teacher, cfg Distill
 			swaCount++
 			if swa == nil {
 				swa = cur
-			} else {
-				for i, v := range swa.values {
-					for j := range v {
-						v[j] += (cur.values[i][j] - v[j]) / float32(swaCount)
-					}
+				return nil
+			}
+			for i, v := range swa.values {
+				for j := range v {
+					v[j] += (cur.values[i][j] - v[j]) / float32(swaCount)
 				}
 			}
-		}
+			return nil
+		},
+	}
+	if err := loop.Run(tr); err != nil {
+		return fmt.Errorf("predictive: distillation: %w", err)
 	}
 	if swa != nil {
 		return setFlat(student, swa)

@@ -80,16 +80,19 @@ func TrainClients(m *models.Model, clients []*data.Dataset, cfg LocalConfig) ([]
 	}
 	per := f.stepsPerEpoch()
 	last := make([]float64, m.Clients())
-	for s := 0; s < cfg.Epochs*per; s++ {
-		st, err := tr.Step(f.next())
-		if err != nil {
-			return nil, fmt.Errorf("predictive: local training step %d: %w", s+1, err)
-		}
-		if s >= (cfg.Epochs-1)*per {
-			for k, v := range st.Loss {
-				last[k] += v / float64(per)
+	loop := models.Loop{Epochs: cfg.Epochs, Steps: per,
+		Batch: func(models.LoopStep) (models.Batch, error) { return f.next(), nil },
+		AfterStep: func(at models.LoopStep, st models.StepStats) error {
+			if at.Epoch == cfg.Epochs-1 {
+				for k, v := range st.Loss {
+					last[k] += v / float64(per)
+				}
 			}
-		}
+			return nil
+		},
+	}
+	if err := loop.Run(tr); err != nil {
+		return nil, fmt.Errorf("predictive: local training: %w", err)
 	}
 	for k, v := range last {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

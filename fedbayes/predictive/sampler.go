@@ -226,65 +226,75 @@ func (sm *Sampler) Sample(clients []*data.Dataset, cfg SamplerConfig) (*Samples,
 	priorPrec := 1 / (cfg.PriorStd * cfg.PriorStd)
 	noiseStd := make([]float64, K)
 	decay := make([]float64, K)
-	for s := 0; s < total; s++ {
-		lr := plan.lr(s)
-		if err := tr.SetLearningRate(lr); err != nil {
-			return nil, err
-		}
-		b := f.next()
-		out.Examples += len(b.X) / f.exSize
-		if _, err := tr.Step(b); err != nil {
-			return nil, fmt.Errorf("predictive: sampler step %d: %w", s+1, err)
-		}
-		after, err := m.Posterior()
-		if err != nil {
-			return nil, err
-		}
-		stepped, err := flatten(after)
-		if err != nil {
-			return nil, err
-		}
-		noisy := plan.noisy(s)
-		for k := 0; k < K; k++ {
-			n := float64(f.sizes[k])
-			T := cfg.Temperature
-			if T == 0 {
-				T = 1 / n
-			}
-			decay[k] = lr * priorPrec / n
-			noiseStd[k] = 0
-			if noisy {
-				noiseStd[k] = math.Sqrt(2 * alpha * lr * T / n)
-			}
-		}
-		for i, th := range theta.values {
-			st, v := stepped.values[i], vel.values[i]
-			per := len(th) / K
-			for j := range th {
-				k := j / per
-				d := float64(st[j]-th[j]) - decay[k]*float64(th[j])
-				if noiseStd[k] > 0 {
-					d += noiseStd[k] * rng.NormFloat64()
-				}
-				if cfg.Method == CSGHMC {
-					nv := (1-alpha)*float64(v[j]) + d
-					v[j] = float32(nv)
-					d = nv
-				}
-				th[j] = float32(float64(th[j]) + d)
-			}
-		}
-		if err := setFlat(m, theta); err != nil {
-			return nil, err
-		}
-		if plan.take(s) {
-			sp, err := theta.posterior()
+	var lr float64
+	loop := models.Loop{Epochs: cfg.Epochs, Steps: f.stepsPerEpoch(),
+		BeforeStep: func(at models.LoopStep) error {
+			lr = plan.lr(at.Index)
+			return tr.SetLearningRate(lr)
+		},
+		Batch: func(models.LoopStep) (models.Batch, error) {
+			b := f.next()
+			out.Examples += len(b.X) / f.exSize
+			return b, nil
+		},
+		// The trainer's plain SGD step gave the likelihood part of the update; the prior, the
+		// momentum and the noise are added here, and the schedule's samples taken.
+		AfterStep: func(at models.LoopStep, _ models.StepStats) error {
+			s := at.Index
+			after, err := m.Posterior()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out.Models = append(out.Models, sp)
-			out.Steps = append(out.Steps, s+1)
-		}
+			stepped, err := flatten(after)
+			if err != nil {
+				return err
+			}
+			noisy := plan.noisy(s)
+			for k := 0; k < K; k++ {
+				n := float64(f.sizes[k])
+				T := cfg.Temperature
+				if T == 0 {
+					T = 1 / n
+				}
+				decay[k] = lr * priorPrec / n
+				noiseStd[k] = 0
+				if noisy {
+					noiseStd[k] = math.Sqrt(2 * alpha * lr * T / n)
+				}
+			}
+			for i, th := range theta.values {
+				st, v := stepped.values[i], vel.values[i]
+				per := len(th) / K
+				for j := range th {
+					k := j / per
+					d := float64(st[j]-th[j]) - decay[k]*float64(th[j])
+					if noiseStd[k] > 0 {
+						d += noiseStd[k] * rng.NormFloat64()
+					}
+					if cfg.Method == CSGHMC {
+						nv := (1-alpha)*float64(v[j]) + d
+						v[j] = float32(nv)
+						d = nv
+					}
+					th[j] = float32(float64(th[j]) + d)
+				}
+			}
+			if err := setFlat(m, theta); err != nil {
+				return err
+			}
+			if plan.take(s) {
+				sp, err := theta.posterior()
+				if err != nil {
+					return err
+				}
+				out.Models = append(out.Models, sp)
+				out.Steps = append(out.Steps, s+1)
+			}
+			return nil
+		},
+	}
+	if err := loop.Run(tr); err != nil {
+		return nil, fmt.Errorf("predictive: sampler: %w", err)
 	}
 	if len(out.Models) > cfg.MaxSamples {
 		drop := len(out.Models) - cfg.MaxSamples
