@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
@@ -145,7 +146,7 @@ func TestParseQueue(t *testing.T) {
 // sweep returns a valid spec of n runs (the quick-digits preset with n seeds).
 func sweep(t *testing.T, n int) *engine.Spec {
 	t.Helper()
-	s, err := engine.Preset("quick-digits")
+	s, err := presets.Preset("quick-digits")
 	if err != nil {
 		t.Fatal(err)
 	}

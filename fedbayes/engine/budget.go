@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/internal/words"
@@ -72,9 +70,9 @@ func (b Budget) Short() string {
 func examplesText(n, asked int, atMost string) string {
 	switch {
 	case n >= 0:
-		return thousands(n)
+		return words.Thousands(n)
 	case asked > 0:
-		return atMost + thousands(asked)
+		return atMost + words.Thousands(asked)
 	}
 	return "all"
 }
@@ -93,22 +91,4 @@ func describeBudget(s *Spec, cache *datasetCache) Budget {
 		train, test = tr.Len(), te.Len()
 	}
 	return BudgetOf(s, train, test)
-}
-
-// thousands formats n with commas: 60000 -> "60,000".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -22,11 +22,19 @@ import (
 // fedbe-gaussian and fedavg runs.
 func TestFederationIsRunsRoundOne(t *testing.T) {
 	requireDigits(t)
-	// Chen & Chao's setting (the fedbe-* presets) at a test's budget: 3 clients, FedAvg and FedBE.
-	spec := ChenSpec(&Spec{Name: "fed", Dataset: DatasetSpec{Name: "digits", Subsample: 500, TestSubsample: 200},
-		Partition: PartitionSpec{Clients: 3, Alpha: 1}, Model: ModelSpec{Hidden: []int{8}},
-		Training: TrainingSpec{Rounds: 1, LocalEpochs: 1, BatchSize: 16, LearningRate: 0.05}, Seeds: []int64{2}},
-		predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 2, BatchSize: 16, SWACycles: 2}})
+	// Chen & Chao's setting (presets.ChenSpec, the fedbe-* presets) at a test's budget, written out: 3
+	// clients, FedAvg and FedBE.
+	spec := &Spec{Name: "fed", Dataset: DatasetSpec{Name: "digits", Subsample: 500, TestSubsample: 200, ServerFraction: 0.2},
+		Partition:   PartitionSpec{Method: "dirichlet", Clients: 3, Alpha: 1, MinSize: 10},
+		Model:       ModelSpec{Arch: "mlp", Kind: "deterministic", Hidden: []int{8}},
+		Aggregation: AggregationSpec{Rule: "FedAvg", Weighting: "size"},
+		Training:    TrainingSpec{Rounds: 1, LocalEpochs: 1, BatchSize: 16, Optimizer: "sgd", LearningRate: 0.05, Momentum: 0.9},
+		Seeds:       []int64{2},
+		Variants: []Variant{
+			variant("fedavg", "aggregation.rule", "FedAvg"),
+			variant("fedbe-gaussian", "aggregation.rule", "fedbe-gaussian", "aggregation.options", json.RawMessage(`{"samples": 2, "alpha": 1,
+				"distill": {"optimizer": "sgd", "learning_rate": 0.01, "momentum": 0.9, "epochs": 2, "batch_size": 16, "swa_cycles": 2, "swa_min_lr": 0.001}}`)),
+		}}
 	if err := SelectMethods(spec, []string{"fedavg", "fedbe-gaussian"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,20 @@
-package engine
+package engine_test
 
 import (
 	"encoding/json"
 	"testing"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 )
 
 // FuzzParseSpec: any bytes give a valid spec (every setting of which validates) or an error; never a
-// panic or a hang. Seeds are the presets' specs and the hostile cases of issue 21; crashers found are
+// panic or a hang. Seeds are the presets' specs (package presets: this test is in package engine_test,
+// which may import it) and the hostile cases of issue 21; crashers found are
 // kept in testdata/fuzz/FuzzParseSpec. Run: go test -run '^$' -fuzz FuzzParseSpec -fuzztime 15s ./fedbayes/engine/
 func FuzzParseSpec(f *testing.F) {
-	for _, name := range PresetNames() {
-		if p, err := Preset(name); err == nil {
+	for _, name := range presets.PresetNames() {
+		if p, err := presets.Preset(name); err == nil {
 			if raw, err := json.Marshal(p); err == nil {
 				f.Add(raw)
 			}
@@ -26,7 +30,7 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		s, err := ParseSpec(raw)
+		s, err := engine.ParseSpec(raw)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error message")
@@ -37,7 +41,7 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseSpec accepted a spec whose Expand fails: %v", err)
 		}
-		if len(settings) == 0 || len(settings) > MaxSettings {
+		if len(settings) == 0 || len(settings) > engine.MaxSettings {
 			t.Fatalf("%d settings", len(settings))
 		}
 		for _, st := range settings {

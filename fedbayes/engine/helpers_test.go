@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,18 +50,32 @@ func digitsSpec() *Spec {
 	}
 }
 
-// expandPreset returns the preset name and its settings, failing the test when either cannot be made.
-func expandPreset(t *testing.T, name string) (*Spec, []Setting) {
-	t.Helper()
-	s, err := Preset(name)
+// raw marshals a constant value for a sweep or variant.
+func raw(v any) json.RawMessage {
+	b, err := json.Marshal(v)
 	if err != nil {
-		t.Fatal(err)
+		panic(err) // constants only
 	}
-	settings, err := s.Expand()
-	if err != nil {
-		t.Fatalf("preset %s does not validate: %v", name, err)
+	return b
+}
+
+// raws turns values into a sweep list.
+func raws(values ...any) []json.RawMessage {
+	out := make([]json.RawMessage, len(values))
+	for i, v := range values {
+		out[i] = raw(v)
 	}
-	return s, settings
+	return out
+}
+
+// variant builds a Variant from alternating JSON paths and values (as package presets writes its
+// variants).
+func variant(label string, pathValues ...any) Variant {
+	v := Variant{Label: label, Set: map[string]json.RawMessage{}}
+	for i := 0; i+1 < len(pathValues); i += 2 {
+		v.Set[pathValues[i].(string)] = raw(pathValues[i+1])
+	}
+	return v
 }
 
 // specErrorCase is a change to a valid spec that Validate must refuse with a *SpecError at path.

@@ -46,34 +46,3 @@ func TestParseMethods(t *testing.T) {
 		}
 	}
 }
-
-// TestSelectMethods keeps the variants of a preset that run the methods asked for, by registry or
-// former name, with their labels and in the preset's order, and names a method that no variant runs.
-func TestSelectMethods(t *testing.T) {
-	s, err := Preset("digits-fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := SelectMethods(s, []string{"bcm", "oneshotfl", "fedbe", "FedAvg"}); err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	for _, v := range s.Variants {
-		labels = append(labels, v.Label)
-	}
-	if want := []string{"fedavg", "fedbe", "oneshot", "bcm"}; !slices.Equal(labels, want) {
-		t.Errorf("variants %v, want %v", labels, want)
-	}
-	if err := SelectMethods(s, []string{"mixture"}); err == nil || !strings.Contains(err.Error(), `runs no method "mixture"`) {
-		t.Errorf("a method the spec does not run: %v", err)
-	}
-	q, err := Preset("quick-digits")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(q.Variants) == 0 {
-		if err := SelectMethods(q, []string{"fedavg"}); err == nil || !strings.Contains(err.Error(), "no variants") {
-			t.Errorf("a spec without variants: %v", err)
-		}
-	}
-}

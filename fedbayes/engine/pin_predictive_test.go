@@ -30,7 +30,7 @@ func withSampler(s *Spec) {
 }
 
 // pinnedPredictiveRuns are small runs of the strategies that came into the engine with the former
-// predictive and FedBE runners (now the presets of presets_hasan.go and presets_chen.go): one-round sampling clients
+// predictive and FedBE runners (now presets: fedbayes/presets, hasan.go and chen.go): one-round sampling clients
 // with the BCM, beta-PredBayes and FedPA, the one-round baselines OneshotFL and FedKT, FedBE-Gaussian
 // over two rounds, and regression on the diabetes set with FedAvg and the Gaussian BCM. Their final
 // global model and metrics were pinned at commit 1158c0d, the first after the move, so that a later

@@ -11,6 +11,7 @@ import (
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/strategy"
@@ -63,7 +64,7 @@ func tinyRounds(t *testing.T) *engine.Spec {
 	if _, err := os.Stat(filepath.Join(data.Dir(), data.SklearnDir, "digits.csv.gz")); err != nil {
 		t.Skipf("digits not installed: %v", err)
 	}
-	s := engine.ChenSpec(&engine.Spec{Name: "nb", Dataset: engine.DatasetSpec{Name: "digits", Subsample: 500, TestSubsample: 100},
+	s := presets.ChenSpec(&engine.Spec{Name: "nb", Dataset: engine.DatasetSpec{Name: "digits", Subsample: 500, TestSubsample: 100},
 		Partition: engine.PartitionSpec{Clients: 3, Alpha: 1}, Model: engine.ModelSpec{Hidden: []int{8}},
 		Training: engine.TrainingSpec{Rounds: 1, LocalEpochs: 1, BatchSize: 16, LearningRate: 0.05}, Seeds: []int64{1}},
 		predictive.FedBEConfig{Samples: 2, Distill: predictive.DistillConfig{Epochs: 1, BatchSize: 16, SWACycles: 1}})

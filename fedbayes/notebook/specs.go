@@ -6,16 +6,17 @@ import (
 	"slices"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 )
 
-// PresetSpec returns the engine preset name, or its reduced version (name + engine.ReducedSuffix)
+// PresetSpec returns the engine preset name, or its reduced version (name + presets.ReducedSuffix)
 // when reduced is set, without the preset's variants (its own table rows), so that a notebook
 // sweeps the rules and settings it shows itself (Sweep).
 func PresetSpec(name string, reduced bool) (*engine.Spec, error) {
 	if reduced {
-		name += engine.ReducedSuffix
+		name += presets.ReducedSuffix
 	}
-	s, err := engine.Preset(name)
+	s, err := presets.Preset(name)
 	if err != nil {
 		return nil, fmt.Errorf("notebook: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 )
 
 // rawList is the hand-written sweep list notebooks 02 and 06 used before Sweep.
@@ -36,7 +37,7 @@ func TestSpecBuilderMatchesTheNotebooks(t *testing.T) {
 	rules, partitions := []string{"EAA", "GAA", "AALV", "PPA", "CF"}, []string{"iid", "dirichlet"}
 
 	// Notebook 02 at the reduced budget, by hand.
-	old, err := engine.Preset("ozer2022-fmnist-c10-iid" + engine.ReducedSuffix)
+	old, err := presets.Preset("ozer2022-fmnist-c10-iid" + presets.ReducedSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,18 +68,18 @@ func TestSpecBuilderMatchesTheNotebooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p = engine.Fast(p)
+	p = presets.Fast(p)
 	if err := Sweep(p, map[string][]string{"aggregation.rule": rules, "aggregation.weighting": {"size"}}); err != nil {
 		t.Fatal(err)
 	}
-	// 06's Bayesian sweep: the hand-built spec set its sweep before engine.Fast, the builder after.
-	hand, err := engine.Preset("ozer2022-fmnist-c10-iid" + engine.ReducedSuffix)
+	// 06's Bayesian sweep: the hand-built spec set its sweep before presets.Fast, the builder after.
+	hand, err := presets.Preset("ozer2022-fmnist-c10-iid" + presets.ReducedSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hand.Variants = nil
 	hand.Sweep = map[string][]json.RawMessage{"aggregation.rule": rawList(t, rules...), "aggregation.weighting": rawList(t, "equal", "size")}
-	hand = engine.Fast(hand)
+	hand = presets.Fast(hand)
 	hand.Sweep["aggregation.weighting"] = rawList(t, "size")
 	sameSpec(t, "06's Bayesian sweep", p, hand)
 	row := p.Clone()

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -142,7 +142,7 @@ func settingSpecs() func(preset, setting string) (json.RawMessage, bool) {
 		specs, done := expanded[preset]
 		if !done {
 			specs = map[string]json.RawMessage{}
-			if spec, err := engine.Preset(preset); err == nil {
+			if spec, err := presets.Preset(preset); err == nil {
 				if settings, err := spec.Expand(); err == nil {
 					for _, st := range settings {
 						if raw, err := json.Marshal(st.Spec); err == nil {
@@ -227,7 +227,7 @@ func verdictChangeWith(base *Baseline, cur map[string]BaselinePreset, rule, pape
 // no runs, and the spec its first setting would record, so that verdictChange can say how its set-up
 // changed before it runs again.
 func presetBaseline(name string) (BaselinePreset, error) {
-	spec, err := engine.Preset(name)
+	spec, err := presets.Preset(name)
 	if err != nil {
 		return BaselinePreset{}, err
 	}

@@ -3,14 +3,14 @@ package reproduce
 import (
 	"fmt"
 
-	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
 
 // chenPreset is the multi-round FedBE against FedAvg comparison: engine presets with
-// one variant per method, labelled by the method (engine.ChenMethods) (fedbayes run fedbe-fmnist-fast).
+// one variant per method, labelled by the method (presets.ChenMethods) (fedbayes run fedbe-fmnist-fast).
 var chenPreset = Preset{Full: "fedbe-fmnist-full", Medium: "fedbe-fmnist-medium", Reduced: "fedbe-fmnist-fast"}
 
 // chenCIFAR10 is Chen & Chao's non-IID CIFAR-10 accuracy (%) with the ConvNet and Dirichlet clients
@@ -40,7 +40,7 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 		"of the effects only, as the poster has no Fashion-MNIST numbers. Section 003 compares FedBE with one-round " +
 		"FedAvg in Hasan's setting.\n\n" + budgetLine(chenPreset, b, runs)
 	rs := runSet(runs.complete[chenPreset.Name(b)])
-	methods := engine.ChenMethods
+	methods := presets.ChenMethods
 	s.Blocks = append(s.Blocks, "Final round, ours (Fashion-MNIST) beside the poster's ConvNet on Dirichlet non-IID CIFAR-10:\n\n"+
 		compareTable(rs, "variant", methods, []metricCol{colAcc, colNLL, colECE}, chenCIFAR10))
 	for _, m := range []metricCol{colAcc, colNLL} {

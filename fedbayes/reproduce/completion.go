@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -34,7 +34,7 @@ type paperRuns struct {
 // wantRuns is the number of runs preset p makes at budget b: settings x seeds.
 func wantRuns(p Preset, b Budget) (int, error) {
 	name := p.Name(b)
-	s, err := engine.Preset(name)
+	s, err := presets.Preset(name)
 	if err != nil {
 		return 0, err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -17,7 +17,7 @@ func presetRun(t *testing.T) (p *Paper, preset, setting string, meta func(seed i
 	t.Helper()
 	p = hasanPaper()
 	preset = hasanPreset.Name(Reduced)
-	spec, err := engine.Preset(preset)
+	spec, err := presets.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}

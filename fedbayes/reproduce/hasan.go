@@ -8,15 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
 // hasanPreset is the one-round Fashion-MNIST experiment of Hasan (2023), Sec. 3.3 (the engine presets
 // fmnist-full, fmnist-medium and fmnist-fast, one variant per method, labelled by the thesis's method
-// names, engine.HasanMethods), where FedBE also meets one-round
+// names, presets.HasanMethods), where FedBE also meets one-round
 // FedAvg; Chen & Chao's multi-round comparison is paper 004 (chen.go).
 var hasanPreset = Preset{Full: "fmnist-full", Medium: "fmnist-medium", Reduced: "fmnist-fast"}
 
@@ -92,7 +92,7 @@ func hasanSection(b Budget, runs paperRuns) (*Section, error) {
 	if note := frictionNote(rs); note != "" {
 		s.Setting += "\n\n" + note
 	}
-	methods := engine.HasanMethods
+	methods := presets.HasanMethods
 	s.Blocks = append(s.Blocks,
 		"Test accuracy (%), ours beside Tables B.5, 3.1, B.6 and B.7 (FMNIST):\n\n"+hTable(rs, methods, colAcc, hasanFMNIST),
 		"Test NLL (ours; the thesis shows NLL only in figures):\n\n"+hTable(rs, methods, colNLL, nil),
@@ -119,7 +119,7 @@ func hasanFindings(rs runSet) []Finding {
 		var ev []string
 		for _, h := range hasanH[1:] {
 			vals := map[string]float64{}
-			for _, m := range engine.HasanMethods {
+			for _, m := range presets.HasanMethods {
 				if st := at(h, m).summary(results.NLL); st.ok() {
 					vals[m] = st.Mean
 				}
@@ -134,7 +134,7 @@ func hasanFindings(rs runSet) []Finding {
 			if _, ok := vals[beta]; !ok || len(vals) < 2 {
 				continue
 			}
-			for _, m := range engine.HasanMethods {
+			for _, m := range presets.HasanMethods {
 				if _, ok := vals[m]; !ok || m == "beta-predbayes" || m == "d-beta-predbayes" {
 					continue
 				}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -29,9 +29,9 @@ var jamoussiFMNIST = map[string]map[string]ref{
 
 var jamoussiPreset = Preset{Full: "jamoussi-fmnist"}
 
-// jamoussiBFLP is the same setting as the authors' code runs it (engine.BABFLSuffix: model.compat
+// jamoussiBFLP is the same setting as the authors' code runs it (presets.BABFLSuffix: model.compat
 // "ba-bfl", E = 50, seeds 0-2).
-var jamoussiBFLP = Preset{Full: "jamoussi-fmnist" + engine.BABFLSuffix}
+var jamoussiBFLP = Preset{Full: "jamoussi-fmnist" + presets.BABFLSuffix}
 
 func jamoussiPaper() *Paper {
 	return &Paper{ID: "002", Title: "Jamoussi, Serra, Stavrou, Kountouris, BA-BFL: Barycentric Aggregation for Bayesian Federated Learning",

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -69,10 +69,10 @@ var ozerSettings = []string{"c10-iid", "c10-dirichlet", "c100-iid", "c100-dirich
 
 func ozerPreset(setting string) Preset { return ozerPresetMode(setting, false) }
 
-// ozerPresetMode is the preset of a setting, in BFL-P mode (engine.BFLPSuffix) when bflp is set.
+// ozerPresetMode is the preset of a setting, in BFL-P mode (presets.BFLPSuffix) when bflp is set.
 func ozerPresetMode(setting string, bflp bool) Preset {
 	if bflp {
-		return Preset{Full: "ozer2022-fmnist-" + setting + engine.BFLPSuffix}
+		return Preset{Full: "ozer2022-fmnist-" + setting + presets.BFLPSuffix}
 	}
 	return Preset{Full: "ozer2022-fmnist-" + setting}
 }
@@ -95,30 +95,30 @@ func ozerPaper() *Paper {
 	return p
 }
 
-// ozerCalibrationPreset is the claim preset of Table 1's 10-client calibration finding (engine's
-// presets_claims.go): BFL-P mode, 10 IID clients, the paper's E = 10 for 12 rounds, FED against
+// ozerCalibrationPreset is the claim preset of Table 1's 10-client calibration finding (package
+// presets, claims.go): BFL-P mode, 10 IID clients, the paper's E = 10 for 12 rounds, FED against
 // FVBWA-GAA and FVBWA-EAA. It belongs to the medium report only.
 var ozerCalibrationPreset = Preset{Full: ozerCalibrationName, Medium: ozerCalibrationName, Reduced: ozerCalibrationName, Only: Medium}
 
 // ozerCalibrationName is the engine preset of ozerCalibrationPreset.
-const ozerCalibrationName = "ozer2022-fmnist-c10-iid" + engine.BFLPSuffix + engine.CalibrationSuffix
+const ozerCalibrationName = "ozer2022-fmnist-c10-iid" + presets.BFLPSuffix + presets.CalibrationSuffix
 
-// ozerCollapsePreset is the claim preset of Table 3's 100-client non-IID accuracy finding (engine's
-// presets_claims.go): BFL-P mode, T = 400, E = 10, FVBWA-GAA, EAA and PPA. Medium report only.
+// ozerCollapsePreset is the claim preset of Table 3's 100-client non-IID accuracy finding (package
+// presets, claims.go): BFL-P mode, T = 400, E = 10, FVBWA-GAA, EAA and PPA. Medium report only.
 var ozerCollapsePreset = Preset{Full: ozerCollapseName, Medium: ozerCollapseName, Reduced: ozerCollapseName, Only: Medium}
 
 // ozerCollapseName is the engine preset of ozerCollapsePreset.
-const ozerCollapseName = "ozer2022-fmnist-c100-dirichlet" + engine.BFLPSuffix + engine.CollapseSuffix
+const ozerCollapseName = "ozer2022-fmnist-c100-dirichlet" + presets.BFLPSuffix + presets.CollapseSuffix
 
 // ozerCollapseFinding checks Table 3's 100-client non-IID claim on the collapse preset's runs: EAA's
-// and PPA's accuracy below GAA's, each run summarised by its mean over its last engine.CollapseTail
+// and PPA's accuracy below GAA's, each run summarised by its mean over its last presets.CollapseTail
 // evaluations, paired by seed, Holm over the two.
 func ozerCollapseFinding(rs runSet) Finding {
 	f := Finding{Claim: "With 100 clients (non-IID), EAA and PPA fall behind GAA in accuracy late in training (BFL-P mode, T = 400)",
 		Source:  "Sec. 4 and Table 3 (FMNIST non-IID, FVBWA: EAA 79.61 %, PPA 76.38 % against GAA 87.40 % after 500 rounds)",
 		Presets: []string{ozerCollapseName}}
 	acc := func(v string) stats.Sample {
-		return rs.where("variant", v).tailSample(results.Accuracy, engine.CollapseTail)
+		return rs.where("variant", v).tailSample(results.Accuracy, presets.CollapseTail)
 	}
 	var c claims
 	var ev []string
@@ -132,7 +132,7 @@ func ozerCollapseFinding(rs runSet) Finding {
 			}
 		}
 	}
-	f.decide(c.checks(), fmt.Sprintf("accuracy averaged over each run's last %d evaluations: %s", engine.CollapseTail, strings.Join(ev, ", ")))
+	f.decide(c.checks(), fmt.Sprintf("accuracy averaged over each run's last %d evaluations: %s", presets.CollapseTail, strings.Join(ev, ", ")))
 	f.explain("the single runs at 500 rounds fell from about round 320 on, with the spread past 35-40; a later start of the fall, " +
 		"or three seeds against its round-to-round swing, leaves the gap undecided.")
 	return f
@@ -329,7 +329,7 @@ func firstN(list []string, n int) []string {
 // presetRows keeps the rows that are variants of the preset at budget b (a reduced budget may drop
 // some), in the order of rows.
 func presetRows(p Preset, b Budget, rows []string) []string {
-	spec, err := engine.Preset(p.Name(b))
+	spec, err := presets.Preset(p.Name(b))
 	if err != nil || len(spec.Variants) == 0 {
 		return rows
 	}
@@ -382,7 +382,7 @@ func ozerReach(set string, rs runSet) string {
 // ozerInit describes the text mode's initial variances and how they train, read from the 10-client
 // IID preset at budget b (every text-mode preset shares them).
 func ozerInit(b Budget) (string, error) {
-	spec, err := engine.Preset(ozerPreset("c10-iid").Name(b))
+	spec, err := presets.Preset(ozerPreset("c10-iid").Name(b))
 	if err != nil {
 		return "", err
 	}

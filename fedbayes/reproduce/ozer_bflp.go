@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -136,7 +136,7 @@ func ozerTable4Block() (string, Finding) {
 // client sizes: the preset's training examples over the clients), with the preset's name.
 func ozerBudgetSpread(b Budget, set string) (string, FrozenSpread, error) {
 	name := ozerPresetMode(set, true).Name(b)
-	spec, err := engine.Preset(name)
+	spec, err := presets.Preset(name)
 	if err != nil {
 		return name, FrozenSpread{}, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -223,7 +223,7 @@ func TestOzerCalibrationFinding(t *testing.T) {
 }
 
 // TestOzerCollapseFinding checks the 100-client collapse claim on synthetic runs of its claim
-// preset, 40 evaluations each: judged on the last engine.CollapseTail, not on the final round nor
+// preset, 40 evaluations each: judged on the last presets.CollapseTail, not on the final round nor
 // the early ones.
 func TestOzerCollapseFinding(t *testing.T) {
 	rows := func(late map[string]float64) runSet {
@@ -234,7 +234,7 @@ func TestOzerCollapseFinding(t *testing.T) {
 				r.Rows = nil
 				for i := 1; i <= 40; i++ {
 					acc := 0.85 + jitter(seed, fmt.Sprint(v, i)) // every rule alike early
-					if i > 40-engine.CollapseTail {
+					if i > 40-presets.CollapseTail {
 						acc = a + jitter(seed, fmt.Sprint(v, i))
 					}
 					if i == 40 {

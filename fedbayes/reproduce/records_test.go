@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -94,7 +94,7 @@ func TestRecordsCarryTheReport(t *testing.T) {
 // variantIndex returns the index of the variant with this label in the preset's spec.
 func variantIndex(t *testing.T, preset, label string) int {
 	t.Helper()
-	spec, err := engine.Preset(preset)
+	spec, err := presets.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 	"fedbayes.dev/fedbayes/stats"
@@ -238,7 +238,7 @@ func TestPresetsExist(t *testing.T) {
 				} else if pr.Only == "" && !strings.HasPrefix(text, string(b)) {
 					t.Errorf("%s: budget %q does not say it is %s", pr.Name(b), text, b)
 				}
-				s, _ := engine.Preset(pr.Name(b))
+				s, _ := presets.Preset(pr.Name(b))
 				_, err2 := s.Expand()
 				seeds := len(s.WithDefaults().Seeds)
 				if err2 != nil {
@@ -265,7 +265,7 @@ func TestMediumOzer(t *testing.T) {
 		{"ozer2022-fmnist-c100-dirichlet-medium", 50, 10, 10, 7},
 		{"ozer2022-fmnist-c100-iid-bflp-medium", 50, 10, 10, 7},
 	} {
-		s, err := engine.Preset(tc.name)
+		s, err := presets.Preset(tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +276,7 @@ func TestMediumOzer(t *testing.T) {
 				tc.name, d.Name, d.Dataset.Subsample, d.Dataset.TestSubsample, d.Training.Rounds, d.Training.LocalEpochs, d.Evaluation.Every,
 				len(d.Variants), len(d.Seeds), tc.rounds, tc.epochs, tc.every, tc.variants)
 		}
-		if strings.HasSuffix(strings.TrimSuffix(tc.name, engine.MediumSuffix), engine.BFLPSuffix) != (d.Model.Compat == "bfl-p") {
+		if strings.HasSuffix(strings.TrimSuffix(tc.name, presets.MediumSuffix), presets.BFLPSuffix) != (d.Model.Compat == "bfl-p") {
 			t.Errorf("%s: model.compat %q", tc.name, d.Model.Compat)
 		}
 	}
@@ -311,7 +311,7 @@ func TestPresetOf(t *testing.T) {
 // evaluates, each timed local 10 s, aggregation 1 s, evaluation 4 s.
 func writeJamoussiRuns(t *testing.T, dir, name string, seeds []int64, from, to int) {
 	t.Helper()
-	spec, err := engine.Preset(name)
+	spec, err := presets.Preset(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestWallTime(t *testing.T) {
 func TestCountRunsDiverged(t *testing.T) {
 	dir := t.TempDir()
 	name := chenPreset.Name(Medium)
-	spec, err := engine.Preset(name)
+	spec, err := presets.Preset(name)
 	if err != nil {
 		t.Fatal(err)
 	}

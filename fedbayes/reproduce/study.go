@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -46,11 +47,11 @@ func ParseBudget(s string) (Budget, error) {
 type Preset struct {
 	// Full names the preset at the paper's budget.
 	Full string
-	// Medium names the medium-budget preset; empty means Full + engine.MediumSuffix.
+	// Medium names the medium-budget preset; empty means Full + presets.MediumSuffix.
 	Medium string
-	// Reduced names the reduced-budget preset; empty means Full + engine.ReducedSuffix.
+	// Reduced names the reduced-budget preset; empty means Full + presets.ReducedSuffix.
 	Reduced string
-	// Only, when set, limits the preset to that budget: a claim preset (engine's presets_claims.go)
+	// Only, when set, limits the preset to that budget: a claim preset (fedbayes/presets, claims.go)
 	// that the report's budget adds for one finding.
 	Only Budget
 }
@@ -76,17 +77,17 @@ func (p Preset) Name(b Budget) string {
 		if p.Medium != "" {
 			return p.Medium
 		}
-		return p.Full + engine.MediumSuffix
+		return p.Full + presets.MediumSuffix
 	}
 	if p.Reduced != "" {
 		return p.Reduced
 	}
-	return p.Full + engine.ReducedSuffix
+	return p.Full + presets.ReducedSuffix
 }
 
 // Budget returns the budget sentence the preset records in its runs.
 func (p Preset) Budget(b Budget) (string, error) {
-	s, err := engine.Preset(p.Name(b))
+	s, err := presets.Preset(p.Name(b))
 	if err != nil {
 		return "", err
 	}
@@ -196,7 +197,7 @@ func selected(papers []*Paper, opt Options) ([]selection, error) {
 			if len(want) > 0 && !want[name] {
 				continue
 			}
-			spec, err := engine.Preset(name)
+			spec, err := presets.Preset(name)
 			if err != nil {
 				return nil, fmt.Errorf("reproduce %s: %w", p.ID, err)
 			}
@@ -338,7 +339,7 @@ func presetChecks(p *Paper, b Budget) (map[string]map[string]bool, map[string]fu
 	names := map[string]map[string]bool{}
 	checks := map[string]func(results.Meta) error{}
 	for _, pr := range p.PresetsAt(b) {
-		spec, err := engine.Preset(pr.Name(b))
+		spec, err := presets.Preset(pr.Name(b))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -364,8 +365,8 @@ func presetOf(p *Paper, b Budget, setting string) string {
 	for _, pr := range p.PresetsAt(b) {
 		name := pr.Name(b)
 		rest, ok := strings.CutPrefix(setting, name+"-")
-		if !ok || strings.HasPrefix(rest, strings.TrimPrefix(engine.ReducedSuffix, "-")+"-") ||
-			strings.HasPrefix(rest, strings.TrimPrefix(engine.MediumSuffix, "-")+"-") {
+		if !ok || strings.HasPrefix(rest, strings.TrimPrefix(presets.ReducedSuffix, "-")+"-") ||
+			strings.HasPrefix(rest, strings.TrimPrefix(presets.MediumSuffix, "-")+"-") {
 			continue
 		}
 		if len(name) > len(best) {

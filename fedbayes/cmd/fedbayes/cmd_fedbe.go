@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 )
 
 func init() {
@@ -12,19 +12,19 @@ func init() {
 }
 
 // runFedBE is `fedbayes fedbe PRESET|SPEC.json`: flag sugar over `fedbayes run` for Chen & Chao's
-// multi-round presets (engine.ChenPresetNames; any engine spec file works too). -rounds, -seeds and
+// multi-round presets (presets.ChenPresetNames; any engine spec file works too). -rounds, -seeds and
 // -methods set fields of the engine spec (training.rounds, seeds, the variants kept), which then runs
 // as `fedbayes run SPEC -o DIR --resume -no-figures` runs it, keeping finished runs and resuming
 // interrupted ones; it prints the last round's table.
 func runFedBE(args []string, stdout io.Writer) error {
 	fs := newFlagSet("fedbe", "PRESET|SPEC.json", stdout)
-	af := newAliasFlags(fs, engine.ChenPresetNames(), "results/fedbe",
+	af := newAliasFlags(fs, presets.ChenPresetNames(), "results/fedbe",
 		"results directory (one run per method and seed; finished runs are kept, interrupted ones resume)")
 	rounds := fs.Int("rounds", 0, "communication rounds, replacing the spec's training.rounds (0: the spec's)")
 	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
-	spec, arg, err := af.spec(fs.Args(), engine.ChenPresetNames())
+	spec, arg, err := af.spec(fs.Args(), presets.ChenPresetNames())
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/strategy"
 )
@@ -25,19 +26,19 @@ func init() {
 }
 
 // runPredictive is `fedbayes predictive PRESET|SPEC.json`: flag sugar over `fedbayes run` for Hasan
-// (2023)'s one-round presets (engine.HasanPresetNames; any engine spec file works too). -h, -seeds and
+// (2023)'s one-round presets (presets.HasanPresetNames; any engine spec file works too). -h, -seeds and
 // -methods set fields of the engine spec (the partition.h sweep, seeds, the variants kept), which
 // then runs as `fedbayes run SPEC -o DIR --resume` runs it, keeping complete runs on a rerun; the
 // thesis's table (rows: the variants, columns: h) and the fitted betas follow.
 func runPredictive(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predictive", "PRESET|SPEC.json", stdout)
-	af := newAliasFlags(fs, engine.HasanPresetNames(), "results/predictive",
+	af := newAliasFlags(fs, presets.HasanPresetNames(), "results/predictive",
 		"results directory (one run per method, h and seed; complete runs are kept on a rerun)")
 	hs := fs.String("h", "", "comma-separated heterogeneity values, replacing the spec's (its partition.h sweep)")
 	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
-	spec, arg, err := af.spec(fs.Args(), engine.HasanPresetNames())
+	spec, arg, err := af.spec(fs.Args(), presets.HasanPresetNames())
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"fedbayes.dev/fedbayes/cluster"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/reproduce"
 )
 
@@ -40,7 +41,7 @@ func submitReproduce(papers []*reproduce.Paper, budgetName string, b reproduce.B
 				continue
 			}
 			j := job{paper: p, preset: pr}
-			if j.spec, err = engine.Preset(name); err != nil {
+			if j.spec, err = presets.Preset(name); err != nil {
 				return err
 			}
 			if _, err := engine.RunList(j.spec); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -181,13 +182,13 @@ func alreadyRun(spec *engine.Spec, dir, arg string, resume bool) (bool, error) {
 }
 
 // loadSpec reads a spec file (a path, or a name ending in .json) or returns a preset; with fast, its
-// quick look (engine.Fast, the -fast flag of run, submit and status).
+// quick look (presets.Fast, the -fast flag of run, submit and status).
 func loadSpec(arg string, fast bool) (*engine.Spec, error) {
 	s, err := readSpecArg(arg)
 	if err != nil || !fast {
 		return s, err
 	}
-	return engine.Fast(s), nil
+	return presets.Fast(s), nil
 }
 
 // readSpecArg reads a spec file (a path, or a name ending in .json) or returns a preset.
@@ -198,9 +199,9 @@ func readSpecArg(arg string) (*engine.Spec, error) {
 	if _, err := os.Stat(arg); err == nil {
 		return engine.ReadSpec(arg)
 	}
-	s, err := engine.Preset(arg)
+	s, err := presets.Preset(arg)
 	if err != nil {
-		if near := closest(arg, engine.PresetNames()); near != "" {
+		if near := closest(arg, presets.PresetNames()); near != "" {
 			return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset; did you mean %q? (fedbayes run -list)", errUsage, arg, near)
 		}
 		return nil, fmt.Errorf("%w: %q is neither a spec file nor a preset (fedbayes run -list lists the presets)", errUsage, arg)

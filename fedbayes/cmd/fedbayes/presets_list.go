@@ -9,6 +9,7 @@ import (
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/presets"
 )
 
 // presetTimes are wall times measured on the 2-core reference machine with the pure-Go backend
@@ -51,8 +52,8 @@ func listPresets(w io.Writer, dir string) error {
 	missing := map[string]data.Availability{}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "preset\tpaper\truns\tbudget\ttime (2 cores)\tdata")
-	for _, n := range engine.PresetNames() {
-		s, err := engine.Preset(n)
+	for _, n := range presets.PresetNames() {
+		s, err := presets.Preset(n)
 		if err != nil {
 			return err
 		}
@@ -74,7 +75,7 @@ func listPresets(w io.Writer, dir string) error {
 			status = "missing: " + name
 			missing[name] = a
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", n, paperOf(engine.PresetAbout(n)), runs,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", n, paperOf(presets.PresetAbout(n)), runs,
 			engine.BudgetOf(s, -1, -1).Short(), t, status)
 	}
 	if err := tw.Flush(); err != nil {

@@ -72,7 +72,7 @@ func TestRunRefusesMissingData(t *testing.T) {
 }
 
 // `run -list` lists the predictive-space presets too: Hasan (2023)'s one-round presets
-// (engine.HasanPresetNames) and Chen & Chao's FedBE presets (engine.ChenPresetNames) are engine presets.
+// (presets.HasanPresetNames) and Chen & Chao's FedBE presets (presets.ChenPresetNames) are engine presets.
 func TestRunTakesPredictivePresets(t *testing.T) {
 	var out bytes.Buffer
 	if err := listPresets(&out, t.TempDir()); err != nil {

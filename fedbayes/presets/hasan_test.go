@@ -1,4 +1,4 @@
-package engine
+package presets
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/data"
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/strategy"
 )
@@ -36,8 +37,8 @@ func TestHasanPresets(t *testing.T) {
 			for _, st := range settings {
 				c, m := st.Spec, st.Labels["variant"]
 				seen[m] = true
-				if !slices.Contains(methods, m) || !strategy.Is(c.Aggregation.Rule, Method(m)) {
-					t.Errorf("%s: variant %q runs %q; want a method of %v running Method(label) %q", st.Name, m, c.Aggregation.Rule, methods, Method(m))
+				if !slices.Contains(methods, m) || !strategy.Is(c.Aggregation.Rule, engine.Method(m)) {
+					t.Errorf("%s: variant %q runs %q; want a method of %v running Method(label) %q", st.Name, m, c.Aggregation.Rule, methods, engine.Method(m))
 				}
 				if c.Training.Rounds != 1 || c.Partition.Clients != 5 || c.Partition.Method != "heterogeneity" || !slices.Contains(hs, c.Partition.H) ||
 					!c.Dataset.SplitPerSeed || c.Dataset.ServerFraction != 0.2 || c.Model.Kind != "deterministic" {
@@ -87,5 +88,36 @@ func TestHasanPresets(t *testing.T) {
 	}
 	if predictive.ZhangFriction != 0.9 {
 		t.Errorf("ZhangFriction = %v, want Zhang et al.'s 0.9", predictive.ZhangFriction)
+	}
+}
+
+// TestSelectMethods: engine.SelectMethods keeps the variants of a preset that run the methods asked
+// for, by registry or former name, with their labels and in the preset's order, and names a method that no variant runs.
+func TestSelectMethods(t *testing.T) {
+	s, err := Preset("digits-fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.SelectMethods(s, []string{"bcm", "oneshotfl", "fedbe", "FedAvg"}); err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, v := range s.Variants {
+		labels = append(labels, v.Label)
+	}
+	if want := []string{"fedavg", "fedbe", "oneshot", "bcm"}; !slices.Equal(labels, want) {
+		t.Errorf("variants %v, want %v", labels, want)
+	}
+	if err := engine.SelectMethods(s, []string{"mixture"}); err == nil || !strings.Contains(err.Error(), `runs no method "mixture"`) {
+		t.Errorf("a method the spec does not run: %v", err)
+	}
+	q, err := Preset("quick-digits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Variants) == 0 {
+		if err := engine.SelectMethods(q, []string{"fedavg"}); err == nil || !strings.Contains(err.Error(), "no variants") {
+			t.Errorf("a spec without variants: %v", err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package presets
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/engine"
 
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -30,7 +32,7 @@ func TestChenPresets(t *testing.T) {
 		}
 		for i, st := range settings {
 			m, c := ChenMethods[i], st.Spec
-			if st.Name != name+"-"+m || st.Labels["variant"] != m || Method(c.Aggregation.Rule) != m || c.Aggregation.Weighting != "size" {
+			if st.Name != name+"-"+m || st.Labels["variant"] != m || engine.Method(c.Aggregation.Rule) != m || c.Aggregation.Weighting != "size" {
 				t.Errorf("%s: labels %v rule %s; want variant %s running %s with size weights", st.Name, st.Labels, c.Aggregation.Rule, m, m)
 			}
 			if c.Partition.Method != "dirichlet" || c.Partition.Clients != 10 || !(c.Partition.Alpha > 0) || c.Dataset.ServerFraction != 0.2 ||
@@ -93,7 +95,7 @@ func TestRunRefusesFormerRunnersRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Training.Rounds, s.Seeds = 1, []int64{1}
-	if err := SelectMethods(s, []string{"fedavg"}); err != nil {
+	if err := engine.SelectMethods(s, []string{"fedavg"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -103,7 +105,7 @@ func TestRunRefusesFormerRunnersRun(t *testing.T) {
 		{false, "already holds a run"},
 		{true, "label"},
 	} {
-		_, err := Run(context.Background(), s, Options{Dir: dir, Resume: tc.resume, Progress: progress.Discard, NoFigures: true})
+		_, err := engine.Run(context.Background(), s, engine.Options{Dir: dir, Resume: tc.resume, Progress: progress.Discard, NoFigures: true})
 		if err == nil || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "fedbe-digits-fast-fedavg") {
 			t.Errorf("Run (resume %v): error %v, want one naming the run and saying %q", tc.resume, err, tc.says)
 		}

@@ -1,4 +1,4 @@
-package engine
+package presets
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"fedbayes.dev/fedbayes/engine"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/predictive"
@@ -51,7 +53,7 @@ type hasanOptions struct {
 //     from a fresh initialisation (aggregation.options.student_start "previous"), as the thesis's;
 //     FedKT trains its own teachers with the spec's local training and distillation unless o.fedkt
 //     sets them.
-func hasan(s *Spec, o hasanOptions) *Spec {
+func hasan(s *engine.Spec, o hasanOptions) *engine.Spec {
 	regression := data.RegressionSet(s.Dataset.Name)
 	s.Dataset.SplitPerSeed, s.Dataset.ServerFraction = true, 0.2
 	s.Partition.Method, s.Partition.Clients = "heterogeneity", 5
@@ -65,12 +67,12 @@ func hasan(s *Spec, o hasanOptions) *Spec {
 		methods, hs = HasanRegressionMethods, raws(1.0)
 	}
 	s.Sweep = map[string][]json.RawMessage{"partition.h": hs}
-	s.Aggregation = AggregationSpec{Rule: "FedAvg", Weighting: "size"}
+	s.Aggregation = engine.AggregationSpec{Rule: "FedAvg", Weighting: "size"}
 	local := predictive.LocalConfig{Optimizer: s.Training.Optimizer, LearningRate: s.Training.LearningRate,
 		Momentum: s.Training.Momentum, Epochs: s.Training.LocalEpochs, BatchSize: s.Training.BatchSize}.WithDefaults()
-	s.Training = TrainingSpec{Rounds: 1, LocalEpochs: local.Epochs, BatchSize: local.BatchSize, Optimizer: local.Optimizer,
+	s.Training = engine.TrainingSpec{Rounds: 1, LocalEpochs: local.Epochs, BatchSize: local.BatchSize, Optimizer: local.Optimizer,
 		LearningRate: local.LearningRate, Momentum: local.Momentum}
-	s.Evaluation = EvaluationSpec{Fairness: "off"}
+	s.Evaluation = engine.EvaluationSpec{Fairness: "off"}
 	sampler := o.sampler.WithDefaults()
 	distill := o.distill.WithDefaults()
 	fedbe := o.fedbe.WithDefaults()
@@ -85,7 +87,7 @@ func hasan(s *Spec, o hasanOptions) *Spec {
 	fedkt = fedkt.WithDefaults()
 	fedkt.Local = fedkt.Local.WithDefaults()
 	for _, m := range methods {
-		var v Variant
+		var v engine.Variant
 		switch m {
 		case "fedavg":
 			v = variant(m, "aggregation.rule", "FedAvg")
@@ -119,11 +121,11 @@ func hasan(s *Spec, o hasanOptions) *Spec {
 // hasanPresets are Hasan (2023)'s one-round presets: NAME-fast finishes in minutes on two cores (small
 // subsets, short training), NAME-full follows Hasan (2023), Sec. 3.3 and Tables B.2-B.4 (hours on the
 // pure-Go backend).
-var hasanPresets = map[string]func() *Spec{
-	"fmnist-fast": func() *Spec {
-		return hasan(&Spec{Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)",
-			Dataset:  DatasetSpec{Name: "fashion-mnist", Subsample: 3000, TestSubsample: 2000},
-			Training: TrainingSpec{LocalEpochs: 10, BatchSize: 32, LearningRate: 0.05},
+var hasanPresets = map[string]func() *engine.Spec{
+	"fmnist-fast": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "reduced: 3,000 training / 2,000 test examples, 3 seeds, 10 sampler epochs x 3 cycles x 2 samples, 10 local and distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)",
+			Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 3000, TestSubsample: 2000},
+			Training: engine.TrainingSpec{LocalEpochs: 10, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2, 3}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 10, Cycles: 3, SamplesPerCycle: 2, BatchSize: 32, Friction: predictive.ZhangFriction},
 				distill: predictive.DistillConfig{Epochs: 10, BatchSize: 50, LearningRate: 3e-3},
@@ -131,10 +133,10 @@ var hasanPresets = map[string]func() *Spec{
 				fedpa:   predictive.FedPAConfig{ServerLR: 0.5},
 				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 3}})
 	},
-	"fmnist-medium": func() *Spec {
-		return hasan(&Spec{Budget: "medium: 12,000 training / all 10,000 test examples, 10 seeds (the thesis's accuracy tables), 15 sampler epochs x 4 cycles x 2 samples, 15 local and 20 distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)",
-			Dataset:  DatasetSpec{Name: "fashion-mnist", Subsample: 12000},
-			Training: TrainingSpec{LocalEpochs: 15, BatchSize: 32, LearningRate: 0.05},
+	"fmnist-medium": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "medium: 12,000 training / all 10,000 test examples, 10 seeds (the thesis's accuracy tables), 15 sampler epochs x 4 cycles x 2 samples, 15 local and 20 distillation epochs, FedKT 2 students x 3 teachers per client (thesis: all examples, 5-10 seeds, 25 epochs x 5 cycles x 2 samples, 100 distillation epochs; Li et al.: 2 x 5)",
+			Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 12000},
+			Training: engine.TrainingSpec{LocalEpochs: 15, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 15, Cycles: 4, SamplesPerCycle: 2, BatchSize: 32, Friction: predictive.ZhangFriction},
 				distill: predictive.DistillConfig{Epochs: 20, BatchSize: 50, LearningRate: 3e-3},
@@ -142,10 +144,10 @@ var hasanPresets = map[string]func() *Spec{
 				fedpa:   predictive.FedPAConfig{ServerLR: 0.5},
 				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 3}})
 	},
-	"fmnist-full": func() *Spec {
-		return hasan(&Spec{Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4; FedKT 2 students x 5 teachers, Li et al.'s script)",
-			Dataset:  DatasetSpec{Name: "fashion-mnist"},
-			Training: TrainingSpec{LocalEpochs: 25},
+	"fmnist-full": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "full (Hasan (2023), Sec. 3.3 and Tables B.2-B.4; FedKT 2 students x 5 teachers, Li et al.'s script)",
+			Dataset:  engine.DatasetSpec{Name: "fashion-mnist"},
+			Training: engine.TrainingSpec{LocalEpochs: 25},
 			Seeds:    []int64{1, 2, 3, 4, 5}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 25, Cycles: 5, SamplesPerCycle: 2, Friction: predictive.ZhangFriction},
 				distill: predictive.DistillConfig{Epochs: 50},
@@ -153,38 +155,38 @@ var hasanPresets = map[string]func() *Spec{
 				fedpa:   predictive.FedPAConfig{ServerLR: 0.5},
 				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 5}})
 	},
-	"digits-fast": func() *Spec {
-		return hasan(&Spec{Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs, FedKT 2 students x 3 teachers per client",
-			Dataset:  DatasetSpec{Name: "digits"},
-			Model:    ModelSpec{Hidden: []int{32}},
-			Training: TrainingSpec{LocalEpochs: 20, BatchSize: 32, LearningRate: 0.05},
+	"digits-fast": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "reduced: scikit-learn digits, 2 seeds, 32 hidden units, 20 epochs, FedKT 2 students x 3 teachers per client",
+			Dataset:  engine.DatasetSpec{Name: "digits"},
+			Model:    engine.ModelSpec{Hidden: []int{32}},
+			Training: engine.TrainingSpec{LocalEpochs: 20, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 20, Cycles: 4, SamplesPerCycle: 1, BatchSize: 32, LearningRate: 0.2},
 				distill: predictive.DistillConfig{Epochs: 20, BatchSize: 32, LearningRate: 5e-3},
 				fedbe:   predictive.FedBEConfig{Samples: 5, Distill: predictive.DistillConfig{Epochs: 20, BatchSize: 32, SWACycles: 2}},
 				fedkt:   predictive.FedKTConfig{Students: 2, Teachers: 3}})
 	},
-	"diabetes-fast": func() *Spec {
-		return hasan(&Spec{Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs",
-			Dataset:  DatasetSpec{Name: "diabetes"},
-			Model:    ModelSpec{Hidden: []int{32}},
-			Training: TrainingSpec{LocalEpochs: 40, BatchSize: 16},
+	"diabetes-fast": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs",
+			Dataset:  engine.DatasetSpec{Name: "diabetes"},
+			Model:    engine.ModelSpec{Hidden: []int{32}},
+			Training: engine.TrainingSpec{LocalEpochs: 40, BatchSize: 16},
 			Seeds:    []int64{1, 2, 3}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02}})
 	},
-	"diabetes-full": func() *Spec {
-		return hasan(&Spec{Budget: "full (Hasan (2023), Sec. 4.4)",
-			Dataset:  DatasetSpec{Name: "diabetes"},
-			Training: TrainingSpec{LocalEpochs: 100, BatchSize: 16},
+	"diabetes-full": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "full (Hasan (2023), Sec. 4.4)",
+			Dataset:  engine.DatasetSpec{Name: "diabetes"},
+			Training: engine.TrainingSpec{LocalEpochs: 100, BatchSize: 16},
 			Seeds:    []int64{1, 2, 3, 4, 5}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 100, Cycles: 5, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02}})
 	},
-	"boston-fast": func() *Spec {
-		return hasan(&Spec{Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs",
-			Dataset:   DatasetSpec{Name: "boston"},
-			Partition: PartitionSpec{SortFeature: "LSTAT"},
-			Model:     ModelSpec{Hidden: []int{32}},
-			Training:  TrainingSpec{LocalEpochs: 40, BatchSize: 16},
+	"boston-fast": func() *engine.Spec {
+		return hasan(&engine.Spec{Budget: "reduced: 3 seeds, 32 hidden units, 40 epochs",
+			Dataset:   engine.DatasetSpec{Name: "boston"},
+			Partition: engine.PartitionSpec{SortFeature: "LSTAT"},
+			Model:     engine.ModelSpec{Hidden: []int{32}},
+			Training:  engine.TrainingSpec{LocalEpochs: 40, BatchSize: 16},
 			Seeds:     []int64{1, 2, 3}},
 			hasanOptions{sampler: predictive.SamplerConfig{Epochs: 40, Cycles: 4, SamplesPerCycle: 1, BatchSize: 16, LearningRate: 0.02}})
 	},
@@ -208,3 +210,48 @@ func init() {
 
 // HasanPresetNames lists Hasan (2023)'s one-round presets (what `fedbayes predictive` runs), sorted.
 func HasanPresetNames() []string { return slices.Sorted(maps.Keys(hasanPresets)) }
+
+// hasanLeNet is Hasan (2023)'s one-round comparison (Tables 3.1-3.2 and 4.2: K=5 clients with
+// heterogeneity h, 20% of the training set on the server, one round) on the engine, with a LeNet on
+// Fashion-MNIST for the thesis's MLP: FedAvg and FedBE train their clients by optimisation; EP-MCMC,
+// the BCM, the mixture, beta-PredBayes and their distilled forms combine cSGHMC samples (Sec. 3.3.4:
+// 5 cycles, 2 samples per cycle, step size 0.1, prior N(0, 5e4^2)), and FedPA steps from them (server
+// step size 0.5, Tables B.2-B.3). FedKT and OneshotFL run in Hasan's engine presets (fmnist-fast). The
+// sampler's friction is that of Zhang et al.'s public cSGHMC code (predictive.ZhangFriction; the thesis
+// does not state it): at the package default 0.1 the clients' samples end too far apart for EP-MCMC
+// and FedPA to combine them (docs/predictive.md).
+func hasanLeNet() *engine.Spec {
+	sampler := predictive.SamplerConfig{Method: predictive.CSGHMC, LearningRate: 0.1, Cycles: 5, SamplesPerCycle: 2, Friction: predictive.ZhangFriction}
+	sampling := func(label, rule string) engine.Variant {
+		return variant(label, "aggregation.rule", rule, "training.sampler", sampler)
+	}
+	return &engine.Spec{
+		Dataset:     engine.DatasetSpec{Name: "fashion-mnist", ServerFraction: 0.2},
+		Partition:   engine.PartitionSpec{Method: "heterogeneity", Clients: 5},
+		Model:       engine.ModelSpec{Arch: "lenet", Kind: "deterministic"},
+		Aggregation: engine.AggregationSpec{Rule: "FedAvg", Weighting: "size"},
+		Training:    engine.TrainingSpec{Rounds: 1, LocalEpochs: 25, BatchSize: 100, Optimizer: "sgd", LearningRate: 0.01, Momentum: 0.9},
+		Evaluation:  engine.EvaluationSpec{Samples: 10},
+		Seeds:       []int64{1, 2, 3, 4, 5},
+		Sweep:       map[string][]json.RawMessage{"partition.h": raws(0, 0.3, 0.6, 0.9)},
+		Variants: []engine.Variant{
+			variant("FedAvg", "aggregation.rule", "FedAvg"),
+			variant("FedBE", "aggregation.rule", "fedbe-gaussian", "aggregation.options", strategy.FedBEOptions{Samples: 10}),
+			sampling("EP-MCMC", "ep-mcmc"),
+			variant("FedPA", "aggregation.rule", "fedpa", "training.sampler", sampler, "aggregation.options", strategy.FedPAOptions{ServerLR: 0.5}),
+			sampling("BCM", "bcm"),
+			sampling("Mixture", "mixture"),
+			sampling("beta-PredBayes", "beta-predbayes"),
+			sampling("D-BCM", "d-bcm"),
+			sampling("D-beta-PredBayes", "d-beta-predbayes"),
+		},
+	}
+}
+
+func init() {
+	addPaperPreset("hasan-lenet-h",
+		"Hasan (2023) Tables 3.1-4.2 on one engine: LeNet on fashion-mnist, 5 clients, h = 0-0.9, 20% server set, one round: "+
+			"FedAvg, FedBE, and EP-MCMC, FedPA, BCM, mixture, beta-PredBayes, D-BCM, D-beta-PredBayes on cSGHMC samples",
+		hasanLeNet,
+		func(s *engine.Spec) *engine.Spec { return reduce(s, 3000, 2000, 1, 10, []int64{1, 2, 3}, 1) })
+}

@@ -1,9 +1,12 @@
-package engine
+package presets
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/internal/words"
 )
 
 // Claim presets: budgets chosen for one finding of the reproduction report (issue 34), the cheapest
@@ -51,8 +54,8 @@ var calibrationRows = []string{"FED", "FVBWA-GAA", "FVBWA-EAA"}
 // ozerCalibration cuts Ozer et al. (2022)'s 10-client IID preset (BFL-P mode, whose clamp and
 // initialisation Table 1's numbers come from) to the calibration claim's budget: all examples,
 // T = calibrationRounds, E = calibrationEpochs, 3 seeds, evaluated every round, rows calibrationRows.
-func ozerCalibration(s *Spec) *Spec {
-	c := cutBudget(s, "calibration claim", CalibrationSuffix, 0, 0, calibrationRounds, calibrationEpochs, mediumSeeds, 1, thousands)
+func ozerCalibration(s *engine.Spec) *engine.Spec {
+	c := cutBudget(s, "calibration claim", CalibrationSuffix, 0, 0, calibrationRounds, calibrationEpochs, mediumSeeds, 1, words.Thousands)
 	c.Variants = keepRows(c.Variants, calibrationRows)
 	c.Budget += fmt.Sprintf("; rows %s; the paper's E = %d, since FED's ECE grows with local epochs (Table 1's comes from E = 10) "+
 		"and the medium budget's E = 1 cannot show it; T = %d, %d local epochs per client", strings.Join(calibrationRows, ", "),
@@ -63,8 +66,8 @@ func ozerCalibration(s *Spec) *Spec {
 // ozerCollapse cuts Ozer et al. (2022)'s 100-client non-IID preset (BFL-P mode) to the collapse
 // claim's budget: all examples, T = collapseRounds, E = collapseEpochs, 3 seeds, evaluated every 10
 // rounds, rows collapseRows.
-func ozerCollapse(s *Spec) *Spec {
-	c := cutBudget(s, "collapse claim", CollapseSuffix, 0, 0, collapseRounds, collapseEpochs, mediumSeeds, 10, thousands)
+func ozerCollapse(s *engine.Spec) *engine.Spec {
+	c := cutBudget(s, "collapse claim", CollapseSuffix, 0, 0, collapseRounds, collapseEpochs, mediumSeeds, 10, words.Thousands)
 	c.Variants = keepRows(c.Variants, collapseRows)
 	c.Budget += fmt.Sprintf("; rows %s; T = %d because single runs at the paper's 500 rounds hold EAA's and PPA's accuracy up to "+
 		"about round 300 and lose it after, judged on the mean over the last %d evaluations (rounds %d-%d), since the final round swings by 3-4 points",
@@ -73,8 +76,8 @@ func ozerCollapse(s *Spec) *Spec {
 }
 
 // keepRows returns the variants whose labels are in rows, in the variants' order.
-func keepRows(vs []Variant, rows []string) []Variant {
-	var keep []Variant
+func keepRows(vs []engine.Variant, rows []string) []engine.Variant {
+	var keep []engine.Variant
 	for _, v := range vs {
 		if slices.Contains(rows, v.Label) {
 			keep = append(keep, v)

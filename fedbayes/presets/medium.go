@@ -1,8 +1,11 @@
-package engine
+package presets
 
 import (
 	"encoding/json"
 	"fmt"
+
+	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/internal/words"
 )
 
 // MediumSuffix ends the name of a paper preset's medium-budget form: the smallest budget at which
@@ -32,15 +35,15 @@ const (
 // medium cuts a spec to a medium budget: train/test examples kept (0: all), rounds, local epochs,
 // mediumSeeds, and evaluation every `every` rounds (after the last round only when every <= 0). Its
 // Budget sentence states the cut and the paper's budget.
-func medium(s *Spec, train, test, rounds, epochs, every int) *Spec {
-	return cutBudget(s, "medium", MediumSuffix, train, test, rounds, epochs, mediumSeeds, every, thousands)
+func medium(s *engine.Spec, train, test, rounds, epochs, every int) *engine.Spec {
+	return cutBudget(s, "medium", MediumSuffix, train, test, rounds, epochs, mediumSeeds, every, words.Thousands)
 }
 
 // mediumOzer is the medium budget of an Ozer et al. (2022) preset (both modes): 10 clients run every
 // row at mediumC10Rounds x mediumC10Epochs; 100 clients run FED, FEDAVG and the FVBWA rows (Table 4's
 // weighting) at mediumC100Rounds x mediumC100Epochs, evaluated every 10 rounds.
-func mediumOzer(clients int) func(*Spec) *Spec {
-	return func(s *Spec) *Spec {
+func mediumOzer(clients int) func(*engine.Spec) *engine.Spec {
+	return func(s *engine.Spec) *engine.Spec {
 		if clients == 100 {
 			return fvbwaRowsOnly(medium(s, 0, 0, mediumC100Rounds, mediumC100Epochs, 10))
 		}
@@ -50,7 +53,7 @@ func mediumOzer(clients int) func(*Spec) *Spec {
 
 // mediumJamoussi is the medium budget of the Jamoussi et al. presets (both modes): Ozer et al.'s
 // 10-client medium budget, which the paper's unstated budget borrows at full size too.
-func mediumJamoussi(s *Spec) *Spec {
+func mediumJamoussi(s *engine.Spec) *engine.Spec {
 	return medium(s, 0, 0, mediumC10Rounds, mediumC10Epochs, 5)
 }
 
@@ -58,8 +61,8 @@ func mediumJamoussi(s *Spec) *Spec {
 // hidden) instead of ResNet-20 as at the reduced budget, on 12,000 training and all 10,000 test
 // examples, IID and 2-class partitions, T=20 (E=1) or T=8 (E=5), learning rate lr decaying after
 // round T/2.
-func mediumFischer(epochs int, lr float64) func(*Spec) *Spec {
-	return func(s *Spec) *Spec {
+func mediumFischer(epochs int, lr float64) func(*engine.Spec) *engine.Spec {
+	return func(s *engine.Spec) *engine.Spec {
 		rounds := 20
 		if epochs == 5 {
 			rounds = 8
@@ -81,7 +84,7 @@ const (
 // mediumFischerPrior is the medium budget of Fischer et al. (2024)'s Table 5 preset: mediumFischer
 // at E = 1 and the paper's learning rate, with the prior swept over fixed and previous-global, so that
 // the finding compares the two priors at one learning rate, paired by seed.
-func mediumFischerPrior(s *Spec) *Spec {
+func mediumFischerPrior(s *engine.Spec) *engine.Spec {
 	r := mediumFischer(1, mediumFischerPriorLR)(s)
 	r.Sweep = map[string][]json.RawMessage{"training.prior": {json.RawMessage(`"fixed"`), json.RawMessage(`"previous-global"`)}}
 	r.Budget += "; the fixed prior beside the previous global posterior"
@@ -91,22 +94,24 @@ func mediumFischerPrior(s *Spec) *Spec {
 // mediumFischerDWC is the medium budget of Fischer et al. (2024)'s Table 4: one round of 40 local
 // epochs of the Flipout MLP on 12,000 training examples, pre-training of at most 40 epochs, IID and
 // 2-class partitions.
-func mediumFischerDWC(s *Spec) *Spec { return dwcCut(medium(s, 12000, 0, 1, 40, 0), s, 40) }
+func mediumFischerDWC(s *engine.Spec) *engine.Spec {
+	return dwcCut(medium(s, 12000, 0, 1, 40, 0), s, 40)
+}
 
 // addMedium registers base+MediumSuffix, cut from base's full spec (addCut).
-func addMedium(base string, cut func(*Spec) *Spec) {
+func addMedium(base string, cut func(*engine.Spec) *engine.Spec) {
 	addCut(base, MediumSuffix, fmt.Sprintf("%s at the medium budget", base), cut)
 }
 
 // addCut registers base+suffix, described by about, cut from base's full spec when it is built (so
 // the order of the package's init functions does not matter).
-func addCut(base, suffix, about string, cut func(*Spec) *Spec) {
+func addCut(base, suffix, about string, cut func(*engine.Spec) *engine.Spec) {
 	presets[base+suffix] = preset{
 		about: about,
-		full: func() *Spec {
+		full: func() *engine.Spec {
 			p, ok := presets[base]
 			if !ok {
-				panic("engine: preset " + base + suffix + " cut from unknown preset " + base) // a programming error, caught by TestPresets
+				panic("presets: preset " + base + suffix + " cut from unknown preset " + base) // a programming error, caught by TestPresets
 			}
 			return cut(p.full())
 		},
