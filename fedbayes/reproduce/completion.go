@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -171,24 +173,16 @@ func (w wallTime) String() string {
 		return "no runs yet"
 	}
 	s := fmt.Sprintf("%s over %d %s: %s recorded in their %d timed %s (training, aggregation and evaluation)",
-		hours(w.total()), w.Runs, plural(w.Runs, "run"), hours(w.Recorded), w.TimedRounds, plural(w.TimedRounds, "round"))
+		hours(w.total()), w.Runs, words.Plural(w.Runs, "run"), hours(w.Recorded), w.TimedRounds, words.Plural(w.TimedRounds, "round"))
 	if w.Untimed > 0 {
 		s += fmt.Sprintf(", plus %s estimated for the %d %s that were not evaluated and so not timed "+
-			"(their training and aggregation at the mean of the same run's timed rounds)", hours(w.Estimated), w.Untimed, plural(w.Untimed, "round"))
+			"(their training and aggregation at the mean of the same run's timed rounds)", hours(w.Estimated), w.Untimed, words.Plural(w.Untimed, "round"))
 	}
 	if e := w.elapsed(); w.total()-e >= 60 {
 		s += fmt.Sprintf("; runs went at the same time, so %s elapsed (each run placed just before it finished and not before "+
 			"it started, time shared by runs counted once)", hours(e))
 	}
 	return s
-}
-
-// plural is word, with an "s" unless n is 1.
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // hours prints seconds as "1.25 h" (or "42 min" under an hour).

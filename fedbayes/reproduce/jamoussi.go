@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
@@ -205,7 +207,7 @@ func jamoussiFindings(rs runSet) []Finding {
 		f.decide(c.checks(), "worst-10% accuracy at n = 1 → n = 3: "+strings.Join(ev, "; "))
 		jamoussiFrozen(&f, rs, posteriorsDidNotLearn)
 		f.explain(fmt.Sprintf("the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10%% is one client, "+
-			"a noisy statistic over %d %s.", seeds, plural(seeds, "seed")))
+			"a noisy statistic over %d %s.", seeds, words.Plural(seeds, "seed")))
 		out = append(out, f)
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -245,7 +247,7 @@ func ozerBFLPTable4(b Budget, set string, rs runSet) (Finding, bool) {
 			"disagreement (EAA's clamped sums lift log σ² above the clamp, where the gradient and the KL move it; PPA adds the "+
 			"spread of the client means), and this budget gives them %d rounds of %d local %s against the paper's %d of %d "+
 			"(single runs at the paper's budget: docs/reproduction/budgets.md, Paper-budget spot checks)",
-			model.Rounds, model.Epochs, plural(model.Epochs, "epoch"), paper.Rounds, paper.Epochs))
+			model.Rounds, model.Epochs, words.Plural(model.Epochs, "epoch"), paper.Rounds, paper.Epochs))
 	}
 	if slices.Contains(missed, "GAA") || slices.Contains(missed, "CF") {
 		why = append(why, "GAA's and CF's frozen spreads depend on the partition's client sizes, which the paper does not give")

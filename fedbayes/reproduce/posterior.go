@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -45,7 +47,7 @@ func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
 	}
 	same := fmt.Sprintf("%s and %s end at the same learned spread (%s and %s, within %.0e of each other in every one of %d %s), "+
 		"which two different averages of the clients' variances give only when the clients' variances are equal",
-		a, b, ra.summary(results.Spread).format(1, 4), rb.summary(results.Spread).format(1, 4), math.Max(worst, 1e-12), n, plural(n, "seed"))
+		a, b, ra.summary(results.Spread).format(1, 4), rb.summary(results.Spread).format(1, 4), math.Max(worst, 1e-12), n, words.Plural(n, "seed"))
 	return true, coincideReason(append(ra, rb...)) + ": " + same
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -159,7 +161,7 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 		sort.Strings(names)
 		notes = append(notes, fmt.Sprintf("left out %d %s of %s kept in the records: not runs of the preset as it stands (%s); "+
 			"they are not restored, so the preset runs them again and the new records replace them: %s",
-			len(names), plural(len(names), "record"), name, why, strings.Join(names, ", ")))
+			len(names), words.Plural(len(names), "record"), name, why, strings.Join(names, ", ")))
 	}
 	sort.Strings(notes)
 	return keep, notes, nil

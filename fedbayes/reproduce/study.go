@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/progress"
@@ -309,13 +311,13 @@ func loadRuns(dir string, p *Paper, b Budget) (map[string][]results.Run, []resul
 	for key, dirs := range refused {
 		name, why, _ := strings.Cut(key, "\x00")
 		sort.Strings(dirs)
-		notes = append(notes, fmt.Sprintf("left out %d %s of %s: %s: %s", len(dirs), plural(len(dirs), "run"), name, why, strings.Join(dirs, ", ")))
+		notes = append(notes, fmt.Sprintf("left out %d %s of %s: %s: %s", len(dirs), words.Plural(len(dirs), "run"), name, why, strings.Join(dirs, ", ")))
 	}
 	for name, dirs := range dirty {
 		sort.Strings(dirs)
 		notes = append(notes, fmt.Sprintf("left out %d %s of %s computed by a binary built from a modified tree (git_dirty in run.json: "+
 			"their code is not the commit they name, so they cannot be reproduced from it): %s; run them again from a clean tree",
-			len(dirs), plural(len(dirs), "run"), name, strings.Join(dirs, ", ")))
+			len(dirs), words.Plural(len(dirs), "run"), name, strings.Join(dirs, ", ")))
 	}
 	for name, n := range formerRuns {
 		notes = append(notes, fmt.Sprintf("left out %d runs of %s by the former one-round runner (settings %s-hH-METHOD): "+

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/words"
+
 	"fedbayes.dev/fedbayes/stats"
 )
 
@@ -125,7 +127,7 @@ func tally(checks []check) string {
 	for _, c := range checks {
 		n[c.outcome]++
 	}
-	return fmt.Sprintf("%d of %d %s agree, %d %s, %d not decisive", n[agrees], len(checks), plural(len(checks), "check"),
+	return fmt.Sprintf("%d of %d %s agree, %d %s, %d not decisive", n[agrees], len(checks), words.Plural(len(checks), "check"),
 		n[contradicts], map[bool]string{true: "contradicts", false: "contradict"}[n[contradicts] == 1], n[undecided])
 }
 
