@@ -21,10 +21,11 @@ type Teacher struct {
 // DistillConfig configures Distill. Zero values take the documented defaults.
 type DistillConfig struct {
 	// Optimizer is "adam" (default; Hasan (2023), Tables B.2-B.4) or "sgd" (with Momentum).
+	// FedBEConfig's default is SGD with DefaultMomentum instead.
 	Optimizer string `json:"optimizer,omitempty"`
 	// LearningRate is the (peak) step size (default 1e-3).
 	LearningRate float64 `json:"learning_rate,omitempty"`
-	// Momentum is SGD's momentum (default 0.9).
+	// Momentum is SGD's momentum in [0, 1); 0 means none, as in LocalConfig.
 	Momentum float64 `json:"momentum,omitempty"`
 	// Epochs is the number of passes over the server set (default 20).
 	Epochs int `json:"epochs,omitempty"`
@@ -48,9 +49,6 @@ func (c DistillConfig) WithDefaults() DistillConfig {
 	}
 	if c.LearningRate == 0 {
 		c.LearningRate = 1e-3
-	}
-	if c.Momentum == 0 && c.Optimizer == "sgd" {
-		c.Momentum = 0.9
 	}
 	if c.Epochs == 0 {
 		c.Epochs = 20
@@ -114,14 +112,9 @@ func Distill(student *models.Model, x []float32, teachers []Teacher, cfg Distill
 		}
 		sets[k] = d
 	}
-	var oc models.OptimizerConfig
-	switch cfg.Optimizer {
-	case "adam":
-		oc = models.OptimizerConfig{Kind: models.Adam, LearningRate: cfg.LearningRate}
-	case "sgd":
-		oc = models.OptimizerConfig{Kind: models.SGD, LearningRate: cfg.LearningRate, Momentum: cfg.Momentum}
-	default:
-		return fmt.Errorf("predictive: distill optimizer %q; want \"adam\" or \"sgd\"", cfg.Optimizer)
+	oc, err := optimizerConfig("DistillConfig", cfg.Optimizer, cfg.LearningRate, cfg.Momentum)
+	if err != nil {
+		return err
 	}
 	tr, err := student.NewTrainer(oc)
 	if err != nil {

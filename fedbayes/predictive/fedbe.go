@@ -19,8 +19,8 @@ type FedBEConfig struct {
 	// Samples is M, the number of sampled global models (default 10, Hasan (2023), App. B.2); the
 	// teachers are these, the K clients and their weighted mean.
 	Samples int `json:"samples,omitempty"`
-	// Distill is the server's distillation; default SGD with momentum, learning rate 0.01, and SWA
-	// over 4 cycles (Chen & Chao: momentum SGD, cyclical learning rate, averaging at cycle ends).
+	// Distill is the server's distillation; default SGD with DefaultMomentum (where the optimizer is
+	// left out), learning rate 0.01, and SWA over 4 cycles (Chen & Chao: momentum SGD, cyclical learning rate, averaging at cycle ends).
 	Distill DistillConfig `json:"distill"`
 	// Seed fixes the sampled global models and, with the round, the client and distillation order.
 	Seed int64 `json:"seed,omitempty"`
@@ -39,6 +39,9 @@ func (c FedBEConfig) WithDefaults() FedBEConfig {
 	}
 	if c.Distill.Optimizer == "" {
 		c.Distill.Optimizer = "sgd"
+		if c.Distill.Momentum == 0 {
+			c.Distill.Momentum = DefaultMomentum
+		}
 		if c.Distill.LearningRate == 0 {
 			c.Distill.LearningRate = 0.01
 		}

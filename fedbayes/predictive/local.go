@@ -8,14 +8,22 @@ import (
 	"fedbayes.dev/fedbayes/models"
 )
 
+// DefaultMomentum is the momentum that the default optimizer of local training and of FedBE's
+// distillation brings: SGD with momentum 0.9 (Hasan (2023), App. B.2; Chen & Chao, Sec. 5).
+const DefaultMomentum = 0.9
+
 // LocalConfig is the clients' ordinary (optimisation) training of the non-sampling methods:
 // FedAvg, OneshotFL and FedBE (Hasan (2023), Sec. 3.3.4: SGD with momentum or Adam).
+//
+// A momentum of 0 means none, as in engine.TrainingSpec and models.OptimizerConfig: a config that
+// names its optimizer gets exactly the momentum it gives. Only a config that leaves the optimizer
+// out takes the default optimizer as a whole, SGD with DefaultMomentum.
 type LocalConfig struct {
-	// Optimizer is "sgd" (default; with Momentum) or "adam".
+	// Optimizer is "sgd" or "adam"; empty: SGD with DefaultMomentum (unless Momentum is given).
 	Optimizer string `json:"optimizer,omitempty"`
 	// LearningRate is the step size (default 0.01, Table B.3 for h > 0).
 	LearningRate float64 `json:"learning_rate,omitempty"`
-	// Momentum is SGD's momentum (default 0.9, App. B.2).
+	// Momentum is SGD's momentum in [0, 1) (0: none; see Optimizer for the default optimizer's).
 	Momentum float64 `json:"momentum,omitempty"`
 	// Epochs is the number of passes over the largest client (default 10).
 	Epochs int `json:"epochs,omitempty"`
@@ -25,16 +33,17 @@ type LocalConfig struct {
 	Seed int64 `json:"seed,omitempty"`
 }
 
-// WithDefaults fills zero fields with their defaults.
+// WithDefaults fills zero fields with their defaults: an empty Optimizer becomes SGD with
+// DefaultMomentum where Momentum is 0; a named optimizer keeps the momentum given.
 func (c LocalConfig) WithDefaults() LocalConfig {
 	if c.Optimizer == "" {
 		c.Optimizer = "sgd"
+		if c.Momentum == 0 {
+			c.Momentum = DefaultMomentum
+		}
 	}
 	if c.LearningRate == 0 {
 		c.LearningRate = 0.01
-	}
-	if c.Momentum == 0 && c.Optimizer == "sgd" {
-		c.Momentum = 0.9
 	}
 	if c.Epochs == 0 {
 		c.Epochs = 10
@@ -47,13 +56,26 @@ func (c LocalConfig) WithDefaults() LocalConfig {
 
 // optimizer returns the models optimizer configuration.
 func (c LocalConfig) optimizer() (models.OptimizerConfig, error) {
-	switch c.Optimizer {
-	case "sgd":
-		return models.OptimizerConfig{Kind: models.SGD, LearningRate: c.LearningRate, Momentum: c.Momentum}, nil
-	case "adam":
-		return models.OptimizerConfig{Kind: models.Adam, LearningRate: c.LearningRate}, nil
+	return optimizerConfig("LocalConfig", c.Optimizer, c.LearningRate, c.Momentum)
+}
+
+// optimizerConfig is the models.OptimizerConfig of an optimizer named in a LocalConfig or a
+// DistillConfig (what): "sgd" with its momentum in [0, 1) as given, or "adam", which takes no
+// momentum.
+func optimizerConfig(what, kind string, lr, momentum float64) (models.OptimizerConfig, error) {
+	if !(momentum >= 0 && momentum < 1) {
+		return models.OptimizerConfig{}, fmt.Errorf("predictive: %s: momentum %v; want in [0, 1)", what, momentum)
 	}
-	return models.OptimizerConfig{}, fmt.Errorf("predictive: optimizer %q; want \"sgd\" or \"adam\"", c.Optimizer)
+	switch kind {
+	case "sgd":
+		return models.OptimizerConfig{Kind: models.SGD, LearningRate: lr, Momentum: momentum}, nil
+	case "adam":
+		if momentum != 0 {
+			return models.OptimizerConfig{}, fmt.Errorf("predictive: %s: momentum %v set, but the optimizer is adam; momentum applies to sgd", what, momentum)
+		}
+		return models.OptimizerConfig{Kind: models.Adam, LearningRate: lr}, nil
+	}
+	return models.OptimizerConfig{}, fmt.Errorf("predictive: %s: optimizer %q; want \"sgd\" or \"adam\"", what, kind)
 }
 
 // TrainClients trains the K clients of m, client k on clients[k], for cfg.Epochs passes, and returns

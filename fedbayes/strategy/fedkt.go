@@ -32,7 +32,8 @@ type FedKT struct {
 
 // FedKTOptions are FedKT's options, the spec's aggregation.options of fedkt: students s (0: 2),
 // teachers t per student (0: 5), plain_vote, the teachers' local training (local; zero: the
-// clients' training, Settings.Local) and the students' distillation (distill; zero fields:
+// clients' training, Settings.Local, whose optimizer is named, so its momentum 0 means none as in
+// the engine's training section) and the students' distillation (distill; zero fields:
 // predictive's defaults). The seed is derived per round.
 type FedKTOptions = predictive.FedKTConfig
 
@@ -49,6 +50,9 @@ func newFedKT(s Settings) (*FedKT, error) {
 	}
 	if k.Local.Epochs < 0 || k.Local.BatchSize < 0 || k.Local.LearningRate < 0 {
 		return nil, &FieldError{Field: OptionsField + ".local", Problem: "epochs, batch_size and learning_rate must be >= 0 (0 takes the default)"}
+	}
+	if m := k.Local.Momentum; !(m >= 0 && m < 1) {
+		return nil, &FieldError{Field: OptionsField + ".local.momentum", Problem: fmt.Sprintf("%v; must be in [0, 1) (0: none)", m)}
 	}
 	if o := k.Local.Optimizer; o != "" && o != "sgd" && o != "adam" {
 		return nil, notOneOf(OptionsField+".local.optimizer", o, []string{"sgd", "adam"})
