@@ -7,6 +7,9 @@
 // The clients active in a round train together in one compiled computation (models with a client axis
 // K), each with its own number of steps per epoch; Spec.Training.Mode "sequential" trains one client at
 // a time instead, the reference that gives the same global model. See docs/engine.md.
+//
+// The engine holds the round loop, the spec and its validation. The named experiments (every paper's
+// setting and its reduced and medium cuts) are specs in package presets, which imports engine.
 package engine
 
 import (

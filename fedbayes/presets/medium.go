@@ -23,7 +23,7 @@ const (
 	// mediumC10Rounds and mediumC10Epochs: 10 clients, all 60,000 training examples. Measured before
 	// choosing (ozer2022-fmnist-c10-iid's FVBWA-GAA row, seed 0, E = 1, evaluated every round): test
 	// accuracy 72.3, 77.1, 80.0, 81.3, 82.5, 83.0, 83.6, 84.1, 84.8 and 85.0 % after rounds 1-10, so
-	// T = 10 is the first to reach 85 % (see docs/reproduction-budgets.md).
+	// T = 10 is the first to reach 85 % (see docs/reproduction/budgets.md).
 	mediumC10Rounds, mediumC10Epochs = 10, 1
 	// mediumC100Rounds and mediumC100Epochs: 100 clients, 10 active a round: the paper's E = 10 local
 	// epochs (so each round trains as many examples as a 10-client round at E = 1) and a tenth of its
