@@ -130,6 +130,18 @@ func TestSpeedCheckTrains(t *testing.T) {
 	}
 }
 
+// TestSpeedCheckRefusesNegativeSteps: a negative step count is refused before anything is built.
+func TestSpeedCheckRefusesNegativeSteps(t *testing.T) {
+	be, err := backend.New(backend.PureGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	if _, err := SpeedCheck(be, -1); err == nil || !strings.Contains(err.Error(), "-1 steps") {
+		t.Errorf("SpeedCheck(-1): error %v; want one naming the -1 steps", err)
+	}
+}
+
 func TestWriteAndFailed(t *testing.T) {
 	required := Check{Name: "b", Detail: "gone", Fix: "make b"}
 	optional := Check{Name: "c", Optional: true, Detail: "absent", Fix: "maybe c"}

@@ -44,6 +44,9 @@ func (s Speed) String() string {
 func SpeedCheck(be backends.Backend, steps int) (Speed, error) {
 	const batch = 32
 	s := Speed{Steps: steps, Batch: batch}
+	if steps < 0 {
+		return s, fmt.Errorf("doctor: SpeedCheck: %d steps; want at least 0", steps)
+	}
 	start := time.Now()
 	m, err := models.NewWithBackend(be, models.Config{Arch: models.ArchLeNet, InputShape: []int{28, 28, 1},
 		NumClasses: 10, Kind: models.Bayesian, BayesianLayers: 3, Seed: 1})
