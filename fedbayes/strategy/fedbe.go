@@ -26,8 +26,9 @@ type FedBEOptions struct {
 	// Alpha is the Dirichlet concentration of fedbe-dirichlet (0: 1).
 	Alpha float64 `json:"alpha,omitempty"`
 	// Distill is the distillation on the server set (zero fields: predictive.FedBEConfig's
-	// defaults, momentum SGD, learning rate 0.01, 20 epochs, batch 100, SWA over 4 cycles;
-	// fedbe-gaussian-no-swa uses one cycle).
+	// defaults, SGD with momentum 0.9 where the optimizer is left out, learning rate 0.01, 20
+	// epochs, batch 100, SWA over 4 cycles; fedbe-gaussian-no-swa uses one cycle). A named
+	// optimizer takes the momentum given: 0 means none.
 	Distill predictive.DistillConfig `json:"distill,omitzero"`
 }
 
