@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -129,7 +130,7 @@ func jsonFields(t reflect.Type, fields map[string]reflect.Type, names *[]string)
 }
 
 // checkDistill checks a distillation's options at path (e.g. "aggregation.options.distill"): a known
-// optimizer and no negative sizes (0 takes the default). SWA cycles against epochs are checked
+// optimizer, no negative sizes (0 takes the default) and a momentum in [0, 1) that only SGD takes. SWA cycles against epochs are checked
 // after the strategy's defaults (checkSWA).
 func checkDistill(path string, d predictive.DistillConfig) error {
 	if d.Optimizer != "" && d.Optimizer != "sgd" && d.Optimizer != "adam" {
@@ -137,6 +138,12 @@ func checkDistill(path string, d predictive.DistillConfig) error {
 	}
 	if d.Epochs < 0 || d.BatchSize < 0 || d.LearningRate < 0 || d.SWACycles < 0 {
 		return &FieldError{Field: path, Problem: "epochs, batch_size, learning_rate and swa_cycles must be >= 0 (0 takes the default)"}
+	}
+	if d.Momentum < 0 || d.Momentum >= 1 {
+		return &FieldError{Field: path + ".momentum", Problem: fmt.Sprintf("%v; must be in [0, 1) (0: none)", d.Momentum)}
+	}
+	if d.Momentum != 0 && d.Optimizer == "adam" {
+		return &FieldError{Field: path + ".momentum", Problem: fmt.Sprintf("%v with optimizer adam; momentum is SGD's", d.Momentum)}
 	}
 	return nil
 }
