@@ -46,3 +46,55 @@ func TestParseMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectMethodsLiteral: SelectMethods keeps, in the spec's order and with their labels, the
+// variants whose strategy (their aggregation.rule, else the spec's) is one of the methods asked for by
+// registry or former name, and refuses a method no variant runs, a spec without variants and a
+// variant whose rule is not a string. (Package presets checks it on Hasan's digits-fast preset.)
+func TestSelectMethodsLiteral(t *testing.T) {
+	spec := func() *Spec {
+		return &Spec{Name: "m", Aggregation: AggregationSpec{Rule: "FedAvg"}, Variants: []Variant{
+			variant("base"), // the spec's rule: FedAvg
+			variant("fedbe", "aggregation.rule", "fedbe-gaussian"),
+			variant("oneshot", "aggregation.rule", "oneshotfl"),
+			variant("bcm", "aggregation.rule", "bcm"),
+		}}
+	}
+	for _, tc := range []struct {
+		name    string
+		methods []string
+		modify  func(*Spec)
+		want    []string
+		err     string
+	}{
+		{"registry and former names", []string{"bcm", "fedbe", "FedAvg"}, nil, []string{"base", "fedbe", "bcm"}, ""},
+		{"one method", []string{"oneshot"}, nil, []string{"oneshot"}, ""},
+		{"a method no variant runs", []string{"mixture"}, nil, nil, `runs no method "mixture"`},
+		{"no variants", []string{"fedavg"}, func(s *Spec) { s.Variants = nil }, nil, "no variants"},
+		{"a rule that is no string", []string{"fedavg"}, func(s *Spec) { s.Variants[1].Set["aggregation.rule"] = raw(3) }, nil, `variant "fedbe": aggregation.rule`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec()
+			if tc.modify != nil {
+				tc.modify(s)
+			}
+			err := SelectMethods(s, tc.methods)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var labels []string
+			for _, v := range s.Variants {
+				labels = append(labels, v.Label)
+			}
+			if !slices.Equal(labels, tc.want) {
+				t.Errorf("variants %v, want %v", labels, tc.want)
+			}
+		})
+	}
+}
