@@ -7,6 +7,10 @@ import (
 	"fedbayes.dev/fedbayes/models"
 )
 
+// BABFLSuffix ends the name of a Jamoussi et al. (BA-BFL) preset run in BA-BFL mode (model.compat
+// "ba-bfl").
+const BABFLSuffix = "-babfl"
+
 // jamoussi is the setting of Jamoussi et al. (BA-BFL), Sec. 5: 10 clients, all active, Dirichlet label
 // skew, train-size weights, N(0, I) prior, a network of two convolutions and three dense layers
 // (LeNet) of which the last n = 0..3 are Bayesian; FedAvg (n = 0) against AALV, EAA, GAA, RKLB and WB;

@@ -9,6 +9,9 @@ import (
 	"fedbayes.dev/fedbayes/models"
 )
 
+// BFLPSuffix ends the name of an Ozer et al. (2022) preset run in BFL-P mode (model.compat "bfl-p").
+const BFLPSuffix = "-bflp"
+
 // bflp switches an Ozer et al. (2022) spec to the behaviour of their public code, BFL-P
 // (model.compat "bfl-p": models.CompatBFLP and aggregate.Options.BFLP), deterministic variants included
 // (PyTorch's initialisation).

@@ -21,13 +21,6 @@ type preset struct {
 // ReducedSuffix ends the name of a preset's reduced-budget form.
 const ReducedSuffix = "-reduced"
 
-// BFLPSuffix ends the name of an Ozer et al. (2022) preset run in BFL-P mode (model.compat "bfl-p").
-const BFLPSuffix = "-bflp"
-
-// BABFLSuffix ends the name of a Jamoussi et al. (BA-BFL) preset run in BA-BFL mode (model.compat
-// "ba-bfl").
-const BABFLSuffix = "-babfl"
-
 // raw marshals a constant value for a sweep or variant.
 func raw(v any) json.RawMessage {
 	b, err := json.Marshal(v)
