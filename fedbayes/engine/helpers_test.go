@@ -68,12 +68,11 @@ func raws(values ...any) []json.RawMessage {
 	return out
 }
 
-// variant builds a Variant from alternating JSON paths and values (as package presets writes its
-// variants).
+// variant is NewVariant for the tests' constant paths and values.
 func variant(label string, pathValues ...any) Variant {
-	v := Variant{Label: label, Set: map[string]json.RawMessage{}}
-	for i := 0; i+1 < len(pathValues); i += 2 {
-		v.Set[pathValues[i].(string)] = raw(pathValues[i+1])
+	v, err := NewVariant(label, pathValues...)
+	if err != nil {
+		panic(err) // constants only
 	}
 	return v
 }

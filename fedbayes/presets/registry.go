@@ -39,11 +39,12 @@ func raws(values ...any) []json.RawMessage {
 	return out
 }
 
-// variant builds a Variant from alternating JSON paths and values.
+// variant builds a Variant from alternating JSON paths and values (engine.NewVariant); the presets
+// give constants, so an error is a bug in this package.
 func variant(label string, pathValues ...any) engine.Variant {
-	v := engine.Variant{Label: label, Set: map[string]json.RawMessage{}}
-	for i := 0; i+1 < len(pathValues); i += 2 {
-		v.Set[pathValues[i].(string)] = raw(pathValues[i+1])
+	v, err := engine.NewVariant(label, pathValues...)
+	if err != nil {
+		panic(err) // constants only
 	}
 	return v
 }
