@@ -48,8 +48,9 @@ func SpeedCheck(be backends.Backend, steps int) (Speed, error) {
 		return s, fmt.Errorf("doctor: SpeedCheck: %d steps; want at least 0", steps)
 	}
 	start := time.Now()
-	m, err := models.NewWithBackend(be, models.Config{Arch: models.ArchLeNet, InputShape: []int{28, 28, 1},
-		NumClasses: 10, Kind: models.Bayesian, BayesianLayers: 3, Seed: 1})
+	m, err := models.NewWithBackend(be, models.Config{
+		Options:    models.Options{Arch: models.ArchLeNet, Kind: models.Bayesian, BayesianLayers: 3},
+		InputShape: []int{28, 28, 1}, NumClasses: 10, Seed: 1})
 	if err != nil {
 		return s, err
 	}

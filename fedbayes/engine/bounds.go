@@ -134,7 +134,7 @@ func memoryParts(c *Spec) (model, act, pred float64) {
 	}
 	var widths []int
 	switch c.Model.Arch {
-	case string(models.ArchMLP), "":
+	case models.ArchMLP, "":
 		widths = c.Model.Hidden
 		if widths == nil {
 			widths = []int{100}
@@ -152,7 +152,7 @@ func memoryParts(c *Spec) (model, act, pred float64) {
 		widest = math.Max(widest, in)
 	}
 	perWeight := 1.0
-	if c.Model.Kind == "" || c.Model.Kind == string(models.Bayesian) {
+	if c.Model.Kind == "" || c.Model.Kind == models.Bayesian {
 		perWeight = 2 // mean and log-variance
 	}
 	clients := float64(c.Partition.Clients)
@@ -183,7 +183,7 @@ func checkMemory(c *Spec) error {
 	if need := model + act + pred; need > total {
 		// Name the field behind the largest part.
 		path := "model.dense_widths"
-		if c.Model.Arch == string(models.ArchMLP) || c.Model.Arch == "" {
+		if c.Model.Arch == models.ArchMLP || c.Model.Arch == "" {
 			path = "model.hidden"
 		}
 		if act > model && act > pred {

@@ -21,36 +21,24 @@ func globalConfig(s *Spec, p *problem, seed int64) models.Config {
 
 // modelConfig is the models.Config of a spec for K clients with a given seed.
 func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
-	m := s.Model
 	cfg := models.Config{
-		Arch:           models.Arch(m.Arch),
+		Options:        s.Model,
 		InputShape:     p.train.Shape,
 		NumClasses:     p.numClasses,
-		Hidden:         m.Hidden,
-		ConvChannels:   m.ConvChannels,
-		DenseWidths:    m.DenseWidths,
-		Kind:           models.Kind(m.Kind),
-		BayesianLayers: m.BayesianLayers,
-		Estimator:      models.Estimator(m.Estimator),
-		VarParam:       models.VarParam(m.VarParam),
-		PriorStd:       m.PriorStd,
 		PriorVariables: s.Training.Prior == "previous-global",
-		InitLogVar:     m.InitLogVar,
-		KLWeight:       m.KLWeight,
-		DropoutRate:    m.DropoutRate,
-		Compat:         compatOf(m),
 		Clients:        k,
 		Seed:           seed,
 	}
+	cfg.Compat = compatOf(s.Model) // "paper" and "none" name the default
 	if p.regression {
-		cfg.Task, cfg.NumClasses, cfg.LearnNoise, cfg.NoiseVar = models.Regression, 0, true, m.NoiseVar
+		cfg.Task, cfg.NumClasses, cfg.LearnNoise = models.Regression, 0, true
 	}
 	return cfg
 }
 
 // compatOf is the model's compatibility mode (validated with the spec).
 func compatOf(m ModelSpec) models.Compat {
-	c, _ := models.ParseCompat(m.Compat)
+	c, _ := models.ParseCompat(string(m.Compat))
 	return c
 }
 

@@ -32,7 +32,7 @@ func validateRegression(c *Spec) error {
 	if c.Partition.SortFeature != "" && c.Partition.Method != "heterogeneity" {
 		return specErr("partition.sort_feature", "set, but partition.method is %s; it applies to heterogeneity", c.Partition.Method)
 	}
-	if c.Model.Arch != string(models.ArchMLP) {
+	if c.Model.Arch != models.ArchMLP {
 		return specErr("model.arch", "%q; a regression dataset (%s) has tabular features: use mlp", c.Model.Arch, c.Dataset.Name)
 	}
 	if !(c.Model.NoiseVar > 0) {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"fedbayes.dev/fedbayes/internal/strictjson"
+	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -111,42 +112,12 @@ type PartitionSpec struct {
 	SortFeature string `json:"sort_feature,omitempty"`
 }
 
-// ModelSpec holds the models.Config fields a user sets (the input shape and classes come from the data,
-// the number of clients and seeds from the engine).
-type ModelSpec struct {
-	// Arch is mlp (default), lenet, cnn3 or resnet20.
-	Arch string `json:"arch,omitempty"`
-	// Kind is bayesian (default), deterministic or mcdropout.
-	Kind string `json:"kind,omitempty"`
-	// Hidden are the MLP's hidden widths (default [100]).
-	Hidden []int `json:"hidden,omitempty"`
-	// ConvChannels are the convolutions' channels (architecture defaults when empty).
-	ConvChannels []int `json:"conv_channels,omitempty"`
-	// DenseWidths are LeNet's dense widths (default [120, 84]).
-	DenseWidths []int `json:"dense_widths,omitempty"`
-	// BayesianLayers makes only the last n weight layers Bayesian (0: all).
-	BayesianLayers int `json:"bayesian_layers,omitempty"`
-	// Estimator is local (default), reparam or flipout.
-	Estimator string `json:"estimator,omitempty"`
-	// VarParam is logvar (default) or softplus.
-	VarParam string `json:"var_param,omitempty"`
-	// PriorStd is the prior's standard deviation (default 1).
-	PriorStd float64 `json:"prior_std,omitempty"`
-	// InitLogVar is the initial log-variance (default models.DefaultInitLogVar, -6: sigma = 0.05).
-	InitLogVar float64 `json:"init_logvar,omitempty"`
-	// KLWeight multiplies the ELBO's KL term (default 1).
-	KLWeight float64 `json:"kl_weight,omitempty"`
-	// DropoutRate is the MC-dropout rate (mcdropout; default 0.2).
-	DropoutRate float64 `json:"dropout_rate,omitempty"`
-	// NoiseVar is the initial variance of a regression model's Gaussian likelihood, learned per
-	// client (models.Config.LearnNoise; default 0.5 on standardised targets, as Hasan's runner).
-	// Regression only.
-	NoiseVar float64 `json:"noise_var,omitempty"`
-	// Compat is "bfl-p" to follow Ozer et al. (2022)'s public code instead of the paper's text, in the
-	// model (models.CompatBFLP) and the aggregation (aggregate.Options.BFLP), or "ba-bfl" for Jamoussi et
-	// al.'s (models.CompatBABFL, aggregate.Options.BABFL); empty follows the text.
-	Compat string `json:"compat,omitempty"`
-}
+// ModelSpec is the spec's "model" object: models.Options, the model options declared once in package
+// models (the input shape and classes come from the data, the number of clients and seeds from the
+// engine). Its defaults here (WithDefaults): arch mlp, kind bayesian, and for a regression dataset
+// noise_var 0.5, the start of a noise variance learned per client (as Hasan's runner); compat also
+// takes "paper" or "none" for the default.
+type ModelSpec = models.Options
 
 // AggregationSpec is how the server combines the clients (fedbayes/aggregate).
 type AggregationSpec struct {

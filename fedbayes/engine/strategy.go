@@ -18,7 +18,7 @@ func strategySettings(s *Spec) strategy.Settings {
 		Population:  a.Population,
 		DWCPolicy:   a.DWCPolicy,
 		Compat:      compatOf(s.Model),
-		Kind:        models.Kind(s.Model.Kind),
+		Kind:        s.Model.Kind,
 		HasServer:   s.Dataset.ServerFraction > 0,
 		Sampling:    t.Sampler != nil,
 		Regression:  data.RegressionSet(s.Dataset.Name),
@@ -61,10 +61,10 @@ func validateSampler(c *Spec) error {
 	if t.Sampler == nil {
 		return nil
 	}
-	if c.Model.Kind != string(models.Deterministic) {
+	if c.Model.Kind != models.Deterministic {
 		return specErr("training.sampler", "samples the parameters of a deterministic network; model.kind is %q", c.Model.Kind)
 	}
-	if c.Model.Arch == string(models.ArchResNet20) {
+	if c.Model.Arch == models.ArchResNet20 {
 		return specErr("training.sampler", "resnet20 keeps batch-norm running statistics, which are not parameters to sample")
 	}
 	if t.Mode == "sequential" {

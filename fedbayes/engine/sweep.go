@@ -216,7 +216,7 @@ func baseLabels(s *Spec) map[string]string {
 	return map[string]string{
 		"dataset":   s.Dataset.Name,
 		"partition": part,
-		"model":     s.Model.Kind + "-" + s.Model.Arch,
+		"model":     string(s.Model.Kind) + "-" + string(s.Model.Arch),
 		"rule":      ruleName,
 		"weighting": s.Aggregation.Weighting,
 	}

@@ -92,10 +92,14 @@ func (s *Spec) WithDefaults() *Spec {
 	if c.Partition.Method == "classes" {
 		defInt(&c.Partition.ClassesPerClient, 2)
 	}
-	def(&c.Model.Arch, string(models.ArchMLP))
-	def(&c.Model.Kind, string(models.Bayesian))
+	if c.Model.Arch == "" {
+		c.Model.Arch = models.ArchMLP
+	}
+	if c.Model.Kind == "" {
+		c.Model.Kind = models.Bayesian
+	}
 	if c.Aggregation.Rule == "" {
-		if c.Model.Kind == string(models.Bayesian) {
+		if c.Model.Kind == models.Bayesian {
 			c.Aggregation.Rule = string(aggregate.GAA)
 		} else {
 			c.Aggregation.Rule = string(aggregate.FedAvg)
@@ -121,7 +125,7 @@ func (s *Spec) WithDefaults() *Spec {
 	defInt(&c.Evaluation.Every, 1)
 	if c.Evaluation.Samples == 0 {
 		c.Evaluation.Samples = 10
-		if c.Model.Kind == string(models.Deterministic) && c.Training.Sampler == nil {
+		if c.Model.Kind == models.Deterministic && c.Training.Sampler == nil {
 			c.Evaluation.Samples = 1 // sampling clients: the networks EP-MCMC draws (default 10)
 		}
 	}
@@ -246,19 +250,19 @@ func validatePartition(c *Spec) error {
 
 func validateModel(c *Spec) error {
 	m := c.Model
-	if err := oneOf("model.arch", m.Arch, archs...); err != nil {
+	if err := oneOf("model.arch", string(m.Arch), archs...); err != nil {
 		return err
 	}
-	if err := oneOf("model.kind", m.Kind, kinds...); err != nil {
+	if err := oneOf("model.kind", string(m.Kind), kinds...); err != nil {
 		return err
 	}
 	if m.Estimator != "" {
-		if err := oneOf("model.estimator", m.Estimator, estimators...); err != nil {
+		if err := oneOf("model.estimator", string(m.Estimator), estimators...); err != nil {
 			return err
 		}
 	}
 	if m.VarParam != "" {
-		if err := oneOf("model.var_param", m.VarParam, varParams...); err != nil {
+		if err := oneOf("model.var_param", string(m.VarParam), varParams...); err != nil {
 			return err
 		}
 	}
@@ -272,7 +276,7 @@ func validateModel(c *Spec) error {
 	if m.BayesianLayers < 0 {
 		return specErr("model.bayesian_layers", "%d; must be >= 0 (0: every weight layer)", m.BayesianLayers)
 	}
-	if m.Kind != string(models.Bayesian) {
+	if m.Kind != models.Bayesian {
 		for path, set := range map[string]bool{
 			"model.bayesian_layers": m.BayesianLayers != 0, "model.estimator": m.Estimator != "",
 			"model.var_param": m.VarParam != "", "model.prior_std": m.PriorStd != 0,
@@ -283,7 +287,7 @@ func validateModel(c *Spec) error {
 			}
 		}
 	}
-	if m.DropoutRate != 0 && m.Kind != string(models.MCDropout) {
+	if m.DropoutRate != 0 && m.Kind != models.MCDropout {
 		return specErr("model.dropout_rate", "set, but model.kind is %q; it applies to mcdropout models", m.Kind)
 	}
 	if !(m.DropoutRate >= 0 && m.DropoutRate < 1) {
@@ -298,9 +302,9 @@ func validateModel(c *Spec) error {
 	if m.InitLogVar != 0 && !(m.InitLogVar >= models.LogVarMin && m.InitLogVar <= models.LogVarMax) {
 		return specErr("model.init_logvar", "%v; must be in [%v, %v]", m.InitLogVar, models.LogVarMin, models.LogVarMax)
 	}
-	if compat, err := models.ParseCompat(m.Compat); err != nil {
+	if compat, err := models.ParseCompat(string(m.Compat)); err != nil {
 		return specErr("model.compat", "unknown mode %q; want \"bfl-p\", \"ba-bfl\" or leave it empty (the paper's text)", m.Compat)
-	} else if compat != models.CompatNone && m.VarParam != "" && m.VarParam != string(models.LogVarParam) {
+	} else if compat != models.CompatNone && m.VarParam != "" && m.VarParam != models.LogVarParam {
 		return specErr("model.compat", "%q needs model.var_param \"logvar\", got %q", m.Compat, m.VarParam)
 	}
 	return nil
@@ -434,7 +438,7 @@ func validateTraining(c *Spec) error {
 	if t.VarianceLR != 0 && t.VarianceOptimizer == "" {
 		return specErr("training.variance_lr", "set without training.variance_optimizer")
 	}
-	if t.Prior == "previous-global" && c.Model.Kind != string(models.Bayesian) {
+	if t.Prior == "previous-global" && c.Model.Kind != models.Bayesian {
 		return specErr("training.prior", "previous-global needs a bayesian model, but model.kind is %q", c.Model.Kind)
 	}
 	if !(t.ProxMu >= 0) || math.IsInf(t.ProxMu, 0) {

@@ -13,8 +13,8 @@ func BenchmarkTrainStep(b *testing.B) {
 		name string
 		cfg  Config
 	}{
-		{"mlp", Config{Arch: ArchMLP, InputShape: []int{784}, NumClasses: 10, Kind: Bayesian}},
-		{"lenet", Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10, Kind: Bayesian, BayesianLayers: 3}},
+		{"mlp", Config{Options: Options{Arch: ArchMLP, Kind: Bayesian}, InputShape: []int{784}, NumClasses: 10}},
+		{"lenet", Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian, BayesianLayers: 3}, InputShape: []int{28, 28, 1}, NumClasses: 10}},
 	} {
 		for _, k := range []int{1, 10} {
 			b.Run(fmt.Sprintf("%s/K=%d", arch.name, k), func(b *testing.B) {

@@ -15,13 +15,13 @@ func TestClientsMatchSeparateModels(t *testing.T) {
 		opt   OptimizerConfig
 		lenet bool // a LeNet on 16x16x2 images: per-client convolutions and their gradients
 	}{
-		{"flipout adam", Config{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, false},
-		{"local sgd", Config{Kind: Bayesian, Estimator: LocalReparam, VarParam: SoftplusParam, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.9, WeightDecay: 1e-3}, false},
-		{"reparam hybrid", Config{Kind: Bayesian, Estimator: Reparam, BayesianLayers: 1, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.5}, false},
-		{"mc dropout", Config{Kind: MCDropout, DropoutRate: 0.3}, OptimizerConfig{Kind: Adam, LearningRate: 0.01, WeightDecay: 1e-2}, false},
-		{"regression", Config{Kind: Bayesian, Task: Regression, LearnNoise: true, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, false},
-		{"lenet bayesian head sgd", Config{Kind: Bayesian, Estimator: LocalReparam, BayesianLayers: 2, InitLogVar: -4}, OptimizerConfig{Kind: SGD, LearningRate: 0.05, Momentum: 0.9}, true},
-		{"lenet flipout adam", Config{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, true},
+		{"flipout adam", Config{Options: Options{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, false},
+		{"local sgd", Config{Options: Options{Kind: Bayesian, Estimator: LocalReparam, VarParam: SoftplusParam, InitLogVar: -4}}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.9, WeightDecay: 1e-3}, false},
+		{"reparam hybrid", Config{Options: Options{Kind: Bayesian, Estimator: Reparam, BayesianLayers: 1, InitLogVar: -4}}, OptimizerConfig{Kind: SGD, LearningRate: 0.1, Momentum: 0.5}, false},
+		{"mc dropout", Config{Options: Options{Kind: MCDropout, DropoutRate: 0.3}}, OptimizerConfig{Kind: Adam, LearningRate: 0.01, WeightDecay: 1e-2}, false},
+		{"regression", Config{Options: Options{Kind: Bayesian, InitLogVar: -4}, Task: Regression, LearnNoise: true}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, false},
+		{"lenet bayesian head sgd", Config{Options: Options{Kind: Bayesian, Estimator: LocalReparam, BayesianLayers: 2, InitLogVar: -4}}, OptimizerConfig{Kind: SGD, LearningRate: 0.05, Momentum: 0.9}, true},
+		{"lenet flipout adam", Config{Options: Options{Kind: Bayesian, Estimator: Flipout, InitLogVar: -4}}, OptimizerConfig{Kind: Adam, LearningRate: 0.01}, true},
 	}
 	for _, tc := range tests {
 		cfg := tc.cfg
@@ -126,8 +126,8 @@ func TestClientsMatchSeparateModels(t *testing.T) {
 // predicts what two one-client LeNets predict.
 func TestConvClientsForward(t *testing.T) {
 	for _, est := range []Estimator{Flipout, LocalReparam, Reparam} {
-		cfg := Config{Arch: ArchLeNet, InputShape: []int{16, 16, 2}, NumClasses: 3, ConvChannels: []int{2, 3}, DenseWidths: []int{4},
-			Kind: Bayesian, Estimator: est, InitLogVar: -3, Clients: 2, Seed: 5}
+		cfg := Config{Options: Options{Arch: ArchLeNet, ConvChannels: []int{2, 3}, DenseWidths: []int{4}, Kind: Bayesian, Estimator: est, InitLogVar: -3}, InputShape: []int{16, 16, 2}, NumClasses: 3,
+			Clients: 2, Seed: 5}
 		multi := newModel(t, cfg)
 		x, _ := synthetic(3, 1, 4, 16*16*2, 2)
 		pm, err := multi.Predict(x, 2)

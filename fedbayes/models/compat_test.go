@@ -27,8 +27,8 @@ func meanStd(xs []float32) (mean, std float64) {
 // zero biases; deterministic layers U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
 func TestBFLPInitialisation(t *testing.T) {
 	// 50 inputs -> 200 hidden (Gaussian), 200 -> 2: 10,000 first-layer weights.
-	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{50}, NumClasses: 2, Hidden: []int{200}, Kind: Bayesian,
-		BayesianLayers: 1, Compat: CompatBFLP, Seed: 1})
+	m := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{200}, Kind: Bayesian, BayesianLayers: 1, Compat: CompatBFLP}, InputShape: []int{50}, NumClasses: 2,
+		Seed: 1})
 	if got := m.Config().InitLogVar; got != BFLPInitLogVar {
 		t.Errorf("default InitLogVar under bfl-p: %v, want %v", got, BFLPInitLogVar)
 	}
@@ -77,8 +77,8 @@ func TestBFLPInitialisation(t *testing.T) {
 // below -8 gets no gradient, so one SGD step moves it by the weight decay alone,
 // lv (1 - lr wd), while one above -8 moves by its gradient too.
 func TestBFLPClampFreezesVariances(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian,
-		Compat: CompatBFLP, Seed: 2, DType: dtypes.Float64}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian, Compat: CompatBFLP}, InputShape: []int{3}, NumClasses: 2,
+		Seed: 2, DType: dtypes.Float64}
 	m := newModel(t, cfg)
 	post, err := m.Posterior()
 	if err != nil {
@@ -145,7 +145,7 @@ func TestBFLPClampFreezesVariances(t *testing.T) {
 
 // TestBFLPConfigErrors checks the compatibility mode's validation.
 func TestBFLPConfigErrors(t *testing.T) {
-	base := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Kind: Bayesian}
+	base := Config{Options: Options{Arch: ArchMLP, Kind: Bayesian}, InputShape: []int{3}, NumClasses: 2}
 	for _, c := range []struct {
 		edit func(*Config)
 		want string
@@ -165,7 +165,7 @@ func TestBFLPConfigErrors(t *testing.T) {
 		}
 	}
 	// BA-BFL's layers are BFL-P's: deterministic biases, log-variances near -9.
-	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian, Compat: CompatBABFL})
+	m := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian, Compat: CompatBABFL}, InputShape: []int{3}, NumClasses: 2})
 	post, err := m.Posterior()
 	if err != nil {
 		t.Fatal(err)

@@ -107,11 +107,58 @@ const (
 	DefaultPredBatch   = 256
 )
 
-// Config describes a model. Zero-valued fields take the documented defaults; New validates the rest
-// and reports the first invalid field by name.
+// Options are the model options a user sets: the architecture, the weights' representation and
+// the Bayesian layers' settings. They are declared once, here, JSON-tagged: an engine spec's "model"
+// object (engine.ModelSpec is this type) decodes into them and Config embeds them. Zero-valued fields
+// take defaults: the ones documented below in a Config (New); an engine spec fills its own first
+// (architecture mlp, kind bayesian, noise_var 0.5 for regression: engine.Spec.WithDefaults).
+type Options struct {
+	// Arch is the architecture: ArchMLP, ArchLeNet, ArchCNN3 or ArchResNet20 (required in a Config).
+	Arch Arch `json:"arch,omitempty"`
+	// Kind is Deterministic (a Config's default), MCDropout or Bayesian.
+	Kind Kind `json:"kind,omitempty"`
+	// Hidden are the hidden widths of ArchMLP. nil means [100] (Hasan (2023)); an empty non-nil slice
+	// means no hidden layer (a linear model).
+	Hidden []int `json:"hidden,omitempty"`
+	// ConvChannels are the output channels of the convolutions: ArchLeNet default [6, 16], ArchCNN3
+	// default [32, 64, 128], ArchResNet20 default [16, 32, 64] (the three stages).
+	ConvChannels []int `json:"conv_channels,omitempty"`
+	// DenseWidths are ArchLeNet's hidden dense widths, default [120, 84].
+	DenseWidths []int `json:"dense_widths,omitempty"`
+	// BayesianLayers, for Kind == Bayesian: 0 means every weight layer is Bayesian; n > 0 makes only the
+	// last n weight layers (dense or convolution, in forward order) Bayesian and the rest deterministic
+	// (the hybrids of Jamoussi et al. (BA-BFL), Section 5).
+	BayesianLayers int `json:"bayesian_layers,omitempty"`
+	// Estimator of the Bayesian layers: LocalReparam (default), Reparam or Flipout.
+	Estimator Estimator `json:"estimator,omitempty"`
+	// VarParam is LogVarParam (default) or SoftplusParam.
+	VarParam VarParam `json:"var_param,omitempty"`
+	// PriorStd is s of the prior N(0, s^2) on every Gaussian weight (default 1; Fischer et al. (2024) use
+	// 10, i.e. N(0, 100 I)).
+	PriorStd float64 `json:"prior_std,omitempty"`
+	// InitLogVar is the initial log sigma^2 of every Gaussian weight (default DefaultInitLogVar, -6), within
+	// [LogVarMin, LogVarMax].
+	InitLogVar float64 `json:"init_logvar,omitempty"`
+	// KLWeight multiplies the KL term of the ELBO (0 means 1).
+	KLWeight float64 `json:"kl_weight,omitempty"`
+	// DropoutRate is the MC-dropout rate for Kind == MCDropout (default 0.2), in (0, 1).
+	DropoutRate float64 `json:"dropout_rate,omitempty"`
+	// NoiseVar is the (initial) regression noise variance s_n^2 (a Config's default 1). An engine spec
+	// learns it per client (Config.LearnNoise) from this start (default 0.5 on standardised targets,
+	// as Hasan's runner); regression only.
+	NoiseVar float64 `json:"noise_var,omitempty"`
+	// Compat follows a reference implementation instead of the paper's text: CompatNone (default),
+	// CompatBFLP ("bfl-p": the model here and aggregate.Options.BFLP in the aggregation) or CompatBABFL
+	// ("ba-bfl": aggregate.Options.BABFL); see them for every behaviour they change. An engine spec
+	// also accepts "paper" and "none" for the default (ParseCompat).
+	Compat Compat `json:"compat,omitempty"`
+}
+
+// Config describes a model: the user's Options and what the data and the run fix. Zero-valued fields
+// take the documented defaults; New validates the rest and reports the first invalid field by name.
 type Config struct {
-	// Arch is the architecture (required).
-	Arch Arch
+	// Options are the architecture and weight options (embedded: cfg.Arch, cfg.Kind, ...).
+	Options
 	// Task is Classification (default) or Regression.
 	Task Task
 	// InputShape is the shape of one example: [features] for tables, [H, W, C] (channels last) for images.
@@ -119,46 +166,13 @@ type Config struct {
 	InputShape []int
 	// NumClasses is the number of classes (classification; at least 2).
 	NumClasses int
-	// Hidden are the hidden widths of ArchMLP. nil means [100] (Hasan (2023)); an empty non-nil slice
-	// means no hidden layer (a linear model).
-	Hidden []int
-	// ConvChannels are the output channels of the convolutions: ArchLeNet default [6, 16], ArchCNN3
-	// default [32, 64, 128], ArchResNet20 default [16, 32, 64] (the three stages).
-	ConvChannels []int
-	// DenseWidths are ArchLeNet's hidden dense widths, default [120, 84].
-	DenseWidths []int
-
-	// Kind is Deterministic (default), MCDropout or Bayesian.
-	Kind Kind
-	// BayesianLayers, for Kind == Bayesian: 0 means every weight layer is Bayesian; n > 0 makes only the
-	// last n weight layers (dense or convolution, in forward order) Bayesian and the rest deterministic
-	// (the hybrids of Jamoussi et al. (BA-BFL), Section 5).
-	BayesianLayers int
-	// Estimator of the Bayesian layers: LocalReparam (default), Reparam or Flipout.
-	Estimator Estimator
-	// VarParam is LogVarParam (default) or SoftplusParam.
-	VarParam VarParam
-	// PriorStd is s of the prior N(0, s^2) on every Gaussian weight (default 1; Fischer et al. (2024) use
-	// 10, i.e. N(0, 100 I)).
-	PriorStd float64
 	// PriorVariables keeps the prior of every Gaussian weight in per-parameter variables (initialised to
 	// N(0, PriorStd^2)) that SetPrior can replace, for example by the previous round's global posterior
 	// (Fischer et al. (2024), Section 3.7).
 	PriorVariables bool
-	// InitLogVar is the initial log sigma^2 of every Gaussian weight (default DefaultInitLogVar, -6), within
-	// [LogVarMin, LogVarMax].
-	InitLogVar float64
-	// KLWeight multiplies the KL term of the ELBO (0 means 1).
-	KLWeight float64
-
-	// DropoutRate is the MC-dropout rate for Kind == MCDropout (default 0.2), in (0, 1).
-	DropoutRate float64
-
 	// LearnNoise makes the regression noise variance a learned per-client parameter (initialised to
 	// NoiseVar); otherwise NoiseVar is fixed.
 	LearnNoise bool
-	// NoiseVar is the (initial) regression noise variance s_n^2 (default 1).
-	NoiseVar float64
 
 	// Clients is K, the number of independent copies trained in one computation (default 1).
 	// Client k behaves exactly like a one-client model with Seed + k.
@@ -170,10 +184,6 @@ type Config struct {
 	// DType is the computation and variable type: float32 (default) or float64 (for numerical checks;
 	// posteriors are still exchanged in float32).
 	DType dtypes.DType
-
-	// Compat follows a reference implementation instead of the paper's text: CompatNone (default) or
-	// CompatBFLP or CompatBABFL (see them for every behaviour they change).
-	Compat Compat
 }
 
 // withDefaults returns a copy of c with the documented defaults filled in.

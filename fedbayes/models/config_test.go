@@ -1,7 +1,9 @@
 package models
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +12,7 @@ import (
 )
 
 func TestConfigErrors(t *testing.T) {
-	ok := Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3}
+	ok := Config{Options: Options{Arch: ArchMLP}, InputShape: []int{4}, NumClasses: 3}
 	tests := []struct {
 		name   string
 		change func(c *Config)
@@ -66,11 +68,11 @@ func TestShapeError(t *testing.T) {
 		cfg   Config
 		shape bool // whether the error is a *ShapeError
 	}{
-		{"lenet on 8x8 digits", Config{Arch: ArchLeNet, InputShape: []int{8, 8, 1}, NumClasses: 10}, true},
-		{"cnn3 on a table", Config{Arch: ArchCNN3, InputShape: []int{64}, NumClasses: 10}, true},
-		{"cnn3 on 4x4 images", Config{Arch: ArchCNN3, InputShape: []int{4, 4, 3}, NumClasses: 10}, true},
-		{"negative dimension", Config{Arch: ArchLeNet, InputShape: []int{28, -1, 1}, NumClasses: 10}, false},
-		{"one class", Config{Arch: ArchLeNet, InputShape: []int{8, 8, 1}, NumClasses: 1}, false},
+		{"lenet on 8x8 digits", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{8, 8, 1}, NumClasses: 10}, true},
+		{"cnn3 on a table", Config{Options: Options{Arch: ArchCNN3}, InputShape: []int{64}, NumClasses: 10}, true},
+		{"cnn3 on 4x4 images", Config{Options: Options{Arch: ArchCNN3}, InputShape: []int{4, 4, 3}, NumClasses: 10}, true},
+		{"negative dimension", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{28, -1, 1}, NumClasses: 10}, false},
+		{"one class", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{8, 8, 1}, NumClasses: 1}, false},
 	}
 	for _, tc := range tests {
 		_, err := New(tc.cfg)
@@ -90,7 +92,7 @@ func TestShapeError(t *testing.T) {
 }
 
 func TestOptimizerConfigErrors(t *testing.T) {
-	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{}})
+	m := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{}}, InputShape: []int{2}, NumClasses: 2})
 	tests := []struct {
 		oc   OptimizerConfig
 		want string
@@ -111,7 +113,7 @@ func TestOptimizerConfigErrors(t *testing.T) {
 }
 
 func TestStepInputErrors(t *testing.T) {
-	m := newModel(t, Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{}, Clients: 2})
+	m := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{}}, InputShape: []int{2}, NumClasses: 2, Clients: 2})
 	tr, err := m.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 0.1})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ func TestStepInputErrors(t *testing.T) {
 // TestAsDeterministic checks that a Bayesian LeNet with variational dense layers becomes a valid
 // deterministic LeNet with the same parameter names (so its means load).
 func TestAsDeterministic(t *testing.T) {
-	c := Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10, Kind: Bayesian, BayesianLayers: 3, Clients: 1}
+	c := Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian, BayesianLayers: 3}, InputShape: []int{28, 28, 1}, NumClasses: 10, Clients: 1}
 	d := c.AsDeterministic()
 	if d.Kind != Deterministic || d.BayesianLayers != 0 || d.Arch != c.Arch {
 		t.Fatalf("AsDeterministic gave %+v", d)
@@ -169,13 +171,13 @@ func TestValidateAsNew(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"valid mlp", Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3}},
-		{"valid lenet", Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10}},
-		{"lenet on 8x8 digits", Config{Arch: ArchLeNet, InputShape: []int{8, 8, 1}, NumClasses: 10}},
-		{"cnn3 on a table", Config{Arch: ArchCNN3, InputShape: []int{64}, NumClasses: 10}},
+		{"valid mlp", Config{Options: Options{Arch: ArchMLP}, InputShape: []int{4}, NumClasses: 3}},
+		{"valid lenet", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{28, 28, 1}, NumClasses: 10}},
+		{"lenet on 8x8 digits", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{8, 8, 1}, NumClasses: 10}},
+		{"cnn3 on a table", Config{Options: Options{Arch: ArchCNN3}, InputShape: []int{64}, NumClasses: 10}},
 		{"no arch", Config{InputShape: []int{4}, NumClasses: 3}},
-		{"hybrid too deep", Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, Kind: Bayesian, BayesianLayers: 3}},
-		{"dropout", Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, DropoutRate: 1}},
+		{"hybrid too deep", Config{Options: Options{Arch: ArchMLP, Kind: Bayesian, BayesianLayers: 3}, InputShape: []int{4}, NumClasses: 3}},
+		{"dropout", Config{Options: Options{Arch: ArchMLP, DropoutRate: 1}, InputShape: []int{4}, NumClasses: 3}},
 	}
 	for _, tc := range tests {
 		verr := tc.cfg.Validate()
@@ -187,6 +189,37 @@ func TestValidateAsNew(t *testing.T) {
 		var vs, ns *ShapeError
 		if errors.As(verr, &vs) != errors.As(nerr, &ns) {
 			t.Errorf("%s: Validate's error %v and New's %v differ in being a *ShapeError", tc.name, verr, nerr)
+		}
+	}
+}
+
+// TestOptionsJSON pins the JSON of Options, an engine spec's "model" object: every field's key, in
+// order, omitted when zero, and a round trip that keeps every value.
+func TestOptionsJSON(t *testing.T) {
+	full := Options{Arch: ArchLeNet, Kind: Bayesian, Hidden: []int{3}, ConvChannels: []int{2, 4}, DenseWidths: []int{5},
+		BayesianLayers: 2, Estimator: Flipout, VarParam: SoftplusParam, PriorStd: 10, InitLogVar: -4, KLWeight: 0.5,
+		DropoutRate: 0.1, NoiseVar: 0.5, Compat: CompatBFLP}
+	tests := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"zero", Options{}, `{}`},
+		{"full", full, `{"arch":"lenet","kind":"bayesian","hidden":[3],"conv_channels":[2,4],"dense_widths":[5],` +
+			`"bayesian_layers":2,"estimator":"flipout","var_param":"softplus","prior_std":10,"init_logvar":-4,` +
+			`"kl_weight":0.5,"dropout_rate":0.1,"noise_var":0.5,"compat":"bfl-p"}`},
+	}
+	for _, tc := range tests {
+		b, err := json.Marshal(tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, b, tc.want)
+		}
+		var back Options
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, tc.o) {
+			t.Errorf("%s: round trip %+v (%v), want %+v", tc.name, back, err, tc.o)
 		}
 	}
 }

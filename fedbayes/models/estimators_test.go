@@ -26,7 +26,7 @@ func TestEstimatorsAgreeInExpectation(t *testing.T) {
 		{Name: "/l00_dense/weights", Mean: tensors.FromFlatDataAndDimensions(muW, 4, 1), LogVar: tensors.FromFlatDataAndDimensions(lvW, 4, 1)},
 	}}
 	for _, est := range []Estimator{Reparam, LocalReparam, Flipout} {
-		m := newModel(t, Config{Arch: ArchMLP, Task: Regression, InputShape: []int{4}, Hidden: []int{}, Kind: Bayesian, Estimator: est, Seed: 42})
+		m := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{}, Kind: Bayesian, Estimator: est}, Task: Regression, InputShape: []int{4}, Seed: 42})
 		if err := m.SetPosterior(post); err != nil {
 			t.Fatal(err)
 		}

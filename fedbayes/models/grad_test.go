@@ -15,10 +15,10 @@ import (
 // central finite differences, in float64, on a tiny Bayesian MLP with frozen sampling noise.
 func TestELBOGradientFiniteDifferences(t *testing.T) {
 	tests := []Config{
-		{Estimator: Reparam},
-		{Estimator: LocalReparam, VarParam: SoftplusParam},
-		{Estimator: Flipout, PriorVariables: true},
-		{Estimator: LocalReparam, Task: Regression, LearnNoise: true, KLWeight: 3},
+		{Options: Options{Estimator: Reparam}},
+		{Options: Options{Estimator: LocalReparam, VarParam: SoftplusParam}},
+		{Options: Options{Estimator: Flipout}, PriorVariables: true},
+		{Options: Options{Estimator: LocalReparam, KLWeight: 3}, Task: Regression, LearnNoise: true},
 	}
 	for _, cfg := range tests {
 		cfg.Arch, cfg.InputShape, cfg.Hidden, cfg.Kind = ArchMLP, []int{3}, []int{4}, Bayesian

@@ -55,8 +55,8 @@ func TestKLGaussianAgainstQuadrature(t *testing.T) {
 // in float64, for both variance parameterisations and a non-default prior.
 func TestModelKL(t *testing.T) {
 	for _, vp := range []VarParam{LogVarParam, SoftplusParam} {
-		cfg := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian,
-			VarParam: vp, PriorStd: 10, InitLogVar: -3, Clients: 2, Seed: 3}
+		cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian, VarParam: vp, PriorStd: 10, InitLogVar: -3}, InputShape: []int{3}, NumClasses: 2,
+			Clients: 2, Seed: 3}
 		m := newModel(t, cfg)
 		tr, err := m.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 1e-9})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // right positions; AfterEpoch stops early; errors of the steps, hooks and context come back as
 // documented; bad input is refused before any step.
 func TestLoop(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Clients: 2, Seed: 4}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{5}}, InputShape: []int{4}, NumClasses: 3, Clients: 2, Seed: 4}
 	x, y := synthetic(8, 2, 6, 4, 3)
 	good := Batch{X: x, Labels: y, DatasetSizes: []int{6, 6}}
 	hookErr := errors.New("hook failed")

@@ -78,8 +78,8 @@ func TestInactiveClientIsFrozen(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			const k, n, dim, classes = 2, 5, 4, 3
-			cfg := Config{Arch: ArchMLP, InputShape: []int{dim}, NumClasses: classes, Hidden: []int{6}, Kind: Bayesian,
-				Estimator: tc.est, Clients: k, Seed: 11}
+			cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{6}, Kind: Bayesian, Estimator: tc.est}, InputShape: []int{dim}, NumClasses: classes,
+				Clients: k, Seed: 11}
 			m := newModel(t, cfg)
 			tr, err := m.NewTrainer(tc.opt)
 			if err != nil {
@@ -140,7 +140,7 @@ func TestInactiveClientIsFrozen(t *testing.T) {
 // deterministic net exactly like the batch of 4 alone.
 func TestMaskedPaddingIsIgnored(t *testing.T) {
 	const dim, classes = 4, 3
-	cfg := Config{Arch: ArchMLP, InputShape: []int{dim}, NumClasses: classes, Hidden: []int{6}, Seed: 2}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{6}}, InputShape: []int{dim}, NumClasses: classes, Seed: 2}
 	x, y := synthetic(5, 1, 6, dim, classes)
 	for i := 4 * dim; i < len(x); i++ {
 		x[i] = 100 // junk in the padding
@@ -172,7 +172,7 @@ func TestMaskedPaddingIsIgnored(t *testing.T) {
 
 // TestMaskedBatchNorm: ResNet-20's batch statistics and running averages ignore masked examples.
 func TestMaskedBatchNorm(t *testing.T) {
-	cfg := Config{Arch: ArchResNet20, InputShape: []int{8, 8, 3}, NumClasses: 2, ConvChannels: []int{2, 2, 2}, Seed: 1}
+	cfg := Config{Options: Options{Arch: ArchResNet20, ConvChannels: []int{2, 2, 2}}, InputShape: []int{8, 8, 3}, NumClasses: 2, Seed: 1}
 	x, y := synthetic(9, 1, 3, 8*8*3, 2)
 	for i := 2 * 8 * 8 * 3; i < len(x); i++ {
 		x[i] = -50
@@ -195,7 +195,7 @@ func TestMaskedBatchNorm(t *testing.T) {
 }
 
 func TestBatchMaskErrors(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{3}, Clients: 2}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{3}}, InputShape: []int{2}, NumClasses: 2, Clients: 2}
 	m := newModel(t, cfg)
 	tr, err := m.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 0.1})
 	if err != nil {
@@ -228,7 +228,7 @@ func TestBatchMaskErrors(t *testing.T) {
 		t.Errorf("inactive client with an empty mask: %v", err)
 	}
 	// A single client must be active: its step graph has no masking of inactive clients.
-	one := newModel(t, Config{Arch: ArchMLP, InputShape: []int{2}, NumClasses: 2, Hidden: []int{3}, Clients: 1})
+	one := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{3}}, InputShape: []int{2}, NumClasses: 2, Clients: 1})
 	tr1, err := one.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 0.1})
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestBatchMaskErrors(t *testing.T) {
 // the step without it by exactly -lr mu (w1 - c) (Li et al. 2020, Eq. 2).
 func TestProximalTerm(t *testing.T) {
 	const lr, mu = 0.1, 0.5
-	cfg := Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Seed: 3}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{5}}, InputShape: []int{4}, NumClasses: 3, Seed: 3}
 	x, y := synthetic(4, 1, 6, 4, 3)
 	batch := Batch{X: x, Labels: y, DatasetSizes: []int{6}}
 	prox, plain := newModel(t, cfg), newModel(t, cfg)
@@ -297,7 +297,7 @@ func mustPosterior(t *testing.T, m *Model) *posterior.Posterior {
 
 // TestSetNoiseSeeds: a client slot seeded with s draws what a one-client model seeded with s draws.
 func TestSetNoiseSeeds(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian, InitLogVar: -1, Clients: 2, Seed: 5}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian, InitLogVar: -1}, InputShape: []int{3}, NumClasses: 2, Clients: 2, Seed: 5}
 	two := newModel(t, cfg)
 	one := cfg
 	one.Clients = 1

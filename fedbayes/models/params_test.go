@@ -18,12 +18,12 @@ func TestParamCounts(t *testing.T) {
 		det, bayes   int // Kind Deterministic, Kind Bayesian (all layers)
 		hybrid, last int // Kind Bayesian with BayesianLayers = last
 	}{
-		{"mlp 784-100-10", Config{Arch: ArchMLP, InputShape: []int{28, 28, 1}, NumClasses: 10}, 79510, 2 * 79510, 79510 + 1010, 1},
-		{"lenet 32x32x3", Config{Arch: ArchLeNet, InputShape: []int{32, 32, 3}, NumClasses: 10}, 62006, 2 * 62006, 62006 + lenetDense, 3},
-		{"lenet 28x28x1", Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10}, 44426, 2 * 44426, 44426 + 850, 1},
-		{"cnn3 32x32x3", Config{Arch: ArchCNN3, InputShape: []int{32, 32, 3}, NumClasses: 10},
+		{"mlp 784-100-10", Config{Options: Options{Arch: ArchMLP}, InputShape: []int{28, 28, 1}, NumClasses: 10}, 79510, 2 * 79510, 79510 + 1010, 1},
+		{"lenet 32x32x3", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{32, 32, 3}, NumClasses: 10}, 62006, 2 * 62006, 62006 + lenetDense, 3},
+		{"lenet 28x28x1", Config{Options: Options{Arch: ArchLeNet}, InputShape: []int{28, 28, 1}, NumClasses: 10}, 44426, 2 * 44426, 44426 + 850, 1},
+		{"cnn3 32x32x3", Config{Options: Options{Arch: ArchCNN3}, InputShape: []int{32, 32, 3}, NumClasses: 10},
 			896 + 18496 + 73856 + 20490, 2 * (896 + 18496 + 73856 + 20490), 896 + 18496 + 73856 + 2*20490, 1},
-		{"resnet20", Config{Arch: ArchResNet20, InputShape: []int{32, 32, 3}, NumClasses: 10}, 273066, 2*273066 - resnetBN, 273066 + 650, 1},
+		{"resnet20", Config{Options: Options{Arch: ArchResNet20}, InputShape: []int{32, 32, 3}, NumClasses: 10}, 273066, 2*273066 - resnetBN, 273066 + 650, 1},
 	}
 	for _, tc := range tests {
 		for _, variant := range []struct {

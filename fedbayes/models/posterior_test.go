@@ -11,10 +11,10 @@ import (
 
 func TestPosteriorRoundTrip(t *testing.T) {
 	cfgs := []Config{
-		{Arch: ArchMLP, InputShape: []int{5}, NumClasses: 3, Hidden: []int{4}, Kind: Bayesian, Clients: 3},
-		{Arch: ArchMLP, InputShape: []int{5}, NumClasses: 3, Hidden: []int{4, 3}, Kind: Bayesian, BayesianLayers: 1, Clients: 2},
-		{Arch: ArchMLP, InputShape: []int{5}, Task: Regression, LearnNoise: true, Hidden: []int{4}, Kind: MCDropout, Clients: 2},
-		{Arch: ArchLeNet, InputShape: []int{16, 16, 1}, NumClasses: 4, ConvChannels: []int{2, 3}, DenseWidths: []int{5}, Kind: Bayesian, BayesianLayers: 2},
+		{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian}, InputShape: []int{5}, NumClasses: 3, Clients: 3},
+		{Options: Options{Arch: ArchMLP, Hidden: []int{4, 3}, Kind: Bayesian, BayesianLayers: 1}, InputShape: []int{5}, NumClasses: 3, Clients: 2},
+		{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: MCDropout}, InputShape: []int{5}, Task: Regression, LearnNoise: true, Clients: 2},
+		{Options: Options{Arch: ArchLeNet, ConvChannels: []int{2, 3}, DenseWidths: []int{5}, Kind: Bayesian, BayesianLayers: 2}, InputShape: []int{16, 16, 1}, NumClasses: 4},
 	}
 	for i, cfg := range cfgs {
 		cfg.Seed = 1
@@ -65,7 +65,7 @@ func TestPosteriorRoundTrip(t *testing.T) {
 }
 
 func TestSoftplusRoundTrip(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian, VarParam: SoftplusParam, InitLogVar: -4}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian, VarParam: SoftplusParam, InitLogVar: -4}, InputShape: []int{3}, NumClasses: 2}
 	a := newModel(t, cfg)
 	pa, _ := a.Posterior()
 	lv := flat32(t, pa.Params[0].LogVar)
@@ -88,10 +88,10 @@ func TestSoftplusRoundTrip(t *testing.T) {
 }
 
 func TestSetPosteriorErrors(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian, Clients: 2}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian}, InputShape: []int{3}, NumClasses: 2, Clients: 2}
 	m := newModel(t, cfg)
 	good, _ := m.Posterior()
-	det := newModel(t, Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Clients: 2})
+	det := newModel(t, Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}}, InputShape: []int{3}, NumClasses: 2, Clients: 2})
 	detPost, _ := det.Posterior()
 	tests := []struct {
 		name string
@@ -133,8 +133,8 @@ func TestSetPosteriorErrors(t *testing.T) {
 
 // TestSetPrior sets every client's prior to its own posterior: the KL term must vanish.
 func TestSetPrior(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{3}, NumClasses: 2, Hidden: []int{4}, Kind: Bayesian,
-		PriorVariables: true, InitLogVar: -2, Clients: 2}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{4}, Kind: Bayesian, InitLogVar: -2}, InputShape: []int{3}, NumClasses: 2,
+		PriorVariables: true, Clients: 2}
 	m := newModel(t, cfg)
 	tr, err := m.NewTrainer(OptimizerConfig{Kind: SGD, LearningRate: 1e-9})
 	if err != nil {

@@ -60,8 +60,8 @@ func TestSharedTrunkPredict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shape := []int{28, 28, 1}
-			cfg := Config{Arch: tc.arch, InputShape: shape, NumClasses: 10, Kind: Bayesian, BayesianLayers: 1, InitLogVar: tc.initLogVar,
-				Clients: 1, Seed: 3, PredictBatch: 7, ConvChannels: []int{4, 6}}
+			cfg := Config{Options: Options{Arch: tc.arch, Kind: Bayesian, BayesianLayers: 1, InitLogVar: tc.initLogVar, ConvChannels: []int{4, 6}}, InputShape: shape, NumClasses: 10,
+				Clients: 1, Seed: 3, PredictBatch: 7}
 			if tc.arch == ArchLeNet {
 				cfg.BayesianLayers, cfg.DenseWidths = 2, []int{12}
 			}
@@ -103,7 +103,7 @@ func TestSharedTrunkPredict(t *testing.T) {
 			}
 		})
 	}
-	det := newModel(t, Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10, Kind: Bayesian, Clients: 1})
+	det := newModel(t, Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian}, InputShape: []int{28, 28, 1}, NumClasses: 10, Clients: 1})
 	if det.sharedTrunk() {
 		t.Error("a LeNet with Bayesian convolutions takes the shared-trunk path")
 	}
@@ -115,7 +115,7 @@ func TestSharedTrunkPredict(t *testing.T) {
 func BenchmarkPredict(b *testing.B) {
 	for _, path := range []string{"shared", "per-sample"} {
 		b.Run("bayes-lenet/"+path, func(b *testing.B) {
-			m := newModel(b, Config{Arch: ArchLeNet, InputShape: []int{28, 28, 1}, NumClasses: 10, Kind: Bayesian, BayesianLayers: 3, Clients: 1})
+			m := newModel(b, Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian, BayesianLayers: 3}, InputShape: []int{28, 28, 1}, NumClasses: 10, Clients: 1})
 			m.perSample = path == "per-sample"
 			x := lenetInputs(1000)
 			if _, err := m.Predict(x, 10); err != nil { // compiles

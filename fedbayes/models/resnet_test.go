@@ -19,8 +19,8 @@ func TestResNet20Forward(t *testing.T) {
 		kind       Kind
 		stochastic bool
 	}{{Deterministic, false}, {MCDropout, true}, {Bayesian, true}} {
-		m := newModel(t, Config{Arch: ArchResNet20, InputShape: []int{32, 32, 3}, NumClasses: 10, Kind: tc.kind,
-			Estimator: Flipout, PriorStd: 10, InitLogVar: -6, Clients: 2})
+		m := newModel(t, Config{Options: Options{Arch: ArchResNet20, Kind: tc.kind, Estimator: Flipout, PriorStd: 10, InitLogVar: -6}, InputShape: []int{32, 32, 3}, NumClasses: 10,
+			Clients: 2})
 		p, err := m.Predict(x, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func TestResNet20Trains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains ResNet-20")
 	}
-	m, err := NewWithBackend(testBackend(t), Config{Arch: ArchResNet20, InputShape: []int{32, 32, 3}, NumClasses: 4, Seed: 2})
+	m, err := NewWithBackend(testBackend(t), Config{Options: Options{Arch: ArchResNet20}, InputShape: []int{32, 32, 3}, NumClasses: 4, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // take exactly plain SGD's step (their gradient does not depend on the spreads' optimizer).
 func TestSpreadOptimizerFirstStep(t *testing.T) {
 	for _, vp := range []VarParam{LogVarParam, SoftplusParam} {
-		cfg := Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Kind: Bayesian, VarParam: vp,
+		cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{5}, Kind: Bayesian, VarParam: vp}, InputShape: []int{4}, NumClasses: 3,
 			Clients: 2, Seed: 4, DType: dtypes.Float64}
 		x, y := synthetic(8, 2, 6, 4, 3)
 		batch := Batch{X: x, Labels: y, DatasetSizes: []int{6, 6}}

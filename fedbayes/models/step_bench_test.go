@@ -21,8 +21,8 @@ import (
 func BenchmarkStep(b *testing.B) {
 	cifar := []int{32, 32, 3}
 	for _, c := range append(paperNetworks(),
-		benchNetwork{"cnn3", Config{Arch: ArchCNN3, InputShape: cifar, Kind: Deterministic}},
-		benchNetwork{"resnet20", Config{Arch: ArchResNet20, InputShape: cifar, Kind: Deterministic}},
+		benchNetwork{"cnn3", Config{Options: Options{Arch: ArchCNN3, Kind: Deterministic}, InputShape: cifar}},
+		benchNetwork{"resnet20", Config{Options: Options{Arch: ArchResNet20, Kind: Deterministic}, InputShape: cifar}},
 	) {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := c.cfg
@@ -43,10 +43,10 @@ type benchNetwork struct {
 func paperNetworks() []benchNetwork {
 	mnist := []int{28, 28, 1}
 	return []benchNetwork{
-		{"mlp", Config{Arch: ArchMLP, InputShape: []int{784}, Hidden: []int{100}, Kind: Deterministic}},
-		{"bayes-mlp", Config{Arch: ArchMLP, InputShape: []int{784}, Hidden: []int{100}, Kind: Bayesian}},
-		{"lenet", Config{Arch: ArchLeNet, InputShape: mnist, Kind: Deterministic}},
-		{"bayes-lenet", Config{Arch: ArchLeNet, InputShape: mnist, Kind: Bayesian, BayesianLayers: 3}},
+		{"mlp", Config{Options: Options{Arch: ArchMLP, Hidden: []int{100}, Kind: Deterministic}, InputShape: []int{784}}},
+		{"bayes-mlp", Config{Options: Options{Arch: ArchMLP, Hidden: []int{100}, Kind: Bayesian}, InputShape: []int{784}}},
+		{"lenet", Config{Options: Options{Arch: ArchLeNet, Kind: Deterministic}, InputShape: mnist}},
+		{"bayes-lenet", Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian, BayesianLayers: 3}, InputShape: mnist}},
 	}
 }
 

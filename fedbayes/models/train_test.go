@@ -91,10 +91,10 @@ func trainAndScore(t *testing.T, m *Model, opt OptimizerConfig, x []float32, y [
 func TestMLPTrainsOnDigits(t *testing.T) {
 	train, test := loadData(t, "digits")
 	tests := []Config{
-		{Kind: Deterministic},
-		{Kind: MCDropout},
-		{Kind: Bayesian, Estimator: LocalReparam},
-		{Kind: Bayesian, Estimator: Flipout, VarParam: SoftplusParam},
+		{Options: Options{Kind: Deterministic}},
+		{Options: Options{Kind: MCDropout}},
+		{Options: Options{Kind: Bayesian, Estimator: LocalReparam}},
+		{Options: Options{Kind: Bayesian, Estimator: Flipout, VarParam: SoftplusParam}},
 	}
 	for _, cfg := range tests {
 		cfg.Arch, cfg.InputShape, cfg.NumClasses, cfg.Clients, cfg.Seed = ArchMLP, train.Shape, 10, 2, 1
@@ -123,11 +123,11 @@ func TestConvNetsTrainOnFashionMNIST(t *testing.T) {
 		cfg   Config
 		steps int
 	}{
-		{Config{Arch: ArchLeNet, Kind: Deterministic, Clients: 2}, 80},
-		{Config{Arch: ArchLeNet, Kind: Bayesian, BayesianLayers: 3, Estimator: LocalReparam}, 80},
-		{Config{Arch: ArchLeNet, Kind: MCDropout, Estimator: Flipout}, 80},
-		{Config{Arch: ArchLeNet, Kind: Bayesian, Estimator: Flipout}, 80},
-		{Config{Arch: ArchCNN3, Kind: Deterministic, ConvChannels: []int{8, 16, 16}}, 60},
+		{Config{Options: Options{Arch: ArchLeNet, Kind: Deterministic}, Clients: 2}, 80},
+		{Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian, BayesianLayers: 3, Estimator: LocalReparam}}, 80},
+		{Config{Options: Options{Arch: ArchLeNet, Kind: MCDropout, Estimator: Flipout}}, 80},
+		{Config{Options: Options{Arch: ArchLeNet, Kind: Bayesian, Estimator: Flipout}}, 80},
+		{Config{Options: Options{Arch: ArchCNN3, Kind: Deterministic, ConvChannels: []int{8, 16, 16}}}, 60},
 	}
 	for _, tc := range tests {
 		cfg := tc.cfg

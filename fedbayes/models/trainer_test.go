@@ -9,7 +9,7 @@ import (
 // TestTrainerControls: SetLearningRate acts like creating the trainer with that rate; ResetOptimizer
 // acts like a fresh trainer; SetClientPosterior writes one client only.
 func TestTrainerControls(t *testing.T) {
-	cfg := Config{Arch: ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Clients: 2, Seed: 4}
+	cfg := Config{Options: Options{Arch: ArchMLP, Hidden: []int{5}}, InputShape: []int{4}, NumClasses: 3, Clients: 2, Seed: 4}
 	x, y := synthetic(8, 2, 6, 4, 3)
 	batch := Batch{X: x, Labels: y, DatasetSizes: []int{6, 6}}
 	step := func(tr *Trainer) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/presets"
 )
 
@@ -57,7 +58,7 @@ func FedAvgBaseline(s *engine.Spec, name string, keep ...string) *engine.Spec {
 			b.Sweep[p] = v
 		}
 	}
-	b.Model = engine.ModelSpec{Arch: s.Model.Arch, Kind: "deterministic", Hidden: s.Model.Hidden}
+	b.Model = engine.ModelSpec{Arch: s.Model.Arch, Kind: models.Deterministic, Hidden: s.Model.Hidden}
 	b.Aggregation.Rule = "FedAvg"
 	b.Evaluation.Samples = 1
 	return b

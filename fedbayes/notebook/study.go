@@ -121,7 +121,7 @@ type NetRun struct {
 func TrainNet(s StudySpec, net Net, train *data.Dataset, sets []InputSet) (NetRun, error) {
 	run := NetRun{Net: net.Name, Kind: net.Kind}
 	fail := func(err error) (NetRun, error) { return run, fmt.Errorf("%s net: %w", net.Name, err) }
-	cfg := models.Config{Arch: s.Arch, InputShape: train.Shape, NumClasses: train.NumClasses, Kind: net.Kind,
+	cfg := models.Config{Options: models.Options{Arch: s.Arch, Kind: net.Kind}, InputShape: train.Shape, NumClasses: train.NumClasses,
 		Clients: s.Seeds, Seed: s.Seed}
 	if net.Kind == models.Bayesian {
 		cfg.Estimator, cfg.InitLogVar = models.Flipout, s.InitLogVar
@@ -153,35 +153,44 @@ func TrainNet(s StudySpec, net Net, train *data.Dataset, sets []InputSet) (NetRu
 	bar.Start(s.Epochs, net.Name+" net, epochs")
 	stepper, _ := bar.(progress.StepReporter)
 	start := time.Now()
-	for e := range s.Epochs {
-		for k := range K {
-			perms[k] = rngs[k].Perm(n)
-		}
-		for st := range steps {
+	loop := models.Loop{Epochs: s.Epochs, Steps: steps,
+		BeforeEpoch: func(int) error {
 			for k := range K {
-				for j, i := range perms[k][st*B : (st+1)*B] {
+				perms[k] = rngs[k].Perm(n)
+			}
+			return nil
+		},
+		Batch: func(at models.LoopStep) (models.Batch, error) {
+			for k := range K {
+				for j, i := range perms[k][at.Step*B : (at.Step+1)*B] {
 					r := k*B + j
 					copy(x[r*size:(r+1)*size], train.X[i*size:(i+1)*size])
 					y[r] = train.Labels[i]
 				}
 			}
-			out, err := tr.Step(models.Batch{X: x, Labels: y, DatasetSizes: sizes})
-			if err != nil {
-				bar.Done("failed")
-				return fail(fmt.Errorf("epoch %d, step %d: %w", e+1, st+1, err))
-			}
+			return models.Batch{X: x, Labels: y, DatasetSizes: sizes}, nil
+		},
+		AfterStep: func(at models.LoopStep, out models.StepStats) error {
 			for k := range K {
-				run.TrainNLL[k][e] += out.NLL[k] / float64(steps)
+				run.TrainNLL[k][at.Epoch] += out.NLL[k] / float64(steps)
 			}
 			if stepper != nil {
-				stepper.Step(e+1, st+1, steps, (st+1)*B*K)
+				stepper.Step(at.Epoch+1, at.Step+1, steps, (at.Step+1)*B*K)
 			}
-		}
-		bar.Update(e+1, map[string]float64{"nll": run.TrainNLL[0][e]}, progress.Timings{})
-		if s.Epochs <= 10 {
-			fmt.Printf("  %s: epoch %d/%d, training NLL %.3f (%s)\n", net.Name, e+1, s.Epochs, run.TrainNLL[0][e],
-				time.Since(start).Round(time.Second))
-		}
+			return nil
+		},
+		AfterEpoch: func(e int) (bool, error) {
+			bar.Update(e+1, map[string]float64{"nll": run.TrainNLL[0][e]}, progress.Timings{})
+			if s.Epochs <= 10 {
+				fmt.Printf("  %s: epoch %d/%d, training NLL %.3f (%s)\n", net.Name, e+1, s.Epochs, run.TrainNLL[0][e],
+					time.Since(start).Round(time.Second))
+			}
+			return false, nil
+		},
+	}
+	if err := loop.Run(tr); err != nil { // a step's error reads "epoch E, step S: ..."
+		bar.Done("failed")
+		return fail(err)
 	}
 	bar.Done("completed")
 	run.TrainSeconds = time.Since(start).Seconds()

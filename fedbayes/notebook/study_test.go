@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -267,6 +268,44 @@ func TestTrainStudy(t *testing.T) {
 	bad.Batch = 1000
 	if _, err := TrainStudy(bad, "quick"); err == nil || !strings.Contains(err.Error(), "batch 1000") {
 		t.Errorf("a batch larger than the data: %v", err)
+	}
+}
+
+// TestTrainStudyPinned pins the numbers of a small study: the training NLL of every net, seed and
+// epoch, one test NLL and one epistemic mean, as TrainNet's own batch loop gave them before it moved
+// onto models.Loop (the move must not change them, bit for bit).
+func TestTrainStudyPinned(t *testing.T) {
+	for _, name := range []string{"digits", "fashion-mnist"} {
+		if _, _, err := data.Load(name, data.Dir()); err != nil {
+			t.Skipf("%s not installed: %v", name, err)
+		}
+	}
+	spec := StudySpec{Dataset: "digits", Arch: models.ArchMLP, Seeds: 2, TrainSize: 64, TestSize: 40, OODSize: 20,
+		Epochs: 2, Batch: 16, LR: 0.01, Samples: 3, InitLogVar: models.DefaultInitLogVar, Seed: 1}
+	s, err := TrainStudy(spec, "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		net       string
+		trainNLL  [][]float64 // [seed][epoch]
+		testNLL   float64     // Results[0][1]: the test set, seed 1
+		epistemic float64     // Results[3][0]: the last input set, seed 0
+	}{
+		{"deterministic", [][]float64{{2.1307879388332367, 1.357520192861557}, {2.2288305163383484, 1.459407776594162}}, 1.7315581656302075, 0},
+		{"MC dropout", [][]float64{{2.1860538721084595, 1.4601614475250244}, {2.345784366130829, 1.5381891429424286}}, 1.8520331932251626, 0.02832110497893927},
+		{"variational", [][]float64{{2.1544406414031982, 1.5959189534187317}, {2.305210530757904, 1.5243911445140839}}, 1.8201000689112228, 0.018442170524319516},
+	}
+	if len(s.Runs) != len(want) {
+		t.Fatalf("%d runs, want %d", len(s.Runs), len(want))
+	}
+	for i, w := range want {
+		r := s.Runs[i]
+		if r.Net != w.net || !reflect.DeepEqual(r.TrainNLL, w.trainNLL) || r.Results[0][1].Classification.NLL != w.testNLL ||
+			r.Results[3][0].MeanEpistemic != w.epistemic {
+			t.Errorf("run %d: %s, training NLL %v, test NLL %v, epistemic %v; want %s, %v, %v, %v", i, r.Net, r.TrainNLL,
+				r.Results[0][1].Classification.NLL, r.Results[3][0].MeanEpistemic, w.net, w.trainNLL, w.testNLL, w.epistemic)
+		}
 	}
 }
 

@@ -51,8 +51,8 @@ func TestDistillClassification(t *testing.T) {
 		{"sgd+swa", DistillConfig{Optimizer: "sgd", Epochs: 30, BatchSize: 50, LearningRate: 0.1, SWACycles: 3, Seed: 1}},
 	}
 	for _, tc := range tests {
-		student, err := models.NewWithBackend(backend.MustDefault(), models.Config{Arch: models.ArchMLP, InputShape: []int{2},
-			NumClasses: 3, Hidden: []int{}, Clients: 2, Seed: 4})
+		student, err := models.NewWithBackend(backend.MustDefault(), models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{}}, InputShape: []int{2},
+			NumClasses: 3, Clients: 2, Seed: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,8 +79,8 @@ func TestPriorPredictive(t *testing.T) {
 	if pr.Draws != 4000 {
 		t.Errorf("draws %d", pr.Draws)
 	}
-	c, err := models.NewWithBackend(backend.MustDefault(), models.Config{Arch: models.ArchMLP, InputShape: []int{3},
-		NumClasses: 4, Hidden: []int{8}, Clients: 50, Seed: 1})
+	c, err := models.NewWithBackend(backend.MustDefault(), models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{8}}, InputShape: []int{3},
+		NumClasses: 4, Clients: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func blobs(n int, seed uint64) *data.Dataset {
 }
 
 func blobConfig() models.Config {
-	return models.Config{Arch: models.ArchMLP, InputShape: []int{2}, NumClasses: 3, Hidden: []int{8}, Seed: 9}
+	return models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{8}}, InputShape: []int{2}, NumClasses: 3, Seed: 9}
 }
 
 func TestFedBETeachers(t *testing.T) {

@@ -109,7 +109,7 @@ func fedktDigits(t *testing.T) (cfg models.Config, clients []*data.Dataset, serv
 		}
 		clients = append(clients, d)
 	}
-	cfg = models.Config{Arch: models.ArchMLP, InputShape: train.Shape, Hidden: []int{32}, NumClasses: train.NumClasses, Seed: 5}
+	cfg = models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{32}}, InputShape: train.Shape, NumClasses: train.NumClasses, Seed: 5}
 	return cfg, clients, server, test
 }
 
@@ -155,14 +155,14 @@ func TestFedKTDigits(t *testing.T) {
 
 func TestFedKTErrors(t *testing.T) {
 	tiny := &data.Dataset{Name: "tiny", X: []float32{1, 2, 3, 4}, Shape: []int{2}, Labels: []int32{0, 1}, NumClasses: 2}
-	cfg := models.Config{Arch: models.ArchMLP, InputShape: []int{2}, NumClasses: 2}
+	cfg := models.Config{Options: models.Options{Arch: models.ArchMLP}, InputShape: []int{2}, NumClasses: 2}
 	tests := []struct {
 		name string
 		cfg  models.Config
 		kc   FedKTConfig
 		want string
 	}{
-		{"regression", models.Config{Arch: models.ArchMLP, InputShape: []int{2}, Task: models.Regression}, FedKTConfig{}, "classification only"},
+		{"regression", models.Config{Options: models.Options{Arch: models.ArchMLP}, InputShape: []int{2}, Task: models.Regression}, FedKTConfig{}, "classification only"},
 		{"students", cfg, FedKTConfig{Students: -1}, "fedkt.students = -1"},
 		{"teachers", cfg, FedKTConfig{Teachers: 3}, "fedkt.teachers = 3: client 0 has only 2 examples"},
 	}

@@ -33,8 +33,8 @@ func linearClients(K, F, n int, seed uint64) []*data.Dataset {
 
 func newLinear(t testing.TB, K, F int) *models.Model {
 	t.Helper()
-	m, err := models.NewWithBackend(backend.MustDefault(), models.Config{Arch: models.ArchMLP, Task: models.Regression,
-		InputShape: []int{F}, Hidden: []int{}, Clients: K, Seed: 3})
+	m, err := models.NewWithBackend(backend.MustDefault(), models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{}}, Task: models.Regression,
+		InputShape: []int{F}, Clients: K, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +227,8 @@ func TestSamplerErrors(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
-	bayes, err := models.NewWithBackend(backend.MustDefault(), models.Config{Arch: models.ArchMLP, Task: models.Regression,
-		InputShape: []int{3}, Hidden: []int{}, Clients: 2, Kind: models.Bayesian})
+	bayes, err := models.NewWithBackend(backend.MustDefault(), models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{}, Kind: models.Bayesian}, Task: models.Regression,
+		InputShape: []int{3}, Clients: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/models"
 
 	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/predictive"
@@ -39,7 +40,7 @@ func ChenSpec(s *engine.Spec, fedbe predictive.FedBEConfig) *engine.Spec {
 	if s.Partition.Alpha == 0 {
 		s.Partition.Alpha = 0.1
 	}
-	s.Model.Arch, s.Model.Kind = "mlp", "deterministic"
+	s.Model.Arch, s.Model.Kind = models.ArchMLP, models.Deterministic
 	if s.Model.Hidden == nil {
 		s.Model.Hidden = []int{100}
 	}
@@ -143,7 +144,7 @@ func chenLeNet() *engine.Spec {
 	return &engine.Spec{
 		Dataset:     engine.DatasetSpec{Name: "fashion-mnist", ServerFraction: 0.2},
 		Partition:   engine.PartitionSpec{Method: "dirichlet", Clients: 10, Alpha: 0.1, MinSize: 10},
-		Model:       engine.ModelSpec{Arch: "lenet", Kind: "bayesian"},
+		Model:       engine.ModelSpec{Arch: models.ArchLeNet, Kind: models.Bayesian},
 		Aggregation: engine.AggregationSpec{Rule: "GAA", Weighting: "size"},
 		Training:    engine.TrainingSpec{Rounds: 40, LocalEpochs: 20, BatchSize: 32, Optimizer: "sgd", LearningRate: 0.01, Momentum: 0.9},
 		Evaluation:  engine.EvaluationSpec{Samples: 10},

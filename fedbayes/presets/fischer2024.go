@@ -47,7 +47,7 @@ func fischer(dataset string, epochs int) *engine.Spec {
 		// TensorFlow Probability's Flipout layers, which the paper uses: sigma = softplus(rho) with rho
 		// starting near -3 (tfp.layers.default_mean_field_normal_fn: N(-3, 0.1); here its mean, a constant:
 		// log sigma^2 = 2 log softplus(-3) = tfpInitLogVar).
-		Model:       engine.ModelSpec{Arch: "resnet20", Kind: "bayesian", Estimator: "flipout", PriorStd: 10, VarParam: "softplus", InitLogVar: tfpInitLogVar},
+		Model:       engine.ModelSpec{Arch: models.ArchResNet20, Kind: models.Bayesian, Estimator: models.Flipout, PriorStd: 10, VarParam: models.SoftplusParam, InitLogVar: tfpInitLogVar},
 		Aggregation: engine.AggregationSpec{Rule: "WS", Weighting: "size"},
 		// "A variant of SGD" (Sec. 3.3): plain SGD; the variances with Adam (training.variance_optimizer),
 		// under which they move (docs/models.md).
@@ -138,7 +138,7 @@ func init() {
 // mlpFlipout swaps ResNet-20 for a Flipout MLP with one hidden layer of 100 units (and the variants'
 // models with it) for reduced budgets on 2 cores.
 func mlpFlipout(s *engine.Spec) *engine.Spec {
-	s.Model = engine.ModelSpec{Arch: "mlp", Kind: "bayesian", Hidden: []int{100}, Estimator: "flipout", PriorStd: s.Model.PriorStd,
+	s.Model = engine.ModelSpec{Arch: models.ArchMLP, Kind: models.Bayesian, Hidden: []int{100}, Estimator: models.Flipout, PriorStd: s.Model.PriorStd,
 		VarParam: s.Model.VarParam, InitLogVar: s.Model.InitLogVar}
 	for i, v := range s.Variants {
 		if m, ok := v.Set["model"]; ok {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/models"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/predictive"
@@ -57,7 +58,7 @@ func hasan(s *engine.Spec, o hasanOptions) *engine.Spec {
 	regression := data.RegressionSet(s.Dataset.Name)
 	s.Dataset.SplitPerSeed, s.Dataset.ServerFraction = true, 0.2
 	s.Partition.Method, s.Partition.Clients = "heterogeneity", 5
-	s.Model.Arch, s.Model.Kind = "mlp", "deterministic"
+	s.Model.Arch, s.Model.Kind = models.ArchMLP, models.Deterministic
 	if s.Model.Hidden == nil {
 		s.Model.Hidden = []int{100}
 	}
@@ -228,7 +229,7 @@ func hasanLeNet() *engine.Spec {
 	return &engine.Spec{
 		Dataset:     engine.DatasetSpec{Name: "fashion-mnist", ServerFraction: 0.2},
 		Partition:   engine.PartitionSpec{Method: "heterogeneity", Clients: 5},
-		Model:       engine.ModelSpec{Arch: "lenet", Kind: "deterministic"},
+		Model:       engine.ModelSpec{Arch: models.ArchLeNet, Kind: models.Deterministic},
 		Aggregation: engine.AggregationSpec{Rule: "FedAvg", Weighting: "size"},
 		Training:    engine.TrainingSpec{Rounds: 1, LocalEpochs: 25, BatchSize: 100, Optimizer: "sgd", LearningRate: 0.01, Momentum: 0.9},
 		Evaluation:  engine.EvaluationSpec{Samples: 10},

@@ -23,7 +23,7 @@ func bflp(s *engine.Spec) *engine.Spec { return withCompat(s, models.CompatBFLP)
 // below its clamp at -8: the variances stay frozen, on purpose), so the text mode's initial
 // log-variance and variance optimizer are dropped.
 func withCompat(s *engine.Spec, compat models.Compat) *engine.Spec {
-	s.Model.Compat = string(compat)
+	s.Model.Compat = compat
 	s.Model.InitLogVar, s.Training.VarianceOptimizer, s.Training.VarianceLR = 0, "", 0
 	for i, v := range s.Variants {
 		if m, ok := v.Set["model"]; ok {
@@ -55,7 +55,7 @@ func ozer(dataset string, clients int, part string) *engine.Spec {
 		Partition: engine.PartitionSpec{Method: part, Clients: clients, Participation: 10 / float64(clients)},
 		// The paper states no initial variance; log sigma^2 = -6 (sigma = 0.05) is TensorFlow Probability's
 		// mean-field start (softplus(-3) = 0.049), models.DefaultInitLogVar. BFL-P mode uses the code's -9.
-		Model: engine.ModelSpec{Arch: "lenet", Kind: "bayesian", BayesianLayers: 3, Estimator: "local", VarParam: "logvar",
+		Model: engine.ModelSpec{Arch: models.ArchLeNet, Kind: models.Bayesian, BayesianLayers: 3, Estimator: models.LocalReparam, VarParam: models.LogVarParam,
 			PriorStd: 1, InitLogVar: models.DefaultInitLogVar},
 		Aggregation: engine.AggregationSpec{Rule: "GAA", Weighting: "equal"},
 		// SGD as the paper; its variances with Adam at its default rate (training.variance_optimizer):

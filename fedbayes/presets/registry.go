@@ -102,7 +102,7 @@ var presets = map[string]preset{
 				Name:        "quick-digits",
 				Dataset:     engine.DatasetSpec{Name: "digits"},
 				Partition:   engine.PartitionSpec{Method: "iid", Clients: 5},
-				Model:       engine.ModelSpec{Arch: "mlp", Kind: "bayesian", Hidden: []int{32}},
+				Model:       engine.ModelSpec{Arch: models.ArchMLP, Kind: models.Bayesian, Hidden: []int{32}},
 				Aggregation: engine.AggregationSpec{Rule: "GAA", Weighting: "size"},
 				Training:    engine.TrainingSpec{Rounds: 3, LocalEpochs: 2, BatchSize: 32, Optimizer: "sgd", LearningRate: 0.05, Momentum: 0.9},
 				Evaluation:  engine.EvaluationSpec{Samples: 5},

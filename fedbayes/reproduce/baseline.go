@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 )
@@ -265,9 +266,9 @@ func fingerprintBefore(a string, specA json.RawMessage, b string, specB json.Raw
 func deterministicSpec(raw json.RawMessage) bool {
 	var s struct {
 		Model struct {
-			Kind string `json:"kind"`
+			Kind models.Kind `json:"kind"`
 		} `json:"model"`
 	}
 	_ = json.Unmarshal(raw, &s)
-	return s.Model.Kind == "deterministic"
+	return s.Model.Kind == models.Deterministic
 }

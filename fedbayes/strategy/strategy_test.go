@@ -23,7 +23,7 @@ func twoClients(t *testing.T, kind models.Kind, K int) (models.Config, *posterio
 // clientsWithSeed is twoClients with another initialisation seed.
 func clientsWithSeed(t *testing.T, kind models.Kind, K int, seed int64) (models.Config, *posterior.Posterior) {
 	t.Helper()
-	cfg := models.Config{Arch: models.ArchMLP, InputShape: []int{4}, NumClasses: 3, Hidden: []int{5}, Kind: kind, Clients: K, Seed: seed}
+	cfg := models.Config{Options: models.Options{Arch: models.ArchMLP, Hidden: []int{5}, Kind: kind}, InputShape: []int{4}, NumClasses: 3, Clients: K, Seed: seed}
 	m, err := models.New(cfg)
 	if err != nil {
 		t.Fatal(err)
