@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strings"
 )
 
@@ -74,13 +75,13 @@ func UpgradeSpec(spec map[string]any) bool {
 		}
 	}
 	if sweep, ok := spec["sweep"].(map[string]any); ok {
-		changed = upgradePaths(sweep, true) || changed
+		changed = upgradePaths(sweep, true, nil) || changed
 	}
 	if variants, ok := spec["variants"].([]any); ok {
 		for _, v := range variants {
 			if vm, ok := v.(map[string]any); ok {
 				if set, ok := vm["set"].(map[string]any); ok {
-					changed = upgradePaths(set, false) || changed
+					changed = upgradePaths(set, false, baseOptions(spec)) || changed
 				}
 			}
 		}
@@ -88,9 +89,17 @@ func UpgradeSpec(spec map[string]any) bool {
 	return changed
 }
 
+// baseOptions returns the (upgraded) aggregation.options object of spec, or nil.
+func baseOptions(spec map[string]any) map[string]any {
+	agg, _ := spec["aggregation"].(map[string]any)
+	opts, _ := agg["options"].(map[string]any)
+	return opts
+}
+
 // upgradePaths renames the former paths among the keys of m (a sweep, whose values are lists, or a
-// variant's set), converting the values of a whole aggregation.server object.
-func upgradePaths(m map[string]any, lists bool) bool {
+// variant's set, over the spec's options base), converting the values of a whole aggregation.server
+// object.
+func upgradePaths(m map[string]any, lists bool, base map[string]any) bool {
 	changed := false
 	for p, v := range m {
 		np := UpgradeSpecPath(p)
@@ -99,6 +108,14 @@ func upgradePaths(m map[string]any, lists bool) bool {
 		}
 		if _, taken := m[np]; taken {
 			continue // both forms given: the decoder reports the old one as unknown
+		}
+		if p == "aggregation.server.fedkt" {
+			if lists || !upgradeFedKTSet(m, v, base) {
+				continue // a sweep of whole FedKT objects has no path form: the sweep check refuses the old path
+			}
+			delete(m, p)
+			changed = true
+			continue
 		}
 		if p == "aggregation.server" {
 			if list, ok := v.([]any); ok && lists {
@@ -114,6 +131,40 @@ func upgradePaths(m map[string]any, lists bool) bool {
 		changed = true
 	}
 	return changed
+}
+
+// upgradeFedKTSet rewrites a variant's whole aggregation.server.fedkt object v into one path per
+// field in set, as the former layout read it: the object replaced every FedKT field, so a field it
+// leaves out that the spec's options (base) set goes back to its zero (the default). distill left
+// out is not set: its zero let the server's distill stand. It reports false, changing nothing, when
+// v is not an object or a path is already set.
+func upgradeFedKTSet(set map[string]any, v any, base map[string]any) bool {
+	kt, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	zero := map[string]any{"students": 0, "teachers": 0, "plain_vote": false, "local": map[string]any{}}
+	out := map[string]any{}
+	for k, x := range kt {
+		if d, isObj := x.(map[string]any); k == "distill" && isObj && len(d) == 0 {
+			continue
+		}
+		out["aggregation.options."+k] = x // an unknown field: the strategy refuses it by name
+	}
+	for k, z := range zero {
+		if _, given := kt[k]; !given {
+			if _, inBase := base[k]; inBase {
+				out["aggregation.options."+k] = z
+			}
+		}
+	}
+	for np := range out {
+		if _, taken := set[np]; taken {
+			return false
+		}
+	}
+	maps.Copy(set, out)
+	return true
 }
 
 // serverOptions converts an aggregation.server object to aggregation.options.
