@@ -149,7 +149,7 @@ func newEnsemble(method string, distilled bool, s Settings) (*Ensemble, error) {
 	e := &Ensemble{Method: method, Kind: s.Kind, Beta: predictive.FitOptions{Min: beta.BetaMin, Max: beta.BetaMax}, Regression: s.Regression, PriorStd: s.PriorStd}
 	if distilled {
 		dc := o.Distill.WithDefaults()
-		if err := checkSWA(OptionsField+".distill", dc, s.Kind == models.Bayesian); err != nil {
+		if err := checkDistilled(OptionsField+".distill", dc, s.Kind == models.Bayesian); err != nil {
 			return nil, err
 		}
 		e.Distill = &dc

@@ -73,7 +73,7 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if fc.Samples < 1 || !(fc.Alpha > 0) {
 		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("FedBE needs samples >= 1 and alpha > 0, got %d and %v", fc.Samples, fc.Alpha)}
 	}
-	if err := checkSWA(OptionsField+".distill", fc.Distill, false); err != nil {
+	if err := checkDistilled(OptionsField+".distill", fc.Distill, false); err != nil {
 		return nil, err
 	}
 	return &FedBE{Config: fc, Kind: s.Kind}, nil

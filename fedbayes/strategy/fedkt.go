@@ -57,6 +57,12 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if o := k.Local.Optimizer; o != "" && o != "sgd" && o != "adam" {
 		return nil, notOneOf(OptionsField+".local.optimizer", o, []string{"sgd", "adam"})
 	}
+	if k.Local.Momentum != 0 && k.Local.Optimizer == "adam" {
+		return nil, &FieldError{Field: OptionsField + ".local.momentum", Problem: fmt.Sprintf("%v with optimizer adam; momentum is SGD's", k.Local.Momentum)}
+	}
+	if k.Seed != 0 || k.Local.Seed != 0 {
+		return nil, &FieldError{Field: OptionsField + ".seed", Problem: "FedKT's seeds (partitions, batch orders, students) are derived from the run's seed and the round; remove seed"}
+	}
 	if err := checkDistill(OptionsField+".distill", k.Distill); err != nil {
 		return nil, err
 	}
@@ -75,7 +81,7 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if n := s.MaxNetworks; n > 0 && (c.Students > n || c.Teachers > n || s.Clients > n || s.Clients*c.Students*c.Teachers > n) {
 		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("%d clients x %d students x %d teachers: too many teacher networks; at most %d", s.Clients, c.Students, c.Teachers, n)}
 	}
-	if err := firstError(invalid(OptionsField, c.Validate()), checkSWA(OptionsField+".distill", c.Distill, false)); err != nil {
+	if err := firstError(invalid(OptionsField, c.Validate()), checkDistilled(OptionsField+".distill", c.Distill, false)); err != nil {
 		return nil, err
 	}
 	return &FedKT{Config: c}, nil

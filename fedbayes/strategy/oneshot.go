@@ -45,7 +45,7 @@ func newOneshotFL(s Settings) (*OneshotFL, error) {
 	if err := firstError(
 		requireServer(s, "OneshotFL distils the clients' ensemble on the server's set", hasanServer),
 		requireClassification(s, "OneshotFL averages the clients' class log-probabilities"),
-		checkSWA(OptionsField+".distill", dc, s.Kind == models.Bayesian)); err != nil {
+		checkDistilled(OptionsField+".distill", dc, s.Kind == models.Bayesian)); err != nil {
 		return nil, err
 	}
 	return &OneshotFL{Distill: dc}, nil

@@ -145,6 +145,9 @@ func checkDistill(path string, d predictive.DistillConfig) error {
 	if d.Momentum != 0 && d.Optimizer == "adam" {
 		return &FieldError{Field: path + ".momentum", Problem: fmt.Sprintf("%v with optimizer adam; momentum is SGD's", d.Momentum)}
 	}
+	if d.Seed != 0 {
+		return &FieldError{Field: path + ".seed", Problem: "the distillation's seed is derived from the run's seed and the round; remove it"}
+	}
 	return nil
 }
 

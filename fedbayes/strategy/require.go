@@ -38,9 +38,15 @@ func requireSampler(s Settings, what string) error {
 	return &FieldError{Field: "training.sampler", Problem: what + ": set a sampler (cSGHMC or SGLD)"}
 }
 
-// checkSWA refuses a distillation (at path, the distill object's field path) with more SWA cycles
-// than epochs, and, when bayesianStudent, any SWA at all: SWA averages point estimates.
-func checkSWA(path string, d predictive.DistillConfig, bayesianStudent bool) error {
+// checkDistilled checks a distillation with the strategy's defaults applied (at path, the distill
+// object's field path): a momentum only where the optimizer is SGD (Adam is the default of some
+// strategies, so a momentum given without an optimizer is checked here, before anything runs), no
+// more SWA cycles than epochs, and, when bayesianStudent, no SWA at all: SWA averages point
+// estimates.
+func checkDistilled(path string, d predictive.DistillConfig, bayesianStudent bool) error {
+	if d.Momentum != 0 && d.Optimizer != "sgd" {
+		return &FieldError{Field: path + ".momentum", Problem: fmt.Sprintf("%v, but the distillation's optimizer is %s; momentum is SGD's (set optimizer sgd)", d.Momentum, d.Optimizer)}
+	}
 	if d.SWACycles > d.Epochs {
 		return &FieldError{Field: path + ".swa_cycles", Problem: fmt.Sprintf("%d SWA cycles in %d distillation epochs; at most one cycle per epoch", d.SWACycles, d.Epochs)}
 	}
