@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"slices"
@@ -326,5 +327,32 @@ func TestOptionsSweep(t *testing.T) {
 	want := []strategy.FedBEOptions{{Samples: 3, Alpha: 1, Distill: d(1)}, {Samples: 3, Alpha: 1, Distill: d(2)}, {Samples: 5, Distill: d(1)}, {Samples: 5, Distill: d(2)}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("options %+v\nwant %+v", got, want)
+	}
+
+	// Options that are not an object are refused, not replaced, when a path goes below them.
+	for _, tc := range []struct {
+		name string
+		set  func(*Spec)
+		path string
+	}{
+		{"sweep", func(s *Spec) {
+			s.Sweep = map[string][]json.RawMessage{"aggregation.options.samples": {raw(3)}}
+		}, "sweep.aggregation.options.samples"},
+		{"variant", func(s *Spec) {
+			s.Variants = []Variant{{Label: "a", Set: map[string]json.RawMessage{"aggregation.options.samples": raw(3)}}}
+		}, "variants[0].set.aggregation.options.samples"},
+	} {
+		t.Run("non-object options under a "+tc.name, func(t *testing.T) {
+			n := digitsSpec()
+			n.Dataset.ServerFraction = 0.2
+			n.Aggregation.Rule = "fedbe-gaussian"
+			n.Aggregation.Options = json.RawMessage(`5`)
+			tc.set(n)
+			_, err := n.Expand()
+			var se *SpecError
+			if !errors.As(err, &se) || se.Path != tc.path || !strings.Contains(err.Error(), "aggregation.options holds a number, not an object") {
+				t.Fatalf("error %v; want a *SpecError at %s saying the options are a number", err, tc.path)
+			}
+		})
 	}
 }

@@ -90,7 +90,9 @@ func (s *Spec) Expand() ([]Setting, error) {
 			if err != nil {
 				return nil, specErr(fmt.Sprintf("variants[%d].set.%s", vi, p), "not a JSON value: %v", err)
 			}
-			setPath(vm, strings.Split(p, "."), v)
+			if err := setPath(vm, strings.Split(p, "."), v); err != nil {
+				return nil, specErr(fmt.Sprintf("variants[%d].set.%s", vi, p), "%v", err)
+			}
 		}
 		idx := make([]int, len(paths))
 		for {
@@ -103,7 +105,9 @@ func (s *Spec) Expand() ([]Setting, error) {
 				if err != nil {
 					return nil, specErr(fmt.Sprintf("sweep.%s[%d]", p, idx[i]), "not a JSON value: %v", err)
 				}
-				setPath(m, strings.Split(p, "."), v)
+				if err := setPath(m, strings.Split(p, "."), v); err != nil {
+					return nil, specErr("sweep."+p, "%v", err)
+				}
 				text := valueText(raw)
 				swept[labelNames[i]] = text
 				name += "-" + text
@@ -433,17 +437,39 @@ func decodeValue(raw []byte) (any, error) {
 	return strictjson.Exact(raw)
 }
 
-// setPath sets m[p0][p1]...= v, creating objects on the way.
-func setPath(m map[string]any, path []string, v any) {
-	for _, p := range path[:len(path)-1] {
+// setPath sets m[p0][p1]...= v, creating objects on the way where a field is absent or null; a
+// field on the way that holds another value (aggregation.options: 5 under a sweep of
+// aggregation.options.samples) is an error rather than replaced.
+func setPath(m map[string]any, path []string, v any) error {
+	for i, p := range path[:len(path)-1] {
 		next, ok := m[p].(map[string]any)
 		if !ok {
+			if m[p] != nil {
+				return fmt.Errorf("%s holds %s, not an object, so nothing can be set below it", strings.Join(path[:i+1], "."), valueKind(m[p]))
+			}
 			next = map[string]any{}
 			m[p] = next
 		}
 		m = next
 	}
 	m[path[len(path)-1]] = v
+	return nil
+}
+
+// valueKind names the kind of a generic JSON value for messages.
+func valueKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
 }
 
 // deepCopyMap copies a generic JSON object.
