@@ -31,10 +31,10 @@ type FedKT struct {
 }
 
 // FedKTOptions are FedKT's options, the spec's aggregation.options of fedkt: students s (0: 2),
-// teachers t per student (0: 5), plain_vote, the teachers' local training (local; zero: the
-// clients' training, Settings.Local, whose optimizer is named, so its momentum 0 means none as in
-// the engine's training section) and the students' distillation (distill; zero fields:
-// predictive's defaults). The seed is derived per round.
+// teachers t per student (0: 5), plain_vote, the teachers' local training (local; each zero field
+// takes the clients' training, Settings.Local, field by field: one set of defaults, the spec's
+// training section's; localFrom) and the students' distillation (distill; zero fields: predictive's
+// defaults). The seed is derived per round.
 type FedKTOptions = predictive.FedKTConfig
 
 // newFedKT builds FedKT from its options (FedKTOptions), refusing an experiment without a server
@@ -74,9 +74,7 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if s.Sampling {
 		return nil, &FieldError{Field: "training.sampler", Problem: "FedKT's teachers use the local optimiser (Hasan (2023), Sec. 3.3.4); unset the sampler"}
 	}
-	if k.Local == (predictive.LocalConfig{}) {
-		k.Local = s.Local
-	}
+	k.Local = localFrom(k.Local, s.Local)
 	c := k.WithDefaults()
 	if n := s.MaxNetworks; n > 0 && (c.Students > n || c.Teachers > n || s.Clients > n || s.Clients*c.Students*c.Teachers > n) {
 		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("%d clients x %d students x %d teachers: too many teacher networks; at most %d", s.Clients, c.Students, c.Teachers, n)}
@@ -122,4 +120,26 @@ func (f *FedKT) Aggregate(r *Round) (*Global, error) {
 
 func init() {
 	registerBuiltin(FedKTName, func(s Settings) (Strategy, error) { return newFedKT(s) })
+}
+
+// localFrom fills the zero fields of FedKT's local options o from the clients' training base: the
+// optimizer (with base's momentum, unless o gives one), the learning rate, the epochs and the batch
+// size. A momentum of 0 under an optimizer o names means none.
+func localFrom(o, base predictive.LocalConfig) predictive.LocalConfig {
+	if o.Optimizer == "" {
+		o.Optimizer = base.Optimizer
+		if o.Momentum == 0 {
+			o.Momentum = base.Momentum
+		}
+	}
+	if o.LearningRate == 0 {
+		o.LearningRate = base.LearningRate
+	}
+	if o.Epochs == 0 {
+		o.Epochs = base.Epochs
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = base.BatchSize
+	}
+	return o
 }

@@ -9,9 +9,9 @@ import (
 	"fedbayes.dev/fedbayes/predictive"
 )
 
-// TestFedKTLocalMomentum: FedKT's teachers take the clients' training where options.local is unset,
-// with its momentum as the engine means it (0: none, not predictive's default 0.9); a momentum
-// outside [0, 1) is refused at aggregation.options.local.momentum.
+// TestFedKTLocalMomentum: FedKT's teachers take the clients' training where options.local leaves a
+// field unset, the optimizer with its momentum as the engine means it (0: none, not predictive's
+// default 0.9); a momentum outside [0, 1) is refused at aggregation.options.local.momentum.
 func TestFedKTLocalMomentum(t *testing.T) {
 	clients := predictive.LocalConfig{Optimizer: "sgd", LearningRate: 0.05, Epochs: 2, BatchSize: 16}
 	tests := []struct {
@@ -21,7 +21,8 @@ func TestFedKTLocalMomentum(t *testing.T) {
 	}{
 		{"the clients' SGD without momentum", `{"teachers": 2}`, 0, ""},
 		{"its own SGD without momentum", `{"teachers": 2, "local": {"optimizer": "sgd", "epochs": 3}}`, 0, ""},
-		{"its own default optimizer", `{"teachers": 2, "local": {"epochs": 3}}`, predictive.DefaultMomentum, ""},
+		{"the clients' optimizer, its momentum", `{"teachers": 2, "local": {"epochs": 3}}`, 0, ""},
+		{"the clients' optimizer, its own momentum", `{"teachers": 2, "local": {"epochs": 3, "momentum": 0.5}}`, 0.5, ""},
 		{"momentum 1", `{"teachers": 2, "local": {"momentum": 1}}`, 0, OptionsField + ".local.momentum"},
 		{"negative momentum", `{"teachers": 2, "local": {"momentum": -0.5}}`, 0, OptionsField + ".local.momentum"},
 	}

@@ -133,7 +133,10 @@ func TestFedKTOptionsReachConfig(t *testing.T) {
 		want    predictive.LocalConfig
 	}{
 		{"the clients' training", `{"teachers": 4}`, local},
-		{"its own", `{"teachers": 4, "local": {"epochs": 7}}`, predictive.LocalConfig{Epochs: 7}.WithDefaults()},
+		{"its own, the rest from the clients' training", `{"teachers": 4, "local": {"epochs": 7}}`,
+			predictive.LocalConfig{Optimizer: "adam", LearningRate: 0.002, Epochs: 7, BatchSize: 16}},
+		{"its own optimizer with no momentum", `{"teachers": 4, "local": {"optimizer": "sgd", "learning_rate": 0.1}}`,
+			predictive.LocalConfig{Optimizer: "sgd", LearningRate: 0.1, Epochs: 3, BatchSize: 16}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := New(FedKTName, Settings{Kind: models.Deterministic, HasServer: true, Local: local, Options: json.RawMessage(tc.options)})
