@@ -186,9 +186,13 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 		}
 		f.decide(c.checks(), "accuracy "+strings.Join(ev, ", "))
 		frozen(&f, posteriorsDidNotLearn, "c100-iid")
-		f.explain("the paper's gap is about one point after 500 rounds. " +
+		why := "the paper's gap is about one point after 500 rounds. " +
 			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows give the same numbers" +
-			map[bool]string{true: "; in BFL-P mode the variational variances are held at the clamp (log σ² = −8) by the authors' code, so the nets are close to deterministic.", false: "."}[bflp])
+			map[bool]string{true: "; in BFL-P mode the variational variances are held at the clamp (log σ² = −8) by the authors' code, so the nets are close to deterministic.", false: "."}[bflp]
+		if growth := keptVarianceGrowth(rs, []string{"FVBWA-EAA", "FVBWA-AALV", "FVBWA-PPA"}, []string{"FVBWA-GAA", "FVBWA-CF"}); growth != "" {
+			why += " Here " + growth + "."
+		}
+		f.explain(why)
 		out = append(out, f)
 	}
 	// 5. 100 clients, IID: the same rules are better calibrated than FED (Table 3's ECE and NLL columns).

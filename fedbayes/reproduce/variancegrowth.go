@@ -1,0 +1,108 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"fedbayes.dev/fedbayes/results"
+)
+
+// variancePeak is one variant's course over its runs' evaluated rounds, averaged over its seeds:
+// the accuracy at the round where the mean accuracy peaked and at the last round, and the spread
+// ‖σ‖₂ at the first and the last evaluated round.
+type variancePeak struct {
+	variant                 string
+	peakRound, lastRound    int
+	peakAcc, lastAcc        float64
+	firstSpread, lastSpread float64
+	firstRound              int
+	seeds                   int
+	// disagreement is the largest VarDisagreement any run recorded (NaN when none did).
+	disagreement float64
+}
+
+// peakOf averages the variant's runs round by round (the rounds every run evaluated) and returns its
+// peak and last accuracy and its first and last spread; ok is false without such rounds or spreads.
+func peakOf(rs runSet, variant string) (variancePeak, bool) {
+	runs := rs.where("variant", variant)
+	p := variancePeak{variant: variant, seeds: len(runs), peakAcc: math.Inf(-1), disagreement: math.NaN()}
+	if len(runs) == 0 {
+		return p, false
+	}
+	acc, spread, count := map[int]float64{}, map[int]float64{}, map[int]int{}
+	for _, r := range runs {
+		for _, row := range r.Rows {
+			if d, ok := row.Metrics[results.VarDisagreement]; ok && !(d <= p.disagreement) {
+				p.disagreement = d
+			}
+			a, okA := row.Metrics[results.Accuracy]
+			s, okS := row.Metrics[results.Spread]
+			if okA && okS {
+				acc[row.Round] += a
+				spread[row.Round] += s
+				count[row.Round]++
+			}
+		}
+	}
+	first := true
+	for round := 0; round <= maxRound(count); round++ {
+		if count[round] != len(runs) {
+			continue
+		}
+		a, s := acc[round]/float64(len(runs)), spread[round]/float64(len(runs))
+		if first {
+			p.firstRound, p.firstSpread, first = round, s, false
+		}
+		if a > p.peakAcc {
+			p.peakRound, p.peakAcc = round, a
+		}
+		p.lastRound, p.lastAcc, p.lastSpread = round, a, s
+	}
+	return p, !first
+}
+
+// maxRound is the largest key of count (0 when empty).
+func maxRound(count map[int]int) int {
+	m := 0
+	for r := range count {
+		m = max(m, r)
+	}
+	return m
+}
+
+// keptVarianceGrowth explains, from the runs' rounds, a fall of the rules that keep the clients'
+// shared variance (keep: e.g. FVBWA-EAA, -AALV, -PPA) against the rules that divide it by the active
+// clients (shrink: GAA, CF): when each kept rule's mean accuracy ends at least two points below its
+// peak while its spread grows at least threefold and its clients' variances moved alike (recorded
+// VarDisagreement below results.MinDisagreement in every round), it says so with the numbers;
+// otherwise it returns "".
+func keptVarianceGrowth(rs runSet, keep, shrink []string) string {
+	var fell []string
+	agree := 0.0
+	for _, v := range keep {
+		p, ok := peakOf(rs, v)
+		if !ok || p.peakAcc-p.lastAcc < 0.02 || p.firstSpread <= 0 || p.lastSpread < 3*p.firstSpread || !(p.disagreement < results.MinDisagreement) {
+			return ""
+		}
+		agree = max(agree, p.disagreement)
+		fell = append(fell, fmt.Sprintf("%s peaks at round %d (%.1f%%) and ends at %.1f%% in round %d, its spread grown from %.3g (round %d) to %.3g",
+			v, p.peakRound, 100*p.peakAcc, 100*p.lastAcc, p.lastRound, p.firstSpread, p.firstRound, p.lastSpread))
+	}
+	var held []string
+	for _, v := range shrink {
+		p, ok := peakOf(rs, v)
+		if !ok {
+			return ""
+		}
+		held = append(held, fmt.Sprintf("%s ends at %.1f%% with spread %.3g", v, 100*p.lastAcc, p.lastSpread))
+	}
+	if len(fell) == 0 {
+		return ""
+	}
+	return "the rules that keep the clients' variance lose accuracy as it grows (mean over seeds of the evaluated rounds): " +
+		strings.Join(fell, "; ") + fmt.Sprintf(". Local training moves every client's log σ² alike each round (the clients' differ by at most %.2g, %g needed to tell them apart; "+
+		"the KL term's pull towards the prior), ", agree, results.MinDisagreement) +
+		"and these rules keep that shared variance round after round, so the sampled weights get noisier; " + strings.Join(held, ", ") +
+		": they divide the shared variance by the active clients each round, so their nets stay nearly deterministic"
+}
