@@ -2,7 +2,9 @@ package reproduce
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"fedbayes.dev/fedbayes/results"
@@ -46,7 +48,7 @@ func peakOf(rs runSet, variant string) (variancePeak, bool) {
 		}
 	}
 	first := true
-	for round := 0; round <= maxRound(count); round++ {
+	for _, round := range slices.Sorted(maps.Keys(count)) {
 		if count[round] != len(runs) {
 			continue
 		}
@@ -60,15 +62,6 @@ func peakOf(rs runSet, variant string) (variancePeak, bool) {
 		p.lastRound, p.lastAcc, p.lastSpread = round, a, s
 	}
 	return p, !first
-}
-
-// maxRound is the largest key of count (0 when empty).
-func maxRound(count map[int]int) int {
-	m := 0
-	for r := range count {
-		m = max(m, r)
-	}
-	return m
 }
 
 // keptVarianceGrowth explains, from the runs' rounds, a fall of the rules that keep the clients'
