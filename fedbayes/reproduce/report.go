@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
@@ -196,7 +197,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 				f.Changed = verdictChangeWith(base, cur, VerdictRule, papers[i].ID, *f, specNow)
 				fmt.Fprintf(&b, "\n**%s** — %s. *%s.*\n\n", f.Claim, f.Source, verdictText(f.Verdict))
 				if f.Judged != "" {
-					fmt.Fprintf(&b, "- Judged by: %s; %s budget (the presets above)\n", f.Judged, opt.Budget)
+					fmt.Fprintf(&b, "- Judged by: %s; %s\n", f.Judged, findingBudget(f.Presets, opt.Budget))
 				}
 				fmt.Fprintf(&b, "- Evidence: %s\n", f.Evidence)
 				if f.Why != "" {
@@ -227,6 +228,50 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		}
 	}
 	return all, nil
+}
+
+// findingBudget names the budget of the runs a finding reads (its presets, by name at the budget b):
+// b's when every preset runs at it, else each preset's own budget with the preset's name, its
+// reason stated under the section with the preset's budget sentence. A finding computed without
+// runs says so.
+func findingBudget(names []string, b Budget) string {
+	if len(names) == 0 {
+		return "computed without runs"
+	}
+	var own []string
+	atB := 0
+	for _, n := range names {
+		if label := budgetLabel(presetBudget(n)); label != "" && label != string(b) {
+			own = append(own, fmt.Sprintf("the %s budget of `%s` (its reason under the section)", label, n))
+		} else {
+			atB++
+		}
+	}
+	switch {
+	case len(own) == 0:
+		return fmt.Sprintf("%s budget (the presets above)", b)
+	case atB > 0:
+		own = append(own, fmt.Sprintf("the %s budget for the others", b))
+	}
+	return strings.Join(own, "; ")
+}
+
+// budgetLabel is the name a budget sentence starts with, before its first ':' or '(' ("medium",
+// "collapse claim"), or "" when it has none.
+func budgetLabel(sentence string) string {
+	if i := strings.IndexAny(sentence, ":("); i > 0 {
+		return strings.TrimSpace(sentence[:i])
+	}
+	return ""
+}
+
+// presetBudget is the budget sentence of the engine preset name ("" when there is none).
+func presetBudget(name string) string {
+	s, err := presets.Preset(name)
+	if err != nil {
+		return ""
+	}
+	return s.Budget
 }
 
 // baselineFrom describes a report for its baseline: the commits of its runs and its command.
@@ -260,7 +305,9 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 		b.WriteString("**Budget: medium.** Every preset runs at its medium budget, stated under each section: all of " +
 			"Fashion-MNIST where the paper uses it, LeNet trained for the rounds at which it first passed 85 % with 10 IID clients " +
 			"in a measured run, at least 3 seeds, " +
-			"and the 100-client presets at the paper's local training for a tenth of its rounds. Runs of other budgets " +
+			"and the 100-client presets at the paper's local training for a tenth of its rounds. A claim that this cut cannot show " +
+			"has a preset of its own at the cheapest budget that can (000's calibration and collapse claims), named in the " +
+			"finding's \"Judged by\" line with its reason under the section. Runs of other budgets " +
 			"(reduced, full) are never mixed in. A preset whose runs are not all done is reported as **not run yet (k of n " +
 			"runs done)**, with no table and no verdict: a verdict waits for every seed and row. " +
 			"`make reproduce BUDGET=medium` continues the runs where they stopped. Why each preset runs what it runs, and " +

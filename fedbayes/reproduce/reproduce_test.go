@@ -181,7 +181,9 @@ func TestClaims(t *testing.T) {
 	hi := sample(0.85, 0.87, 0.84) // hi - lo {.05, .06, .05}: t = .0533/.00333 = 16, p = 1 - 16/sqrt(258) = .0039
 	near := sample(0.801, 0.812, 0.789)
 	var c claims
-	c.below("lo < hi", lo, hi, colAcc) // agrees (Holm x 5 = .019)
+	// Holm runs over the three distinct pairs ({lo, hi} is compared three times, {lo, near} and
+	// {lo, lo} once each).
+	c.below("lo < hi", lo, hi, colAcc) // agrees (Holm x 3 = .0117)
 	c.below("hi < lo", hi, lo, colAcc) // contradicts
 	c.same("lo ≈ near", lo, near, 0.01, colAcc)
 	c.same("lo ≈ lo", lo, lo, 0.01, colAcc) // identical: not testable, undecided
@@ -196,8 +198,12 @@ func TestClaims(t *testing.T) {
 			t.Errorf("check %d (%s): outcome %d, want %d", i, got[i].text, got[i].outcome, want[i])
 		}
 	}
-	if !strings.Contains(got[0].text, "paired") || !strings.Contains(got[0].text, "Holm over 5") {
+	if !strings.Contains(got[0].text, "paired") || !strings.Contains(got[0].text, "Holm over 3") {
 		t.Errorf("check text %q does not name the test and the family", got[0].text)
+	}
+	pOf := func(text string) string { _, p, _ := strings.Cut(text, ", p "); return p }
+	if pOf(got[0].text) == "" || pOf(got[0].text) != pOf(got[1].text) {
+		t.Errorf("the reversed comparison %q does not share the p-value of %q", got[1].text, got[0].text)
 	}
 }
 

@@ -48,7 +48,8 @@ const (
 // VerdictRule is the rule judge applies, as the report prints it.
 const VerdictRule = "Verdicts: each finding is split into checks. A check that one method beats another is a two-sided t-test " +
 	"of the difference, paired by seed when both ran the same seeds (runs of one preset share each seed's partition, " +
-	"initial model and batch order) and Welch's otherwise, with Holm's correction over the comparisons of the finding, " +
+	"initial model and batch order) and Welch's otherwise, with Holm's correction over the distinct comparisons of the finding " +
+	"(the same two samples compared twice count once, as when two rows' runs gave identical numbers: FED and FEDAVG with clients of equal size), " +
 	"at level 0.05: it agrees when the corrected p-value is below 0.05 in the claimed direction, contradicts when it is " +
 	"below 0.05 in the other, and is not decisive otherwise. A claim of no difference is a two one-sided tests (TOST) " +
 	"equivalence test with a stated margin (1 accuracy point unless the finding says otherwise) at level 0.05: it agrees " +
@@ -190,31 +191,41 @@ func (c *claims) fixed(label string, ok bool) {
 // n is the number of claims.
 func (c *claims) n() int { return len(c.items) }
 
-// checks runs the tests: stats.Compare on every comparison, Holm over them, TOST for equivalences,
-// confidence intervals for the within claims (see VerdictRule).
+// checks runs the tests: stats.Compare on every comparison, Holm over the distinct ones, TOST for
+// equivalences, confidence intervals for the within claims (see VerdictRule). Two comparisons of the
+// same two samples (rows whose runs gave identical numbers, such as FED and FEDAVG with clients of
+// equal size) are one hypothesis: they share one p-value and count once in Holm's correction.
 func (c *claims) checks() []check {
 	res := make([]stats.Result, len(c.items))
 	errs := make([]error, len(c.items))
 	var p []float64
-	var idx []int
+	at := make([]int, len(c.items)) // the index in p of each comparison's hypothesis
+	seen := map[string]int{}
 	for i, it := range c.items {
 		if it.kind == claimFixed || it.kind == claimWithin {
 			continue
 		}
 		res[i], errs[i] = stats.Compare(it.a, it.b)
+		key := comparisonKey(it.a, it.b)
+		if k, ok := seen[key]; ok {
+			at[i] = k
+			continue
+		}
 		pv := math.NaN()
 		if errs[i] == nil {
 			pv = res[i].P
 		}
-		p, idx = append(p, pv), append(idx, i)
+		seen[key], at[i] = len(p), len(p)
+		p = append(p, pv)
 	}
-	adj := make([]float64, len(c.items))
-	for k, a := range stats.Holm(p) {
-		adj[idx[k]] = a
-	}
+	adj := stats.Holm(p)
 	out := make([]check, len(c.items))
 	for i, it := range c.items {
-		out[i] = it.judge(res[i], errs[i], adj[i], len(p))
+		var a float64
+		if it.kind != claimFixed && it.kind != claimWithin {
+			a = adj[at[i]]
+		}
+		out[i] = it.judge(res[i], errs[i], a, len(p))
 		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
 		switch {
 		case it.kind == claimFixed:
@@ -232,6 +243,16 @@ func (c *claims) checks() []check {
 		}
 	}
 	return out
+}
+
+// comparisonKey identifies the hypothesis of a comparison of a with b by the samples' seeds and
+// values, in either order (a two-sided test of a against b is the test of b against a).
+func comparisonKey(a, b stats.Sample) string {
+	ka, kb := fmt.Sprint(a.Seeds, a.Values), fmt.Sprint(b.Seeds, b.Values)
+	if ka > kb {
+		ka, kb = kb, ka
+	}
+	return ka + "|" + kb
 }
 
 // judged says how a finding's checks were decided, for the report: the tests by kind (with Holm's
@@ -260,7 +281,16 @@ func judged(checks []check) string {
 		parts = append(parts, fmt.Sprintf("%d %s", count[t], name))
 	}
 	out := strings.Join(parts, ", ")
-	if holm > 1 {
+	tests := 0
+	for _, c := range checks {
+		if c.holm > 0 {
+			tests++
+		}
+	}
+	switch {
+	case holm > 1 && holm < tests:
+		out += fmt.Sprintf(", Holm over %d distinct comparisons", holm)
+	case holm > 1:
 		out += fmt.Sprintf(", Holm over %d", holm)
 	}
 	if len(seeds) > 0 {

@@ -32,8 +32,23 @@ func TestJudged(t *testing.T) {
 	c.within("a in range", a, 0.7, 0.9, colAcc)
 	c.fixed("computed", true)
 	c.fixed("computed again", true)
-	want := "1 paired t-test, 1 Welch t-test, 1 paired t-test and TOST, 1 95 % interval, 2 exact comparisons, Holm over 3; seeds 0–2, 5–7"
+	// a < b and a = b compare the same two samples: one hypothesis, so Holm runs over two.
+	want := "1 paired t-test, 1 Welch t-test, 1 paired t-test and TOST, 1 95 % interval, 2 exact comparisons, Holm over 2 distinct comparisons; seeds 0–2, 5–7"
 	if got := judged(c.checks()); got != want {
+		t.Errorf("judged = %q, want %q", got, want)
+	}
+}
+
+// TestJudgedDistinct checks the Holm family of a finding without repeated comparisons: every
+// comparison counts.
+func TestJudgedDistinct(t *testing.T) {
+	a := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.80, 0.81, 0.82}}
+	b := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.85, 0.87, 0.86}}
+	w := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.90, 0.91, 0.93}}
+	var c claims
+	c.below("a < b", a, b, colAcc)
+	c.below("a < w", a, w, colAcc)
+	if got, want := judged(c.checks()), "2 paired t-tests, Holm over 2; seeds 0–2"; got != want {
 		t.Errorf("judged = %q, want %q", got, want)
 	}
 }
