@@ -66,9 +66,24 @@ func ChenSpec(s *engine.Spec, fedbe predictive.FedBEConfig) *engine.Spec {
 			continue
 		}
 		s.Variants = append(s.Variants, variant(m, "aggregation.rule", m,
-			"aggregation.options", strategy.FedBEOptions{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Distill: fedbe.Distill}))
+			"aggregation.options", strategy.FedBEOptions{Samples: fedbe.Samples, Alpha: fedbe.Alpha, Temperature: fedbe.Temperature, Distill: fedbe.Distill}))
 	}
 	return s
+}
+
+// ChenServer is FedBE's server step with M = samples as Chen & Chao's code runs it (hongyouc/FedBE:
+// models/Update.py, ServerUpdate; utils/tools.py; utils/options.py): the teachers' averaged
+// probabilities sharpened with temperature 0.5 (--temp, temp_sharpen); SGD with momentum 0.9 at
+// 1e-3 (set_opt) on a KL loss averaged over the classes as well as the batch, which is 1e-4 on the
+// cross-entropy averaged over the batch that predictive.Distill minimises; batch 128 (--server_bs);
+// 20 epochs (--server_ep); SWA at that constant step (swa_lr None), averaged here at the end of
+// every epoch where the code averages every 25 steps from step 500. Not carried over: the code's
+// weight decay of 1e-5; and predictive.Distill draws a label per example and epoch from the
+// sharpened probabilities, whose expected gradient is the KL loss's.
+func ChenServer(samples int) predictive.FedBEConfig {
+	const lr = 1e-4
+	return predictive.FedBEConfig{Samples: samples, Temperature: 0.5, Distill: predictive.DistillConfig{
+		Optimizer: "sgd", LearningRate: lr, Momentum: 0.9, Epochs: 20, BatchSize: 128, SWACycles: 20, SWAMinLR: lr}}
 }
 
 // chenPresets are the multi-round FedBE experiments of Chen & Chao on an MLP: fedbe-fmnist-fast and
@@ -81,20 +96,20 @@ var chenPresets = map[string]func() *engine.Spec{
 			Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 6000, TestSubsample: 2000},
 			Training: engine.TrainingSpec{Rounds: 10, LocalEpochs: 2, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2}},
-			predictive.FedBEConfig{Samples: 5, Distill: predictive.DistillConfig{Epochs: 4, BatchSize: 32, SWACycles: 4}})
+			ChenServer(5))
 	},
 	"fedbe-fmnist-medium": func() *engine.Spec {
 		return ChenSpec(&engine.Spec{Budget: "medium (" + chenPaperBudget + ")",
 			Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 20000},
 			Training: engine.TrainingSpec{Rounds: 20, LocalEpochs: 5, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2, 3, 4, 5}},
-			predictive.FedBEConfig{Samples: 10, Distill: predictive.DistillConfig{Epochs: 10, BatchSize: 32, SWACycles: 5}})
+			ChenServer(10))
 	},
 	"fedbe-fmnist-full": func() *engine.Spec {
 		return ChenSpec(&engine.Spec{Budget: "full (Chen & Chao's 10 clients, T=40 rounds, E=20 local epochs, M=10, 3 seeds; Fashion-MNIST and an MLP instead of CIFAR-10 and a ConvNet)",
 			Dataset:  engine.DatasetSpec{Name: "fashion-mnist"},
 			Training: engine.TrainingSpec{BatchSize: 32, LearningRate: 0.05}},
-			predictive.FedBEConfig{Distill: predictive.DistillConfig{Epochs: 20, BatchSize: 32}})
+			ChenServer(10))
 	},
 	"fedbe-digits-fast": func() *engine.Spec {
 		return ChenSpec(&engine.Spec{Budget: "reduced (scikit-learn digits, 32 hidden units)",
@@ -103,7 +118,7 @@ var chenPresets = map[string]func() *engine.Spec{
 			Model:     engine.ModelSpec{Hidden: []int{32}},
 			Training:  engine.TrainingSpec{Rounds: 5, LocalEpochs: 5, BatchSize: 32, LearningRate: 0.05},
 			Seeds:     []int64{1, 2}},
-			predictive.FedBEConfig{Samples: 5, Distill: predictive.DistillConfig{Epochs: 10, BatchSize: 32, SWACycles: 2}})
+			ChenServer(5))
 	},
 }
 

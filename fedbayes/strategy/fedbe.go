@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"math"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
@@ -25,6 +26,9 @@ type FedBEOptions struct {
 	Samples int `json:"samples,omitempty"`
 	// Alpha is the Dirichlet concentration of fedbe-dirichlet (0: 1).
 	Alpha float64 `json:"alpha,omitempty"`
+	// Temperature sharpens the pseudo labels (predictive.Sharpen; Chen & Chao's code: 0.5); 0 or 1:
+	// none.
+	Temperature float64 `json:"temperature,omitempty"`
 	// Distill is the distillation on the server set (zero fields: predictive.FedBEConfig's
 	// defaults, SGD with momentum 0.9 where the optimizer is left out, learning rate 0.01, 20
 	// epochs, batch 100, SWA over 4 cycles; fedbe-gaussian-no-swa uses one cycle). A named
@@ -59,13 +63,16 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if o.Alpha < 0 {
 		return nil, &FieldError{Field: OptionsField + ".alpha", Problem: fmt.Sprintf("%v; must be >= 0 (0 means 1)", o.Alpha)}
 	}
+	if !(o.Temperature >= 0) || math.IsInf(o.Temperature, 0) {
+		return nil, &FieldError{Field: OptionsField + ".temperature", Problem: fmt.Sprintf("%v; must be a finite value >= 0 (0 means none)", o.Temperature)}
+	}
 	if err := firstError(
 		checkDistill(OptionsField+".distill", o.Distill),
 		requireServer(s, "FedBE distils on the server's set", "Chen & Chao keep 20% of the training set, 0.2"),
 		requireClassification(s, "FedBE distils the teachers' class probabilities")); err != nil {
 		return nil, err
 	}
-	fc := predictive.FedBEConfig{Distribution: distribution, Samples: o.Samples, Alpha: o.Alpha, Distill: o.Distill}
+	fc := predictive.FedBEConfig{Distribution: distribution, Samples: o.Samples, Alpha: o.Alpha, Temperature: o.Temperature, Distill: o.Distill}
 	if !swa {
 		fc.Distill.SWACycles = 1
 	}

@@ -74,6 +74,8 @@ func TestStrategiesOwnOptions(t *testing.T) {
 		{"fedbe takes samples, alpha, distill", FedBEDirichlet, base, `{"samples": 3, "alpha": 2, "distill": {"epochs": 4, "swa_cycles": 2}}`, ""},
 		{"fedbe negative samples", FedBEGaussian, base, `{"samples": -1}`, "aggregation.options.samples"},
 		{"fedbe negative alpha", FedBEGaussian, base, `{"alpha": -1}`, "aggregation.options.alpha"},
+		{"fedbe sharpens its pseudo labels", FedBEGaussian, base, `{"temperature": 0.5}`, ""},
+		{"fedbe negative temperature", FedBEGaussian, base, `{"temperature": -0.5}`, "aggregation.options.temperature"},
 		{"fedbe distill optimizer", FedBEGaussian, base, `{"distill": {"optimizer": "rmsprop"}}`, "aggregation.options.distill.optimizer"},
 		{"fedbe distill momentum", FedBEGaussian, base, `{"distill": {"optimizer": "sgd", "momentum": 1}}`, "aggregation.options.distill.momentum"},
 		{"fedbe distill momentum with adam", FedBEGaussian, base, `{"distill": {"optimizer": "adam", "momentum": 0.9}}`, "aggregation.options.distill.momentum"},
