@@ -72,8 +72,9 @@ func TestFedBETeachers(t *testing.T) {
 	}
 }
 
-// TestFedBERounds runs two FedBE rounds (FedBEServer) on three clients that each see mostly one class.
-func TestFedBERounds(t *testing.T) {
+// skewedClients splits 900 blobs among three clients, each holding every example of one class and 20
+// of the next.
+func skewedClients() []*data.Dataset {
 	all := blobs(900, 1)
 	var byClass [3][]int
 	for i, y := range all.Labels {
@@ -85,6 +86,12 @@ func TestFedBERounds(t *testing.T) {
 		idx = append(idx, byClass[(c+1)%3][:20]...)
 		clients = append(clients, all.Subset(idx))
 	}
+	return clients
+}
+
+// TestFedBERounds runs two FedBE rounds (FedBEServer) on three clients that each see mostly one class.
+func TestFedBERounds(t *testing.T) {
+	clients := skewedClients()
 	server, test := blobs(300, 2), blobs(300, 3)
 	fc := FedBEConfig{Samples: 4, Seed: 3, Distill: DistillConfig{Epochs: 6, BatchSize: 30, SWACycles: 2}}
 	lc := LocalConfig{Epochs: 3, BatchSize: 20, LearningRate: 0.05}
@@ -188,15 +195,7 @@ func TestSharpen(t *testing.T) {
 // the student distilled on labels sharpened at temperature 0.3 is more confident on the server set
 // than the one distilled on the plain average.
 func TestFedBEServerSharpens(t *testing.T) {
-	all := blobs(900, 1)
-	var byClass [3][]int
-	for i, y := range all.Labels {
-		byClass[y] = append(byClass[y], i)
-	}
-	var clients []*data.Dataset
-	for c := 0; c < 3; c++ {
-		clients = append(clients, all.Subset(append(append([]int(nil), byClass[c]...), byClass[(c+1)%3][:20]...)))
-	}
+	clients := skewedClients()
 	cfg := blobConfig()
 	cfg.Clients = len(clients)
 	m, err := models.New(cfg)

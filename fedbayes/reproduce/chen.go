@@ -33,7 +33,9 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 	s.Setting = "FedBE (Alg. 1): every round the clients train from the global model as in FedAvg; the server fits a " +
 		"global model distribution to the client models (a diagonal Gaussian, or a Dirichlet over their convex combinations), " +
 		"takes M sampled models, the clients and their mean as teachers, pseudo-labels its unlabeled set with their averaged " +
-		"predictive and distils it, with SWA, into the next global model. FedAvg runs the same rounds with the same clients, " +
+		"predictive and distils it, with SWA, into the next global model. The server step is the authors' code's " +
+		"(presets.ChenServer, docs/engine.md): pseudo labels sharpened with temperature 0.5, 20 epochs of momentum SGD at " +
+		"their small step, batch 128, the student starting at FedAvg's mean. FedAvg runs the same rounds with the same clients, " +
 		"initial model and batch order, through the engine (one variant per method). 10 clients, all active, Dirichlet(0.1) label skew, 20% of the training set kept " +
 		"unlabeled for the server, an MLP with 100 hidden units. The poster's table is non-IID CIFAR-10 (10 clients, 40 " +
 		"rounds of 20 local epochs, 10K unlabeled server images); its ConvNet column is set beside ours for the direction " +
