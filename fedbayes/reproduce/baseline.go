@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,6 +57,28 @@ type BaselinePreset struct {
 	// the preset's set-up, compared field by field.
 	Setting string          `json:"setting"`
 	Spec    json.RawMessage `json:"spec"`
+	// Settings holds the spec each of its settings' runs recorded, by setting, Setting's included,
+	// so that a change to any setting is found; a baseline without it compares Setting alone.
+	Settings map[string]json.RawMessage `json:"settings,omitempty"`
+}
+
+// settingsOf lists the settings of p to compare, sorted by name: Settings, or Setting alone.
+func (p BaselinePreset) settingsOf() []string {
+	if len(p.Settings) == 0 {
+		if p.Setting == "" {
+			return nil
+		}
+		return []string{p.Setting}
+	}
+	return slices.Sorted(maps.Keys(p.Settings))
+}
+
+// specOf is the spec setting's runs recorded.
+func (p BaselinePreset) specOf(setting string) json.RawMessage {
+	if raw, ok := p.Settings[setting]; ok {
+		return raw
+	}
+	return p.Spec
 }
 
 // maxBaselineBytes bounds the baseline file read (a report's baseline is tens of kilobytes).
@@ -108,9 +131,11 @@ func baselinePresets(complete map[string][]results.Run) map[string]BaselinePrese
 			continue
 		}
 		seeds := map[int64]bool{}
+		settings := map[string]json.RawMessage{}
 		first := rs[0]
 		for _, r := range rs {
 			seeds[r.Meta.Seed] = true
+			settings[r.Meta.Setting] = r.Meta.Spec
 			if fingerprintBefore(r.Meta.Setting, r.Meta.Spec, first.Meta.Setting, first.Meta.Spec) {
 				first = r
 			}
@@ -120,7 +145,7 @@ func baselinePresets(complete map[string][]results.Run) map[string]BaselinePrese
 			s = append(s, k)
 		}
 		slices.Sort(s)
-		out[name] = BaselinePreset{Runs: len(rs), Seeds: s, Setting: first.Meta.Setting, Spec: first.Meta.Spec}
+		out[name] = BaselinePreset{Runs: len(rs), Seeds: s, Setting: first.Meta.Setting, Spec: first.Meta.Spec, Settings: settings}
 	}
 	return out
 }
@@ -186,16 +211,9 @@ func verdictChangeWith(base *Baseline, cur map[string]BaselinePreset, rule, pape
 		was, had := base.Presets[name]
 		now, has := cur[name]
 		wasRun, isRun := had && was.Runs > 0, has && now.Runs > 0
-		if had && was.Setting != "" {
-			// The baseline's setting compared with the same setting of the preset as it stands.
-			if spec, ok := specNow(name, was.Setting); !ok {
-				add(fmt.Sprintf("settings (%s is not one of them now)", was.Setting), name)
-			} else {
-				a := results.Meta{Setting: was.Setting, Spec: was.Spec}
-				b := results.Meta{Setting: was.Setting, Spec: spec}
-				if why := a.Differs(b); why != "" {
-					add("set-up ("+strings.ReplaceAll(strings.TrimPrefix(why, "the specs differ: "), " in the recorded run, ", " before, ")+")", name)
-				}
+		if had {
+			for _, k := range setupChanges(name, was, specNow) {
+				add(k, name)
 			}
 		}
 		switch {
@@ -222,6 +240,48 @@ func verdictChangeWith(base *Baseline, cur map[string]BaselinePreset, rule, pape
 		claim = fmt.Sprintf(" (as \"%s\")", base.Findings[i].Claim)
 	}
 	return fmt.Sprintf("from *%s*%s; since then: %s", base.Findings[i].Verdict, claim, strings.Join(causes, "; "))
+}
+
+// setupChanges says how the settings of preset name in the baseline (was) differ from the same
+// settings of the preset as it stands (specNow): each distinct difference once, with how many of the
+// settings it applies to where not all, and the settings the preset no longer has.
+func setupChanges(name string, was BaselinePreset, specNow func(preset, setting string) (json.RawMessage, bool)) []string {
+	settings := was.settingsOf()
+	var order, gone []string
+	count := map[string]int{}
+	for _, st := range settings {
+		spec, ok := specNow(name, st)
+		if !ok {
+			gone = append(gone, st)
+			continue
+		}
+		a := results.Meta{Setting: st, Spec: was.specOf(st)}
+		b := results.Meta{Setting: st, Spec: spec}
+		why := a.Differs(b)
+		if why == "" {
+			continue
+		}
+		why = strings.ReplaceAll(strings.TrimPrefix(why, "the specs differ: "), " in the recorded run, ", " before, ")
+		if count[why] == 0 {
+			order = append(order, why)
+		}
+		count[why]++
+	}
+	var out []string
+	for _, why := range order {
+		if n := count[why]; n < len(settings) {
+			out = append(out, fmt.Sprintf("set-up of %d of its %d settings (%s)", n, len(settings), why))
+		} else {
+			out = append(out, "set-up ("+why+")")
+		}
+	}
+	switch {
+	case len(gone) == 1:
+		out = append(out, fmt.Sprintf("settings (%s is not one of them now)", gone[0]))
+	case len(gone) > 1:
+		out = append(out, fmt.Sprintf("settings (%d of its %d are not among them now, %s first)", len(gone), len(settings), gone[0]))
+	}
+	return out
 }
 
 // presetBaseline describes preset name (at a budget) as it stands, for a preset with no complete runs:

@@ -62,6 +62,45 @@ func TestVerdictChange(t *testing.T) {
 	}
 }
 
+// TestSetupChanges checks the set-up differences of a preset whose baseline records every setting:
+// each distinct difference once, with how many settings it applies to where not all, and the
+// settings the preset no longer has.
+func TestSetupChanges(t *testing.T) {
+	spec := func(name string, lr float64) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"name":%q,"training":{"lr":%g}}`, name, lr))
+	}
+	was := BaselinePreset{Setting: "p-a", Spec: spec("p-a", 0.01), Settings: map[string]json.RawMessage{
+		"p-a": spec("p-a", 0.01), "p-b": spec("p-b", 0.01), "p-c": spec("p-c", 0.01), "p-d": spec("p-d", 0.01)}}
+	for _, tc := range []struct {
+		name string
+		now  map[string]float64 // each setting's lr now; a setting left out is gone
+		want []string
+	}{
+		{"unchanged", map[string]float64{"p-a": 0.01, "p-b": 0.01, "p-c": 0.01, "p-d": 0.01}, nil},
+		{"all alike", map[string]float64{"p-a": 0.1, "p-b": 0.1, "p-c": 0.1, "p-d": 0.1},
+			[]string{"set-up (training.lr: 0.01 before, 0.1 now)"}},
+		{"some, two ways", map[string]float64{"p-a": 0.01, "p-b": 0.1, "p-c": 0.1, "p-d": 0.2},
+			[]string{"set-up of 2 of its 4 settings (training.lr: 0.01 before, 0.1 now)", "set-up of 1 of its 4 settings (training.lr: 0.01 before, 0.2 now)"}},
+		{"one gone", map[string]float64{"p-a": 0.01, "p-b": 0.01, "p-c": 0.01}, []string{"settings (p-d is not one of them now)"}},
+		{"two gone", map[string]float64{"p-a": 0.01, "p-b": 0.01}, []string{"settings (2 of its 4 are not among them now, p-c first)"}},
+	} {
+		specNow := func(_, setting string) (json.RawMessage, bool) {
+			lr, ok := tc.now[setting]
+			return spec(setting, lr), ok
+		}
+		got := setupChanges("p", was, specNow)
+		if strings.Join(got, " | ") != strings.Join(tc.want, " | ") {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// A baseline that records one setting compares that one.
+	one := BaselinePreset{Setting: "p-a", Spec: spec("p-a", 0.01)}
+	got := setupChanges("p", one, func(_, s string) (json.RawMessage, bool) { return spec(s, 0.1), true })
+	if len(got) != 1 || got[0] != "set-up (training.lr: 0.01 before, 0.1 now)" {
+		t.Errorf("one recorded setting: %q", got)
+	}
+}
+
 // TestBaselineRoundTrip writes a report as the baseline and writes it again from the same runs: no
 // finding says its verdict changed and the page is the same each time; lost runs make the findings
 // say so.

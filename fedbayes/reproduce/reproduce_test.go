@@ -679,3 +679,17 @@ func cleanInfo() runinfo.Info {
 	info.Time = "2026-01-02T03:04:05Z" // a fixed start: the report's date comes from its runs
 	return info
 }
+
+// TestSeedGains checks the per-seed tally of a paired comparison: pairs by seed, counts the seeds a
+// is above b in, and gives the range of the differences in points.
+func TestSeedGains(t *testing.T) {
+	a := stats.Sample{Seeds: []int64{1, 2, 3, 9}, Values: []float64{0.75, 0.70, 0.69, 0.5}}
+	b := stats.Sample{Seeds: []int64{3, 2, 1}, Values: []float64{0.70, 0.69, 0.74}}
+	want := "A ends above B in 2 of 3 seeds (differences -1.0 to +1.0 points)"
+	if got := seedGains(a, b, "A", "B"); got != want {
+		t.Errorf("seedGains = %q, want %q", got, want)
+	}
+	if got := seedGains(a, stats.Sample{}, "A", "B"); got != "A and B share no seed" {
+		t.Errorf("seedGains without shared seeds = %q", got)
+	}
+}
