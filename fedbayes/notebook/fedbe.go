@@ -159,7 +159,7 @@ func (f *Federation) FedBEAnatomy(trained *posterior.Posterior, fc predictive.Fe
 		{fmt.Sprintf("the %d clients: mean [min, max]", K), clients},
 		{"their weighted mean w̄ (= FedAvg)", mean},
 		{fmt.Sprintf("%d sampled global models: mean [min, max]", M), sampled},
-		{"ensemble of all teachers (gives the pseudo-labels)", []metrics.ClassificationResult{ensemble}},
+		{"ensemble of all teachers (its predictive, before any sharpening, gives the pseudo-labels)", []metrics.ClassificationResult{ensemble}},
 		{"FedBE's distilled student (next global model)", []metrics.ClassificationResult{distilled}},
 	}, nil
 }

@@ -113,6 +113,9 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 	if err != nil {
 		return nil, err
 	}
+	if !(fc.Temperature >= 0) || math.IsInf(fc.Temperature, 0) {
+		return nil, fmt.Errorf("predictive: FedBE temperature %v; want a finite value >= 0 (0 or 1: no sharpening)", fc.Temperature)
+	}
 	if fc.Temperature > 0 && fc.Temperature != 1 && cfg.Task != models.Regression {
 		if err := Sharpen(probs, cfg.NumClasses, fc.Temperature); err != nil {
 			return nil, err
@@ -140,7 +143,9 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 // Sharpen raises each row of probs (examples x classes, each row a distribution) to the power
 // 1/temperature and normalises it, in place: temperature < 1 sharpens, > 1 flattens. As in Chen &
 // Chao's code (utils/tools.py, temp_sharpen), a powered value is floored at 1e-8 before the
-// normalisation, so no class gets probability 0. Computed in float64.
+// normalisation, so no class gets probability 0; the powers are taken of each value divided by its
+// row's largest, so that a small temperature cannot floor a whole row to uniform (the code floors
+// p^(1/T) itself, which at its 0.5 gives the same rows). Computed in float64.
 func Sharpen(probs []float32, classes int, temperature float64) error {
 	if classes < 1 || len(probs)%classes != 0 {
 		return fmt.Errorf("predictive: Sharpen: %d probabilities are not rows of %d classes", len(probs), classes)
@@ -150,9 +155,16 @@ func Sharpen(probs []float32, classes int, temperature float64) error {
 	}
 	row := make([]float64, classes)
 	for n := 0; n < len(probs); n += classes {
+		top := 0.0
+		for _, v := range probs[n : n+classes] {
+			top = max(top, float64(v))
+		}
+		if !(top > 0) || math.IsInf(top, 0) {
+			return fmt.Errorf("predictive: Sharpen: example %d has no positive finite probability", n/classes)
+		}
 		var sum float64
 		for j := range row {
-			row[j] = max(math.Pow(float64(probs[n+j]), 1/temperature), 1e-8)
+			row[j] = max(math.Pow(float64(probs[n+j])/top, 1/temperature), 1e-8)
 			sum += row[j]
 		}
 		for j, v := range row {

@@ -3,6 +3,7 @@ package predictive
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/data"
@@ -169,6 +170,10 @@ func TestSharpen(t *testing.T) {
 		{[]float32{0.5, 0.3, 0.2}, 2, []float64{math.Sqrt(0.5) / sq, math.Sqrt(0.3) / sq, math.Sqrt(0.2) / sq}},
 		{[]float32{0.5, 0.3, 0.2}, 1, []float64{0.5, 0.3, 0.2}},
 		{[]float32{1, 0, 0, 0.2, 0.2, 0.6}, 0.5, []float64{1 / (1 + 2e-8), 1e-8 / (1 + 2e-8), 1e-8 / (1 + 2e-8), 0.04 / 0.44, 0.04 / 0.44, 0.36 / 0.44}},
+		// A near-uniform row at a small temperature still sharpens towards its largest class.
+		{[]float32{0.35, 0.33, 0.32}, 0.01, []float64{1 / (1 + math.Pow(0.33/0.35, 100) + math.Pow(0.32/0.35, 100)),
+			math.Pow(0.33/0.35, 100) / (1 + math.Pow(0.33/0.35, 100) + math.Pow(0.32/0.35, 100)),
+			math.Pow(0.32/0.35, 100) / (1 + math.Pow(0.33/0.35, 100) + math.Pow(0.32/0.35, 100))}},
 	} {
 		p := append([]float32(nil), tc.in...)
 		if err := Sharpen(p, 3, tc.temp); err != nil {
@@ -183,7 +188,7 @@ func TestSharpen(t *testing.T) {
 	for _, bad := range []struct {
 		n, classes int
 		temp       float64
-	}{{4, 3, 0.5}, {3, 0, 0.5}, {3, 3, 0}, {3, 3, -1}, {3, 3, math.Inf(1)}, {3, 3, math.NaN()}} {
+	}{{4, 3, 0.5}, {3, 0, 0.5}, {3, 3, 0}, {3, 3, -1}, {3, 3, math.Inf(1)}, {3, 3, math.NaN()}, {3, 3, 0.5}} { // the last: a row of zeros
 		if err := Sharpen(make([]float32, bad.n), bad.classes, bad.temp); err == nil {
 			t.Errorf("Sharpen(%d values, %d classes, temperature %v): no error", bad.n, bad.classes, bad.temp)
 		}
@@ -229,6 +234,12 @@ func TestFedBEServerSharpens(t *testing.T) {
 			sum += float64(max(probs[n], probs[n+1], probs[n+2]))
 		}
 		return sum / float64(len(probs)/3)
+	}
+	for _, bad := range []float64{-0.5, math.NaN(), math.Inf(1)} {
+		fc := FedBEConfig{Samples: 4, Seed: 3, Temperature: bad}
+		if _, err := FedBEServer(blobConfig(), trained, nil, server.X, fc, 1); err == nil || !strings.Contains(err.Error(), "temperature") {
+			t.Errorf("FedBEServer with temperature %v: %v, want an error naming the temperature", bad, err)
+		}
 	}
 	plain, sharp := confidence(0), confidence(0.3)
 	if !(sharp > plain+0.02) {

@@ -94,8 +94,8 @@ func chenFindings(rs runSet) []Finding {
 		Source: "poster, non-IID CIFAR-10 table (+1.6 to +4.5 points)"},
 		"fedbe-gaussian-no-swa", "fedbe-gaussian")
 	swa.explain(seedGains(acc("fedbe-gaussian"), acc("fedbe-gaussian-no-swa"), "FedBE", "FedBE (w/o SWA)") + ". Here SWA " +
-		"averages the student at the end of each of the 20 epochs of one constant-step distillation, as the authors' code does, " +
-		"where the poster describes averaging over a cyclical schedule.")
+		"averages the student at the end of each of the 20 epochs of one distillation at the authors' code's constant step " +
+		"(the code averages every 25 steps from step 500), where the poster describes averaging over a cyclical schedule.")
 	return []Finding{beats, swa}
 }
 

@@ -48,7 +48,7 @@ const (
 // VerdictRule is the rule judge applies, as the report prints it.
 const VerdictRule = "Verdicts: each finding is split into checks. A check that one method beats another is a two-sided t-test " +
 	"of the difference, paired by seed when both ran the same seeds (runs of one preset share each seed's partition, " +
-	"initial model and batch order) and Welch's otherwise, with Holm's correction over the distinct comparisons of the finding " +
+	"initial model and batch order) and Welch's otherwise, with Holm's correction over the distinct comparisons of the finding that could be made " +
 	"(the same two samples compared twice count once, as when two rows' runs gave identical numbers: FED and FEDAVG with clients of equal size), " +
 	"at level 0.05: it agrees when the corrected p-value is below 0.05 in the claimed direction, contradicts when it is " +
 	"below 0.05 in the other, and is not decisive otherwise. A claim of no difference is a two one-sided tests (TOST) " +
@@ -191,10 +191,11 @@ func (c *claims) fixed(label string, ok bool) {
 // n is the number of claims.
 func (c *claims) n() int { return len(c.items) }
 
-// checks runs the tests: stats.Compare on every comparison, Holm over the distinct ones, TOST for
-// equivalences, confidence intervals for the within claims (see VerdictRule). Two comparisons of the
-// same two samples (rows whose runs gave identical numbers, such as FED and FEDAVG with clients of
-// equal size) are one hypothesis: they share one p-value and count once in Holm's correction.
+// checks runs the tests: stats.Compare on every comparison, Holm over the distinct ones that could be
+// made, TOST for equivalences, confidence intervals for the within claims (see VerdictRule). Two
+// comparisons of the same two samples (rows whose runs gave identical numbers, such as FED and FEDAVG
+// with clients of equal size) are one hypothesis: they share one p-value and count once in Holm's
+// correction; a comparison that cannot be made (too few seeds, no spread) is no member of the family.
 func (c *claims) checks() []check {
 	res := make([]stats.Result, len(c.items))
 	errs := make([]error, len(c.items))
@@ -219,13 +220,19 @@ func (c *claims) checks() []check {
 		p = append(p, pv)
 	}
 	adj := stats.Holm(p)
+	m := 0 // the family Holm corrects over: the distinct comparisons that could be made (stats.Holm)
+	for _, v := range p {
+		if !math.IsNaN(v) {
+			m++
+		}
+	}
 	out := make([]check, len(c.items))
 	for i, it := range c.items {
 		var a float64
 		if it.kind != claimFixed && it.kind != claimWithin {
 			a = adj[at[i]]
 		}
-		out[i] = it.judge(res[i], errs[i], a, len(p))
+		out[i] = it.judge(res[i], errs[i], a, m)
 		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
 		switch {
 		case it.kind == claimFixed:
@@ -233,7 +240,7 @@ func (c *claims) checks() []check {
 		case it.kind == claimWithin:
 			out[i].test = "95 % interval"
 		default:
-			out[i].test, out[i].holm = "t-test", len(p)
+			out[i].test, out[i].holm = "t-test", m
 			if errs[i] == nil {
 				out[i].test = map[bool]string{true: "paired t-test", false: "Welch t-test"}[res[i].Test == stats.Paired]
 			}
@@ -289,7 +296,7 @@ func judged(checks []check) string {
 	}
 	switch {
 	case holm > 1 && holm < tests:
-		out += fmt.Sprintf(", Holm over %d distinct comparisons", holm)
+		out += fmt.Sprintf(", Holm over the %d distinct comparisons that could be made", holm)
 	case holm > 1:
 		out += fmt.Sprintf(", Holm over %d", holm)
 	}

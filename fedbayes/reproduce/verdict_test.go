@@ -33,7 +33,7 @@ func TestJudged(t *testing.T) {
 	c.fixed("computed", true)
 	c.fixed("computed again", true)
 	// a < b and a = b compare the same two samples: one hypothesis, so Holm runs over two.
-	want := "1 paired t-test, 1 Welch t-test, 1 paired t-test and TOST, 1 95 % interval, 2 exact comparisons, Holm over 2 distinct comparisons; seeds 0–2, 5–7"
+	want := "1 paired t-test, 1 Welch t-test, 1 paired t-test and TOST, 1 95 % interval, 2 exact comparisons, Holm over the 2 distinct comparisons that could be made; seeds 0–2, 5–7"
 	if got := judged(c.checks()); got != want {
 		t.Errorf("judged = %q, want %q", got, want)
 	}
