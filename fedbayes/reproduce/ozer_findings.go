@@ -111,11 +111,17 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 		if bflp && f.Verdict != Holds {
 			f.notTestable(ozerBFLPLate)
 		}
-		f.explain("the paper ties the damage to the aggregate's degree of spread (Sec. 4, Table 4). Eq. 4's EAA averages the clients' " +
+		why := "the paper ties the damage to the aggregate's degree of spread (Sec. 4, Table 4). Eq. 4's EAA averages the clients' " +
 			"variances and has no term for the spread of the client means (that term is PPA's, Eq. 7, the pooled population's variance), " +
 			"so under Eq. 4 EAA's spread stays the clients' average; in the authors' code (BFL-P mode) EAA's spread grows instead through " +
 			"the clamped partial sums of the log-variances (the BFL-P spread findings below). Compare the spread table: where EAA's and PPA's " +
-			"spread is not far above GAA's, the mechanism the paper names has not acted.")
+			"spread is not far above GAA's, the mechanism the paper names has not acted."
+		if growth := keptVarianceGrowth(rs, []string{"FVBWA-EAA", "FVBWA-AALV", "FVBWA-PPA"}, []string{"FVBWA-GAA", "FVBWA-CF"}); growth != "" {
+			why = "here " + growth + ". So EAA and PPA fall, and AALV with them, through the variance every client learns alike, " +
+				"which these three rules keep round after round, not through the spread of the client means (Eq. 4 has no such term); " +
+				"the paper's AALV keeps its accuracy (Table 3), as in BFL-P mode, where the clamp holds the variances."
+		}
+		f.explain(why)
 		out = append(out, f)
 	}
 	// 3. 10 clients: GAA, AALV and CF outperform FED and FEDAVG on every metric: one finding per metric,
