@@ -113,8 +113,8 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 	if err != nil {
 		return nil, err
 	}
-	if !(fc.Temperature >= 0) || math.IsInf(fc.Temperature, 0) {
-		return nil, fmt.Errorf("predictive: FedBE temperature %v; want a finite value >= 0 (0 or 1: no sharpening)", fc.Temperature)
+	if err := CheckTemperature(fc.Temperature); err != nil {
+		return nil, fmt.Errorf("predictive: FedBE %w", err)
 	}
 	if fc.Temperature > 0 && fc.Temperature != 1 && cfg.Task != models.Regression {
 		if err := Sharpen(probs, cfg.NumClasses, fc.Temperature); err != nil {
@@ -138,6 +138,14 @@ func FedBEServer(cfg models.Config, clients *posterior.Posterior, weights []floa
 		return nil, err
 	}
 	return student.ClientPosterior(0)
+}
+
+// CheckTemperature checks a FedBEConfig.Temperature: a finite value >= 0 (0 or 1: no sharpening).
+func CheckTemperature(t float64) error {
+	if !(t >= 0) || math.IsInf(t, 0) {
+		return fmt.Errorf("temperature %v; must be a finite value >= 0 (0 or 1 means none)", t)
+	}
+	return nil
 }
 
 // Sharpen raises each row of probs (examples x classes, each row a distribution) to the power

@@ -9,6 +9,11 @@ import (
 
 // ozerFindings checks the findings of Ozer et al. (2022), Sec. 4, in the paper-text mode: the
 // accuracy findings of ozerAccuracyFindings, with the spread orderings of Table 4 after the first.
+// keptVarianceRows are the FVBWA rules that keep the clients' variance (EAA, AALV, PPA), and
+// dividedVarianceRows those that divide it by the active clients (GAA, CF): keptVarianceGrowth's
+// two sides.
+var keptVarianceRows, dividedVarianceRows = []string{"FVBWA-EAA", "FVBWA-AALV", "FVBWA-PPA"}, []string{"FVBWA-GAA", "FVBWA-CF"}
+
 // Each finding's Presets holds the setting keys it reads ("c10-iid"), which ozerSection names.
 func ozerFindings(get func(string) runSet) []Finding {
 	acc := ozerAccuracyFindings(get, false)
@@ -116,7 +121,7 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 			"so under Eq. 4 EAA's spread stays the clients' average; in the authors' code (BFL-P mode) EAA's spread grows instead through " +
 			"the clamped partial sums of the log-variances (the BFL-P spread findings below). Compare the spread table: where EAA's and PPA's " +
 			"spread is not far above GAA's, the mechanism the paper names has not acted."
-		if growth := keptVarianceGrowth(rs, []string{"FVBWA-EAA", "FVBWA-AALV", "FVBWA-PPA"}, []string{"FVBWA-GAA", "FVBWA-CF"}); growth != "" {
+		if growth := keptVarianceGrowth(rs, keptVarianceRows, dividedVarianceRows); growth != "" {
 			why = "here " + growth + ". So EAA and PPA fall, and AALV with them, through the variance every client learns alike, " +
 				"which these three rules keep round after round, not through the spread of the client means (Eq. 4 has no such term); " +
 				"the paper's AALV keeps its accuracy (Table 3), as in BFL-P mode, where the clamp holds the variances."
@@ -195,7 +200,7 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 		why := "the paper's gap is about one point after 500 rounds. " +
 			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows give the same numbers" +
 			map[bool]string{true: "; in BFL-P mode the variational variances are held at the clamp (log σ² = −8) by the authors' code, so the nets are close to deterministic.", false: "."}[bflp]
-		if growth := keptVarianceGrowth(rs, []string{"FVBWA-EAA", "FVBWA-AALV", "FVBWA-PPA"}, []string{"FVBWA-GAA", "FVBWA-CF"}); growth != "" {
+		if growth := keptVarianceGrowth(rs, keptVarianceRows, dividedVarianceRows); growth != "" {
 			why += " Here " + growth + "."
 		}
 		f.explain(why)

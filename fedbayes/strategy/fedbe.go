@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"fmt"
-	"math"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
@@ -63,8 +62,8 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if o.Alpha < 0 {
 		return nil, &FieldError{Field: OptionsField + ".alpha", Problem: fmt.Sprintf("%v; must be >= 0 (0 means 1)", o.Alpha)}
 	}
-	if !(o.Temperature >= 0) || math.IsInf(o.Temperature, 0) {
-		return nil, &FieldError{Field: OptionsField + ".temperature", Problem: fmt.Sprintf("%v; must be a finite value >= 0 (0 means none)", o.Temperature)}
+	if err := predictive.CheckTemperature(o.Temperature); err != nil {
+		return nil, &FieldError{Field: OptionsField + ".temperature", Problem: err.Error()}
 	}
 	if err := firstError(
 		checkDistill(OptionsField+".distill", o.Distill),
