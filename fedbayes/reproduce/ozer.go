@@ -133,8 +133,7 @@ func ozerCollapseFinding(rs runSet) Finding {
 		}
 	}
 	f.decide(c.checks(), fmt.Sprintf("accuracy averaged over each run's last %d evaluations: %s", presets.CollapseTail, strings.Join(ev, ", ")))
-	f.explain("the single runs at 500 rounds fell from about round 320 on, with the spread past 35-40; a later start of the fall, " +
-		"or three seeds against its round-to-round swing, leaves the gap undecided.")
+	f.explain(collapseCourse(rs, "FVBWA-GAA", []string{"FVBWA-EAA", "FVBWA-PPA"}, presets.CollapseTail))
 	return f
 }
 

@@ -64,6 +64,13 @@ func peakOf(rs runSet, variant string) (variancePeak, bool) {
 	return p, !first
 }
 
+// course says where the variant's mean accuracy peaked and where it ended, and how its spread moved
+// from the first evaluated round to the last.
+func (p variancePeak) course() string {
+	return fmt.Sprintf("%s peaks at round %d (%.1f%%) and ends at %.1f%% in round %d, its spread from %.3g (round %d) to %.3g",
+		p.variant, p.peakRound, 100*p.peakAcc, 100*p.lastAcc, p.lastRound, p.firstSpread, p.firstRound, p.lastSpread)
+}
+
 // keptVarianceGrowth explains, from the runs' rounds, a fall of the rules that keep the clients'
 // shared variance (keep: e.g. FVBWA-EAA, -AALV, -PPA) against the rules that divide it by the active
 // clients (shrink: GAA, CF): when each kept rule's mean accuracy ends at least two points below its
@@ -79,8 +86,7 @@ func keptVarianceGrowth(rs runSet, keep, shrink []string) string {
 			return ""
 		}
 		agree = max(agree, p.disagreement)
-		fell = append(fell, fmt.Sprintf("%s peaks at round %d (%.1f%%) and ends at %.1f%% in round %d, its spread grown from %.3g (round %d) to %.3g",
-			v, p.peakRound, 100*p.peakAcc, 100*p.lastAcc, p.lastRound, p.firstSpread, p.firstRound, p.lastSpread))
+		fell = append(fell, p.course())
 	}
 	var held []string
 	for _, v := range shrink {
@@ -98,4 +104,24 @@ func keptVarianceGrowth(rs runSet, keep, shrink []string) string {
 		"the KL term's pull towards the prior), ", agree, results.MinDisagreement) +
 		"and these rules keep that shared variance round after round, so the sampled weights get noisier; " + strings.Join(held, ", ") +
 		": they divide the shared variance by the active clients each round, so their nets stay nearly deterministic"
+}
+
+// collapseCourse describes, from the runs' rounds, how each variant of rows fared against ref: each
+// one's course averaged over its seeds (variancePeak.course) and, seed by seed, ref's accuracy
+// averaged over its last tail evaluations against the variant's (seedGains). It returns "" without
+// runs of ref that evaluated accuracy and spread.
+func collapseCourse(rs runSet, ref string, rows []string, tail int) string {
+	r, ok := peakOf(rs, ref)
+	if !ok {
+		return ""
+	}
+	refTail := rs.where("variant", ref).tailSample(results.Accuracy, tail)
+	parts := []string{r.course()}
+	for _, v := range rows {
+		if p, ok := peakOf(rs, v); ok {
+			parts = append(parts, p.course()+fmt.Sprintf("; over the last %d evaluations, ", tail)+
+				seedGains(refTail, rs.where("variant", v).tailSample(results.Accuracy, tail), ref, v))
+		}
+	}
+	return "the rules' courses (mean over seeds of the evaluated rounds): " + strings.Join(parts, "; ")
 }

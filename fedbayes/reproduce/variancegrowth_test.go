@@ -33,7 +33,7 @@ func TestKeptVarianceGrowth(t *testing.T) {
 		want string // "" for no explanation
 	}{
 		{"falls as its spread grows", growthRuns("AALV", [3]float64{0.82, 0.84, 0.76}, [3]float64{16, 40, 120}, 0.004),
-			"AALV peaks at round 20 (84.0%) and ends at 76.0% in round 30, its spread grown from 16 (round 10) to 120"},
+			"AALV peaks at round 20 (84.0%) and ends at 76.0% in round 30, its spread from 16 (round 10) to 120"},
 		{"no fall", growthRuns("AALV", [3]float64{0.82, 0.84, 0.835}, [3]float64{16, 40, 120}, 0.004), ""},
 		{"spread did not grow", growthRuns("AALV", [3]float64{0.82, 0.84, 0.76}, [3]float64{16, 20, 30}, 0.004), ""},
 		{"clients disagreed", growthRuns("AALV", [3]float64{0.82, 0.84, 0.76}, [3]float64{16, 40, 120}, 0.2), ""},
@@ -54,5 +54,29 @@ func TestKeptVarianceGrowth(t *testing.T) {
 	}
 	if got := keptVarianceGrowth(shrink, []string{"AALV"}, []string{"GAA"}); got != "" {
 		t.Fatalf("no runs of the kept rule: %q", got)
+	}
+}
+
+// TestCollapseCourse checks the collapse claim's explanation: each rule's course and, seed by seed,
+// the reference's tail mean against the rule's; rules without runs are left out, and without runs of
+// the reference there is no explanation.
+func TestCollapseCourse(t *testing.T) {
+	gaa := growthRuns("GAA", [3]float64{0.84, 0.86, 0.87}, [3]float64{10, 10, 10}, -1)
+	eaa := growthRuns("EAA", [3]float64{0.82, 0.84, 0.76}, [3]float64{16, 40, 120}, -1)
+	got := collapseCourse(append(gaa, eaa...), "GAA", []string{"EAA", "PPA"}, 2)
+	for _, want := range []string{
+		"GAA peaks at round 30 (87.0%) and ends at 87.0% in round 30, its spread from 10 (round 10) to 10",
+		"EAA peaks at round 20 (84.0%) and ends at 76.0% in round 30, its spread from 16 (round 10) to 120; " +
+			"over the last 2 evaluations, GAA ends above EAA in 2 of 2 seeds (differences +6.5 to +6.5 points)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got %q\nwant it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "PPA") {
+		t.Errorf("a rule without runs is described: %q", got)
+	}
+	if got := collapseCourse(eaa, "GAA", []string{"EAA"}, 2); got != "" {
+		t.Errorf("no runs of the reference: %q", got)
 	}
 }
