@@ -122,18 +122,19 @@ func ozerCollapseFinding(rs runSet) Finding {
 	}
 	var c claims
 	var ev []string
-	gaa := acc("FVBWA-GAA")
-	for _, r := range []string{"FVBWA-GAA", "FVBWA-EAA", "FVBWA-PPA"} {
+	ref, fall := "FVBWA-GAA", []string{"FVBWA-EAA", "FVBWA-PPA"}
+	gaa := acc(ref)
+	for _, r := range append([]string{ref}, fall...) {
 		a := acc(r)
 		if sum, err := results.Summarize(a.Values); err == nil {
 			ev = append(ev, fmt.Sprintf("%s %s%%", r, stat{sum}.format(100, 2)))
-			if r != "FVBWA-GAA" && len(gaa.Values) > 0 {
-				c.below(r+" < FVBWA-GAA", a, gaa, colAcc)
+			if r != ref && len(gaa.Values) > 0 {
+				c.below(r+" < "+ref, a, gaa, colAcc)
 			}
 		}
 	}
 	f.decide(c.checks(), fmt.Sprintf("accuracy averaged over each run's last %d evaluations: %s", presets.CollapseTail, strings.Join(ev, ", ")))
-	f.explain(collapseCourse(rs, "FVBWA-GAA", []string{"FVBWA-EAA", "FVBWA-PPA"}, presets.CollapseTail))
+	f.explain(collapseCourse(rs, ref, fall, presets.CollapseTail))
 	return f
 }
 

@@ -7,13 +7,13 @@ import (
 	"fedbayes.dev/fedbayes/results"
 )
 
-// ozerFindings checks the findings of Ozer et al. (2022), Sec. 4, in the paper-text mode: the
-// accuracy findings of ozerAccuracyFindings, with the spread orderings of Table 4 after the first.
 // keptVarianceRows are the FVBWA rules that keep the clients' variance (EAA, AALV, PPA), and
 // dividedVarianceRows those that divide it by the active clients (GAA, CF): keptVarianceGrowth's
 // two sides.
 var keptVarianceRows, dividedVarianceRows = []string{"FVBWA-EAA", "FVBWA-AALV", "FVBWA-PPA"}, []string{"FVBWA-GAA", "FVBWA-CF"}
 
+// ozerFindings checks the findings of Ozer et al. (2022), Sec. 4, in the paper-text mode: the
+// accuracy findings of ozerAccuracyFindings, with the spread orderings of Table 4 after the first.
 // Each finding's Presets holds the setting keys it reads ("c10-iid"), which ozerSection names.
 func ozerFindings(get func(string) runSet) []Finding {
 	acc := ozerAccuracyFindings(get, false)
