@@ -240,7 +240,7 @@ func TestOzerCollapseFinding(t *testing.T) {
 					if i == 40 {
 						acc = 0.6 // a swing of the last round, alike for every rule
 					}
-					r.Rows = append(r.Rows, results.Row{Round: 10 * i, Metrics: map[string]float64{results.Accuracy: acc}})
+					r.Rows = append(r.Rows, results.Row{Round: 10 * i, Metrics: map[string]float64{results.Accuracy: acc, results.Spread: float64(i)}})
 				}
 				rs = append(rs, r)
 			}
@@ -256,8 +256,13 @@ func TestOzerCollapseFinding(t *testing.T) {
 		{"no fall", rows(map[string]float64{"FVBWA-GAA": 0.85, "FVBWA-EAA": 0.85, "FVBWA-PPA": 0.85}), Inconclusive},
 		{"no runs", nil, NotRun},
 	} {
-		if f := ozerCollapseFinding(tc.rs); f.Verdict != tc.want {
+		f := ozerCollapseFinding(tc.rs)
+		if f.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, f.Verdict, f.Evidence, tc.want)
+		}
+		// The courses are evidence whatever the verdict.
+		if tc.rs != nil && !strings.Contains(f.Evidence, "FVBWA-PPA peaks at round") {
+			t.Errorf("%s: the evidence has no course of PPA: %s", tc.name, f.Evidence)
 		}
 	}
 }
