@@ -57,9 +57,9 @@ func TestKeptVarianceGrowth(t *testing.T) {
 	}
 }
 
-// TestCollapseCourse checks the collapse claim's explanation: each rule's course and, seed by seed,
-// the reference's tail mean against the rule's; rules without runs are left out, and without runs of
-// the reference there is no explanation.
+// TestCollapseCourse checks the courses the collapse claim's evidence gives: each rule's course and,
+// seed by seed, the reference's tail mean against the rule's; rules without runs are left out, and
+// without runs of the reference there is no course.
 func TestCollapseCourse(t *testing.T) {
 	gaa := growthRuns("GAA", [3]float64{0.84, 0.86, 0.87}, [3]float64{10, 10, 10}, -1)
 	eaa := growthRuns("EAA", [3]float64{0.82, 0.84, 0.76}, [3]float64{16, 40, 120}, -1)
