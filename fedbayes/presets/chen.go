@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/internal/words"
 	"fedbayes.dev/fedbayes/models"
-
 	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/predictive"
 	"fedbayes.dev/fedbayes/strategy"
@@ -71,6 +71,27 @@ func ChenSpec(s *engine.Spec, fedbe predictive.FedBEConfig) *engine.Spec {
 	return s
 }
 
+// chenCut is ChenSpec(s, fedbe) at a cut of Chen & Chao's budget, stated from the spec's own fields
+// beside the paper's: "medium: 20,000 (4,000 the server's) training / all test examples, T=20 rounds,
+// E=5 local epochs, 5 seeds, M=10 (paper: ...)".
+func chenCut(label string, s *engine.Spec, fedbe predictive.FedBEConfig) *engine.Spec {
+	c := ChenSpec(s, fedbe)
+	examples := func(n int) string {
+		if n <= 0 {
+			return "all"
+		}
+		return words.Thousands(n)
+	}
+	train := examples(c.Dataset.Subsample)
+	if n := c.Dataset.Subsample; n > 0 {
+		train += fmt.Sprintf(" (%s the server's)", words.Thousands(int(float64(n)*c.Dataset.ServerFraction)))
+	}
+	c.Budget = fmt.Sprintf("%s: %s training / %s test examples, T=%d rounds, E=%d local epochs, %d seeds, M=%d (%s)",
+		label, train, examples(c.Dataset.TestSubsample), c.Training.Rounds, c.Training.LocalEpochs, len(c.Seeds),
+		fedbe.WithDefaults().Samples, chenPaperBudget)
+	return c
+}
+
 // ChenServer is FedBE's server step with M = samples as Chen & Chao's code runs it (hongyouc/FedBE:
 // models/Update.py, ServerUpdate; utils/tools.py; utils/options.py): the teachers' averaged
 // probabilities sharpened with temperature 0.5 (--temp, temp_sharpen); SGD with momentum 0.9 at
@@ -95,14 +116,14 @@ func ChenServer(samples int) predictive.FedBEConfig {
 // (hours on the pure-Go backend).
 var chenPresets = map[string]func() *engine.Spec{
 	"fedbe-fmnist-fast": func() *engine.Spec {
-		return ChenSpec(&engine.Spec{Budget: "reduced (" + chenPaperBudget + ")",
+		return chenCut("reduced", &engine.Spec{
 			Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 6000, TestSubsample: 2000},
 			Training: engine.TrainingSpec{Rounds: 10, LocalEpochs: 2, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2}},
 			ChenServer(5))
 	},
 	"fedbe-fmnist-medium": func() *engine.Spec {
-		return ChenSpec(&engine.Spec{Budget: "medium (" + chenPaperBudget + ")",
+		return chenCut("medium", &engine.Spec{
 			Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 20000},
 			Training: engine.TrainingSpec{Rounds: 20, LocalEpochs: 5, BatchSize: 32, LearningRate: 0.05},
 			Seeds:    []int64{1, 2, 3, 4, 5}},

@@ -53,6 +53,27 @@ func TestChenPresets(t *testing.T) {
 	}
 }
 
+// TestChenCut checks that a cut FedBE preset states its budget from its own fields (examples, the
+// server's share, rounds, local epochs, seeds, M) beside the paper's.
+func TestChenCut(t *testing.T) {
+	for name, want := range map[string]string{
+		"fedbe-fmnist-medium": "medium: 20,000 (4,000 the server's) training / all test examples, T=20 rounds, E=5 local epochs, 5 seeds, M=10 (" + chenPaperBudget + ")",
+		"fedbe-fmnist-fast":   "reduced: 6,000 (1,200 the server's) training / 2,000 test examples, T=10 rounds, E=2 local epochs, 2 seeds, M=5 (" + chenPaperBudget + ")",
+	} {
+		s, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Budget != want {
+			t.Errorf("%s: budget %q\nwant %q", name, s.Budget, want)
+		}
+	}
+	s := chenCut("x", &engine.Spec{Dataset: engine.DatasetSpec{Name: "digits"}, Training: engine.TrainingSpec{Rounds: 3, LocalEpochs: 1}, Seeds: []int64{7}}, ChenServer(4))
+	if want := "x: all training / all test examples, T=3 rounds, E=1 local epochs, 1 seeds, M=4 (" + chenPaperBudget + ")"; s.Budget != want {
+		t.Errorf("budget %q\nwant %q", s.Budget, want)
+	}
+}
+
 // TestRunRefusesFormerRunnersRun checks that a run the former multi-round runner wrote under the name
 // of a FedBE preset's run (its spec {"spec": rounds spec, "method": ...} and its labels method and
 // dataset) is refused, not resumed or shown: Run says the folder holds a run, and with Resume what

@@ -40,7 +40,9 @@ func chenSection(b Budget, runs paperRuns) (*Section, error) {
 		"unlabeled for the server, an MLP with 100 hidden units. The poster's table is non-IID CIFAR-10 (10 clients, 40 " +
 		"rounds of 20 local epochs, 10K unlabeled server images); its ConvNet column is set beside ours for the direction " +
 		"of the effects only, as the poster has no Fashion-MNIST numbers. Section 003 compares FedBE with one-round " +
-		"FedAvg in Hasan's setting.\n\n" + budgetLine(chenPreset, b, runs)
+		"FedAvg in Hasan's setting.\n\n" + budgetLine(chenPreset, b, runs) +
+		fmt.Sprintf("; both findings judge each run by its mean accuracy over its last %d rounds, paired by seed, since the "+
+			"final round of a non-IID run moves by points from round to round", chenTail)
 	rs := runSet(runs.complete[chenPreset.Name(b)])
 	methods := presets.ChenMethods
 	s.Blocks = append(s.Blocks, "Final round, ours (Fashion-MNIST) beside the poster's ConvNet on Dirichlet non-IID CIFAR-10:\n\n"+
