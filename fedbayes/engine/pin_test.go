@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/internal/pinned"
 	"fedbayes.dev/fedbayes/posterior"
 	"fedbayes.dev/fedbayes/results"
-	"fedbayes.dev/fedbayes/simplegoplus"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
@@ -100,43 +98,9 @@ func TestPinnedRuns(t *testing.T) {
 	}
 }
 
-// pinnedCores are the OpenBLAS cores whose pins a pinned run holds, by the field they use: the
-// AVX-512 kernels (what a DYNAMIC_ARCH OpenBLAS picks on the Intel and AMD EPYC machines with AVX-512
-// the pins were first taken on; Cooperlake and SkylakeX share their sgemm kernels) and the Haswell
-// kernels (AVX2: what OPENBLAS_CORETYPE=Haswell, set on some of these machines, or an AVX2-only CPU
-// picks). Kernels of different cores sum in different orders, so the last bits differ.
-var pinnedCores = map[string]string{"SkylakeX": "blas", "Cooperlake": "blas", "Haswell": "haswell"}
-
-// checkPinned compares a pinned run's "digest metric..." with its pin for the kernels in use. On an
-// OpenBLAS core that has no pin, the digest cannot be compared: the metrics are compared with the
-// AVX-512 pin to a relative 1e-6 instead (rounding differences of the summation order), and the test
-// says so in its log.
+// checkPinned compares a pinned run's "digest metric..." with its pin for the kernels in use
+// (pinned.Check: on an OpenBLAS core without a pin, the metrics to a relative 1e-6).
 func checkPinned(t *testing.T, name, got, blas, haswell, plain string) {
 	t.Helper()
-	core := simplegoplus.BLASCore()
-	want := plain
-	switch {
-	case !simplegoplus.BLASInUse():
-	case pinnedCores[core] == "blas":
-		want = blas
-	case pinnedCores[core] == "haswell":
-		want = haswell
-	default:
-		t.Logf("pinned run %q: OpenBLAS core %q has no pin; comparing the metrics to 1e-6 only", name, core)
-		g, w := strings.Fields(got), strings.Fields(blas)
-		if len(g) != len(w) {
-			t.Fatalf("pinned run %q gives %q, want the fields of %q", name, got, blas)
-		}
-		for i := 1; i < len(g); i++ {
-			a, errA := strconv.ParseFloat(g[i], 64)
-			b, errB := strconv.ParseFloat(w[i], 64)
-			if errA != nil || errB != nil || math.Abs(a-b) > 1e-6*math.Max(math.Abs(b), 1) {
-				t.Errorf("pinned run %q (OpenBLAS core %q) gives %q, want the metrics of %q to 1e-6", name, core, got, blas)
-			}
-		}
-		return
-	}
-	if got != want {
-		t.Errorf("pinned run %q (BLAS %v, core %q) gives %q, want %q", name, simplegoplus.BLASInUse(), core, got, want)
-	}
+	pinned.Check(t, name, got, pinned.Pins{AVX512: blas, Haswell: haswell, Plain: plain, Digests: 1})
 }
