@@ -42,6 +42,8 @@ type RoundsOptions struct {
 	Weighting      Weighting
 	PopulationSize int
 	Seed           int64
+	// PVI adds partitioned VI's trajectory after the rules' (linear problems only; pviTrajectory).
+	PVI bool
 }
 
 // RoundPoint is one rule's global after round Round, measured against the exact global posterior
@@ -91,9 +93,12 @@ type RoundsResult struct {
 	Clients int `json:"clients"`
 	// FloorKLToTruth and FloorKLFromTruth are the floors of Result.References: KL(q || p) of the
 	// global mean-field VI and KL(p || q) of the global marginals.
-	FloorKLToTruth   float64      `json:"floor_kl_q_p"`
-	FloorKLFromTruth float64      `json:"floor_kl_p_q"`
-	Trajectories     []Trajectory `json:"trajectories"`
+	FloorKLToTruth   float64 `json:"floor_kl_q_p"`
+	FloorKLFromTruth float64 `json:"floor_kl_p_q"`
+	// FloorVarRatio is the variance ratio of the global mean-field VI: the shrinkage of the best
+	// diagonal Gaussian in KL(q || p) (below 1 when the posterior's precision is not diagonal).
+	FloorVarRatio float64      `json:"floor_var_ratio"`
+	Trajectories  []Trajectory `json:"trajectories"`
 }
 
 // RunRounds runs T federated rounds of every rule on a linear problem, as the papers' training loop
@@ -104,7 +109,8 @@ type RoundsResult struct {
 // (DWC with the previous global as its prior, Fischer et al. (2024), Eq. 17); the result is the next
 // round's global. Each rule runs its own trajectory. Every round's global is measured against the one
 // exact global posterior, the prior times all likelihoods (GlobalFromClients). Round 1 gives the
-// same globals, bit for bit, as RunProblem.
+// same globals, bit for bit, as RunProblem. With opt.PVI, partitioned VI (pviTrajectory) follows
+// the rules: its clients train against their cavities instead of a prior the policy sets.
 //
 // A rule that fails in some round (for instance a precision that is not positive, or a global outside
 // float64) ends its trajectory there with the reason in Trajectory.Stopped; that is a finding, not
@@ -127,7 +133,18 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runRounds(p, opt, full, exact, posterior)
+	out, err := runRounds(p, opt, full, exact, posterior)
+	if err != nil {
+		return nil, err
+	}
+	if opt.PVI {
+		pvi, err := pviTrajectory(p, out.Rounds, exact, posterior)
+		if err != nil {
+			return nil, err
+		}
+		out.Trajectories = append(out.Trajectories, pvi)
+	}
+	return out, nil
 }
 
 // RunRoundsLogistic is RunRounds for a logistic problem: each client sends the mean-field version of
@@ -204,7 +221,7 @@ func runRounds(p *Problem, opt RoundsOptions, full []*Gaussian, truth *Gaussian,
 		return nil, err
 	}
 	out := &RoundsResult{Config: p.Config, Prior: policy, Rounds: T, Clients: K,
-		FloorKLToTruth: float64(floorVI.KLToTruth), FloorKLFromTruth: float64(floorMom.KLFromTruth)}
+		FloorKLToTruth: float64(floorVI.KLToTruth), FloorKLFromTruth: float64(floorMom.KLFromTruth), FloorVarRatio: floorVI.VarRatio}
 	sizes := p.Sizes()
 	priorDiag := MeanFieldMoment(p.Model.Prior)
 	for _, r := range rules {

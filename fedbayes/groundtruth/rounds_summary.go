@@ -10,9 +10,11 @@ type RoundsSummary struct {
 	Prior  PriorPolicy `json:"prior"`
 	Rounds int         `json:"rounds"`
 	// FloorKLToTruth and FloorKLFromTruth are the seeds' mean floors (RoundsResult).
-	FloorKLToTruth   float64     `json:"floor_kl_q_p"`
-	FloorKLFromTruth float64     `json:"floor_kl_p_q"`
-	Rows             []RoundsRow `json:"rows"`
+	FloorKLToTruth   float64 `json:"floor_kl_q_p"`
+	FloorKLFromTruth float64 `json:"floor_kl_p_q"`
+	// FloorVarRatio is the geometric mean over seeds of mean-field VI's variance ratio (RoundsResult).
+	FloorVarRatio float64     `json:"floor_var_ratio"`
+	Rows          []RoundsRow `json:"rows"`
 }
 
 // RoundsRow is one rule's trajectory averaged over seeds: per round, the means of KL both ways, W2
@@ -52,7 +54,9 @@ func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
 		}
 		out.FloorKLToTruth += r.FloorKLToTruth / n
 		out.FloorKLFromTruth += r.FloorKLFromTruth / n
+		out.FloorVarRatio += math.Log(r.FloorVarRatio) / n
 	}
+	out.FloorVarRatio = math.Exp(out.FloorVarRatio)
 	for i, t0 := range first.Trajectories {
 		row := RoundsRow{Label: t0.Label, Rule: t0.Rule, Weighting: t0.Weighting, Seeds: len(runs), Note: t0.Note}
 		T := math.MaxInt
@@ -110,17 +114,25 @@ const (
 	TrendPointMass = "point mass"
 	// TrendFixed: the global did not move in the last round (Change 0 in every seed).
 	TrendFixed = "fixed"
+	// TrendConverges: the global still moves, and KL(q || p) at the last round is within ConvergedNats
+	// of its floor, the KL of the global mean-field VI: the trajectory has reached mean-field VI, the
+	// best a diagonal Gaussian does in KL(q || p) (partitioned VI's fixed point on the linear model).
+	TrendConverges = "converges to mean-field VI"
 	// TrendCollapses: the variance ratio fell in each of the last TrendWindow rounds and is below
-	// OverConfident at the last round.
+	// OverConfident times mean-field VI's (FloorVarRatio) at the last round: more confident than
+	// the best diagonal Gaussian, not only than the exact marginals.
 	TrendCollapses = "collapses"
 	// TrendShrinking: the variance ratio fell in each of the last TrendWindow rounds but is still at
-	// least OverConfident.
+	// least OverConfident times mean-field VI's.
 	TrendShrinking = "shrinking"
 	// TrendGrowing: the variance ratio rose in each of the last TrendWindow rounds.
 	TrendGrowing = "growing"
 	// TrendMoving: none of the above.
 	TrendMoving = "moving"
 )
+
+// ConvergedNats is how close to its floor KL(q || p) must come for TrendConverges.
+const ConvergedNats = 1e-3
 
 // TrendWindow is the number of last rounds RoundsVerdict reads a trend from.
 const TrendWindow = 5
@@ -136,10 +148,20 @@ type RoundsVerdict struct {
 	// (the smallest excess; the first such round) and at the last round.
 	First, Best, Final float64
 	BestRound          int
+	// ConvergedRound is the first round whose KL(q || p) is within ConvergedNats of its floor (0: none).
+	ConvergedRound int
 	// VarRatio is the variance ratio at the last round; Factor its mean factor per round over the
 	// last TrendWindow rounds and Exponent the slope of log VarRatio against log t over them
 	// (-1: variance ∝ 1/t); both 0 when fewer rounds ran.
 	VarRatio, Factor, Exponent float64
+}
+
+// floorVarRatio is FloorVarRatio, or 1 (the exact marginals) for a summary written without it.
+func (s RoundsSummary) floorVarRatio() float64 {
+	if s.FloorVarRatio > 0 {
+		return s.FloorVarRatio
+	}
+	return 1
 }
 
 // Verdict reads row's trajectory (see RoundsVerdict).
@@ -152,9 +174,12 @@ func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
 	}
 	v.First, v.Final, v.VarRatio = s.Excess(row, 1), s.Excess(row, T), row.VarRatio[T-1]
 	v.Best, v.BestRound = v.First, 1
-	for t := 2; t <= T; t++ {
+	for t := 1; t <= T; t++ {
 		if e := s.Excess(row, t); e < v.Best {
 			v.Best, v.BestRound = e, t
+		}
+		if v.ConvergedRound == 0 && float64(row.KLToTruth[t-1])-s.FloorKLToTruth <= ConvergedNats {
+			v.ConvergedRound = t
 		}
 	}
 	w := TrendWindow
@@ -179,7 +204,9 @@ func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
 		for v.FixedFrom > 1 && row.Change[v.FixedFrom-1] == 0 {
 			v.FixedFrom--
 		}
-	case falling && v.VarRatio < OverConfident:
+	case float64(row.KLToTruth[T-1])-s.FloorKLToTruth <= ConvergedNats:
+		v.Kind = TrendConverges
+	case falling && v.VarRatio < OverConfident*s.floorVarRatio():
 		v.Kind = TrendCollapses
 	case falling:
 		v.Kind = TrendShrinking

@@ -281,6 +281,25 @@ func TestRoundsVerdict(t *testing.T) {
 	if v := rs.Verdict(mk(geo(1, 0.5, 8), ones, 0)); !near(v.Factor, 0.5, 1e-12) {
 		t.Errorf("factor %v, want 0.5", v.Factor)
 	}
+	// A variance falling to 0.9^7 = 0.478 of the marginals collapses against the marginals (the
+	// floor's variance ratio unknown), but not when mean-field VI's own ratio is 0.5 (0.478 > 0.8 × 0.5).
+	if v := rs.Verdict(mk(geo(1, 0.9, 8), ones, 0)); v.Kind != TrendCollapses {
+		t.Errorf("without the floor's variance ratio: %s, want %s", v.Kind, TrendCollapses)
+	}
+	withFloor := rs
+	withFloor.FloorVarRatio = 0.5
+	if v := withFloor.Verdict(mk(geo(1, 0.9, 8), ones, 0)); v.Kind != TrendShrinking {
+		t.Errorf("against mean-field VI's variance ratio 0.5: %s, want %s", v.Kind, TrendShrinking)
+	}
+	// KL(q || p) = 1 + 10 × 0.01^(t-1) falls to within ConvergedNats of its floor 1 at round 3 while the global
+	// still moves: converges, from round 3, whatever its variance does.
+	conv := mk(geo(1, 0.9, 8), ones, 0)
+	for i := range conv.KLToTruth {
+		conv.KLToTruth[i] = Value(1 + 10*math.Pow(0.01, float64(i)))
+	}
+	if v := withFloor.Verdict(conv); v.Kind != TrendConverges || v.ConvergedRound != 3 {
+		t.Errorf("%s from round %d, want %s from round 3", v.Kind, v.ConvergedRound, TrendConverges)
+	}
 }
 
 // TestRoundsLogistic checks that round 1 of the logistic rounds gives RunLogistic's globals and

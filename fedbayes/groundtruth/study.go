@@ -333,7 +333,8 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d: %w", sc.Name, seed, err)
 			}
-			ro := RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules, PopulationSize: opt.PopulationSize, Seed: int64(seed)}
+			ro := RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules, PopulationSize: opt.PopulationSize, Seed: int64(seed),
+				PVI: c.Likelihood != Logistic}
 			var r *RoundsResult
 			if c.Likelihood == Logistic {
 				r, err = RunRoundsLogistic(p, ro, hc, s.Cache)
