@@ -149,6 +149,7 @@ func Markdown(res *StudyResult, command string) string {
 		writeWeighting(&b, regimes)
 		writePapers(&b, regimes)
 		writeRounds(&b, regimes, false)
+		writeSites(&b, regimes)
 	}
 	if len(sweepOrder) > 0 {
 		p("## Sweeps\n\n")

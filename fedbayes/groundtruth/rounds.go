@@ -42,8 +42,9 @@ type RoundsOptions struct {
 	Weighting      Weighting
 	PopulationSize int
 	Seed           int64
-	// PVI adds partitioned VI's trajectory after the rules' (linear problems only; pviTrajectory).
-	PVI bool
+	// Sites adds the site-based methods' trajectories after the rules' (linear problems only;
+	// siteTrajectory): partitioned VI and expectation propagation.
+	Sites bool
 }
 
 // RoundPoint is one rule's global after round Round, measured against the exact global posterior
@@ -109,8 +110,9 @@ type RoundsResult struct {
 // (DWC with the previous global as its prior, Fischer et al. (2024), Eq. 17); the result is the next
 // round's global. Each rule runs its own trajectory. Every round's global is measured against the one
 // exact global posterior, the prior times all likelihoods (GlobalFromClients). Round 1 gives the
-// same globals, bit for bit, as RunProblem. With opt.PVI, partitioned VI (pviTrajectory) follows
-// the rules: its clients train against their cavities instead of a prior the policy sets.
+// same globals, bit for bit, as RunProblem. With opt.Sites, partitioned VI and expectation
+// propagation (siteTrajectory) follow the rules: their clients train against their cavities instead
+// of a prior the policy sets.
 //
 // A rule that fails in some round (for instance a precision that is not positive, or a global outside
 // float64) ends its trajectory there with the reason in Trajectory.Stopped; that is a finding, not
@@ -137,12 +139,17 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.PVI {
-		pvi, err := pviTrajectory(p, out.Rounds, exact, posterior)
-		if err != nil {
-			return nil, err
+	if opt.Sites {
+		for _, m := range []struct {
+			label   string
+			project projection
+		}{{PVILabel, MeanFieldVI}, {EPLabel, momentProjection}} {
+			tr, err := siteTrajectory(p, m.label, m.project, out.Rounds, exact, posterior)
+			if err != nil {
+				return nil, err
+			}
+			out.Trajectories = append(out.Trajectories, tr)
 		}
-		out.Trajectories = append(out.Trajectories, pvi)
 	}
 	return out, nil
 }

@@ -51,6 +51,8 @@ func verdictCell(rs RoundsSummary, row RoundsRow) string {
 		return fmt.Sprintf("fixed from round %d: %s", v.FixedFrom, numR(v.Final))
 	case TrendConverges:
 		return fmt.Sprintf("%s from round %d: %s → %s", v.Kind, v.ConvergedRound, numR(v.First), numR(v.Final))
+	case TrendSettles:
+		return fmt.Sprintf("%s: %s → %s", v.Kind, numR(v.First), numR(v.Final))
 	}
 	cell := fmt.Sprintf("%s: %s → %s", v.Kind, numR(v.First), numR(v.Final))
 	if v.BestRound != 1 && v.BestRound != v.Last {
@@ -106,7 +108,8 @@ func writeRoundsIntro(b *strings.Builder, T int) {
 	p("- **updated**: the previous global N(m, diag(v)) is the prior (Fischer et al. (2024), Sec. 3.7; `training.prior: previous-global`), and client k's posterior is Gaussian in closed form with precision diag(1/v) + X_kᵀX_k/σ² and precision-times-mean m/v + X_kᵀy_k/σ² (Bishop (2006), Eqs. 3.50-3.51). FedAvg's point mass cannot be a prior: its clients keep the problem's.\n\n")
 	p("Every round is measured against the same exact global posterior (the prior times every likelihood, once), with the same floors as above. Round 1 is the one-round table above, bit for bit (tested). ")
 	p("A trend is read from the seed-averaged numbers over the last %d rounds: *fixed* (the global did not move in the last round in any seed; from the round given), ", TrendWindow)
-	p("*converges to mean-field VI* (it still moves, and its KL(q ‖ p) is within %g nat of the global mean-field VI's: the best diagonal Gaussian in that direction, whose other excess, KL(p ‖ q) over the marginals' floor, is what such a cell shows), ", ConvergedNats)
+	p("*converges to mean-field VI* (it still moves, and its KL(q ‖ p) is within %g nat of the global mean-field VI's: the best diagonal Gaussian in that direction, whose other excess, KL(p ‖ q) over the marginals' floor, is what such a cell shows; from the first round within it), ", ConvergedNats)
+	p("*settles* (it moved by less than %g posterior sd, and its log-variance by less than %g, in the last round: a fixed point of its own), ", SettledChange, SettledChange)
 	p("*collapses* (the variance ratio fell in each of the last %d rounds and is below %g times mean-field VI's at round %d: more confident than the best diagonal Gaussian, whose own ratio is below 1 when the features are correlated), *shrinking* (fell in each but is still at least %g times mean-field VI's), *growing* (rose in each), *moving* (none of these), *stops* (some seed's rule gave no global). ",
 		TrendWindow, OverConfident, T, OverConfident)
 	p("Each cell gives the trend and the excess over the floors in nats at round 1 → round %d, with the best round when it is neither.\n\n", T)

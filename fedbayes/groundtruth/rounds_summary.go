@@ -118,6 +118,10 @@ const (
 	// of its floor, the KL of the global mean-field VI: the trajectory has reached mean-field VI, the
 	// best a diagonal Gaussian does in KL(q || p) (partitioned VI's fixed point on the linear model).
 	TrendConverges = "converges to mean-field VI"
+	// TrendSettles: the global still moves, but by less than SettledChange in the last round (in
+	// posterior standard deviations and in log-variance, Change): a fixed point of its own, reached
+	// to that tolerance (expectation propagation's, between mean-field VI and the marginals).
+	TrendSettles = "settles"
 	// TrendCollapses: the variance ratio fell in each of the last TrendWindow rounds and is below
 	// OverConfident times mean-field VI's (FloorVarRatio) at the last round: more confident than
 	// the best diagonal Gaussian, not only than the exact marginals.
@@ -133,6 +137,9 @@ const (
 
 // ConvergedNats is how close to its floor KL(q || p) must come for TrendConverges.
 const ConvergedNats = 1e-3
+
+// SettledChange is the largest last-round Change of a trajectory that TrendSettles.
+const SettledChange = 1e-4
 
 // TrendWindow is the number of last rounds RoundsVerdict reads a trend from.
 const TrendWindow = 5
@@ -206,6 +213,8 @@ func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
 		}
 	case float64(row.KLToTruth[T-1])-s.FloorKLToTruth <= ConvergedNats:
 		v.Kind = TrendConverges
+	case row.Change[T-1] <= SettledChange:
+		v.Kind = TrendSettles
 	case falling && v.VarRatio < OverConfident*s.floorVarRatio():
 		v.Kind = TrendCollapses
 	case falling:

@@ -300,6 +300,11 @@ func TestRoundsVerdict(t *testing.T) {
 	if v := withFloor.Verdict(conv); v.Kind != TrendConverges || v.ConvergedRound != 3 {
 		t.Errorf("%s from round %d, want %s from round 3", v.Kind, v.ConvergedRound, TrendConverges)
 	}
+	// A global that moves by 1e-5 in its last round, away from mean-field VI: it settles.
+	settles := mk(geo(1, 0.9, 8), append(ones[:7:7], 1e-5), 0)
+	if v := withFloor.Verdict(settles); v.Kind != TrendSettles {
+		t.Errorf("a last change of 1e-5: %s, want %s", v.Kind, TrendSettles)
+	}
 }
 
 // TestRoundsLogistic checks that round 1 of the logistic rounds gives RunLogistic's globals and

@@ -133,6 +133,9 @@ type Summary struct {
 	PredRows []PredRow `json:"pred_rows,omitempty"`
 	// Rounds are the rules over rounds, one per prior policy, averaged over seeds (Study.Rounds).
 	Rounds []RoundsSummary `json:"rounds,omitempty"`
+	// Sites are the site-based methods run to their fixed points, one per seed (linear regimes, with
+	// Study.Rounds).
+	Sites []SiteRun `json:"sites,omitempty"`
 	// Runs are the scenario's results, one per seed (every number per weight is there).
 	Runs []*Result `json:"runs"`
 }
@@ -191,6 +194,11 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 		}
 		if s.Rounds > 0 && (sc.Group == GroupRegimes || sc.Group == GroupLogistic) {
 			if sum.Rounds, err = studyRounds(s, sc, opt); err != nil {
+				return nil, err
+			}
+		}
+		if s.Rounds > 0 && sc.Group == GroupRegimes {
+			if sum.Sites, err = studySites(s, sc); err != nil {
 				return nil, err
 			}
 		}
@@ -322,6 +330,24 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 	return sum, nil
 }
 
+// studySites runs the site-based methods to their fixed points on one scenario, one run per seed.
+func studySites(s Study, sc Scenario) ([]SiteRun, error) {
+	var out []SiteRun
+	for _, seed := range s.Seeds {
+		c, _ := s.seeded(sc, seed)
+		p, err := Simulate(c)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: scenario %s, seed %d: %w", sc.Name, seed, err)
+		}
+		r, err := SiteConvergence(p)
+		if err != nil {
+			return nil, fmt.Errorf("groundtruth: scenario %s, seed %d, sites: %w", sc.Name, seed, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 // studyRounds runs one scenario over s.Rounds rounds with every seed, under both prior policies.
 func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error) {
 	var out []RoundsSummary
@@ -334,7 +360,7 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 				return nil, fmt.Errorf("groundtruth: scenario %s, seed %d: %w", sc.Name, seed, err)
 			}
 			ro := RoundsOptions{Rounds: s.Rounds, Prior: pol, Rules: opt.Rules, PopulationSize: opt.PopulationSize, Seed: int64(seed),
-				PVI: c.Likelihood != Logistic}
+				Sites: c.Likelihood != Logistic}
 			var r *RoundsResult
 			if c.Likelihood == Logistic {
 				r, err = RunRoundsLogistic(p, ro, hc, s.Cache)

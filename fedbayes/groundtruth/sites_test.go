@@ -3,6 +3,8 @@ package groundtruth
 import (
 	"math"
 	"testing"
+
+	"fedbayes.dev/fedbayes/aggregate"
 )
 
 // linearPosterior is the exact posterior of client data c under prior, for the problem p.
@@ -124,5 +126,88 @@ func TestPVIStabilityBound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEPFixedPoint checks expectation propagation with diagonal sites on the linear problem at its
+// fixed point (400 rounds at half PVI's stability bound), by the fixed point's definition: the global's
+// mean is the exact posterior mean (summing the clients' mean conditions gives the normal equations,
+// for any site precisions), and every client's tilted distribution (its cavity times its likelihood)
+// has the global's marginal variances. With one weight EP is exact after one undamped round.
+func TestEPFixedPoint(t *testing.T) {
+	for _, tc := range pviCases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pviProblem(t, tc.cfg)
+			post := linearPosterior(p)
+			full, err := posteriors(p, post)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exact, err := GlobalFromClients(p.Model.Prior, full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound, err := PVIStability(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var q Diagonal
+			sites, err := siteRounds(p, MeanFieldMoment(p.Model.Prior), 400, math.Min(1, bound/2), post, momentProjection,
+				func(_ int, g Diagonal) error { q = g; return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			mom := MeanFieldMoment(exact)
+			for i := range q.Mean {
+				if math.Abs(q.Mean[i]-mom.Mean[i]) > 1e-10*math.Max(1, math.Abs(mom.Mean[i])) {
+					t.Fatalf("weight %d: EP's mean %v, the exact mean %v", i, q.Mean[i], mom.Mean[i])
+				}
+			}
+			global, err := aggregate.NaturalOf(q.Mean, q.Var)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, c := range p.Clients {
+				cav, err := aggregate.Cavity(global, sites[k], k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cm, cv, err := cav.Moments()
+				if err != nil {
+					t.Fatal(err)
+				}
+				prior, err := Diagonal{Mean: cm, Var: cv}.Full()
+				if err != nil {
+					t.Fatal(err)
+				}
+				tilted, err := post(prior, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tm := MeanFieldMoment(tilted)
+				if d := maxRelDiff(tm, q); d > 1e-9 {
+					t.Fatalf("client %d: its tilted marginals are %.3g (relative) from the global's", k, d)
+				}
+			}
+		})
+	}
+	one := pviProblem(t, func(c *Config) { c.Dims = 1 })
+	post := linearPosterior(one)
+	full, err := posteriors(one, post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := GlobalFromClients(one.Model.Prior, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mom := MeanFieldMoment(exact)
+	if _, err := siteRounds(one, MeanFieldMoment(one.Model.Prior), 1, 1, post, momentProjection, func(_ int, q Diagonal) error {
+		if math.Abs(q.Mean[0]-mom.Mean[0]) > 1e-12 || math.Abs(q.Var[0]/mom.Var[0]-1) > 1e-12 {
+			t.Errorf("one weight, one round: EP %v, exact %v", q, mom)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
