@@ -17,11 +17,13 @@ const (
 	// Hasan (2023), Eq. 2.13), predictive.EPMCMC.
 	LabelEPMCMC = "EP-MCMC"
 	// LabelFedPA is one round of federated posterior averaging (Al-Shedivat et al. 2021),
-	// predictive.FedPA, from the prior mean with its default shrinkage and server step.
+	// predictive.FedPA: one server step from the prior mean with its default shrinkage and step size,
+	// the prior not divided out (LabelFedPAIterated runs it to its fixed point).
 	LabelFedPA = "FedPA"
 )
 
-// sampleBaselines runs EP-MCMC and FedPA of package predictive on S draws from each client's exact
+// sampleBaselines runs EP-MCMC and FedPA of package predictive, and FedPA iterated to its fixed point
+// (fedPAFromDraws), on S draws from each client's exact
 // posterior (full covariance), as clients with a perfect sampler would send them. EP-MCMC divides
 // out the prior N(0, priorVar I), which must be the problem's (isotropic, mean 0). FedPA starts from
 // the prior mean and weighs the clients by size. A baseline that fails (EP-MCMC's combined
@@ -52,7 +54,9 @@ func sampleBaselines(full []*Gaussian, sizes []int, prior *Gaussian, S int, seed
 	}
 	z := mat.NewVecDense(d, nil)
 	w := mat.NewVecDense(d, nil)
+	draws := make([]*mat.Dense, K) // client k's draws, S × d, in float64
 	for k, g := range full {
+		draws[k] = mat.NewDense(S, d, nil)
 		var ch mat.Cholesky
 		if !ch.Factorize(g.Cov) {
 			return nil, nil, fmt.Errorf("groundtruth: client %d: covariance not positive definite", k)
@@ -67,6 +71,7 @@ func sampleBaselines(full []*Gaussian, sizes []int, prior *Gaussian, S int, seed
 			w.AddVec(w, g.Mean)
 			for i := 0; i < d; i++ {
 				data[s][k*d+i] = float32(w.AtVec(i))
+				draws[k].Set(s, i, w.AtVec(i))
 			}
 		}
 	}
@@ -101,7 +106,35 @@ func sampleBaselines(full []*Gaussian, sizes []int, prior *Gaussian, S int, seed
 		}
 		out[LabelFedPA] = q
 	}
+	if q, err := fedPAFromDraws(draws, full, prior); err != nil {
+		failed[LabelFedPAIterated] = err.Error()
+	} else {
+		out[LabelFedPAIterated] = q
+	}
 	return out, failed, nil
+}
+
+// fedPAFromDraws runs FedPA to its fixed point (fedPAIterate) on the clients' draws, summarised by
+// their means and shrinkage covariances at FedPA's default shrinkage, a point estimate.
+func fedPAFromDraws(draws []*mat.Dense, full []*Gaussian, prior *Gaussian) (Diagonal, error) {
+	exact, err := GlobalFromClients(prior, full)
+	if err != nil {
+		return Diagonal{}, err
+	}
+	sd := make([]float64, prior.Dim())
+	for i := range sd {
+		sd[i] = math.Sqrt(exact.Cov.At(i, i))
+	}
+	mus := make([][]float64, len(draws))
+	covs := make([]*mat.SymDense, len(draws))
+	for k, dr := range draws {
+		mus[k], covs[k] = shrinkageMoments(dr, predictive.DefaultFedPARho)
+	}
+	x, _, _, err := fedPAIterate(mus, covs, prior, sd)
+	if err != nil {
+		return Diagonal{}, err
+	}
+	return Diagonal{Mean: x, Var: make([]float64, len(x))}, nil
 }
 
 // predictiveFedPARho is FedPA's default shrinkage, for the page.

@@ -70,7 +70,55 @@ func TestGroundTruthSampleBaselines(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(res.Rules)
-	if n < 2 || res.Rules[n-2].Label != LabelEPMCMC || res.Rules[n-1].Label != LabelFedPA {
+	if n < 3 || res.Rules[n-3].Label != LabelEPMCMC || res.Rules[n-2].Label != LabelFedPA || res.Rules[n-1].Label != LabelFedPAIterated {
 		t.Errorf("the baselines are not the last rows: %d rows", n)
+	}
+	// FedPA iterated on 20,000 draws: the exact global mean to a few per cent of a posterior sd.
+	exact, err := GlobalFromClients(p.Model.Prior, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < d; i++ {
+		sd := math.Sqrt(exact.Cov.At(i, i))
+		if pa := qs[LabelFedPAIterated]; math.Abs(pa.Mean[i]-exact.Mean.AtVec(i)) > 0.05*sd || pa.Var[i] != 0 {
+			t.Errorf("FedPA iterated, weight %d: %v (variance %v), want about %v (sd %v)", i, pa.Mean[i], pa.Var[i], exact.Mean.AtVec(i), sd)
+		}
+	}
+}
+
+// TestFedPAIterateByHand checks FedPA's server iterated with exact client moments on the two-client
+// problem of twoClientProblem: client posteriors N(1, 1/2) and N(4/3, 1/3) under the prior N(0, 1).
+// The averaged gradient is (1/2)[2(x − 1) + 3(x − 4/3) − x] = 2x − 3, so H = 2, eta = 1/2 and one
+// step from 0 lands on the fixed point 3/2, the exact global mean (prior divided out). Without
+// dividing out the prior the fixed point would be (2 + 4) / (2 + 3) = 6/5. With two weights, clients
+// N((1, 0), diag(1/2, 1)) and N((4/3, 2), diag(1/3, 1/6)) and prior N(0, I): H = diag(2, 3)
+// ((1 + 6 − 1)/2 = 3), b = (3, 6), eta = 1/3, fixed point (3/2, 2); the first weight's error shrinks
+// by 1 − 2/3 = 1/3 a round, so it takes rounds, not one step.
+func TestFedPAIterateByHand(t *testing.T) {
+	p := twoClientProblem(t)
+	covs := []*mat.SymDense{mat.NewSymDense(1, []float64{0.5}), mat.NewSymDense(1, []float64{1.0 / 3})}
+	x, rounds, eta, err := fedPAIterate([][]float64{{1}, {4.0 / 3}}, covs, p.Model.Prior, []float64{0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(x[0]-1.5) > 1e-15 || eta != 0.5 || rounds > 2 {
+		t.Errorf("one weight: x %v after %d rounds at eta %v, want 3/2 within 2 rounds at 1/2", x, rounds, eta)
+	}
+	prior, err := NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0, 0, 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	covs = []*mat.SymDense{mat.NewSymDense(2, []float64{0.5, 0, 0, 1}), mat.NewSymDense(2, []float64{1.0 / 3, 0, 0, 1.0 / 6})}
+	x, rounds, eta, err = fedPAIterate([][]float64{{1, 0}, {4.0 / 3, 2}}, covs, prior, []float64{0.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(x[0]-1.5) > 1e-9 || math.Abs(x[1]-2) > 1e-9 || math.Abs(eta-1.0/3) > 1e-15 || rounds < 5 {
+		t.Errorf("two weights: x %v after %d rounds at eta %v, want (3/2, 2) after several rounds at 1/3", x, rounds, eta)
+	}
+	// Clients wider than the prior: the product over the prior has no mode.
+	wide := []*mat.SymDense{mat.NewSymDense(1, []float64{2}), mat.NewSymDense(1, []float64{2})}
+	if _, _, _, err := fedPAIterate([][]float64{{0}, {0}}, wide, p.Model.Prior, []float64{1}); err == nil {
+		t.Error("clients twice as wide as the prior: no error")
 	}
 }

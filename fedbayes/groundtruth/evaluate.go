@@ -121,7 +121,7 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, label := range []string{LabelEPMCMC, LabelFedPA} {
+		for _, label := range []string{LabelEPMCMC, LabelFedPA, LabelFedPAIterated} {
 			if msg, bad := failed[label]; bad {
 				res.Rules = append(res.Rules, Scored{Label: label, Rule: label, Failed: msg})
 				continue
