@@ -110,6 +110,25 @@ type PartitionSpec struct {
 	// (partition.SortedByKey, Hasan (2023), Secs. 3.3.2 and 4.3); default: the first feature.
 	// Regression only.
 	SortFeature string `json:"sort_feature,omitempty"`
+	// Sizes, when set, gives the clients sizes from a distribution (quantity skew) while Method
+	// decides their classes (partition.ClientSizes, partition.WithSizes; docs/partitions.md).
+	// Classification only; nil keeps the sizes Method gives.
+	Sizes *SizesSpec `json:"sizes,omitempty"`
+}
+
+// SizesSpec is a distribution of client sizes (partition.SizeOptions): every client gets at least
+// one example and the sizes sum to the examples the label partition assigns.
+type SizesSpec struct {
+	// Kind is linear, square or exponential (Flower Datasets' size partitioners: client k gets a
+	// share proportional to k+1, (k+1)^2 or e^(k+1)), zipf (proportional to (k+1)^-exponent),
+	// lognormal (exp(sigma z), z standard normal) or dirichlet (shares ~ Dir(beta), NIID-Bench).
+	Kind string `json:"kind"`
+	// Exponent is zipf's s (default 1).
+	Exponent float64 `json:"exponent,omitempty"`
+	// Sigma is lognormal's spread (default 1).
+	Sigma float64 `json:"sigma,omitempty"`
+	// Beta is dirichlet's concentration (default 0.5).
+	Beta float64 `json:"beta,omitempty"`
 }
 
 // ModelSpec is the spec's "model" object: models.Options, the model options declared once in package

@@ -11,6 +11,7 @@ import (
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/strategy"
 )
 
@@ -91,6 +92,16 @@ func (s *Spec) WithDefaults() *Spec {
 	}
 	if c.Partition.Method == "classes" {
 		defInt(&c.Partition.ClassesPerClient, 2)
+	}
+	if z := c.Partition.Sizes; z != nil {
+		switch partition.SizeKind(z.Kind) {
+		case partition.SizeZipf:
+			defF(&z.Exponent, 1)
+		case partition.SizeLogNormal:
+			defF(&z.Sigma, 1)
+		case partition.SizeDirichlet:
+			defF(&z.Beta, 0.5)
+		}
 	}
 	if c.Model.Arch == "" {
 		c.Model.Arch = models.ArchMLP
@@ -243,6 +254,43 @@ func validatePartition(c *Spec) error {
 	for _, path := range []string{"partition.alpha", "partition.min_size", "partition.shards_per_client", "partition.classes_per_client", "partition.h"} {
 		if unused[path] {
 			return specErr(path, "set, but partition.method is %q, which does not use it", p.Method)
+		}
+	}
+	return validateSizes(c)
+}
+
+// validateSizes checks partition.sizes: a known kind, its one parameter positive and finite, no
+// parameter of another kind, and a classification dataset.
+func validateSizes(c *Spec) error {
+	z := c.Partition.Sizes
+	if z == nil {
+		return nil
+	}
+	kinds := make([]string, len(partition.SizeKinds))
+	for i, k := range partition.SizeKinds {
+		kinds[i] = string(k)
+	}
+	if err := oneOf("partition.sizes.kind", z.Kind, kinds...); err != nil {
+		return err
+	}
+	if data.RegressionSet(c.Dataset.Name) {
+		return specErr("partition.sizes", "set, but dataset %s is a regression dataset; sizes are dealt by class", c.Dataset.Name)
+	}
+	params := []struct {
+		path string
+		v    float64
+		kind partition.SizeKind
+	}{{"partition.sizes.exponent", z.Exponent, partition.SizeZipf}, {"partition.sizes.sigma", z.Sigma, partition.SizeLogNormal},
+		{"partition.sizes.beta", z.Beta, partition.SizeDirichlet}}
+	for _, q := range params {
+		if q.kind != partition.SizeKind(z.Kind) {
+			if q.v != 0 {
+				return specErr(q.path, "set, but partition.sizes.kind is %q, which does not use it", z.Kind)
+			}
+			continue
+		}
+		if !(q.v > 0) || math.IsInf(q.v, 0) {
+			return specErr(q.path, "%v; must be positive and finite", q.v)
 		}
 	}
 	return nil
