@@ -66,10 +66,22 @@ func learningRate(t TrainingSpec, round int) float64 {
 	return t.LearningRate * math.Pow(1-s.Rate, float64(round-s.SilentRounds))
 }
 
-// clientJob is one active client of a round: its id and its examples (indices into the pool).
+// clientJob is one active client of a round: its id, its examples (indices into the pool) and, for a
+// straggler (partition.sampling.straggler_rate), the steps it runs per epoch (0: all of them).
 type clientJob struct {
 	id      int
 	indices []int
+	steps   int
+}
+
+// epochSteps is the number of steps the job runs in each epoch with batch size b: ceil(n_k / b), or
+// the straggler's fewer steps.
+func (j clientJob) epochSteps(b int) int {
+	full := (len(j.indices) + b - 1) / b
+	if j.steps > 0 && j.steps < full {
+		return j.steps
+	}
+	return full
 }
 
 // localOutcome is what the clients send back after local training.
@@ -219,8 +231,8 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 	out := localOutcome{loss: make([]float64, k)}
 	steps := make([]int, k)
 	maxSteps := 0
-	for j, n := range sizes {
-		steps[j] = (n + b - 1) / b
+	for j, job := range in.jobs {
+		steps[j] = job.epochSteps(b)
 		maxSteps = max(maxSteps, steps[j])
 	}
 	orders := make([][]int, k)
@@ -284,14 +296,14 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 	out := localOutcome{loss: make([]float64, len(in.jobs)), clients: make([]*posterior.Posterior, len(in.jobs))}
 	total, done, seen := 0, 0, 0
 	for _, job := range in.jobs {
-		total += (len(job.indices) + b - 1) / b * in.spec.Training.LocalEpochs
+		total += job.epochSteps(b) * in.spec.Training.LocalEpochs
 	}
 	for j, job := range in.jobs {
 		if err := prepareClients(m, t, in, []int{job.id}); err != nil {
 			return localOutcome{}, err
 		}
 		n := len(job.indices)
-		steps := (n + b - 1) / b
+		steps := job.epochSteps(b)
 		var order []int
 		loop := models.Loop{Epochs: in.spec.Training.LocalEpochs, Steps: steps, Context: ctx,
 			BeforeEpoch: func(e int) error {

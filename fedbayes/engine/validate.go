@@ -93,6 +93,9 @@ func (s *Spec) WithDefaults() *Spec {
 	if c.Partition.Method == "classes" {
 		defInt(&c.Partition.ClassesPerClient, 2)
 	}
+	if z := c.Partition.Sampling; z != nil {
+		def(&z.Method, string(partition.SampleUniform))
+	}
 	if z := c.Partition.Sizes; z != nil {
 		switch partition.SizeKind(z.Kind) {
 		case partition.SizeZipf:
@@ -256,7 +259,54 @@ func validatePartition(c *Spec) error {
 			return specErr(path, "set, but partition.method is %q, which does not use it", p.Method)
 		}
 	}
-	return validateSizes(c)
+	if err := validateSizes(c); err != nil {
+		return err
+	}
+	return validateSampling(c)
+}
+
+// validateSampling checks partition.sampling against the clients of a round and the local training:
+// power-of-choice ranks clients by their training loss and stragglers cut optimisation steps, which
+// sampling clients (training.sampler) have not.
+func validateSampling(c *Spec) error {
+	z := c.Partition.Sampling
+	if z == nil {
+		return nil
+	}
+	methods := make([]string, len(partition.SamplingMethods))
+	for i, m := range partition.SamplingMethods {
+		methods[i] = string(m)
+	}
+	if err := oneOf("partition.sampling.method", z.Method, methods...); err != nil {
+		return err
+	}
+	if c.Training.Sampler != nil {
+		if z.Method == string(partition.SamplePowerOfChoice) {
+			return specErr("partition.sampling.method", "power-of-choice ranks clients by their training loss; sampling clients (training.sampler) report none")
+		}
+		if z.StragglerRate != 0 {
+			return specErr("partition.sampling.straggler_rate", "set, but the clients sample (training.sampler), all for the same number of epochs")
+		}
+	}
+	p, err := partition.NewParticipation(c.Partition.Clients, c.Partition.Participation, 0)
+	if err != nil {
+		return specErr("partition.participation", "%v", err)
+	}
+	_, err = partition.NewSampler(p, make([]int, p.NumClients), samplingOptions(z))
+	var se *partition.SamplingError
+	if errors.As(err, &se) {
+		return specErr("partition.sampling."+se.Field, "%s", se.Problem)
+	}
+	return err
+}
+
+// samplingOptions are the partition.SamplingOptions of the spec's sampling (nil: the defaults).
+func samplingOptions(z *SamplingSpec) partition.SamplingOptions {
+	if z == nil {
+		return partition.SamplingOptions{}
+	}
+	return partition.SamplingOptions{Method: partition.SamplingMethod(z.Method), Candidates: z.Candidates,
+		Availability: z.Availability, DropRate: z.DropRate, StragglerRate: z.StragglerRate}
 }
 
 // validateSizes checks partition.sizes: a known kind, its one parameter positive and finite, no
