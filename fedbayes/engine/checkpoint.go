@@ -13,7 +13,8 @@ import (
 const checkpointVersion = 1
 
 // checkpointState is what the engine needs to continue a run after a round: the round, the global
-// posterior and, for power-of-choice sampling, each client's last training loss (nil otherwise).
+// posterior and, for power-of-choice sampling, each client's mean training NLL of the last round it returned (nil
+// otherwise).
 // Every random stream is derived from (seed, round, client, epoch), and the optimizer state starts
 // from zero every round, so nothing else is needed.
 type checkpointState struct {

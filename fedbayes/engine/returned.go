@@ -10,8 +10,8 @@ import (
 )
 
 // returned keeps, of the round last set up (clientTraining.round), what the clients that returned
-// sent back: their outcome, ids and sizes, in the order of ids. It records their training losses for
-// power-of-choice. Every sampled client trained (the K-client network trains them together); a
+// sent back: their outcome, ids and sizes, in the order of ids. It records their mean training NLL
+// for power-of-choice. Every sampled client trained (the K-client network trains them together); a
 // client that drops is left out here, so the server strategy never sees it. out is not changed (a
 // shared first-round outcome stays whole for the other runs).
 func (c *clientTraining) returned(out localOutcome, ids, sizes []int) (localOutcome, []int, []int, error) {
@@ -24,16 +24,16 @@ func (c *clientTraining) returned(out localOutcome, ids, sizes []int) (localOutc
 	if len(keep) != len(c.draw.Returned) {
 		return localOutcome{}, nil, nil, fmt.Errorf("engine: the round's returned clients %v are not among its sampled %v", c.draw.Returned, ids)
 	}
-	if c.losses != nil && out.loss != nil {
+	if c.losses != nil && out.nll != nil {
 		for _, j := range keep {
-			c.losses[ids[j]] = out.loss[j]
+			c.losses[ids[j]] = out.nll[j]
 		}
 	}
 	if len(keep) == len(ids) {
 		return out, ids, sizes, nil
 	}
 	kept := out
-	kept.loss, kept.clients = pickAt(out.loss, keep), pickAt(out.clients, keep)
+	kept.loss, kept.nll, kept.clients = pickAt(out.loss, keep), pickAt(out.nll, keep), pickAt(out.clients, keep)
 	kept.diverged = keptDivergence(out.diverged, pickAt(ids, keep), kept.loss)
 	var err error
 	if out.stacked != nil {

@@ -22,7 +22,7 @@ type clientTraining struct {
 	part partition.Participation
 	// draws draws each round's clients, those that return and the stragglers (partition.sampling).
 	draws *partition.Sampler
-	// losses is, for power-of-choice, each client's mean training loss of the last round it
+	// losses is, for power-of-choice, each client's mean training NLL of the last round it
 	// returned (+Inf before), the state a checkpoint keeps; nil otherwise.
 	losses []float64
 	// draw is the draw of the round last set up (round).

@@ -126,7 +126,7 @@ type PartitionSpec struct {
 type SamplingSpec struct {
 	// Method is uniform (default), size (probability proportional to the client's size) or
 	// power-of-choice (Cho et al.: candidates drawn by size, the round's clients those of highest
-	// training loss in the last round they returned).
+	// training negative log-likelihood in the last round they returned).
 	Method string `json:"method,omitempty"`
 	// Candidates is power-of-choice's d, between the clients of a round and partition.clients
 	// (default min(C, 2 m), m the clients of a round).

@@ -266,7 +266,7 @@ func validatePartition(c *Spec) error {
 }
 
 // validateSampling checks partition.sampling against the clients of a round and the local training:
-// power-of-choice ranks clients by their training loss and stragglers cut optimisation steps, which
+// power-of-choice ranks clients by their training NLL and stragglers cut optimisation steps, which
 // sampling clients (training.sampler) have not.
 func validateSampling(c *Spec) error {
 	z := c.Partition.Sampling
@@ -282,7 +282,7 @@ func validateSampling(c *Spec) error {
 	}
 	if c.Training.Sampler != nil {
 		if z.Method == string(partition.SamplePowerOfChoice) {
-			return specErr("partition.sampling.method", "power-of-choice ranks clients by their training loss; sampling clients (training.sampler) report none")
+			return specErr("partition.sampling.method", "power-of-choice ranks clients by their training NLL; sampling clients (training.sampler) report none")
 		}
 		if z.StragglerRate != 0 {
 			return specErr("partition.sampling.straggler_rate", "set, but the clients sample (training.sampler), all for the same number of epochs")

@@ -24,8 +24,9 @@ const (
 	// with the highest local loss: Cho, Wang and Joshi (2022), "Towards understanding biased client
 	// selection in federated learning" (AISTATS; arXiv 2010.01243, "Client Selection in Federated
 	// Learning: Convergence Analysis and Power-of-Choice Selection Strategies"), Alg. 1. The loss
-	// is each client's mean training loss of the last round it returned, as their rpow-d variant
-	// (no extra computation or communication); a client that has not returned yet ranks first.
+	// is what the caller passes (the engine: each client's mean training negative log-likelihood of
+	// the last round it returned, as their rpow-d variant, with no extra computation or
+	// communication); a client that has not returned yet (+Inf) ranks first.
 	SamplePowerOfChoice SamplingMethod = "power-of-choice"
 )
 
