@@ -85,6 +85,26 @@ func TestSamplingRounds(t *testing.T) {
 	if slow == 0 {
 		t.Errorf("no straggler sampled in 20 rounds")
 	}
+	// returned keeps the returned clients' losses in the order of ids and records their NLL (not
+	// the ELBO loss) for power-of-choice.
+	_, ids, sizes, err := c.round(21, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := localOutcome{loss: []float64{10, 11, 12, 13}, nll: []float64{0.5, 0.6, 0.7, 0.8}}
+	kept, kids, ksizes, err := c.returned(out, ids, sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kids, c.draw.Returned) || len(ksizes) != 3 || len(kept.loss) != 3 || len(out.loss) != 4 {
+		t.Fatalf("returned %v (sizes %v, losses %v) of %v; want %v", kids, ksizes, kept.loss, ids, c.draw.Returned)
+	}
+	for i, id := range kids {
+		j := slices.Index(ids, id)
+		if kept.loss[i] != out.loss[j] || ksizes[i] != sizes[j] || c.losses[id] != out.nll[j] {
+			t.Errorf("client %d: loss %v, size %d, recorded %v; want %v, %d, %v", id, kept.loss[i], ksizes[i], c.losses[id], out.loss[j], sizes[j], out.nll[j])
+		}
+	}
 	// One-client training runs the stragglers' fewer steps: the round's step count is the jobs'
 	// epochSteps, fewer than their full steps.
 	s.Training.Mode = "sequential"
