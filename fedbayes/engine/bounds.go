@@ -253,6 +253,7 @@ func shortName(name string) string {
 var zeroDefaults = map[string]string{
 	"partition.clients": "10", "partition.participation": "1", "partition.alpha": "0.5",
 	"partition.min_size": "10", "partition.shards_per_client": "2", "partition.classes_per_client": "2",
+	"partition.sizes.exponent": "1", "partition.sizes.sigma": "1", "partition.sizes.beta": "0.5", "partition.sampling.candidates": "min(C, 2 m)",
 	"model.prior_std": "1", "model.init_logvar": strconv.FormatFloat(models.DefaultInitLogVar, 'g', -1, 64), "model.kl_weight": "1", "model.dropout_rate": "0.2",
 	"aggregation.population":      strconv.Itoa(aggregate.DefaultPopulationSize),
 	"aggregation.pretrain.epochs": "100", "aggregation.pretrain.patience": "10",

@@ -12,13 +12,16 @@ import (
 // checkpointVersion is the version of the engine's checkpoint blob.
 const checkpointVersion = 1
 
-// checkpointState is what the engine needs to continue a run after a round: the round and the global
-// posterior. Every random stream is derived from (seed, round, client, epoch), and the optimizer state
-// starts from zero every round, so nothing else is needed.
+// checkpointState is what the engine needs to continue a run after a round: the round, the global
+// posterior and, for power-of-choice sampling, each client's mean training NLL of the last round it returned (nil
+// otherwise).
+// Every random stream is derived from (seed, round, client, epoch), and the optimizer state starts
+// from zero every round, so nothing else is needed.
 type checkpointState struct {
 	Version int
 	Round   int
 	Global  []checkpointParam
+	Losses  []float64
 }
 
 // checkpointParam is one parameter of a posterior in plain data.
@@ -29,9 +32,10 @@ type checkpointParam struct {
 	Gaussian     bool
 }
 
-// encodeCheckpoint writes the state after round as a gob blob.
-func encodeCheckpoint(round int, global *posterior.Posterior) ([]byte, error) {
-	st := checkpointState{Version: checkpointVersion, Round: round}
+// encodeCheckpoint writes the state after round as a gob blob; losses are power-of-choice's client
+// losses (nil without it).
+func encodeCheckpoint(round int, global *posterior.Posterior, losses []float64) ([]byte, error) {
+	st := checkpointState{Version: checkpointVersion, Round: round, Losses: losses}
 	for _, q := range global.Params {
 		mean, err := tensors.CopyFlatData[float32](q.Mean)
 		if err != nil {
@@ -81,4 +85,14 @@ func decodeCheckpoint(blob []byte) (round int, global *posterior.Posterior, err 
 		return 0, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	return st.Round, global, nil
+}
+
+// checkpointLosses reads the client losses of a blob written by encodeCheckpoint (nil when it holds
+// none).
+func checkpointLosses(blob []byte) ([]float64, error) {
+	var st checkpointState
+	if err := gob.NewDecoder(bytes.NewReader(blob)).Decode(&st); err != nil {
+		return nil, fmt.Errorf("checkpoint: unreadable engine state: %w", err)
+	}
+	return st.Losses, nil
 }

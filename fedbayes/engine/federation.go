@@ -74,7 +74,7 @@ func (f *Federation) Initial() (*posterior.Posterior, error) {
 
 // FirstRound trains round 1's active clients from the initial global model exactly as Run's round 1
 // does (the same batches, noise streams and optimizer: both set the round up with clientTraining) and
-// returns them stacked [K, ...] with their ids. A spec that pre-trains the global model or samples its clients is refused.
+// returns those that returned (partition.sampling.drop_rate) stacked [K, ...] with their ids. A spec that pre-trains the global model or samples its clients is refused.
 func (f *Federation) FirstRound(ctx context.Context) (*posterior.Posterior, []int, error) {
 	s := f.spec
 	if s.Aggregation.Pretrain != nil || s.Training.Sampler != nil || s.Training.Mode == "sequential" {
@@ -99,6 +99,9 @@ func (f *Federation) FirstRound(ctx context.Context) (*posterior.Posterior, []in
 	}
 	if out.diverged != "" {
 		return nil, nil, fmt.Errorf("engine: round 1 diverged: %s", out.diverged)
+	}
+	if out, ids, _, err = clients.returned(out, ids, nil); err != nil {
+		return nil, nil, err
 	}
 	return out.stacked, ids, nil
 }

@@ -66,10 +66,22 @@ func learningRate(t TrainingSpec, round int) float64 {
 	return t.LearningRate * math.Pow(1-s.Rate, float64(round-s.SilentRounds))
 }
 
-// clientJob is one active client of a round: its id and its examples (indices into the pool).
+// clientJob is one active client of a round: its id, its examples (indices into the pool) and, for a
+// straggler (partition.sampling.straggler_rate), the steps it runs per epoch (0: all of them).
 type clientJob struct {
 	id      int
 	indices []int
+	steps   int
+}
+
+// epochSteps is the number of steps the job runs in each epoch with batch size b: ceil(n_k / b), or
+// the straggler's fewer steps.
+func (j clientJob) epochSteps(b int) int {
+	full := (len(j.indices) + b - 1) / b
+	if j.steps > 0 && j.steps < full {
+		return j.steps
+	}
+	return full
 }
 
 // localOutcome is what the clients send back after local training.
@@ -81,6 +93,9 @@ type localOutcome struct {
 	// loss is each client's mean training loss over its steps of the round (nil when the clients
 	// sample, training.sampler).
 	loss []float64
+	// nll is each client's mean training negative log-likelihood over its steps (the data term of
+	// loss, which power-of-choice ranks clients by), nil like loss.
+	nll []float64
 	// draws are the clients' posterior samples when they sample (each stacked like stacked), or nil.
 	draws []*posterior.Posterior
 	// diverged describes the first non-finite loss, or "".
@@ -216,11 +231,11 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 	mask := make([]float32, k*b)
 	active := make([]bool, k)
 	fill := batchFiller{prob: in.prob, batchSize: b}
-	out := localOutcome{loss: make([]float64, k)}
+	out := localOutcome{loss: make([]float64, k), nll: make([]float64, k)}
 	steps := make([]int, k)
 	maxSteps := 0
-	for j, n := range sizes {
-		steps[j] = (n + b - 1) / b
+	for j, job := range in.jobs {
+		steps[j] = job.epochSteps(b)
 		maxSteps = max(maxSteps, steps[j])
 	}
 	orders := make([][]int, k)
@@ -252,6 +267,7 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 					continue
 				}
 				out.loss[j] += stats.Loss[j]
+				out.nll[j] += stats.NLL[j]
 				if out.diverged == "" && (math.IsNaN(stats.Loss[j]) || math.IsInf(stats.Loss[j], 0)) {
 					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", in.jobs[j].id, stats.Loss[j], at.Epoch+1, at.Step+1)
 				}
@@ -264,6 +280,7 @@ func trainVectorized(ctx context.Context, m *models.Model, t *models.Trainer, in
 	}
 	for j := range out.loss {
 		out.loss[j] /= float64(steps[j] * in.spec.Training.LocalEpochs)
+		out.nll[j] /= float64(steps[j] * in.spec.Training.LocalEpochs)
 	}
 	var err error
 	if out.stacked, err = m.Posterior(); err != nil {
@@ -281,17 +298,17 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 	targets := in.prob.targetBuffer(b)
 	mask := make([]float32, b)
 	fill := batchFiller{prob: in.prob, batchSize: b}
-	out := localOutcome{loss: make([]float64, len(in.jobs)), clients: make([]*posterior.Posterior, len(in.jobs))}
+	out := localOutcome{loss: make([]float64, len(in.jobs)), nll: make([]float64, len(in.jobs)), clients: make([]*posterior.Posterior, len(in.jobs))}
 	total, done, seen := 0, 0, 0
 	for _, job := range in.jobs {
-		total += (len(job.indices) + b - 1) / b * in.spec.Training.LocalEpochs
+		total += job.epochSteps(b) * in.spec.Training.LocalEpochs
 	}
 	for j, job := range in.jobs {
 		if err := prepareClients(m, t, in, []int{job.id}); err != nil {
 			return localOutcome{}, err
 		}
 		n := len(job.indices)
-		steps := (n + b - 1) / b
+		steps := job.epochSteps(b)
 		var order []int
 		loop := models.Loop{Epochs: in.spec.Training.LocalEpochs, Steps: steps, Context: ctx,
 			BeforeEpoch: func(e int) error {
@@ -307,6 +324,7 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 					in.onStep(done, total, seen)
 				}
 				out.loss[j] += stats.Loss[0]
+				out.nll[j] += stats.NLL[0]
 				if out.diverged == "" && (math.IsNaN(stats.Loss[0]) || math.IsInf(stats.Loss[0], 0)) {
 					out.diverged = fmt.Sprintf("client %d: training loss %v at epoch %d, step %d", job.id, stats.Loss[0], at.Epoch+1, at.Step+1)
 				}
@@ -317,6 +335,7 @@ func trainSequential(ctx context.Context, m *models.Model, t *models.Trainer, in
 			return localOutcome{}, wrapLoopErr(fmt.Sprintf("local training of client %d", job.id), err)
 		}
 		out.loss[j] /= float64(steps * in.spec.Training.LocalEpochs)
+		out.nll[j] /= float64(steps * in.spec.Training.LocalEpochs)
 		p, err := m.ClientPosterior(0)
 		if err != nil {
 			return localOutcome{}, err

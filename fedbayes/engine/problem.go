@@ -144,10 +144,29 @@ func makePartition(ps PartitionSpec, train *data.Dataset, seed int64) (*partitio
 	default:
 		err = fmt.Errorf("unknown method %q", ps.Method)
 	}
+	if err == nil && ps.Sizes != nil {
+		p, err = resizePartition(p, *ps.Sizes, labels, s)
+	}
 	if err != nil {
 		return nil, specErr("partition", "%s, %d clients, %d examples: %v", ps.Method, k, train.Len(), err)
 	}
 	return p, nil
+}
+
+// resizePartition gives the clients of the label partition p the sizes of z (partition.ClientSizes
+// and partition.WithSizes, from the partition's seed s on their own streams).
+func resizePartition(p *partition.Partition, z SizesSpec, labels []int32, s uint64) (*partition.Partition, error) {
+	opt := partition.SizeOptions{Kind: partition.SizeKind(z.Kind), Exponent: z.Exponent, Sigma: z.Sigma, Beta: z.Beta, Seed: s}
+	sizes, err := partition.ClientSizes(p.Total(), p.NumClients(), opt)
+	if err != nil {
+		return nil, err
+	}
+	q, err := partition.WithSizes(p, labels, sizes, s)
+	if err != nil {
+		return nil, err
+	}
+	q.Method = fmt.Sprintf("%s, sizes %s", p.Method, opt)
+	return q, nil
 }
 
 // fairnessSets returns, per client, the examples (flat inputs and labels) on which the global model's

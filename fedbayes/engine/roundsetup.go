@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/partition"
@@ -19,6 +20,13 @@ type clientTraining struct {
 	prob *problem
 	seed int64
 	part partition.Participation
+	// draws draws each round's clients, those that return and the stragglers (partition.sampling).
+	draws *partition.Sampler
+	// losses is, for power-of-choice, each client's mean training NLL of the last round it
+	// returned (+Inf before), the state a checkpoint keeps; nil otherwise.
+	losses []float64
+	// draw is the draw of the round last set up (round).
+	draw partition.Draw
 	// model is the clients' network: K = the active clients of a round, or 1 for sequential training.
 	model *models.Model
 	// trn is the clients' optimizer; nil when training.sampler is set.
@@ -34,6 +42,15 @@ func newClientTraining(s *Spec, p *problem, seed int64) (*clientTraining, error)
 	var err error
 	if c.part, err = partition.NewParticipation(s.Partition.Clients, s.Partition.Participation, derive(seed, tagParticipation)); err != nil {
 		return nil, fmt.Errorf("partition.participation: %w", err)
+	}
+	if c.draws, err = partition.NewSampler(c.part, p.part.Sizes(), samplingOptions(s.Partition.Sampling)); err != nil {
+		return nil, fmt.Errorf("partition.sampling: %w", err)
+	}
+	if z := s.Partition.Sampling; z != nil && z.Method == string(partition.SamplePowerOfChoice) {
+		c.losses = make([]float64, c.part.NumClients)
+		for k := range c.losses {
+			c.losses[k] = math.Inf(1)
+		}
 	}
 	k := c.part.Active
 	if s.Training.Mode == "sequential" {
@@ -53,17 +70,23 @@ func newClientTraining(s *Spec, p *problem, seed int64) (*clientTraining, error)
 	return c, nil
 }
 
-// round sets up round number round from the global model: its active clients' ids and example
-// counts, and the input of their local training (without onStep, which the caller sets).
+// round sets up round number round from the global model: its sampled clients' ids and example
+// counts, and the input of their local training (without onStep, which the caller sets); a
+// straggler's job runs fewer steps per epoch. Which of them return is kept for returned.
 func (c *clientTraining) round(round int, global *posterior.Posterior) (in roundInput, ids, sizes []int, err error) {
-	if ids, err = c.part.Round(round); err != nil {
+	if c.draw, err = c.draws.Round(round, c.losses); err != nil {
 		return roundInput{}, nil, nil, err
 	}
+	ids = c.draw.Sampled
 	jobs := make([]clientJob, len(ids))
 	sizes = make([]int, len(ids))
+	b := c.spec.Training.BatchSize
 	for j, id := range ids {
 		jobs[j] = clientJob{id: id, indices: c.prob.part.Clients[id]}
 		sizes[j] = len(jobs[j].indices)
+		if full := (sizes[j] + b - 1) / b; c.draws.Straggler(id) {
+			jobs[j].steps = c.draws.StragglerSteps(round, id, full)
+		}
 	}
 	return roundInput{spec: c.spec, prob: c.prob, seed: c.seed, round: round, global: global, jobs: jobs}, ids, sizes, nil
 }

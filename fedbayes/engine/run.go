@@ -238,6 +238,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		if round != start-1 {
 			return start, fmt.Errorf("checkpoint holds round %d, results say %d", round, start-1)
 		}
+		if err := r.clients.restoreCheckpoint(ckpt); err != nil {
+			return start, err
+		}
 	} else {
 		global = initial
 		if s.Aggregation.Pretrain != nil {
@@ -266,6 +269,10 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 
 		out, err := r.localRound(ctx, in, ids)
 		if err != nil {
+			return round, err
+		}
+		sampled := ids // the clients sampled; ids becomes those that returned
+		if out, ids, jobSizes, err = r.clients.returned(out, ids, jobSizes); err != nil {
 			return round, err
 		}
 		tLocal := out.took
@@ -332,8 +339,9 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 				Round:          round,
 				Metrics:        m,
 				Time:           results.Timing{LocalSeconds: tLocal.Seconds(), AggregateSeconds: tAgg.Seconds(), EvalSeconds: tEval.Seconds()},
-				BytesSent:      2 * int64(len(ids)) * perModel,
+				BytesSent:      int64(len(sampled)+len(ids)) * perModel, // the model to the sampled, back from those that returned
 				Clients:        ids,
+				Sampled:        sampledIfDropped(sampled, ids),
 				ClientWeights:  next.Weights,
 				ClientAccuracy: acc,
 			}
@@ -345,7 +353,7 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 			}
 			sum.Metrics = m
 		}
-		blob, err := encodeCheckpoint(round, global)
+		blob, err := encodeCheckpoint(round, global, r.clients.losses)
 		if err != nil {
 			return round, err
 		}

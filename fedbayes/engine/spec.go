@@ -110,6 +110,53 @@ type PartitionSpec struct {
 	// (partition.SortedByKey, Hasan (2023), Secs. 3.3.2 and 4.3); default: the first feature.
 	// Regression only.
 	SortFeature string `json:"sort_feature,omitempty"`
+	// Sizes, when set, gives the clients sizes from a distribution (quantity skew) while Method
+	// decides their classes (partition.ClientSizes, partition.WithSizes; docs/partitions.md).
+	// Classification only; nil keeps the sizes Method gives.
+	Sizes *SizesSpec `json:"sizes,omitempty"`
+	// Sampling, when set, draws each round's clients otherwise than uniformly among all, and lets
+	// sampled clients drop out or straggle (partition.Sampler; docs/partitions.md). nil: the uniform
+	// draw of Participation, every client returning with all its local steps.
+	Sampling *SamplingSpec `json:"sampling,omitempty"`
+}
+
+// SamplingSpec is how a round's clients are drawn and which of them return (partition.SamplingOptions).
+// The rows record the clients that returned (results.Row.Clients) and, when some did not, those
+// sampled (results.Row.Sampled); the server strategy sees only the clients that returned.
+type SamplingSpec struct {
+	// Method is uniform (default), size (probability proportional to the client's size) or
+	// power-of-choice (Cho et al.: candidates drawn by size, the round's clients those of highest
+	// training negative log-likelihood in the last round they returned).
+	Method string `json:"method,omitempty"`
+	// Candidates is power-of-choice's d, between the clients of a round and partition.clients
+	// (default min(C, 2 m), m the clients of a round).
+	Candidates int `json:"candidates,omitempty"`
+	// Availability holds each client's probability of being available in a round (one value: every
+	// client's); the round's clients are drawn among the available ones, and a round with fewer
+	// than m available is drawn again. Empty: every client is always available.
+	Availability []float64 `json:"availability,omitempty"`
+	// DropRate is the share of the sampled clients that fail to return, in [0, 1): floor((1 -
+	// rate) m) of them return (at least one), as PFLlib's client_drop_rate.
+	DropRate float64 `json:"drop_rate,omitempty"`
+	// StragglerRate is the share of the clients that are slow, in [0, 1] (PFLlib's
+	// train_slow_rate): in each round a straggler runs, in every local epoch, only a random 1 to
+	// half of its steps.
+	StragglerRate float64 `json:"straggler_rate,omitempty"`
+}
+
+// SizesSpec is a distribution of client sizes (partition.SizeOptions): every client gets at least
+// one example and the sizes sum to the examples the label partition assigns.
+type SizesSpec struct {
+	// Kind is linear, square or exponential (Flower Datasets' size partitioners: client k gets a
+	// share proportional to k+1, (k+1)^2 or e^(k+1)), zipf (proportional to (k+1)^-exponent),
+	// lognormal (exp(sigma z), z standard normal) or dirichlet (shares ~ Dir(beta), NIID-Bench).
+	Kind string `json:"kind"`
+	// Exponent is zipf's s (default 1).
+	Exponent float64 `json:"exponent,omitempty"`
+	// Sigma is lognormal's spread (default 1).
+	Sigma float64 `json:"sigma,omitempty"`
+	// Beta is dirichlet's concentration (default 0.5).
+	Beta float64 `json:"beta,omitempty"`
 }
 
 // ModelSpec is the spec's "model" object: models.Options, the model options declared once in package

@@ -11,6 +11,7 @@ import (
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/strategy"
 )
 
@@ -91,6 +92,19 @@ func (s *Spec) WithDefaults() *Spec {
 	}
 	if c.Partition.Method == "classes" {
 		defInt(&c.Partition.ClassesPerClient, 2)
+	}
+	if z := c.Partition.Sampling; z != nil {
+		def(&z.Method, string(partition.SampleUniform))
+	}
+	if z := c.Partition.Sizes; z != nil {
+		switch partition.SizeKind(z.Kind) {
+		case partition.SizeZipf:
+			defF(&z.Exponent, 1)
+		case partition.SizeLogNormal:
+			defF(&z.Sigma, 1)
+		case partition.SizeDirichlet:
+			defF(&z.Beta, 0.5)
+		}
 	}
 	if c.Model.Arch == "" {
 		c.Model.Arch = models.ArchMLP
@@ -243,6 +257,90 @@ func validatePartition(c *Spec) error {
 	for _, path := range []string{"partition.alpha", "partition.min_size", "partition.shards_per_client", "partition.classes_per_client", "partition.h"} {
 		if unused[path] {
 			return specErr(path, "set, but partition.method is %q, which does not use it", p.Method)
+		}
+	}
+	if err := validateSizes(c); err != nil {
+		return err
+	}
+	return validateSampling(c)
+}
+
+// validateSampling checks partition.sampling against the clients of a round and the local training:
+// power-of-choice ranks clients by their training NLL and stragglers cut optimisation steps, which
+// sampling clients (training.sampler) have not.
+func validateSampling(c *Spec) error {
+	z := c.Partition.Sampling
+	if z == nil {
+		return nil
+	}
+	methods := make([]string, len(partition.SamplingMethods))
+	for i, m := range partition.SamplingMethods {
+		methods[i] = string(m)
+	}
+	if err := oneOf("partition.sampling.method", z.Method, methods...); err != nil {
+		return err
+	}
+	if c.Training.Sampler != nil {
+		if z.Method == string(partition.SamplePowerOfChoice) {
+			return specErr("partition.sampling.method", "power-of-choice ranks clients by their training NLL; sampling clients (training.sampler) report none")
+		}
+		if z.StragglerRate != 0 {
+			return specErr("partition.sampling.straggler_rate", "set, but the clients sample (training.sampler), all for the same number of epochs")
+		}
+	}
+	p, err := partition.NewParticipation(c.Partition.Clients, c.Partition.Participation, 0)
+	if err != nil {
+		return specErr("partition.participation", "%v", err)
+	}
+	_, err = partition.NewSampler(p, make([]int, p.NumClients), samplingOptions(z))
+	var se *partition.SamplingError
+	if errors.As(err, &se) {
+		return specErr("partition.sampling."+se.Field, "%s", se.Problem)
+	}
+	return err
+}
+
+// samplingOptions are the partition.SamplingOptions of the spec's sampling (nil: the defaults).
+func samplingOptions(z *SamplingSpec) partition.SamplingOptions {
+	if z == nil {
+		return partition.SamplingOptions{}
+	}
+	return partition.SamplingOptions{Method: partition.SamplingMethod(z.Method), Candidates: z.Candidates,
+		Availability: z.Availability, DropRate: z.DropRate, StragglerRate: z.StragglerRate}
+}
+
+// validateSizes checks partition.sizes: a known kind, its one parameter positive and finite, no
+// parameter of another kind, and a classification dataset.
+func validateSizes(c *Spec) error {
+	z := c.Partition.Sizes
+	if z == nil {
+		return nil
+	}
+	kinds := make([]string, len(partition.SizeKinds))
+	for i, k := range partition.SizeKinds {
+		kinds[i] = string(k)
+	}
+	if err := oneOf("partition.sizes.kind", z.Kind, kinds...); err != nil {
+		return err
+	}
+	if data.RegressionSet(c.Dataset.Name) {
+		return specErr("partition.sizes", "set, but dataset %s is a regression dataset; sizes are dealt by class", c.Dataset.Name)
+	}
+	params := []struct {
+		path string
+		v    float64
+		kind partition.SizeKind
+	}{{"partition.sizes.exponent", z.Exponent, partition.SizeZipf}, {"partition.sizes.sigma", z.Sigma, partition.SizeLogNormal},
+		{"partition.sizes.beta", z.Beta, partition.SizeDirichlet}}
+	for _, q := range params {
+		if q.kind != partition.SizeKind(z.Kind) {
+			if q.v != 0 {
+				return specErr(q.path, "set, but partition.sizes.kind is %q, which does not use it", z.Kind)
+			}
+			continue
+		}
+		if !(q.v > 0) || math.IsInf(q.v, 0) {
+			return specErr(q.path, "%v; must be positive and finite", q.v)
 		}
 	}
 	return nil

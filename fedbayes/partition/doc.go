@@ -1,6 +1,9 @@
 // Package partition splits a dataset among federated clients the ways the fedbayes papers do:
 // IID, Dirichlet label skew, class shards / k classes per client, the heterogeneity parameter h of
-// Hasan (2023), sorting by an input feature for regression, and partial participation per round.
+// Hasan (2023), sorting by an input feature for regression, and partial participation per round;
+// beside them, client sizes from a distribution dealt within a label partition (quantity skew:
+// ClientSizes, WithSizes) and a round's sampling beyond uniform, with availability, dropouts and
+// stragglers (Sampler).
 //
 // Every function works on plain slices (labels []int32 with a class count, or a []float32 key per
 // example), is deterministic given its seed (same seed, same partition, on every platform: the

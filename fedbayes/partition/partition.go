@@ -155,6 +155,12 @@ const (
 	streamClasses
 	streamHetero
 	streamParticipation
+	streamSizes
+	streamResize
+	streamSampling
+	streamAvailability
+	streamDrop
+	streamStragglers
 )
 
 // permutation returns a random permutation of 0..n-1.

@@ -62,8 +62,11 @@ type Row struct {
 	Time Timing
 	// BytesSent is the number of bytes sent between server and clients in the round (both ways).
 	BytesSent int64
-	// Clients lists the ids of the round's active clients.
+	// Clients lists the ids of the round's active clients: those whose models the server combined.
 	Clients []int
+	// Sampled lists the ids of the clients sampled in the round when some of them did not return
+	// (dropouts, engine spec partition.sampling.drop_rate); nil when every sampled client returned.
+	Sampled []int
 	// ClientWeights are the aggregation weights of the active clients, in the order of Clients.
 	ClientWeights []float64
 	// ClientAccuracy holds per-client test accuracies of the global model (for fairness).
@@ -101,6 +104,9 @@ func (r Row) Validate() error {
 	}
 	if len(r.ClientWeights) > 0 && len(r.Clients) > 0 && len(r.ClientWeights) != len(r.Clients) {
 		return fmt.Errorf("results: row of round %d: %d client weights for %d clients", r.Round, len(r.ClientWeights), len(r.Clients))
+	}
+	if r.Sampled != nil && len(r.Sampled) <= len(r.Clients) {
+		return fmt.Errorf("results: row of round %d: %d clients sampled, not more than the %d that returned", r.Round, len(r.Sampled), len(r.Clients))
 	}
 	return r.checkHealth() // all posterior-health metrics or none, and only beside the spread
 }
@@ -148,6 +154,7 @@ type rowJSON struct {
 	Time           Timing            `json:"time"`
 	BytesSent      int64             `json:"bytes_sent"`
 	Clients        []int             `json:"clients,omitempty"`
+	Sampled        []int             `json:"sampled,omitempty"`
 	ClientWeights  []jfloat          `json:"client_weights,omitempty"`
 	ClientAccuracy []jfloat          `json:"client_accuracy,omitempty"`
 }
@@ -177,7 +184,7 @@ func fromJFloats(v []jfloat) []float64 {
 // MarshalJSON writes the row in the rounds.jsonl line format (without the newline).
 func (r Row) MarshalJSON() ([]byte, error) {
 	j := rowJSON{Round: r.Round, Metrics: map[string]jfloat{}, Time: r.Time, BytesSent: r.BytesSent,
-		Clients: r.Clients, ClientWeights: toJFloats(r.ClientWeights), ClientAccuracy: toJFloats(r.ClientAccuracy)}
+		Clients: r.Clients, Sampled: r.Sampled, ClientWeights: toJFloats(r.ClientWeights), ClientAccuracy: toJFloats(r.ClientAccuracy)}
 	for k, v := range r.Metrics {
 		j.Metrics[k] = jfloat(v)
 	}
@@ -196,7 +203,7 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("trailing data after the row")
 	}
 	*r = Row{Round: j.Round, Metrics: make(map[string]float64, len(j.Metrics)), Time: j.Time, BytesSent: j.BytesSent,
-		Clients: j.Clients, ClientWeights: fromJFloats(j.ClientWeights), ClientAccuracy: fromJFloats(j.ClientAccuracy)}
+		Clients: j.Clients, Sampled: j.Sampled, ClientWeights: fromJFloats(j.ClientWeights), ClientAccuracy: fromJFloats(j.ClientAccuracy)}
 	for k, v := range j.Metrics {
 		r.Metrics[k] = float64(v)
 	}

@@ -18,6 +18,7 @@ func TestRowJSONRoundTrip(t *testing.T) {
 			ClientWeights: []float64{math.NaN(), 1}, Clients: []int{4, 9}}},
 		{"exact decimals", Row{Round: 0, Metrics: map[string]float64{Accuracy: 0.1 + 0.2, ECE: 1e-17}}},
 		{"empty", Row{Round: 1, Metrics: map[string]float64{}}},
+		{"dropouts", Row{Round: 2, Metrics: map[string]float64{}, Clients: []int{1, 5}, Sampled: []int{1, 3, 5}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +45,7 @@ func rowsEqual(a, b Row) bool {
 	a2, _ := json.Marshal(a)
 	b2, _ := json.Marshal(b)
 	return string(a2) == string(b2) && a.Round == b.Round && len(a.Metrics) == len(b.Metrics) &&
-		reflect.DeepEqual(a.Clients, b.Clients)
+		reflect.DeepEqual(a.Clients, b.Clients) && reflect.DeepEqual(a.Sampled, b.Sampled)
 }
 
 func TestRowJSONRejects(t *testing.T) {
@@ -73,6 +74,7 @@ func TestRowValidate(t *testing.T) {
 		{"NaN time", Row{Round: 2, Time: Timing{LocalSeconds: math.NaN()}}, "local time"},
 		{"negative bytes", Row{Round: 2, BytesSent: -5}, "bytes"},
 		{"weights vs clients", Row{Round: 2, Clients: []int{1, 2}, ClientWeights: []float64{1}}, "1 client weights for 2 clients"},
+		{"sampled not more than returned", Row{Round: 2, Clients: []int{1, 2}, Sampled: []int{1, 2}}, "2 clients sampled, not more than the 2"},
 	}
 	for _, tc := range tests {
 		err := tc.row.Validate()
