@@ -34,7 +34,7 @@ func TestFischerPriorFinding(t *testing.T) {
 				return prior
 			}
 			return nil
-		}) {
+		}, nil) {
 			if strings.HasPrefix(f.Claim, "Making the previous global posterior") {
 				return f
 			}
@@ -42,8 +42,9 @@ func TestFischerPriorFinding(t *testing.T) {
 		t.Fatal("no prior finding")
 		return Finding{}
 	}
-	// E = 1 runs far above (another learning rate): they must not count when both priors ran.
-	e1 := runs(map[string]string{"partition": "iid"}, 0.9)
+	// E = 1 runs at the fixed-prior reference's level: the reference trained, and when both priors
+	// ran they are compared within the prior preset.
+	e1 := runs(map[string]string{"partition": "iid"}, 0.62)
 	both := append(runs(map[string]string{"prior": "fixed"}, 0.62), runs(map[string]string{"prior": "previous-global"}, 0.62)...)
 	if f := find(e1, both); f.Verdict != Inconclusive || !strings.Contains(f.Source, "paired by seed") {
 		t.Errorf("both priors alike: %s (%s; %s), want inconclusive, judged within the prior preset", f.Verdict, f.Evidence, f.Source)
@@ -52,6 +53,12 @@ func TestFischerPriorFinding(t *testing.T) {
 	if f := find(e1, hurt); f.Verdict != Holds {
 		t.Errorf("updated prior lower: %s (%s), want holds", f.Verdict, f.Evidence)
 	}
+	// E = 1 runs far above the fixed-prior reference (another learning rate): the reference did not
+	// train, so a harm cannot show and every check is set aside.
+	if f := find(runs(map[string]string{"partition": "iid"}, 0.9), hurt); f.Verdict != NotTestable || f.Aside == 0 || !strings.Contains(f.Why, "barely trained") {
+		t.Errorf("untrained reference: %s, %d set aside (%s), want not testable with its reason", f.Verdict, f.Aside, f.Why)
+	}
+	e1 = runs(map[string]string{"partition": "iid"}, 0.9)
 	if f := find(e1, runs(map[string]string{"prior": "previous-global"}, 0.45)); f.Verdict != Holds || strings.Contains(f.Source, "paired by seed") {
 		t.Errorf("updated prior only, against the E = 1 runs: %s (%s)", f.Verdict, f.Evidence)
 	}
@@ -81,7 +88,7 @@ func TestFischerParityContrast(t *testing.T) {
 			return e5
 		}
 		return nil
-	}) {
+	}, nil) {
 		if !strings.HasPrefix(f.Claim, "With E = 5") {
 			continue
 		}
