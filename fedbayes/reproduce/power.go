@@ -77,7 +77,7 @@ func powerText(checks []check) string {
 	}
 	n := first.res.NA
 	out := fmt.Sprintf("Power: %d %s not decisive; at %d seeds a %s over a Holm family of %d needs |t| > %.2f to pass, and the largest |t| here is %.2f",
-		len(open), map[bool]string{true: "comparison was", false: "comparisons were"}[len(open) == 1], n, shortTest(first.res.Test), max(first.holm, 1), crit, math.Abs(first.res.T))
+		len(open), map[bool]string{true: "comparison was", false: "comparisons were"}[len(open) == 1], n, shortTest(first.res.Test)+" t-test", max(first.holm, 1), crit, math.Abs(first.res.T))
 	var need []string
 	for _, c := range open[:min(3, len(open))] {
 		need = append(need, c.label+" "+seedsNeeded(c))
@@ -109,4 +109,33 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// finalRoundText judges a windowed finding's comparisons again on each run's final round alone,
+// for a scoring window chosen after pilot runs: each pair (lo, hi) is the claim lo < hi on the
+// metric, one Holm family as in the window. It gives the evidence sentence and, where the verdict by
+// the final round differs from windowed, a caveat for the summary.
+func finalRoundText(rs runSet, pairs [][2]string, col metricCol, window string, windowed Verdict) (text, caveat string) {
+	var c claims
+	for _, p := range pairs {
+		a, b := rs.where("variant", p[0]).sample(col.name), rs.where("variant", p[1]).sample(col.name)
+		if len(a.Values) > 0 && len(b.Values) > 0 {
+			c.below(p[0]+" < "+p[1], a, b, col)
+		}
+	}
+	if c.n() == 0 {
+		return "", ""
+	}
+	checks := c.checks()
+	v := judge(checks)
+	var parts []string
+	for _, ch := range checks {
+		parts = append(parts, ch.text)
+	}
+	text = fmt.Sprintf("The scoring window (%s) was chosen after pilot runs; the final round alone gives %s (%s): %s",
+		window, v, tally(checks), strings.Join(parts, "; "))
+	if v != windowed {
+		caveat = fmt.Sprintf("by the final round alone: %s", v)
+	}
+	return text, caveat
 }
