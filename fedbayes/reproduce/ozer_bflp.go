@@ -317,7 +317,7 @@ func ozerEffectiveSpread() string {
 		"(below its smallest client variance) keep every log σ² under the clamp, so the net samples each weight at σ = e⁻⁴ and "+
 		"both use the spread %.2f; GAA's clamped partial sums keep its log-variances at or above −8, so its raw and effective "+
 		"spreads agree. Table 4's order CF < AALV < GAA is an order of raw values; the spreads the forward pass uses are "+
-		"CF = AALV < GAA, within %.0f %% of each other (Fashion-MNIST):\n\n%s\n%s",
+		"CF = AALV < GAA, within %.0f %% of each other (Fashion-MNIST):\n\n%s%s",
 		w, floor, w, floor, 100*(ozerSpread["c10"]["GAA"].mean/floor-1),
 		tableHeader("clients", "CF raw", "AALV raw", "GAA raw", "CF = AALV effective", "GAA effective"), strings.Join(rows, "\n"))
 }
