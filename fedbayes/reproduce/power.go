@@ -82,7 +82,7 @@ func powerText(checks []check) string {
 	for _, c := range open[:min(3, len(open))] {
 		need = append(need, c.label+" "+seedsNeeded(c))
 	}
-	return out + fmt.Sprintf("; from the observed variance, %.0f %% power (shifted-t approximation, docs/statistics.md) would need: %s",
+	return out + fmt.Sprintf("; from the observed variance, %.0f %% power to decide it, in either direction (shifted-t approximation, docs/statistics.md), would need: %s",
 		100*powerTarget, strings.Join(need, "; "))
 }
 
