@@ -243,6 +243,10 @@ type Finding struct {
 	// Caveat is what the verdict's label alone would hide (an exception within a finding that holds
 	// in part), for the summary.
 	Caveat string
+	// RuleNote says how the verdict rule's preconditions acted on the finding (checks set aside, or an
+	// unmet precondition that applies to none of its checks), for the line on a changed verdict; ""
+	// when they did not act.
+	RuleNote string
 	// Prediction marks a finding that is fedbayes's prediction about the authors' code rather than a
 	// claim of the paper; the summary counts them apart.
 	Prediction bool

@@ -132,3 +132,31 @@ func preconditionText(pres []precondition, checks []check) string {
 	}
 	return strings.Join(parts, ". ")
 }
+
+// ruleNote says in one line how the unmet preconditions acted on a finding's checks: the mechanisms
+// whose checks they set aside (how many), and those that apply to none of its checks.
+func ruleNote(pres []precondition, checks []check) string {
+	var parts []string
+	for _, p := range pres {
+		if p.met {
+			continue
+		}
+		need, aside := 0, 0
+		for _, c := range checks {
+			if c.needs == p.needs {
+				need++
+				if p.applies(c) {
+					aside++
+				}
+			}
+		}
+		switch {
+		case aside > 0:
+			parts = append(parts, fmt.Sprintf("%d of its %d %s set aside, not counted, because %s and the records do not provide it",
+				aside, len(checks), words.Plural(len(checks), "check"), p.needs))
+		case need == 0:
+			parts = append(parts, fmt.Sprintf("its precondition (%s) is not met but applies to none of its checks, whose rules differ by more than that, so they are counted", p.needs))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -490,6 +490,7 @@ func (f *Finding) decide(checks []check, what string, pres ...precondition) {
 	}
 	f.Judged = judged(marked)
 	f.Tally, f.Aside = tallyOf(marked)
+	f.RuleNote = ruleNote(pres, marked)
 	f.Effect = largestEffect(marked)
 	var other, aside []string
 	for _, c := range marked {
