@@ -85,7 +85,9 @@ func chenFindings(rs runSet) []Finding {
 			chenTail, hi, stat{sb}.format(100, 2), lo, stat{sa}.format(100, 2), sb.N, sa.N))
 		if text, caveat := finalRoundText(rs, [][2]string{{lo, hi}}, colAcc, fmt.Sprintf("each run's last %d rounds", chenTail), f.Verdict); text != "" {
 			f.Evidence += ". " + text
-			f.Caveat = caveat
+			if caveat != "" {
+				f.Caveat = caveat
+			}
 		}
 		return f
 	}

@@ -145,7 +145,9 @@ func ozerCollapseFinding(rs runSet) Finding {
 	}
 	if text, caveat := finalRoundText(rs, pairs, colAcc, fmt.Sprintf("the mean of each run's last %d evaluations", presets.CollapseTail), f.Verdict); text != "" {
 		f.Evidence += ". " + text
-		f.Caveat = caveat
+		if caveat != "" {
+			f.Caveat = caveat
+		}
 	}
 	return f
 }

@@ -491,6 +491,9 @@ func (f *Finding) decide(checks []check, what string, pres ...precondition) {
 	f.Judged = judged(marked)
 	f.Tally, f.Aside = tallyOf(marked)
 	f.RuleNote = ruleNote(pres, marked)
+	if v == Partly && f.Tally[1] > f.Tally[0] {
+		f.Caveat = fmt.Sprintf("more of its checks contradict it (%d) than agree (%d)", f.Tally[1], f.Tally[0])
+	}
 	f.Effect = largestEffect(marked)
 	var other, aside []string
 	for _, c := range marked {

@@ -114,7 +114,25 @@ func TestDecideSetsAside(t *testing.T) {
 			t.Errorf("evidence %q lacks %q", f.Evidence, want)
 		}
 	}
+	if !strings.HasPrefix(f.RuleNote, "1 of its 2 checks set aside") {
+		t.Errorf("rule note %q, want the check set aside", f.RuleNote)
+	}
 	if !strings.HasPrefix(f.Effect, "a < b: Δ -10.17") {
 		t.Errorf("effect %q, want a < b's Δ -10.17", f.Effect)
+	}
+}
+
+// TestCaveatMostlyContradicted checks that a finding that holds in part with more contradicting than
+// agreeing checks says so beside its verdict.
+func TestCaveatMostlyContradicted(t *testing.T) {
+	var f Finding
+	f.decide([]check{{outcome: agrees}, {outcome: contradicts}, {outcome: contradicts}}, "")
+	if f.Verdict != Partly || f.Caveat != "more of its checks contradict it (2) than agree (1)" {
+		t.Errorf("verdict %q, caveat %q", f.Verdict, f.Caveat)
+	}
+	f = Finding{}
+	f.decide([]check{{outcome: agrees}, {outcome: contradicts}}, "")
+	if f.Caveat != "" {
+		t.Errorf("as many agree as contradict: caveat %q, want none", f.Caveat)
 	}
 }
