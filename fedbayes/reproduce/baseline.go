@@ -230,7 +230,11 @@ func verdictChangeWith(base *Baseline, cur map[string]BaselinePreset, rule, pape
 		causes = append(causes, strings.Join(byKind[k], ", ")+": "+k)
 	}
 	if base.Rule != rule {
-		causes = append(causes, "the verdict rule (the paragraph above; docs/statistics.md)")
+		why := "the verdict rule (the paragraph above; docs/statistics.md)"
+		if f.RuleNote != "" {
+			why += ": " + f.RuleNote
+		}
+		causes = append(causes, why)
 	}
 	if len(causes) == 0 {
 		causes = append(causes, "how the report judges this finding (its checks), on the same runs under the same rule")

@@ -83,6 +83,12 @@ func chenFindings(rs runSet) []Finding {
 		c.below(lo+" < "+hi, a, b, colAcc)
 		f.decide(c.checks(), fmt.Sprintf("accuracy averaged over each run's last %d rounds: %s %s%% against %s %s%% (%d and %d seeds)",
 			chenTail, hi, stat{sb}.format(100, 2), lo, stat{sa}.format(100, 2), sb.N, sa.N))
+		if text, caveat := finalRoundText(rs, [][2]string{{lo, hi}}, colAcc, fmt.Sprintf("each run's last %d rounds", chenTail), f.Verdict); text != "" {
+			f.Evidence += ". " + text
+			if caveat != "" {
+				f.Caveat = caveat
+			}
+		}
 		return f
 	}
 	beats := compare(Finding{Claim: "FedBE (Gaussian, SWA) ends above FedAvg in accuracy on non-IID clients",

@@ -31,6 +31,9 @@ type paperRuns struct {
 	// time is the wall time spent on each preset's runs so far (finished or not), by preset name at
 	// the budget.
 	time map[string]wallTime
+	// diverged are the runs that stopped diverged, by preset name at the budget (their status says
+	// the round), for the findings that explain a divergence.
+	diverged map[string][]results.Run
 }
 
 // wantRuns is the number of runs preset p makes at budget b: settings x seeds.
@@ -54,12 +57,13 @@ func wantRuns(p Preset, b Budget) (int, error) {
 // countRuns sorts a paper's runs into paperRuns: finished runs are the completed ones plus the
 // skipped run directories of the preset whose status is diverged.
 func countRuns(p *Paper, b Budget, runs map[string][]results.Run, skipped []results.Skipped) (paperRuns, error) {
-	out := paperRuns{complete: map[string][]results.Run{}, count: map[string]runCount{}, time: map[string]wallTime{}}
+	out := paperRuns{complete: map[string][]results.Run{}, count: map[string]runCount{}, time: map[string]wallTime{}, diverged: map[string][]results.Run{}}
 	diverged := map[string]int{}
 	for _, s := range skipped {
 		if r, err := results.ReadRun(s.Dir); err == nil && r.Status.State == results.Diverged {
 			if name := presetOf(p, b, r.Meta.Setting); name != "" {
 				diverged[name]++
+				out.diverged[name] = append(out.diverged[name], r)
 			}
 		}
 	}

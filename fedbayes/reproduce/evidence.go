@@ -233,6 +233,23 @@ type Finding struct {
 	Formerly string
 	// Changed says what changed since the baseline report when the verdict did (verdictChange).
 	Changed string
+	// Tally counts the checks that were counted: those that agree, contradict, are not decisive;
+	// Aside those an unmet precondition set aside.
+	Tally [3]int
+	Aside int
+	// Effect is the largest counted difference with its 95 % confidence interval, for the summary;
+	// Power says what the comparisons that were not decisive would need (powerText).
+	Effect, Power string
+	// Caveat is what the verdict's label alone would hide (an exception within a finding that holds
+	// in part), for the summary.
+	Caveat string
+	// RuleNote says how the verdict rule's preconditions acted on the finding (checks set aside, or an
+	// unmet precondition that applies to none of its checks), for the line on a changed verdict; ""
+	// when they did not act.
+	RuleNote string
+	// Prediction marks a finding that is fedbayes's prediction about the authors' code rather than a
+	// claim of the paper; the summary counts them apart.
+	Prediction bool
 }
 
 // explain sets Why, what might explain a finding that was checked and did not hold; it does nothing

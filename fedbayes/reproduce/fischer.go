@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"fedbayes.dev/fedbayes/plots"
@@ -105,8 +106,12 @@ func fischerSection(b Budget, runs paperRuns) (*Section, error) {
 			if len(sel) == 0 && part != "iid" {
 				continue
 			}
-			s.Blocks = append(s.Blocks, fmt.Sprintf("**%s**, %s, partition %s; ours (Fashion-MNIST) beside the paper (CIFAR-10):\n\n%s",
-				t.name, t.p.Name(b), part, compareTable(sel, "variant", t.rows, cols, t.refs[part])))
+			block := fmt.Sprintf("**%s**, %s, partition %s; ours (Fashion-MNIST) beside the paper (CIFAR-10):\n\n%s",
+				t.name, t.p.Name(b), part, compareTable(sel, "variant", t.rows, cols, t.refs[part]))
+			if fb := dwcFallbackText(sel, []string{"DWC", "DWC-pretrain"}); fb != "" {
+				block += "\n\nShare of the parameters where DWC fell back to the previous global model (its combined precision was not positive; `dwc_fallbacks` in the records): " + fb + "."
+			}
+			s.Blocks = append(s.Blocks, block)
 		}
 	}
 	priorRows := []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}
@@ -127,7 +132,7 @@ func fischerSection(b Budget, runs paperRuns) (*Section, error) {
 		s.addChart(c, err, "Test accuracy per round, E = 1, IID, train-size weights; mean ± SE over seeds ("+string(b)+" budget). Fischer et al., Fig. 3.")
 	}
 	// The findings name their presets by their full names; the report names them at the budget.
-	for _, f := range fischerFindings(get) {
+	for _, f := range fischerFindings(get, runSet(runs.diverged[fischerPriorPreset.Name(b)])) {
 		for i, name := range f.Presets {
 			for _, p := range []Preset{fischerE1Preset, fischerE5Preset, fischerPriorPreset, fischerDWCPreset} {
 				if p.Full == name {
@@ -150,20 +155,9 @@ func accSample(rs runSet, variant string) stats.Sample {
 	return rs.where("variant", variant).sample(results.Accuracy)
 }
 
-// fischerFrozen marks a finding not testable when test says so for NWA's rows under train-size and
-// maximum-discrepancy weights in some partition: varianceRulesCoincide for the findings that compare
-// the rules, posteriorsDidNotLearn for those that compare the variational net with other nets.
-func fischerFrozen(f *Finding, e1 runSet, test func(runSet, string, string) (bool, string)) {
-	for _, part := range e1.values("partition") {
-		if ok, why := test(e1.where("partition", part), "NWA-TrainSize", "NWA-MaxDisc"); ok {
-			f.notTestable(why)
-			return
-		}
-	}
-}
-
 // fischerFindings checks the findings of Fischer et al. (2024), Secs. 4-5.
-func fischerFindings(get func(Preset) runSet) []Finding {
+// diverged are the prior preset's runs that diverged, whose rounds the prior finding states.
+func fischerFindings(get func(Preset) runSet, diverged runSet) []Finding {
 	var out []Finding
 	e1 := get(fischerE1Preset)
 	parts := e1.values("partition")
@@ -184,8 +178,10 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			ev = append(ev, fmt.Sprintf("%s: NWA %s, LP %s, WS %s, WC %s, Conflation %s", part, accOf(rs, "NWA-TrainSize").format(100, 1),
 				accOf(rs, "LP-TrainSize").format(100, 1), accOf(rs, "WS-TrainSize").format(100, 1), accOf(rs, "WC-TrainSize").format(100, 1), accOf(rs, "Conflation").format(100, 1)))
 		}
-		f.decide(c.checks(), "train-size weights; accuracy %: "+strings.Join(ev, "; "))
-		fischerFrozen(&f, e1, varianceRulesCoincide)
+		f.decide(c.checks(), "train-size weights; accuracy %: "+strings.Join(ev, "; ")+
+			". WS, WC and Conflation shrink the clients' variance by about K (σ²/K) where NWA keeps it (σ²) and LP inflates it: "+
+			"the rules compared differ by their own arithmetic, which needs no unequal client variances",
+			equalVariances(byPartition(e1), "NWA-TrainSize", "NWA-MaxDisc"))
 		f.explain("NWA and LP keep (and LP inflates) the clients' variance while WS, WC and Conflation shrink it by about K; the paper's gap comes from that difference in the variances.")
 		out = append(out, f)
 	}
@@ -214,7 +210,7 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 	// within accMargin.
 	{
 		f := Finding{Claim: "The client weighting (train size, maximum discrepancy, distance) makes no clear difference", Source: "Sec. 5, Tables 2-3",
-			Presets: []string{fischerE1Preset.Full}}
+			Presets: []string{fischerE1Preset.Full, fischerE5Preset.Full}}
 		var c claims
 		weights := []string{"TrainSize", "MaxDisc", "Distance"}
 		for _, part := range parts {
@@ -231,6 +227,10 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			}
 		}
 		f.decide(c.checks(), fmt.Sprintf("pairs of weightings of one rule and partition, equivalence margin ±%.0f accuracy point (E = 1)", accMargin*100))
+		f.Caveat = weightingExceptions(map[string]runSet{"E = 1": e1, "E = 5": get(fischerE5Preset)}, weights)
+		if f.Caveat != "" {
+			f.Evidence += ". " + upperFirst(f.Caveat)
+		}
 		out = append(out, f)
 	}
 	// 4. MC dropout beats the VI aggregators on IID data but not on the 2-class split.
@@ -261,61 +261,12 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 			}
 			ev = append(ev, fmt.Sprintf("%s: MC dropout %s%%, best VI %s %s%%", part, mcd.format(100, 1), bestName, best.format(100, 1)))
 		}
-		f.decide(c.checks(), "E = 1: "+strings.Join(ev, "; "))
-		fischerFrozen(&f, e1, posteriorsDidNotLearn)
+		c.tagAll(learnedVariances)
+		f.decide(c.checks(), "E = 1: "+strings.Join(ev, "; "), variancesLearned(byPartition(e1), "NWA-TrainSize", "NWA-MaxDisc"))
 		out = append(out, f)
 	}
-	// 5. Updating the prior every round hurts.
-	{
-		f := Finding{Claim: "Making the previous global posterior the clients' prior every round hurts accuracy badly", Source: "Sec. 4.4, Table 5 (41.8-46.1% against 77.2-88.0%)",
-			Presets: []string{fischerPriorPreset.Full, fischerE1Preset.Full}}
-		prior, fixed := get(fischerPriorPreset), e1.where("partition", "iid")
-		if both := prior.where("prior", "fixed"); len(both) > 0 {
-			// The medium preset runs both priors at the paper's learning rate: compare within it.
-			prior, fixed = prior.where("prior", "previous-global"), both
-			f.Source += "; both priors at the paper's learning rate 0.001, paired by seed"
-		}
-		var c claims
-		var ev, missing []string
-		for _, r := range []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"} {
-			p, fx := accOf(prior, r), accOf(fixed, r)
-			if p.ok() && fx.ok() {
-				c.below(r+": updated prior < fixed prior", accSample(prior, r), accSample(fixed, r), colAcc)
-				ev = append(ev, fmt.Sprintf("%s %s%% (fixed prior %s%%)", r, p.format(100, 1), fx.format(100, 1)))
-			} else if len(prior) > 0 && !p.ok() {
-				missing = append(missing, r)
-			}
-		}
-		f.decide(c.checks(), strings.Join(ev, "; "))
-		if len(missing) > 0 {
-			f.Evidence += fmt.Sprintf(". No completed run of %s: see the skipped runs above (a run that diverged is not scored). "+
-				"The paper reports no divergence. A likely cause: the precision-weighted rules shrink the global variance about K-fold "+
-				"a round, and once it is the prior, its KL term has curvature about 1/(n σ²) for a client of n examples, beyond what "+
-				"SGD at the preset's learning rate (with a few hundred to a few thousand examples per client) keeps stable", strings.Join(missing, ", "))
-		}
-		f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; the table shows how far it went here.")
-		out = append(out, f)
-	}
-	// 6. DWC fails without pre-training and matches WS with it (equivalent within dwcMargin).
-	{
-		f := Finding{Claim: "DWC fails without server pre-training and is about as good as WS with it", Source: "Sec. 4.3, Table 4", Presets: []string{fischerDWCPreset.Full}}
-		dwc := get(fischerDWCPreset)
-		var c claims
-		var ev []string
-		for _, part := range dwc.values("partition") {
-			rs := dwc.where("partition", part)
-			no, pre, ws := accOf(rs, "DWC"), accOf(rs, "DWC-pretrain"), accOf(rs, "WS-pretrain")
-			if no.ok() && pre.ok() {
-				c.below(part+": DWC < DWC + pre-training", accSample(rs, "DWC"), accSample(rs, "DWC-pretrain"), colAcc)
-			}
-			if pre.ok() && ws.ok() {
-				c.same(part+": DWC + pre-training ≈ WS + pre-training", accSample(rs, "DWC-pretrain"), accSample(rs, "WS-pretrain"), dwcMargin, colAcc)
-			}
-			ev = append(ev, fmt.Sprintf("%s: DWC %s%%, DWC + pre-training %s%%, WS + pre-training %s%%", part, no.format(100, 1), pre.format(100, 1), ws.format(100, 1)))
-		}
-		f.decide(c.checks(), fmt.Sprintf("equivalence margin ±%.0f points; %s", dwcMargin*100, strings.Join(ev, "; ")))
-		out = append(out, f)
-	}
+	out = append(out, fischerPriorFinding(get, diverged))
+	out = append(out, fischerDWCFinding(get))
 	// 7. E = 5: parity, NWA as good as or better than the rest (above, or equivalent within accMargin).
 	{
 		f := Finding{Claim: "With E = 5 the aggregators reach parity and NWA does as well as or better than the others", Source: "Sec. 4.2, Table 3",
@@ -339,7 +290,9 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 		}
 		e5 := get(fischerE5Preset)
 		c, ev := parity(e5)
-		f.decide(c.checks(), fmt.Sprintf("NWA above another rule, or equivalent within ±%.0f accuracy point; %s", accMargin*100, strings.Join(ev, "; ")))
+		f.decide(c.checks(), fmt.Sprintf("NWA above another rule, or equivalent within ±%.0f accuracy point; %s. NWA keeps the clients' variance (σ²) where WS, WC and Conflation divide it by about K: "+
+			"they differ by their own arithmetic, which needs no unequal client variances", accMargin*100, strings.Join(ev, "; ")),
+			equalVariances(byPartition(e5), "NWA-TrainSize", "NWA-MaxDisc"))
 		// The paper contrasts E = 5 with E = 1, where the rules do not reach parity: the same checks on
 		// the E = 1 runs say whether parity here comes with the local epochs.
 		if c1, _ := parity(e1); c1.n() > 0 && f.Verdict != NotRun {
@@ -349,8 +302,112 @@ func fischerFindings(get func(Preset) runSet) []Finding {
 				f.Evidence += "; parity does not depend on the local epochs here, while the paper's E = 1 rules do not reach it"
 			}
 		}
-		fischerFrozen(&f, e5, varianceRulesCoincide)
 		out = append(out, f)
 	}
 	return out
+}
+
+// fischerPriorRows are the rules of Table 5.
+var fischerPriorRows = []string{"NWA-TrainSize", "WS-TrainSize", "LP-TrainSize", "WC-TrainSize", "Conflation"}
+
+// fischerPriorFinding checks that the previous global posterior as the clients' prior hurts (Sec. 4.4,
+// Table 5): each rule with both priors, paired by seed. Two rules whose runs agree within 0.01 point in
+// every seed under both priors (LP and NWA, LP's extra term being negligible) are one comparison,
+// counted once. The harm is relative to a trained reference: where the fixed-prior reference ends
+// significantly below the same rule in the E = 1 preset, the checks are set aside (trainedReference).
+// Rows that diverged are stated with the stability bound their divergence crosses (divergenceText).
+func fischerPriorFinding(get func(Preset) runSet, diverged runSet) Finding {
+	f := Finding{Claim: "Making the previous global posterior the clients' prior every round hurts accuracy badly", Source: "Sec. 4.4, Table 5 (41.8-46.1% against 77.2-88.0%)",
+		Presets: []string{fischerPriorPreset.Full, fischerE1Preset.Full}}
+	e1 := get(fischerE1Preset).where("partition", "iid")
+	prior, fixed := get(fischerPriorPreset), e1
+	if both := prior.where("prior", "fixed"); len(both) > 0 {
+		// The medium preset runs both priors at the paper's learning rate: compare within it.
+		prior, fixed = prior.where("prior", "previous-global"), both
+		f.Source += "; both priors at the paper's learning rate 0.001, paired by seed"
+	}
+	var c claims
+	var ev, merged []string
+	var kept []string
+	for _, r := range fischerPriorRows {
+		p, fx := accOf(prior, r), accOf(fixed, r)
+		if !p.ok() || !fx.ok() {
+			continue
+		}
+		if k := slices.IndexFunc(kept, func(o string) bool { return sameRowRuns(prior, fixed, o, r) }); k >= 0 {
+			_, wp := sameRuns(accSample(prior, kept[k]), accSample(prior, r), 1e-4)
+			_, wf := sameRuns(accSample(fixed, kept[k]), accSample(fixed, r), 1e-4)
+			merged = append(merged, fmt.Sprintf("%s's runs agree with %s's within 0.01 point in every seed under both priors (largest gaps %.2f and %.2f points): one comparison, counted once",
+				r, kept[k], 100*wp, 100*wf))
+			continue
+		}
+		kept = append(kept, r)
+		c.below(r+": updated prior < fixed prior", accSample(prior, r), accSample(fixed, r), colAcc)
+		c.tag(trainedReference)
+		ev = append(ev, fmt.Sprintf("%s %s%% (fixed prior %s%%)", r, p.format(100, 1), fx.format(100, 1)))
+	}
+	what := strings.Join(ev, "; ")
+	if len(merged) > 0 {
+		what += ". " + upperFirst(strings.Join(merged, "; "))
+	}
+	f.decide(c.checks(), what, referenceTrained(fixed, e1, kept))
+	if d := divergenceText(diverged.where("prior", "previous-global"), fischerPriorRows); d != "" {
+		f.Evidence += ". " + d
+	}
+	f.explain("the harm comes from a prior that narrows round after round, pulling the clients to the previous global model; the table shows how far it went here.")
+	return f
+}
+
+// sameRowRuns says whether rows a and b of the prior finding give one comparison: their runs agree
+// within 0.01 point of accuracy in every seed under both priors.
+func sameRowRuns(prior, fixed runSet, a, b string) bool {
+	p, _ := sameRuns(accSample(prior, a), accSample(prior, b), 1e-4)
+	x, _ := sameRuns(accSample(fixed, a), accSample(fixed, b), 1e-4)
+	return p && x
+}
+
+// referenceTrained is the prior finding's precondition: the fixed-prior reference of each compared
+// rule trained, that is, it does not end significantly below (stats.Compare at Level) the same rule
+// in the E = 1 preset (the fixed prior at that preset's learning rate).
+func referenceTrained(fixed, e1 runSet, rows []string) precondition {
+	var low []string
+	for _, r := range rows {
+		a, b := accSample(fixed, r), accSample(e1, r)
+		res, err := stats.Compare(a, b)
+		if err != nil || !(res.P < Level && res.Diff < 0) {
+			continue
+		}
+		low = append(low, fmt.Sprintf("%s ends at %s%% with the fixed prior at the paper's learning rate, %.1f points below its %s%% in the E = 1 preset (%s, p %s)",
+			r, accOf(fixed, r).format(100, 1), -100*res.Diff, accOf(e1, r).format(100, 1), shortTest(res.Test), pText(res.P)))
+	}
+	if len(low) == 0 {
+		return precondition{needs: trainedReference, met: true, why: "the fixed-prior reference is not below the same rules in the E = 1 preset"}
+	}
+	return precondition{needs: trainedReference, why: "the fixed-prior reference has barely trained: " + strings.Join(low, "; ") +
+		", where the paper's references are trained models (Table 2, 77.2-88.0 %), so a harm relative to a trained model cannot show at this budget"}
+}
+
+// fischerDWCFinding checks that DWC fails without server pre-training and is about as good as WS with
+// it (Sec. 4.3, Table 4; equivalence within dwcMargin). Every check reads a DWC row, so where DWC fell
+// back to the previous model in more than half of the parameters (dwcActing) they are all set aside.
+func fischerDWCFinding(get func(Preset) runSet) Finding {
+	f := Finding{Claim: "DWC fails without server pre-training and is about as good as WS with it", Source: "Sec. 4.3, Table 4", Presets: []string{fischerDWCPreset.Full}}
+	dwc := get(fischerDWCPreset)
+	var c claims
+	var ev []string
+	for _, part := range dwc.values("partition") {
+		rs := dwc.where("partition", part)
+		no, pre, ws := accOf(rs, "DWC"), accOf(rs, "DWC-pretrain"), accOf(rs, "WS-pretrain")
+		if no.ok() && pre.ok() {
+			c.below(part+": DWC < DWC + pre-training", accSample(rs, "DWC"), accSample(rs, "DWC-pretrain"), colAcc)
+		}
+		if pre.ok() && ws.ok() {
+			c.same(part+": DWC + pre-training ≈ WS + pre-training", accSample(rs, "DWC-pretrain"), accSample(rs, "WS-pretrain"), dwcMargin, colAcc)
+		}
+		ev = append(ev, fmt.Sprintf("%s: DWC %s%%, DWC + pre-training %s%%, WS + pre-training %s%%; fallback share %s", part, no.format(100, 1), pre.format(100, 1), ws.format(100, 1),
+			dwcFallbackText(rs, []string{"DWC", "DWC-pretrain"})))
+	}
+	c.tagAll(dwcActs)
+	f.decide(c.checks(), fmt.Sprintf("equivalence margin ±%.0f points; %s", dwcMargin*100, strings.Join(ev, "; ")), dwcActing(dwc, []string{"DWC", "DWC-pretrain"}))
+	return f
 }

@@ -1,9 +1,12 @@
 package reproduce
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -34,7 +37,7 @@ func TestFischerPriorFinding(t *testing.T) {
 				return prior
 			}
 			return nil
-		}) {
+		}, nil) {
 			if strings.HasPrefix(f.Claim, "Making the previous global posterior") {
 				return f
 			}
@@ -42,8 +45,9 @@ func TestFischerPriorFinding(t *testing.T) {
 		t.Fatal("no prior finding")
 		return Finding{}
 	}
-	// E = 1 runs far above (another learning rate): they must not count when both priors ran.
-	e1 := runs(map[string]string{"partition": "iid"}, 0.9)
+	// E = 1 runs at the fixed-prior reference's level: the reference trained, and when both priors
+	// ran they are compared within the prior preset.
+	e1 := runs(map[string]string{"partition": "iid"}, 0.62)
 	both := append(runs(map[string]string{"prior": "fixed"}, 0.62), runs(map[string]string{"prior": "previous-global"}, 0.62)...)
 	if f := find(e1, both); f.Verdict != Inconclusive || !strings.Contains(f.Source, "paired by seed") {
 		t.Errorf("both priors alike: %s (%s; %s), want inconclusive, judged within the prior preset", f.Verdict, f.Evidence, f.Source)
@@ -52,6 +56,12 @@ func TestFischerPriorFinding(t *testing.T) {
 	if f := find(e1, hurt); f.Verdict != Holds {
 		t.Errorf("updated prior lower: %s (%s), want holds", f.Verdict, f.Evidence)
 	}
+	// E = 1 runs far above the fixed-prior reference (another learning rate): the reference did not
+	// train, so a harm cannot show and every check is set aside.
+	if f := find(runs(map[string]string{"partition": "iid"}, 0.9), hurt); f.Verdict != NotTestable || f.Aside == 0 || !strings.Contains(f.Why, "barely trained") {
+		t.Errorf("untrained reference: %s, %d set aside (%s), want not testable with its reason", f.Verdict, f.Aside, f.Why)
+	}
+	e1 = runs(map[string]string{"partition": "iid"}, 0.9)
 	if f := find(e1, runs(map[string]string{"prior": "previous-global"}, 0.45)); f.Verdict != Holds || strings.Contains(f.Source, "paired by seed") {
 		t.Errorf("updated prior only, against the E = 1 runs: %s (%s)", f.Verdict, f.Evidence)
 	}
@@ -81,7 +91,7 @@ func TestFischerParityContrast(t *testing.T) {
 			return e5
 		}
 		return nil
-	}) {
+	}, nil) {
 		if !strings.HasPrefix(f.Claim, "With E = 5") {
 			continue
 		}
@@ -92,4 +102,73 @@ func TestFischerParityContrast(t *testing.T) {
 		return
 	}
 	t.Fatal("no E = 5 finding")
+}
+
+// priorSpec is the recorded spec of the prior preset's runs, as the bound and fallback share read it.
+const priorSpec = `{"dataset":{"subsample":12000},"partition":{"clients":10,"participation":1},"model":{"init_logvar":-6.048784075264793},"training":{"lr":0.001}}`
+
+// TestStabilityBound checks the round where plain SGD on the means passes lr/(|D_k| σ²) < 2 against
+// a hand computation: σ₀² = e^-6.0488 = 0.0023613, |D_k| = 12000/10 = 1200, K = 10, so round t's
+// prior variance is 0.0023613/10^(t-1): round 4 gives 0.001/(1200 · 2.3613e-6) = 0.353, round 5
+// 0.001/(1200 · 2.3613e-7) = 3.529 >= 2.
+func TestStabilityBound(t *testing.T) {
+	var s runSpec
+	if err := json.Unmarshal([]byte(priorSpec), &s); err != nil {
+		t.Fatal(err)
+	}
+	b, ok := boundOf(s)
+	if !ok || b.Round != 5 || b.Examples != 1200 || b.K != 10 || math.Abs(b.At-3.529) > 0.001 || math.Abs(b.Prior-0.3529) > 0.0001 {
+		t.Errorf("boundOf = %+v, %v; want round 5 at 3.529 (0.353 the round before), 1200 examples, K = 10", b, ok)
+	}
+	s.Model.InitLogVar = nil
+	if _, ok := boundOf(s); ok {
+		t.Error("a spec without init_logvar gave a bound")
+	}
+}
+
+// TestDWCShare checks DWC's fallback share from a record: 79,506 fallbacks over the Gaussian weights
+// counted as spread_start² / e^init_logvar = 13.7004² / 0.0023613 = 79,510, and the precondition it
+// sets: more than half fell back, so the checks that read DWC's rows are set aside.
+func TestDWCShare(t *testing.T) {
+	run := func(variant string, fallbacks float64) results.Run {
+		r := fakeRun("x-"+variant, 0, map[string]string{"variant": variant},
+			map[string]float64{results.Accuracy: 0.1, results.SpreadStart: 13.700425783741458, engine.MetricDWCFallbacks: fallbacks})
+		r.Meta.Spec = json.RawMessage(priorSpec)
+		return r
+	}
+	share, ok := dwcShare(run("DWC", 79506))
+	if !ok || math.Abs(share-79506.0/79510) > 1e-12 {
+		t.Errorf("dwcShare = %v, %v; want 79506/79510", share, ok)
+	}
+	if p := dwcActing(runSet{run("DWC", 79506)}, []string{"DWC"}); p.met || !strings.Contains(p.why, "99.99–99.99 %") {
+		t.Errorf("mostly fallen back: %+v, want not met with the share", p)
+	}
+	if p := dwcActing(runSet{run("DWC", 100)}, []string{"DWC"}); !p.met {
+		t.Errorf("0.1 %% fallen back: %+v, want met", p)
+	}
+	if _, ok := dwcShare(fakeRun("x", 0, nil, map[string]float64{engine.MetricDWCFallbacks: 3})); ok {
+		t.Error("a run without a spec gave a share")
+	}
+}
+
+// TestFinalRoundBeside checks that a windowed finding states the final round's verdict beside its
+// window's, and flags in the caveat a final round that decides otherwise.
+func TestFinalRoundBeside(t *testing.T) {
+	var rs runSet
+	for seed := int64(0); seed < 3; seed++ {
+		for _, v := range []string{"a", "b"} {
+			acc := 0.5 + jitter(seed, v)
+			if v == "b" {
+				acc += 0.1
+			}
+			rs = append(rs, fakeRun("x-"+v, seed, map[string]string{"variant": v}, map[string]float64{results.Accuracy: acc}))
+		}
+	}
+	text, caveat := finalRoundText(rs, [][2]string{{"a", "b"}}, colAcc, "the last 5 rounds", Holds)
+	if !strings.Contains(text, "the final round alone gives holds") || caveat != "" {
+		t.Errorf("text %q, caveat %q; want holds and no caveat", text, caveat)
+	}
+	if _, caveat := finalRoundText(rs, [][2]string{{"a", "b"}}, colAcc, "the last 5 rounds", Inconclusive); caveat != "by the final round alone: holds" {
+		t.Errorf("caveat %q, want the final round's verdict", caveat)
+	}
 }

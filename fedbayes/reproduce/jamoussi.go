@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fedbayes.dev/fedbayes/internal/words"
@@ -117,17 +118,24 @@ func layerSeries(rs runSet, rule string, m metricCol) *plots.SeedSeries {
 	return &line
 }
 
-// jamoussiFrozen marks a finding not testable when test says so for EAA's and AALV's rows with some
-// number of Bayesian layers: varianceRulesCoincide for the findings that compare the rules,
-// posteriorsDidNotLearn for those that compare nets with more and fewer variational layers.
-func jamoussiFrozen(f *Finding, rs runSet, test func(runSet, string, string) (bool, string)) {
+// jamoussiPre is a finding's precondition from test on rows n-EAA and n-AALV: the first number of
+// Bayesian layers n = 1..3 where it is not met, else the last (met).
+func jamoussiPre(rs runSet, test func([]runSet, string, string) precondition) precondition {
+	var worst precondition
 	for n := 1; n <= 3; n++ {
-		if ok, why := test(rs, fmt.Sprintf("n%d-EAA", n), fmt.Sprintf("n%d-AALV", n)); ok {
-			f.notTestable(why)
-			return
+		p := test([]runSet{rs}, fmt.Sprintf("n%d-EAA", n), fmt.Sprintf("n%d-AALV", n))
+		if !p.met {
+			return p
 		}
+		worst = p
 	}
+	return worst
 }
+
+// jamoussiWeighting says whether two of the five rules differ only through how they weigh the
+// clients' variances: AALV, EAA, RKLB and WB all give σ² (and the weighted mean) on equal client
+// variances, while GAA gives σ² Σw².
+func jamoussiWeighting(a, b string) bool { return a != "GAA" && b != "GAA" }
 
 // jamoussiFindings checks the findings of Jamoussi et al., Sec. 5.
 func jamoussiFindings(rs runSet) []Finding {
@@ -156,40 +164,14 @@ func jamoussiFindings(rs runSet) []Finding {
 			}
 			ev = append(ev, r+": "+strings.Join(vals, " → "))
 		}
-		f.decide(c.checks(), fmt.Sprintf("the mean fell in %d of %d steps n → n+1, n = 0..3: %s", fell, c.n(), strings.Join(ev, "; ")))
-		jamoussiFrozen(&f, rs, posteriorsDidNotLearn)
+		c.tagAll(learnedVariances)
+		f.decide(c.checks(), fmt.Sprintf("the mean fell in %d of %d steps n → n+1, n = 0..3: %s", fell, c.n(), strings.Join(ev, "; ")), jamoussiPre(rs, variancesLearned))
 		f.explain("a Bayesian layer changes the predictive only as far as its variances differ from a point mass; the spread table shows how far they grew here.")
 		out = append(out, f)
 	}
-	// 2. With the same n, the aggregators score alike: every pair of rules equivalent within accMargin.
-	{
-		f := Finding{Claim: "With the same number of Bayesian layers the five rules score alike (no rule is clearly best)", Source: "Sec. 5, Table 1"}
-		var c claims
-		var ev []string
-		for n := 1; n <= 3; n++ {
-			var lo, hi float64 = 2, -1
-			for i, a := range jamoussiRules {
-				va := fmt.Sprintf("n%d-%s", n, a)
-				st := v(va).summary(results.Accuracy)
-				if !st.ok() {
-					continue
-				}
-				lo, hi = min(lo, st.Mean), max(hi, st.Mean)
-				for _, b := range jamoussiRules[i+1:] {
-					vb := fmt.Sprintf("n%d-%s", n, b)
-					if v(vb).summary(results.Accuracy).ok() {
-						c.same(va+" ≈ "+vb, v(va).sample(results.Accuracy), v(vb).sample(results.Accuracy), accMargin, colAcc)
-					}
-				}
-			}
-			if hi >= lo {
-				ev = append(ev, fmt.Sprintf("n=%d: accuracy %.2f-%.2f%%", n, lo*100, hi*100))
-			}
-		}
-		f.decide(c.checks(), fmt.Sprintf("pairs of rules with the same n, equivalence margin ±%.0f accuracy point; %s", accMargin*100, strings.Join(ev, ", ")))
-		jamoussiFrozen(&f, rs, varianceRulesCoincide)
-		out = append(out, f)
-	}
+	// 2. With the same n, the aggregators score alike: every pair of rules equivalent in accuracy, ECE
+	// and NLL (jamoussiAlike).
+	out = append(out, jamoussiAlike(rs))
 	// 3. Fairness: on FMNIST more Bayesian layers tend to lower fairness (worst clients).
 	{
 		f := Finding{Claim: "On Fashion-MNIST, more Bayesian layers tend to lower fairness (worst-10% client accuracy)", Source: "Sec. 5, Fig. 5"}
@@ -204,11 +186,56 @@ func jamoussiFindings(rs runSet) []Finding {
 				ev = append(ev, fmt.Sprintf("%s %s → %s%%", r, sa.format(100, 1), sb.format(100, 1)))
 			}
 		}
-		f.decide(c.checks(), "worst-10% accuracy at n = 1 → n = 3: "+strings.Join(ev, "; "))
-		jamoussiFrozen(&f, rs, posteriorsDidNotLearn)
+		c.tagAll(learnedVariances)
+		f.decide(c.checks(), "worst-10% accuracy at n = 1 → n = 3: "+strings.Join(ev, "; "), jamoussiPre(rs, variancesLearned))
 		f.explain(fmt.Sprintf("the paper reads its trend off a figure and calls it a tendency; with 10 clients the worst 10%% is one client, "+
 			"a noisy statistic over %d %s.", seeds, words.Plural(seeds, "seed")))
 		out = append(out, f)
 	}
 	return out
+}
+
+// jamoussiMargins are the equivalence margins of the same-layers finding: one point of accuracy and
+// of ECE (accMargin; Table 1's standard errors of both are 0.1-0.8 points) and 0.02 of NLL (Table 1's
+// NLL standard errors are 0.01-0.04).
+var jamoussiMargins = map[string]float64{results.Accuracy: accMargin, results.ECE: accMargin, results.NLL: 0.02}
+
+// jamoussiAlike checks that with the same number of Bayesian layers the five rules score alike: every
+// pair of rules with the same n equivalent within jamoussiMargins in accuracy, ECE and NLL, one Holm
+// family. Pairs of rules that differ only through how they weigh the clients' variances need clients
+// whose variances differ (jamoussiWeighting, equalVariances).
+func jamoussiAlike(rs runSet) Finding {
+	f := Finding{Claim: "With the same number of Bayesian layers the five rules score alike (no rule is clearly best)", Source: "Sec. 5, Table 1 (accuracy, ECE and NLL)"}
+	v := func(variant string) runSet { return rs.where("variant", variant) }
+	var c claims
+	var ev []string
+	for _, m := range []metricCol{colAcc, colECE, colNLL} {
+		for n := 1; n <= 3; n++ {
+			var lo, hi float64 = math.Inf(1), math.Inf(-1)
+			for i, a := range jamoussiRules {
+				va := fmt.Sprintf("n%d-%s", n, a)
+				st := v(va).summary(m.name)
+				if !st.ok() {
+					continue
+				}
+				lo, hi = min(lo, st.Mean), max(hi, st.Mean)
+				for _, b := range jamoussiRules[i+1:] {
+					vb := fmt.Sprintf("n%d-%s", n, b)
+					if v(vb).summary(m.name).ok() {
+						c.same(fmt.Sprintf("%s: %s ≈ %s", strings.Split(m.header, " ")[0], va, vb), v(va).sample(m.name), v(vb).sample(m.name), jamoussiMargins[m.name], m)
+						if jamoussiWeighting(a, b) {
+							c.tag(varianceWeighting)
+						}
+					}
+				}
+			}
+			if hi >= lo {
+				ev = append(ev, fmt.Sprintf("n=%d %s %s-%s", n, strings.Split(m.header, " ")[0], m.value(lo), m.value(hi)))
+			}
+		}
+	}
+	f.decide(c.checks(), fmt.Sprintf("pairs of rules with the same n, equivalence margins ±%s accuracy point, ±%s ECE point, ±%s NLL; %s",
+		colAcc.value(jamoussiMargins[results.Accuracy]), colECE.value(jamoussiMargins[results.ECE]), colNLL.value(jamoussiMargins[results.NLL]), strings.Join(ev, ", ")),
+		jamoussiPre(rs, equalVariances))
+	return f
 }

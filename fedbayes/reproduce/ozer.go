@@ -139,6 +139,16 @@ func ozerCollapseFinding(rs runSet) Finding {
 		evidence += "; " + course
 	}
 	f.decide(c.checks(), evidence)
+	var pairs [][2]string
+	for _, r := range fall {
+		pairs = append(pairs, [2]string{r, ref})
+	}
+	if text, caveat := finalRoundText(rs, pairs, colAcc, fmt.Sprintf("the mean of each run's last %d evaluations", presets.CollapseTail), f.Verdict); text != "" {
+		f.Evidence += ". " + text
+		if caveat != "" {
+			f.Caveat = caveat
+		}
+	}
 	return f
 }
 

@@ -36,6 +36,9 @@ func ozerFindings(get func(string) runSet) []Finding {
 		var c claims
 		for _, pair := range [][2]string{{"CF", "AALV"}, {"AALV", "GAA"}, {"GAA", "EAA"}, {"GAA", "PPA"}} {
 			c.below(pair[0]+" < "+pair[1], sp(pair[0]).sample(results.Spread), sp(pair[1]).sample(results.Spread), colSpread)
+			if equalVarianceRank[pair[0]] < equalVarianceRank[pair[1]] {
+				c.tag(spreadArithmetic)
+			}
 		}
 		var ord []string
 		vals := map[string]float64{}
@@ -45,10 +48,11 @@ func ozerFindings(get func(string) runSet) []Finding {
 		for _, k := range orderedBy(vals) {
 			ord = append(ord, fmt.Sprintf("%s %.3g", k, vals[k]))
 		}
-		f.decide(c.checks(), "means, increasing: "+strings.Join(ord, " < "))
-		if frozen, why := varianceRulesCoincide(rs, "FVBWA-EAA", "FVBWA-AALV"); frozen {
-			f.notTestable(why)
-		}
+		f.decide(c.checks(), "means, increasing: "+strings.Join(ord, " < ")+". On equal client variances σ² Eqs. 4-8 give "+
+			"GAA = σ² Σβ² and CF = σ²/K (both below σ²), AALV = EAA = σ², and PPA σ² plus the spread of the client means: "+
+			"CF, GAA < AALV = EAA ≤ PPA, whatever the clients learned",
+			clientVariancesDiffer(rs, []string{"FVBWA-EAA", "FVBWA-GAA", "FVBWA-AALV", "FVBWA-PPA", "FVBWA-CF"}),
+			equalVariances([]runSet{rs}, "FVBWA-EAA", "FVBWA-AALV"))
 		f.explain("with equal client variances GAA and CF both give σ²/K and AALV gives σ² (Eqs. 5, 6, 8), so the paper's " +
 			"GAA > AALV cannot come from Eqs. 5-6 on learned variances. It comes from the authors' code (BFL-P): log σ² " +
 			"starts at −9 below a clamp at −8 and stays frozen, AALV keeps the raw −9 (decayed by the weight decay), and " +
@@ -57,6 +61,46 @@ func ozerFindings(get func(string) runSet) []Finding {
 		out = append(out, f)
 	}
 	return append(out, acc[1:]...)
+}
+
+// equalVarianceRank orders the FVBWA rules' spreads as Eqs. 4-8 give them on equal client variances
+// σ²: GAA (σ² Σβ²) and CF (σ²/K) below AALV and EAA (σ²), below PPA (σ² plus the spread of the client
+// means). An order check between two ranks follows from that arithmetic alone.
+var equalVarianceRank = map[string]int{"CF": 0, "GAA": 0, "AALV": 1, "EAA": 1, "PPA": 2}
+
+// clientVariancesDiffer is the precondition of the spread-order checks that follow from Eqs. 4-8 on
+// equal client variances: not met when EAA and AALV end at the same spread (varianceRulesCoincide) or
+// every run of the rows with recorded posterior health had its clients' variances alike
+// (results.Health.Flagged); then those checks agree whatever the clients learned, and only their
+// agreement is set aside (a reversal still counts).
+func clientVariancesDiffer(rs runSet, rows []string) precondition {
+	if ok, why := varianceRulesCoincide(rs, "FVBWA-EAA", "FVBWA-AALV"); ok {
+		return precondition{needs: spreadArithmetic, agreeingOnly: true, why: why + "; so the order of Eqs. 4-8 on equal client variances is " +
+			"the order measured, and its agreeing checks are no evidence about the rules on learned variances"}
+	}
+	n, flagged, msg := 0, 0, ""
+	for _, row := range rows {
+		for _, r := range rs.where("variant", row) {
+			h := results.RunHealth(r)
+			if h.State == results.HealthUnmeasured || h.State == results.HealthNotVariational {
+				continue
+			}
+			n++
+			if h.Flagged() {
+				flagged++
+				if msg == "" {
+					msg = h.Message
+				}
+			}
+		}
+	}
+	if n == 0 || flagged < n {
+		return precondition{needs: spreadArithmetic, met: true, agreeingOnly: true,
+			why: fmt.Sprintf("the clients' variances differed in %d of %d runs with recorded health", n-flagged, n)}
+	}
+	return precondition{needs: spreadArithmetic, agreeingOnly: true,
+		why: fmt.Sprintf("the clients' variances were alike in all %d runs with recorded health (first: %s), so the order of Eqs. 4-8 on equal "+
+			"client variances is the order measured, and its agreeing checks are no evidence about the rules on learned variances", n, msg)}
 }
 
 // ozerBFLPLate is why the 100-client non-IID accuracy finding is not testable at the medium budget in
@@ -77,13 +121,12 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 	// varianceRulesCoincide, for findings that compare the rules) or its variances did not learn
 	// (posteriorsDidNotLearn, for findings that compare variational nets with deterministic ones). BFL-P
 	// holds its variances at the clamp on purpose, and its EAA escapes it.
-	frozen := func(f *Finding, test func(runSet, string, string) (bool, string), sets ...string) {
-		for _, set := range sets {
-			if ok, why := test(get(set), "FVBWA-EAA", "FVBWA-AALV"); ok {
-				f.notTestable(why)
-				return
-			}
+	sets := func(names ...string) []runSet {
+		var out []runSet
+		for _, n := range names {
+			out = append(out, get(n))
 		}
+		return out
 	}
 	// 1. 100 clients, non-IID: EAA and PPA fall far behind GAA, AALV and CF.
 	{
@@ -105,14 +148,16 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 			for _, bad := range []string{"EAA", "PPA"} {
 				for _, good := range []string{"GAA", "AALV", "CF"} {
 					c.below(fmt.Sprintf("%s-%s < %s-%s", w, bad, w, good), acc(w+"-"+bad).sample(results.Accuracy), acc(w+"-"+good).sample(results.Accuracy), colAcc)
+					if bad == "EAA" && good == "AALV" {
+						c.tag(varianceWeighting) // an arithmetic against a geometric mean of the same variances
+					}
 				}
 			}
 			for _, r := range []string{"EAA", "PPA", "GAA", "AALV", "CF"} {
 				ev = append(ev, fmt.Sprintf("%s-%s %s%%", w, r, acc(w+"-"+r).summary(results.Accuracy).format(100, 2)))
 			}
 		}
-		f.decide(c.checks(), "accuracy "+strings.Join(ev, ", "))
-		frozen(&f, varianceRulesCoincide, "c100-dirichlet")
+		f.decide(c.checks(), "accuracy "+strings.Join(ev, ", "), equalVariances(sets("c100-dirichlet"), "FVBWA-EAA", "FVBWA-AALV"))
 		if bflp && f.Verdict != Holds {
 			f.notTestable(ozerBFLPLate)
 		}
@@ -164,8 +209,9 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 				}
 			}
 		}
-		f.decide(c.checks(), fmt.Sprintf("%d comparisons; the variational row has the better mean %s in %d of them", c.n(), m.header, better))
-		frozen(&f, posteriorsDidNotLearn, "c10-iid", "c10-dirichlet")
+		c.tagAll(learnedVariances)
+		f.decide(c.checks(), fmt.Sprintf("%d comparisons; the variational row has the better mean %s in %d of them", c.n(), m.header, better),
+			variancesLearned(sets("c10-iid", "c10-dirichlet"), "FVBWA-EAA", "FVBWA-AALV"))
 		if bflp {
 			f.explain("in BFL-P mode the variational variances are held at the clamp (log σ² = −8, no gradient below it) by the authors' code, " +
 				"so the variational nets behave much like the deterministic one here.")
@@ -195,8 +241,8 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 		for _, v := range []string{"FED", "FEDAVG", "FVBWA-GAA", "FVBWA-AALV", "FVBWA-CF"} {
 			ev = append(ev, fmt.Sprintf("%s %s%%", v, acc(v).summary(results.Accuracy).format(100, 2)))
 		}
-		f.decide(c.checks(), "accuracy "+strings.Join(ev, ", "))
-		frozen(&f, posteriorsDidNotLearn, "c100-iid")
+		c.tagAll(learnedVariances)
+		f.decide(c.checks(), "accuracy "+strings.Join(ev, ", "), variancesLearned(sets("c100-iid"), "FVBWA-EAA", "FVBWA-AALV"))
 		why := "the paper's gap is about one point after 500 rounds. " +
 			"With IID clients of equal size, FED's equal weights and FEDAVG's size weights coincide, so the two rows give the same numbers" +
 			map[bool]string{true: "; in BFL-P mode the variational variances are held at the clamp (log σ² = −8) by the authors' code, so the nets are close to deterministic.", false: "."}[bflp]
@@ -226,8 +272,8 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 		for _, v := range []string{"FED", "FEDAVG", "FVBWA-GAA", "FVBWA-AALV", "FVBWA-CF"} {
 			ev = append(ev, fmt.Sprintf("%s %s", v, row(v).summary(m.name).format(m.scale, m.digits)))
 		}
-		f.decide(c.checks(), m.header+" "+strings.Join(ev, ", "))
-		frozen(&f, posteriorsDidNotLearn, "c100-iid")
+		c.tagAll(learnedVariances)
+		f.decide(c.checks(), m.header+" "+strings.Join(ev, ", "), variancesLearned(sets("c100-iid"), "FVBWA-EAA", "FVBWA-AALV"))
 		out = append(out, f)
 	}
 	return out

@@ -331,17 +331,68 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	}
 	b.WriteString("Mean ± standard error over seeds; the papers' ± is as they print it (Ozer et al.: standard error; the others do not say).\n\n")
 	b.WriteString(VerdictRule + " Each finding's evidence gives the tally of its checks, its numbers and the checks that did not agree.\n\n")
-	b.WriteString(tableHeader("paper", "presets", "finding", "verdict"))
+	b.WriteString(verdictCounts(sections) + "\n\n")
+	b.WriteString(tableHeader("paper", "presets", "finding", "verdict", "checks: agree / contradict / not decisive (set aside)", "largest effect, 95 % CI"))
 	for i, p := range papers {
 		names := make([]string, len(p.PresetsAt(opt.Budget)))
 		for j, pr := range p.PresetsAt(opt.Budget) {
 			names[j] = "`" + pr.Name(opt.Budget) + "`"
 		}
 		for _, f := range sections[i].Findings {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", p.ID, strings.Join(names, ", "), f.Claim, f.Verdict)
+			claim, verdict := f.Claim, string(f.Verdict)
+			if f.Prediction {
+				claim += " *(fedbayes's prediction about the authors' code)*"
+			}
+			if f.Caveat != "" {
+				verdict += "; " + f.Caveat
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.ID, strings.Join(names, ", "), claim, verdict, tallyCell(f), f.Effect)
 			names = []string{"〃"}
 		}
 	}
+}
+
+// tallyCell is a finding's tally for the summary: "12 / 0 / 0", with " (2)" for checks set aside.
+func tallyCell(f Finding) string {
+	if f.Verdict == NotRun {
+		return ""
+	}
+	out := fmt.Sprintf("%d / %d / %d", f.Tally[0], f.Tally[1], f.Tally[2])
+	if f.Aside > 0 {
+		out += fmt.Sprintf(" (%d)", f.Aside)
+	}
+	return out
+}
+
+// verdictCounts counts the verdicts of the papers' claims apart from fedbayes's predictions about the
+// authors' code (Finding.Prediction).
+func verdictCounts(sections []*Section) string {
+	var claims, preds map[Verdict]int = map[Verdict]int{}, map[Verdict]int{}
+	nc, np := 0, 0
+	for _, s := range sections {
+		for _, f := range s.Findings {
+			if f.Prediction {
+				preds[f.Verdict]++
+				np++
+			} else {
+				claims[f.Verdict]++
+				nc++
+			}
+		}
+	}
+	count := func(m map[Verdict]int) string {
+		var parts []string
+		for _, v := range []Verdict{Holds, Partly, Fails, Inconclusive, NotTestable, NotRun} {
+			if m[v] > 0 {
+				parts = append(parts, fmt.Sprintf("*%s* %d", v, m[v]))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("**%d claims of the papers**: %s. **%d predictions of fedbayes about the authors' code** (counted apart: they test "+
+		"fedbayes's reading of the code, not the papers): %s. The tally column counts the checks behind each verdict; checks set aside by "+
+		"an unmet precondition are in brackets, listed in the finding's evidence and not counted. The effect is the finding's counted "+
+		"difference with the largest magnitude (its label names it), with its 95 %% confidence interval.", nc, count(claims), np, count(preds))
 }
 
 // shortCommit shortens a git commit to 10 characters.

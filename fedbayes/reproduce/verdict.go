@@ -60,14 +60,19 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"printed value agrees when the 95 % confidence interval of the mean lies within the tolerance, contradicts when it " +
 	"lies wholly outside, and is not decisive otherwise; a prediction computed without runs is checked exactly. A comparison with too few seeds or no spread is not decisive. " +
 	"A finding *holds* when every check agrees, *holds in part* when some do, *does not hold* when none does and at " +
-	"least one contradicts it, and is *inconclusive* when no check is decisive. It is *not testable here*, whatever its " +
-	"checks say (they are still listed), in three cases, each with its reason: a finding that compares rules which combine " +
-	"the clients' variances, when two rows that average the same clients' variances in two ways (EAA and AALV, or one rule " +
-	"under two client weightings) end at the same learned spread within 0.1 % in every seed, which happens only when the " +
-	"clients' variances were equal, so such rules cannot differ; a finding that compares variational nets with other nets " +
-	"(deterministic, MC dropout, fewer variational layers), when the same holds and the runs' recorded posterior health does " +
-	"not show that the variances learned; or, short of holding, when runs at the paper's budget show the effect starting " +
-	"beyond this budget. " +
+	"least one contradicts it, and is *inconclusive* when no check is decisive. A check may need a mechanism, and a finding " +
+	"states a precondition for each, computed from the records: comparisons of rules that differ only through how they weigh the " +
+	"clients' variances (EAA against AALV) need clients whose variances differ (not met when two such rows end at the same learned " +
+	"spread within 0.1 % in every seed); comparisons of variational nets with other nets need variances that learned (not met when, " +
+	"besides, the recorded posterior health does not show that they did); checks that read DWC's rows need DWC to act (not met when it " +
+	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained. " +
+	"A check whose precondition is not met is set aside: listed, not counted; a precondition never sets aside a check that needs another " +
+	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition makes the claimed result " +
+	"follow from the set-up alone (an order of spreads that the rules' formulas give on equal client variances; a spread that BFL-P's " +
+	"clamp freezes), only the agreeing checks are set aside and a contradiction still counts. A finding whose every check is set aside " +
+	"is *not testable here*, with the reasons; so is one, short of holding, when runs at the paper's budget show the effect starting " +
+	"beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
+	"the seeds that would give 80 % power from the observed variance. " +
 	"The reason is given. No verdict rests on means alone. " +
 	"Tests, margins and the A/A simulation: docs/statistics.md."
 
@@ -94,6 +99,18 @@ type check struct {
 	test  string
 	holm  int
 	seeds []int64
+	// needs is the mechanism the check needs to be evidence (a precondition may set it aside), aside
+	// the reason an unmet precondition set it aside ("" while counted).
+	needs mechanism
+	aside string
+	// res is the difference test of a comparison (tested says there is one), for its effect size and
+	// the seeds its test would need (power).
+	res    stats.Result
+	tested bool
+	label  string
+	col    metricCol
+	// difference says the check is a claim that one mean lies below another (its power is stated).
+	difference bool
 }
 
 // judge is the verdict rule of the report (VerdictRule): holds when every check agrees, holds in
@@ -122,14 +139,38 @@ func judge(checks []check) Verdict {
 	return Inconclusive
 }
 
-// tally counts the checks' outcomes: "4 of 6 checks agree, 1 contradicts, 1 is not decisive".
-func tally(checks []check) string {
-	n := [3]int{}
+// tallyOf counts the checks no precondition set aside that agree, contradict and are not decisive,
+// in that order, and the set-aside ones.
+func tallyOf(checks []check) (n [3]int, aside int) {
 	for _, c := range checks {
-		n[c.outcome]++
+		switch {
+		case c.aside != "":
+			aside++
+		case c.outcome == agrees:
+			n[0]++
+		case c.outcome == contradicts:
+			n[1]++
+		default:
+			n[2]++
+		}
 	}
-	return fmt.Sprintf("%d of %d %s agree, %d %s, %d not decisive", n[agrees], len(checks), words.Plural(len(checks), "check"),
-		n[contradicts], map[bool]string{true: "contradicts", false: "contradict"}[n[contradicts] == 1], n[undecided])
+	return n, aside
+}
+
+// tally counts the checks' outcomes: "4 of 6 checks agree, 1 contradicts, 1 not decisive", and those
+// set aside by an unmet precondition ("; 2 set aside").
+func tally(checks []check) string {
+	n, aside := tallyOf(checks)
+	total := len(checks) - aside
+	if total == 0 {
+		return fmt.Sprintf("no check counted: all %d set aside by a precondition (below)", aside)
+	}
+	out := fmt.Sprintf("%d of %d %s agree, %d %s, %d not decisive", n[0], total, words.Plural(total, "check"),
+		n[1], map[bool]string{true: "contradicts", false: "contradict"}[n[1] == 1], n[2])
+	if aside > 0 {
+		out += fmt.Sprintf("; %d more set aside by a precondition (below)", aside)
+	}
+	return out
 }
 
 // kind is the kind of a claim.
@@ -157,6 +198,7 @@ type claim struct {
 	lo, hi float64
 	col    metricCol
 	fixed  bool
+	needs  mechanism
 }
 
 // claims collects the checks of one finding, so that Holm's correction runs over all its comparisons.
@@ -186,6 +228,20 @@ func (c *claims) within(label string, a stats.Sample, lo, hi float64, col metric
 // fixed adds a check decided without a test: ok agrees, !ok contradicts.
 func (c *claims) fixed(label string, ok bool) {
 	c.items = append(c.items, claim{kind: claimFixed, label: label, fixed: ok})
+}
+
+// tag makes the last claim added need mechanism m (a precondition on m may set it aside).
+func (c *claims) tag(m mechanism) {
+	if len(c.items) > 0 {
+		c.items[len(c.items)-1].needs = m
+	}
+}
+
+// tagAll makes every claim added so far need mechanism m.
+func (c *claims) tagAll(m mechanism) {
+	for i := range c.items {
+		c.items[i].needs = m
+	}
 }
 
 // n is the number of claims.
@@ -234,6 +290,10 @@ func (c *claims) checks() []check {
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
 		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
+		out[i].needs, out[i].label, out[i].col, out[i].difference = it.needs, it.label, it.col, it.kind == claimBelow
+		if it.kind != claimFixed && it.kind != claimWithin && errs[i] == nil {
+			out[i].res, out[i].tested = res[i], true
+		}
 		switch {
 		case it.kind == claimFixed:
 			out[i].test = "exact comparison"
@@ -413,28 +473,53 @@ func (c metricCol) delta(d, se float64) string {
 // value prints a value in the column's units.
 func (c metricCol) value(v float64) string { return fmt.Sprintf("%.*f", c.digits, v*c.scale) }
 
-// decide sets the finding's verdict from its checks and opens its evidence with their tally, then
-// what (a sentence on the numbers), then the checks that did not agree (at most six). Without checks
-// the finding is not run and its evidence says so.
-func (f *Finding) decide(checks []check, what string) {
-	f.Verdict = judge(checks)
+// decide sets the finding's verdict from its checks under its preconditions (verdictOf) and opens its
+// evidence with their tally, then what (a sentence on the numbers), then how each precondition was
+// applied and the checks it set aside, then the checks that did not agree (at most six), then the
+// power of the comparisons that were not decisive. Without checks the finding is not run and its
+// evidence says so.
+func (f *Finding) decide(checks []check, what string, pres ...precondition) {
+	v, why, marked := verdictOf(checks, pres)
+	f.Verdict = v
 	if f.Verdict == NotRun {
 		f.Evidence = "no check could be made: the presets it reads have no complete runs yet"
 		return
 	}
-	f.Judged = judged(checks)
-	var other []string
-	for _, c := range checks {
-		if c.outcome != agrees {
+	if v == NotTestable {
+		f.Why = why
+	}
+	f.Judged = judged(marked)
+	f.Tally, f.Aside = tallyOf(marked)
+	f.RuleNote = ruleNote(pres, marked)
+	if v == Partly && f.Tally[1] > f.Tally[0] {
+		f.Caveat = fmt.Sprintf("more of its checks contradict it (%d) than agree (%d)", f.Tally[1], f.Tally[0])
+	}
+	f.Effect = largestEffect(marked)
+	var other, aside []string
+	for _, c := range marked {
+		switch {
+		case c.aside != "":
+			aside = append(aside, c.text)
+		case c.outcome != agrees:
 			other = append(other, c.text)
 		}
 	}
-	f.Evidence = tally(checks)
+	f.Evidence = tally(marked)
 	if what != "" {
 		f.Evidence += "; " + what
 	}
+	if p := preconditionText(pres, marked); p != "" {
+		f.Evidence += ". " + p
+	}
+	if len(aside) > 0 {
+		f.Evidence += ". Set aside: " + strings.Join(firstN(aside, 6), "; ")
+	}
 	if len(other) > 0 {
 		f.Evidence += ". Not agreeing: " + strings.Join(firstN(other, 6), "; ")
+	}
+	f.Power = powerText(marked)
+	if f.Power != "" {
+		f.Evidence += ". " + f.Power
 	}
 }
 

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/stats"
@@ -50,5 +51,88 @@ func TestJudgedDistinct(t *testing.T) {
 	c.below("a < w", a, w, colAcc)
 	if got, want := judged(c.checks()), "2 paired t-tests, Holm over 2; seeds 0–2"; got != want {
 		t.Errorf("judged = %q, want %q", got, want)
+	}
+}
+
+// TestVerdictOfPreconditions checks the verdict rule with preconditions on hand-made tallies: an unmet
+// precondition sets aside only the checks that need its mechanism (so it never hides a significant
+// result of another mechanism), makes the finding not testable only when it sets aside every check,
+// and with agreeingOnly sets aside agreement but keeps a contradiction.
+func TestVerdictOfPreconditions(t *testing.T) {
+	agree := func(m mechanism) check { return check{outcome: agrees, needs: m} }
+	contra := func(m mechanism) check { return check{outcome: contradicts, needs: m} }
+	open := func(m mechanism) check { return check{outcome: undecided, needs: m} }
+	unmet := precondition{needs: varianceWeighting, why: "equal client variances"}
+	met := precondition{needs: varianceWeighting, met: true, why: "they differ"}
+	arith := precondition{needs: spreadArithmetic, agreeingOnly: true, why: "equal client variances"}
+	for _, tc := range []struct {
+		name   string
+		checks []check
+		pres   []precondition
+		want   Verdict
+		tally  [3]int
+		aside  int
+	}{
+		{"no checks", nil, []precondition{unmet}, NotRun, [3]int{}, 0},
+		{"another mechanism's contradiction still counts", []check{agree(varianceWeighting), contra(""), contra("")}, []precondition{unmet}, Fails, [3]int{0, 2, 0}, 1},
+		{"another mechanism's agreement still counts", []check{contra(varianceWeighting), agree(""), agree(learnedVariances)}, []precondition{unmet}, Holds, [3]int{2, 0, 0}, 1},
+		{"every check needs it", []check{agree(varianceWeighting), contra(varianceWeighting)}, []precondition{unmet}, NotTestable, [3]int{}, 2},
+		{"none needs it", []check{agree(""), agree(""), open("")}, []precondition{unmet}, Partly, [3]int{2, 0, 1}, 0},
+		{"met", []check{agree(varianceWeighting), contra(varianceWeighting)}, []precondition{met}, Partly, [3]int{1, 1, 0}, 0},
+		{"agreement only: the reversal counts", []check{agree(spreadArithmetic), agree(spreadArithmetic), contra(spreadArithmetic), agree("")}, []precondition{arith}, Partly, [3]int{1, 1, 0}, 2},
+		{"agreement only, none left agreeing", []check{agree(spreadArithmetic), contra("")}, []precondition{arith}, Fails, [3]int{0, 1, 0}, 1},
+	} {
+		v, why, marked := verdictOf(tc.checks, tc.pres)
+		n, aside := tallyOf(marked)
+		if v != tc.want || n != tc.tally || aside != tc.aside {
+			t.Errorf("%s: verdict %q, tally %v, %d set aside; want %q, %v, %d", tc.name, v, n, aside, tc.want, tc.tally, tc.aside)
+		}
+		if (v == NotTestable) != (why != "") {
+			t.Errorf("%s: verdict %q with reason %q", tc.name, v, why)
+		}
+	}
+}
+
+// TestDecideSetsAside runs the rule end to end on samples: a significant paired difference of a check
+// with no mechanism keeps the finding decided while the check that needs equal-variance weighting is
+// set aside and listed.
+func TestDecideSetsAside(t *testing.T) {
+	a := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.70, 0.71, 0.72}}
+	b := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.80, 0.815, 0.82}}
+	w := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.705, 0.716, 0.722}}
+	var c claims
+	c.below("a < b", a, b, colAcc)
+	c.below("w < a", w, a, colAcc)
+	c.tag(varianceWeighting)
+	var f Finding
+	f.decide(c.checks(), "", precondition{needs: varianceWeighting, why: "equal client variances"})
+	if f.Verdict != Holds || f.Aside != 1 || f.Tally != [3]int{1, 0, 0} {
+		t.Errorf("verdict %q, tally %v, %d set aside; want holds, [1 0 0], 1", f.Verdict, f.Tally, f.Aside)
+	}
+	for _, want := range []string{"1 of 1 check agree", "Set aside: w < a", "Precondition not met"} {
+		if !strings.Contains(f.Evidence, want) {
+			t.Errorf("evidence %q lacks %q", f.Evidence, want)
+		}
+	}
+	if !strings.HasPrefix(f.RuleNote, "1 of its 2 checks set aside") {
+		t.Errorf("rule note %q, want the check set aside", f.RuleNote)
+	}
+	if !strings.HasPrefix(f.Effect, "a < b: Δ -10.17") {
+		t.Errorf("effect %q, want a < b's Δ -10.17", f.Effect)
+	}
+}
+
+// TestCaveatMostlyContradicted checks that a finding that holds in part with more contradicting than
+// agreeing checks says so beside its verdict.
+func TestCaveatMostlyContradicted(t *testing.T) {
+	var f Finding
+	f.decide([]check{{outcome: agrees}, {outcome: contradicts}, {outcome: contradicts}}, "")
+	if f.Verdict != Partly || f.Caveat != "more of its checks contradict it (2) than agree (1)" {
+		t.Errorf("verdict %q, caveat %q", f.Verdict, f.Caveat)
+	}
+	f = Finding{}
+	f.decide([]check{{outcome: agrees}, {outcome: contradicts}}, "")
+	if f.Caveat != "" {
+		t.Errorf("as many agree as contradict: caveat %q, want none", f.Caveat)
 	}
 }
