@@ -47,6 +47,16 @@ func NaturalOf(mean, variance []float64) (Natural, error) {
 // Len returns the number of parameters of f.
 func (f Natural) Len() int { return len(f.Prec) }
 
+// sameShape fails, naming what and who, unless every factor has n precisions and n shifts.
+func sameShape(n int, who string, fs ...Natural) error {
+	for _, f := range fs {
+		if len(f.Prec) != n || len(f.Shift) != n {
+			return fmt.Errorf("aggregate: %s: a factor of %d precisions and %d shifts, want %d of each", who, len(f.Prec), len(f.Shift), n)
+		}
+	}
+	return nil
+}
+
 // Clone returns a copy of f that shares no memory with it.
 func (f Natural) Clone() Natural {
 	return Natural{Prec: append([]float64(nil), f.Prec...), Shift: append([]float64(nil), f.Shift...)}
@@ -55,14 +65,17 @@ func (f Natural) Clone() Natural {
 // Moments returns the mean and variance of f as a Gaussian. It fails, naming the parameter, when a
 // precision is not positive (f is then no density) or a moment is not finite.
 func (f Natural) Moments() (mean, variance []float64, err error) {
+	if err := sameShape(f.Len(), "moments", f); err != nil {
+		return nil, nil, err
+	}
 	mean, variance = make([]float64, f.Len()), make([]float64, f.Len())
 	for i, p := range f.Prec {
 		if !(p > 0) || math.IsInf(p, 0) {
 			return nil, nil, fmt.Errorf("aggregate: parameter %d: precision %g is not positive and finite: no Gaussian", i, p)
 		}
 		variance[i], mean[i] = 1/p, f.Shift[i]/p
-		if math.IsInf(mean[i], 0) || math.IsNaN(mean[i]) || variance[i] == 0 {
-			return nil, nil, fmt.Errorf("aggregate: parameter %d: precision %g and shift %g give mean %g, variance %g", i, p, f.Shift[i], mean[i], variance[i])
+		if math.IsInf(mean[i], 0) || math.IsNaN(mean[i]) {
+			return nil, nil, fmt.Errorf("aggregate: parameter %d: precision %g and shift %g give mean %g", i, p, f.Shift[i], mean[i])
 		}
 	}
 	return mean, variance, nil
@@ -71,10 +84,13 @@ func (f Natural) Moments() (mean, variance []float64, err error) {
 // Product returns the product of the prior and the sites in natural parameters, the global
 // approximation q ∝ p Π_k t_k. Every factor must have the prior's length.
 func Product(prior Natural, sites []Natural) (Natural, error) {
+	if err := sameShape(prior.Len(), "the prior", prior); err != nil {
+		return Natural{}, err
+	}
 	q := prior.Clone()
 	for k, t := range sites {
-		if t.Len() != q.Len() || len(t.Shift) != len(t.Prec) {
-			return Natural{}, fmt.Errorf("aggregate: site %d has %d parameters, the prior %d", k, t.Len(), q.Len())
+		if err := sameShape(q.Len(), fmt.Sprintf("site %d against the prior", k), t); err != nil {
+			return Natural{}, err
 		}
 		for i := range q.Prec {
 			q.Prec[i] += t.Prec[i]
@@ -89,8 +105,8 @@ func Product(prior Natural, sites []Natural) (Natural, error) {
 // the parameter, when the cavity's precision is not positive (the site holds more precision than the
 // global), never clamping it.
 func Cavity(q, site Natural, client int) (Natural, error) {
-	if site.Len() != q.Len() {
-		return Natural{}, fmt.Errorf("aggregate: client %d: site has %d parameters, the global %d", client, site.Len(), q.Len())
+	if err := sameShape(q.Len(), fmt.Sprintf("client %d's cavity", client), q, site); err != nil {
+		return Natural{}, err
 	}
 	c := NewNatural(q.Len())
 	for i := range q.Prec {
@@ -107,8 +123,8 @@ func Cavity(q, site Natural, client int) (Natural, error) {
 // SiteFrom returns the site that turns cavity into the client's new approximation local: local /
 // cavity, in natural parameters local - cavity (t_k ← q_k / q_{-k}, Ashman et al. (2022)).
 func SiteFrom(local, cavity Natural) (Natural, error) {
-	if local.Len() != cavity.Len() {
-		return Natural{}, fmt.Errorf("aggregate: local approximation has %d parameters, the cavity %d", local.Len(), cavity.Len())
+	if err := sameShape(cavity.Len(), "a new site", local, cavity); err != nil {
+		return Natural{}, err
 	}
 	t := NewNatural(local.Len())
 	for i := range t.Prec {
@@ -118,20 +134,20 @@ func SiteFrom(local, cavity Natural) (Natural, error) {
 	return t, nil
 }
 
-// Damp returns the damped site update (1 - rho) old + rho new in natural parameters, a geometric
-// interpolation of the two factors, t_k ← t_new^rho t_old^(1-rho) (Guo et al. (2023); Vehtari et al. (2020)).
-// rho = 1 takes the new site as it is; rho must lie in (0, 1].
-func Damp(old, new Natural, rho float64) (Natural, error) {
+// Damp returns the damped site update (1 - rho) old + rho fresh in natural parameters, a geometric
+// interpolation of the two factors, t_k ← t_fresh^rho t_old^(1-rho) (Guo et al. (2023); Vehtari et al.
+// (2020)). rho = 1 takes the fresh site as it is; rho must lie in (0, 1].
+func Damp(old, fresh Natural, rho float64) (Natural, error) {
 	if !(rho > 0 && rho <= 1) {
 		return Natural{}, fmt.Errorf("aggregate: damping %g: want a value in (0, 1]", rho)
 	}
-	if old.Len() != new.Len() {
-		return Natural{}, fmt.Errorf("aggregate: damping a site of %d parameters with one of %d", old.Len(), new.Len())
+	if err := sameShape(old.Len(), "damping a site", old, fresh); err != nil {
+		return Natural{}, err
 	}
 	t := NewNatural(old.Len())
 	for i := range t.Prec {
-		t.Prec[i] = (1-rho)*old.Prec[i] + rho*new.Prec[i]
-		t.Shift[i] = (1-rho)*old.Shift[i] + rho*new.Shift[i]
+		t.Prec[i] = (1-rho)*old.Prec[i] + rho*fresh.Prec[i]
+		t.Shift[i] = (1-rho)*old.Shift[i] + rho*fresh.Shift[i]
 	}
 	return t, nil
 }

@@ -89,7 +89,7 @@ func TestSitesRefuse(t *testing.T) {
 			_, err := Cavity(q, Natural{Prec: []float64{1, 1}, Shift: []float64{0, 0}}, 3)
 			return err
 		}()},
-		{"cavity of another length", "client 0: site has 1 parameters", func() error {
+		{"cavity of another length", "client 0's cavity: a factor of 1 precisions", func() error {
 			_, err := Cavity(q, NewNatural(1), 0)
 			return err
 		}()},
@@ -113,8 +113,24 @@ func TestSitesRefuse(t *testing.T) {
 			_, err := Damp(q, q, 1.5)
 			return err
 		}()},
-		{"a site of another length", "site 1 has 1 parameters", func() error {
+		{"a site of another length", "site 1 against the prior: a factor of 1 precisions", func() error {
 			_, err := Product(q, []Natural{q, NewNatural(1)})
+			return err
+		}()},
+		{"shifts and precisions of different lengths", "a factor of 2 precisions and 1 shifts", func() error {
+			_, err := Cavity(q, Natural{Prec: []float64{1, 0}, Shift: []float64{0}}, 2)
+			return err
+		}()},
+		{"a prior of mismatched lengths", "the prior: a factor of 1 precisions and 2 shifts", func() error {
+			_, err := Product(Natural{Prec: []float64{1}, Shift: []float64{0, 0}}, nil)
+			return err
+		}()},
+		{"a site of mismatched lengths", "a new site: a factor of 2 precisions and 0 shifts", func() error {
+			_, err := SiteFrom(Natural{Prec: []float64{1, 1}}, q)
+			return err
+		}()},
+		{"damping mismatched lengths", "damping a site: a factor of 1 precisions", func() error {
+			_, err := Damp(q, NewNatural(1), 0.5)
 			return err
 		}()},
 	} {
