@@ -252,9 +252,9 @@ func checkMemory(c *Spec) error {
 		detail = fmt.Sprintf(", the server step's %d networks (aggregation.options: FedBE's samples, FedKT's students x teachers) on its set", serverNetworks(c))
 	}
 	return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients, "+
-		"one batch of activations and the predictive's samples%s), %s has %s; reduce model.hidden / "+
-		"model.dense_widths, partition.clients, training.batch_size, evaluation.samples or aggregation.options", gib(need),
-		c.Partition.Clients, detail, from, gib(total))
+		"one batch of activations and the predictive's samples%s), more than the %s this process may use (%s); "+
+		"reduce model.hidden / model.dense_widths, partition.clients, training.batch_size, evaluation.samples or "+
+		"aggregation.options", gib(need), c.Partition.Clients, detail, gib(total), from)
 }
 
 // gib formats bytes in GiB.
