@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -87,7 +88,7 @@ func (t numTable) Row(i int) []float64 { return t.Vals[i*t.Width : (i+1)*t.Width
 // values are stored in one slice, parsed in place (no copy of a line or its fields), so the reader
 // allocates little more than the content itself, its text and 8 bytes a value (TableMemoryFactor).
 func readRows(path string, skip int, sep string, want, maxRows int) (numTable, error) {
-	raw, err := readTable(path)
+	raw, err := readRowsContent(path, skip, want, maxRows)
 	if err != nil {
 		return numTable{}, err
 	}
@@ -118,6 +119,31 @@ func readRows(path string, skip int, sep string, want, maxRows int) (numTable, e
 		}
 	}
 	return t, nil
+}
+
+// Bounds on the text of a table whose row count is known (readRowsContent): a number with its
+// separator takes at most maxNumberBytes (a float64's longest form, "-2.2250738585072014e-308", is 24
+// bytes), a header line at most maxHeaderLineBytes.
+const (
+	maxNumberBytes     = 64
+	maxHeaderLineBytes = 64 << 10
+)
+
+// readRowsContent reads the content of a table of numbers: bounded by tableBound, and where its
+// rows are known (maxRows > 0) by what skip header lines and maxRows rows of want numbers can take,
+// so that a small gzip stream of far more lines is refused having decompressed no more than that.
+func readRowsContent(path string, skip, want, maxRows int) ([]byte, error) {
+	bound, _ := tableBound()
+	limit := int64(skip)*maxHeaderLineBytes + int64(maxRows)*int64(want)*maxNumberBytes
+	if maxRows <= 0 || limit >= bound {
+		return readTable(path)
+	}
+	raw, err := readAllMaybeGzipMax(path, limit)
+	if le := (*longerError)(nil); errors.As(err, &le) {
+		return nil, fileErrorf(path, "content is more than %s, the most that %d rows of %d numbers take (%d bytes a number); "+
+			"the file has more rows or longer lines than it should (not read further)", byteSize(limit), maxRows, want, maxNumberBytes)
+	}
+	return raw, err
 }
 
 // parseRow appends the t.Width numbers of line, split by sep ("" splits on blanks), to t; its
@@ -179,11 +205,14 @@ func fields(line, sep string) iter.Seq2[int, string] {
 
 // sklearnHeader parses the first line "N,F,name,..." of scikit-learn's CSVs.
 func sklearnHeader(path string) (n, f int, names []string, err error) {
-	raw, err := readTable(path)
+	head, readErr, err := readPrefixMaybeGzip(path, maxHeaderLineBytes)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	first, _, _ := strings.Cut(string(raw), "\n")
+	first, _, found := strings.Cut(string(head), "\n")
+	if !found && readErr != nil {
+		return 0, 0, nil, fileErrorf(path, "reading the header: %v", readErr)
+	}
 	parts := strings.Split(strings.TrimRight(first, "\r"), ",")
 	if len(parts) < 2 {
 		return 0, 0, nil, fileErrorf(path, "first line %q is not scikit-learn's \"rows,features,...\" header", first)

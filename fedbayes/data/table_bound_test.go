@@ -60,24 +60,29 @@ func TestTableMemoryFactor(t *testing.T) {
 }
 
 // TestDiabetesTargetsRowBound checks that a small gzip'd one-column targets file of millions of
-// lines (16 MiB of "0\n", 16 KiB compressed) is refused by its line count, before a line is
-// parsed, allocating no more than 5 times its content (the gzip read's doubling buffer: the
-// stream's ratio is too high to trust its size field) and 1 MiB: the diabetes loader knows it has
-// 442 rows. The reader before the line count allocated about 45 times the content.
+// lines (16 MiB of "0\n", 16 KiB compressed) is refused, naming the file, having decompressed no
+// more than 442 rows of one number can take (the diabetes loader knows its 442 rows), allocating
+// less than 1 MiB; the reader before this bound allocated about 45 times the content (720 MiB)
+// before it compared the row count. The same lines within the byte bound (a short file of too many
+// rows) are refused by their count before any is parsed.
 func TestDiabetesTargetsRowBound(t *testing.T) {
 	dir := t.TempDir()
 	data := bytes.Repeat([]byte("1 2 3 4 5 6 7 8 9 10\n"), 442)
-	const lines = 8 << 20
 	writeFile(t, filepath.Join(dir, SklearnDir, "diabetes_data_raw.csv.gz"), gzipBytes(t, data))
-	target := writeFile(t, filepath.Join(dir, SklearnDir, "diabetes_target.csv.gz"), gzipBytes(t, bytes.Repeat([]byte("0\n"), lines)))
+	target := writeFile(t, filepath.Join(dir, SklearnDir, "diabetes_target.csv.gz"), gzipBytes(t, bytes.Repeat([]byte("0\n"), 8<<20)))
 	var err error
 	got := allocated(func() { _, err = LoadSklearn("diabetes", dir) })
-	want := target + ": has 8388608 data lines, more than the 442 it should have (not parsed)"
-	if err == nil || err.Error() != want {
+	want := target + ": content is more than 27.6 KiB, the most that 442 rows of 1 numbers take (64 bytes a number)"
+	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
-	if limit := uint64(5*2*lines + 1<<20); got > limit {
-		t.Errorf("allocated %d bytes before refusing, more than %d", got, limit)
+	if got > 1<<20 {
+		t.Errorf("allocated %d bytes before refusing, more than 1 MiB", got)
+	}
+	writeFile(t, target, gzipBytes(t, bytes.Repeat([]byte("0\n"), 443)))
+	want = target + ": has 443 data lines, more than the 442 it should have (not parsed)"
+	if _, err := LoadSklearn("diabetes", dir); err == nil || err.Error() != want {
+		t.Errorf("443 lines: %v, want %q", err, want)
 	}
 }
 
