@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,25 @@ func TestMemoryEstimateCountsServerNetworks(t *testing.T) {
 	}
 	if got, want := estimate(100)-estimate(10), 90*798_040.0; got != want {
 		t.Errorf("90 more samples add %.0f bytes to the estimate, want %.0f", got, want)
+	}
+}
+
+// TestFedBECountsRefusedCheaply checks that FedBE's samples at 10^8 and its distillation's epochs at
+// 10^9, which ran the process out of memory or for days, are refused at spec check having
+// allocated less than 8 MiB (runtime.MemStats.TotalAlloc).
+func TestFedBECountsRefusedCheaply(t *testing.T) {
+	for _, opts := range []string{`{"samples": 100000000}`, `{"distill": {"epochs": 1000000000}}`} {
+		spec := `{"dataset": {"name": "fashion-mnist", "server_fraction": 0.2}, "aggregation": {"rule": "fedbe-gaussian", "options": ` + opts + `}}`
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := ParseSpec([]byte(spec))
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "must be in [0, ") {
+			t.Errorf("%s: %v, want a refusal with the bound", opts, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+			t.Errorf("%s: allocated %d bytes before refusing", opts, got)
+		}
 	}
 }
