@@ -101,3 +101,30 @@ func TestServerStepNaNDiverges(t *testing.T) {
 		t.Errorf("the summary counts %d diverged, want 3", sum.Diverged())
 	}
 }
+
+// TestFedBEDistillationNaNDiverges checks the real case: FedBE's distillation at a step size of
+// 1e30 makes its student NaN, which marks that run diverged at round 1 with the server step's
+// reason, and the sweep goes on to the setting at 0.01, which completes.
+func TestFedBEDistillationNaNDiverges(t *testing.T) {
+	requireDigits(t)
+	s := digitsSpec()
+	s.Dataset.ServerFraction = 0.2
+	s.Model.Kind = "deterministic"
+	s.Aggregation = AggregationSpec{Rule: strategy.FedBEGaussian, Options: json.RawMessage(`{"samples": 2, "distill": {"epochs": 4}}`)}
+	for _, lr := range []string{"1e30", "0.01"} {
+		s.Variants = append(s.Variants, Variant{Label: "lr-" + lr, Set: map[string]json.RawMessage{"aggregation.options.distill.learning_rate": json.RawMessage(lr)}})
+	}
+	sum, err := Run(context.Background(), s, Options{Dir: t.TempDir(), Progress: progress.Discard, NoFigures: true})
+	if err != nil {
+		t.Fatalf("the sweep stopped: %v", err)
+	}
+	if len(sum.Runs) != 2 || sum.Diverged() != 1 {
+		t.Fatalf("runs %+v; want 2, one diverged", sum.Runs)
+	}
+	if r := sum.Runs[0]; r.State != results.Diverged || r.Round != 1 || !strings.Contains(r.Reason, "server step (fedbe-gaussian): ") || !strings.Contains(r.Reason, "is NaN") {
+		t.Errorf("lr 1e30: %s at round %d (%s)", r.State, r.Round, r.Reason)
+	}
+	if r := sum.Runs[1]; r.State != results.Completed {
+		t.Errorf("lr 0.01: %s (%s)", r.State, r.Reason)
+	}
+}
