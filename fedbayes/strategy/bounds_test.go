@@ -68,6 +68,20 @@ func TestCountOptionBounds(t *testing.T) {
 	}
 }
 
+// TestStepSizeOptions checks that a negative step size of a distillation is refused naming its
+// field.
+func TestStepSizeOptions(t *testing.T) {
+	s := Settings{Kind: models.Deterministic, HasServer: true, Clients: 2}
+	for _, field := range []string{"learning_rate", "swa_min_lr"} {
+		s.Options = json.RawMessage(fmt.Sprintf(`{"distill": {%q: -0.5}}`, field))
+		_, err := New(FedBEGaussian, s)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != OptionsField+".distill."+field || !strings.Contains(fe.Problem, "-0.5; must be >= 0") {
+			t.Errorf("%s -0.5: %v", field, err)
+		}
+	}
+}
+
 // TestServerNetworks checks the networks FedBE and FedKT report for the memory estimate: M + K + 1
 // teachers, and K s t.
 func TestServerNetworks(t *testing.T) {

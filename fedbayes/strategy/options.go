@@ -173,8 +173,13 @@ func checkDistill(path string, d predictive.DistillConfig) error {
 		checkCount(path+".swa_cycles", d.SWACycles, MaxOptionEpochs)); err != nil {
 		return err
 	}
-	if d.LearningRate < 0 || d.SWAMinLR < 0 {
-		return &FieldError{Field: path, Problem: "learning_rate and swa_min_lr must be >= 0 (0 takes the default)"}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"learning_rate", d.LearningRate}, {"swa_min_lr", d.SWAMinLR}} {
+		if r.v < 0 {
+			return &FieldError{Field: path + "." + r.name, Problem: fmt.Sprintf("%v; must be >= 0 (0 takes the default)", r.v)}
+		}
 	}
 	if d.Momentum < 0 || d.Momentum >= 1 {
 		return &FieldError{Field: path + ".momentum", Problem: fmt.Sprintf("%v; must be in [0, 1) (0: none)", d.Momentum)}
