@@ -96,6 +96,11 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockSubmit(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	specData, err := json.MarshalIndent(o.Spec, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("cluster: spec: %w", err)
@@ -168,6 +173,22 @@ func Submit(ctx context.Context, o Options) (*Submission, error) {
 		return sub, fmt.Errorf("cluster: job %s was submitted, but recording it failed (fedbayes status will not see its queued tasks): %w", sub.JobID, err)
 	}
 	return sub, nil
+}
+
+// lockSubmit takes the results directory's submit lock, the claim on DIR/.slurm (results.ClaimRun:
+// exclusive among processes, taken over when its holder is dead or silent): Submit holds it from
+// reading the runs' states to recording the job, so two submits at once cannot both find a run
+// missing and send it twice. A lock another live process holds is an error naming it.
+func lockSubmit(dir string) (*results.Claim, error) {
+	lock, err := results.ClaimRun(filepath.Join(dir, SlurmDir))
+	if ce := (*results.ClaimedError)(nil); errors.As(err, &ce) {
+		return nil, fmt.Errorf("cluster: another fedbayes submit into %s is under way (%s); when it has ended, "+
+			"submit again: it sends only the runs still missing, failed or interrupted", dir, ce.Owner)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the submit lock of %s: %w", dir, err)
+	}
+	return lock, nil
 }
 
 // runCommand is the command of each task, before its index.

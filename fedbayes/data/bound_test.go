@@ -20,13 +20,13 @@ func TestReadBoundRequired(t *testing.T) {
 }
 
 // TestTableReadBound checks that LoadCSV and LoadSklearn refuse a table whose content is longer
-// than MaxDataMemory / DataMemoryFactor, raw (by its size) or gzip (a small stream that inflates
+// than MaxDataMemory / TableMemoryFactor, raw (by its size) or gzip (a small stream that inflates
 // beyond the bound), naming the file and the bound, without allocating the inflated size.
 func TestTableReadBound(t *testing.T) {
 	old := MaxDataMemory
 	defer func() { MaxDataMemory = old }()
 	const bound = 1 << 20 // bytes of content
-	MaxDataMemory = bound * DataMemoryFactor
+	MaxDataMemory = bound * TableMemoryFactor
 	// 32 MiB of table rows, about 100 KiB compressed.
 	rows := bytes.Repeat([]byte("1,2,3,4,0\n"), 32<<20/10)
 	csvBody := append([]byte("a,b,c,d,t\n"), rows...)
@@ -39,10 +39,10 @@ func TestTableReadBound(t *testing.T) {
 	}{
 		{"csv gzip", writeFile(t, filepath.Join(dir, "bomb.csv.gz"), gzipBytes(t, csvBody)),
 			func(p string) error { _, err := LoadCSV(p, CSVOptions{Target: "t"}); return err },
-			"content is more than 1.0 MiB, the bound on a table (data.MaxDataMemory / 15)"},
+			"content is more than 1.0 MiB, the bound on a table (data.MaxDataMemory / 20)"},
 		{"csv raw", writeFile(t, filepath.Join(dir, "big.csv"), csvBody[:2<<20]),
 			func(p string) error { _, err := LoadCSV(p, CSVOptions{Target: "t"}); return err },
-			"content is more than 1.0 MiB, the bound on a table (data.MaxDataMemory / 15)"},
+			"content is more than 1.0 MiB, the bound on a table (data.MaxDataMemory / 20)"},
 		{"sklearn gzip", writeFile(t, filepath.Join(dir, "gz", SklearnDir, "iris.csv.gz"), gzipBytes(t, irisBody)),
 			func(string) error { _, err := LoadSklearn("iris", filepath.Join(dir, "gz")); return err },
 			"content is more than 1.0 MiB, the bound on a table"},

@@ -30,7 +30,7 @@ type CSVOptions struct {
 // classification dataset with opts.Classification). Every feature cell must be a number: an empty,
 // "NA" or malformed cell is an error naming the file, line and column. Values are not normalised;
 // Load standardises the features with the training split's statistics. A file whose content is
-// longer than MaxDataMemory / DataMemoryFactor bytes is refused, with no more than that read or
+// longer than MaxDataMemory / TableMemoryFactor bytes is refused, with no more than that read or
 // decompressed.
 func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
 	all, err := readTable(path)

@@ -174,16 +174,16 @@ func readTable(path string) ([]byte, error) {
 	raw, err := readAllMaybeGzipMax(path, limit)
 	if le := (*longerError)(nil); errors.As(err, &le) {
 		return nil, fileErrorf(path, "content is more than %s, the bound on a table (%s / %d); use a smaller file (not read further)",
-			byteSize(limit), from, DataMemoryFactor)
+			byteSize(limit), from, TableMemoryFactor)
 	}
 	return raw, err
 }
 
 // tableBound returns the most bytes of content a table file may have, and where the bound comes
-// from: the memory bound divided by DataMemoryFactor, as for an IDX file's declared values.
+// from: the memory bound divided by TableMemoryFactor, what the readers allocate per byte of content.
 func tableBound() (int64, string) {
 	bound, from := dataMemoryBound()
-	return max(bound/DataMemoryFactor, 1), from
+	return max(bound/TableMemoryFactor, 1), from
 }
 
 // readPrefixMaybeGzip returns the first n bytes of a file's content, decompressed when it is gzip

@@ -36,6 +36,21 @@ var matClassNames = map[byte]string{
 	12: "int32", 13: "uint32", 14: "int64", 15: "uint64",
 }
 
+// matClassBytes is the byte size of a value of each numeric array class: the widest data type its
+// real part may be stored in (MATLAB stores a class's values in its own type or a narrower one).
+var matClassBytes = map[byte]int{6: 8, 7: 4, 8: 1, 9: 1, 10: 2, 11: 2, 12: 4, 13: 4, 14: 8, 15: 8}
+
+// matReadBytes returns the most bytes ReadMAT holds per declared value of an array of the given
+// class while reading it: a uint8 array keeps its stored bytes (1); any other class reads its real
+// part (at most matClassBytes a value) and converts it to float64 (8 more) unless it is stored as
+// uint8.
+func matReadBytes(class byte) int {
+	if class == 9 {
+		return 1
+	}
+	return matClassBytes[class] + 8
+}
+
 // matMaxValues is the most values a MAT variable may declare (2^40), whatever the memory bound.
 const matMaxValues = 1 << 40
 
@@ -352,12 +367,16 @@ func (m *matReader) readMatrix(r io.Reader, n int) (*MATArray, error) {
 	if word&0x0800 != 0 {
 		return nil, fmt.Errorf("variable %q is complex: only real arrays are supported", arr.Name)
 	}
-	// Every value takes at least one byte: a variable declaring more than the memory bound allows
-	// is refused before its data is read, and its real part is read only up to 8 bytes a value.
-	if err := checkDataMemory(m.path, fmt.Sprintf("MAT variable %q dimensions %v", arr.Name, dims), int64(count)); err != nil {
+	// A variable whose declared values would take more memory, at matReadBytes a value, than the
+	// bound allows is refused before its data is read, and its real part is read only up to its
+	// class's width a value (a wider type is refused).
+	per := matReadBytes(class)
+	what := fmt.Sprintf("MAT variable %q dimensions %v of class %s (%d bytes a value as read)", arr.Name, dims, className, per)
+	if err := checkDataMemory(m.path, what, int64(count)*int64(per)); err != nil {
 		return nil, err
 	}
-	rt, real, err := m.readSub(r, fmt.Sprintf("variable %q real part", arr.Name), min(n, 8*count))
+	width := matClassBytes[class]
+	rt, real, err := m.readSub(r, fmt.Sprintf("variable %q real part", arr.Name), min(n, width*count))
 	if err != nil {
 		return nil, err
 	}
@@ -367,6 +386,9 @@ func (m *matReader) readMatrix(r io.Reader, n int) (*MATArray, error) {
 	}
 	if len(real) != count*size {
 		return nil, fmt.Errorf("variable %q: real part has %d bytes, dimensions %v need %d x %d bytes", arr.Name, len(real), dims, count, size)
+	}
+	if size > width {
+		return nil, fmt.Errorf("variable %q of class %s: real part stored as %d-byte values, wider than its class", arr.Name, className, size)
 	}
 	if rt.typ == miUINT8 {
 		arr.u8 = real

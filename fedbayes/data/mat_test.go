@@ -222,7 +222,7 @@ func TestMATMemoryBound(t *testing.T) {
 		want  string // "": it loads
 	}{
 		{16 << 30, ""},
-		{DataMemoryFactor * 1000, p + `: MAT variable "X" dimensions [32 32 3 2] declare 6.0 KiB of values`},
+		{DataMemoryFactor * 1000, p + `: MAT variable "X" dimensions [32 32 3 2] of class uint8 (1 bytes a value as read) declare 6.0 KiB of values`},
 	}
 	for _, tc := range tests {
 		MaxDataMemory = tc.bound

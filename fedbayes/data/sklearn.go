@@ -1,7 +1,10 @@
 package data
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -34,7 +37,7 @@ const SklearnDir = "sklearn"
 // to [0, 1]), "iris" (150 x 4, 3 classes), "wine" (178 x 13, 3 classes), "breast-cancer" (569 x 30,
 // 2 classes), "boston" (506 x 13, regression on MEDV) or "diabetes" (442 x 10 raw features,
 // regression). Table features are returned unnormalised; Load splits and standardises them. A file
-// whose content is longer than MaxDataMemory / DataMemoryFactor bytes is refused, with no more than
+// whose content is longer than MaxDataMemory / TableMemoryFactor bytes is refused, with no more than
 // that read or decompressed.
 func LoadSklearn(name, dir string) (*Dataset, error) {
 	t, ok := sklearnTables[name]
@@ -67,52 +70,149 @@ func SklearnNames() []string {
 	return []string{"digits", "iris", "wine", "breast-cancer", "boston", "diabetes"}
 }
 
+// numTable is a table of numbers read by readRows: Len rows of Width values, row-major in Vals.
+type numTable struct {
+	Vals  []float64
+	Width int
+}
+
+// Len returns the number of rows.
+func (t numTable) Len() int { return len(t.Vals) / t.Width }
+
+// Row returns row i.
+func (t numTable) Row(i int) []float64 { return t.Vals[i*t.Width : (i+1)*t.Width] }
+
 // readRows reads a whole text table of numbers (raw or gzip) split by sep ("" splits on blanks),
-// skipping the first skip lines; every row must have want fields.
-func readRows(path string, skip int, sep string, want int) ([][]float64, error) {
-	raw, err := readTable(path)
+// skipping the first skip lines; every row must have want fields. A file with more than maxRows
+// data lines (0: no such bound) is refused before any is parsed: the lines are counted first. The
+// values are stored in one slice, parsed in place (no copy of a line or its fields), so the reader
+// allocates little more than the content itself, its text and 8 bytes a value (TableMemoryFactor).
+func readRows(path string, skip int, sep string, want, maxRows int) (numTable, error) {
+	raw, err := readRowsContent(path, skip, want, maxRows)
 	if err != nil {
-		return nil, err
+		return numTable{}, err
 	}
-	lines := strings.Split(strings.TrimRight(string(raw), "\r\n"), "\n")
-	if len(lines) < skip {
-		return nil, fileErrorf(path, "has %d lines, fewer than the %d header lines", len(lines), skip)
+	raw = bytes.TrimRight(raw, "\r\n")
+	lines := 0
+	if len(raw) > 0 {
+		lines = bytes.Count(raw, []byte("\n")) + 1
 	}
-	rows := make([][]float64, 0, len(lines)-skip)
-	for i, line := range lines[skip:] {
-		line = strings.TrimRight(line, "\r")
-		var fields []string
-		if sep == "" {
-			fields = strings.Fields(line)
-		} else {
-			fields = strings.Split(line, sep)
+	if lines < skip {
+		return numTable{}, fileErrorf(path, "has %d lines, fewer than the %d header lines", lines, skip)
+	}
+	if maxRows > 0 && lines-skip > maxRows {
+		return numTable{}, fileErrorf(path, "has %d data lines, more than the %d it should have (not parsed)", lines-skip, maxRows)
+	}
+	text := string(raw)
+	raw = nil
+	for range skip {
+		_, text, _ = strings.Cut(text, "\n")
+	}
+	// Every value takes at least one byte of text and a separator or line end: the capacity holds
+	// the whole table without growing and is never more than 4 bytes a byte of content.
+	t := numTable{Width: want, Vals: make([]float64, 0, min((lines-skip)*want, (len(text)+1)/2))}
+	for i := range lines - skip {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		if err := parseRow(&t, strings.TrimRight(line, "\r"), sep); err != nil {
+			return numTable{}, fileErrorf(path, "line %d%v", skip+i+1, err)
 		}
-		if len(fields) != want {
-			return nil, fileErrorf(path, "line %d has %d fields, want %d", skip+i+1, len(fields), want)
+	}
+	return t, nil
+}
+
+// Bounds on the text of a table whose row count is known (readRowsContent): a number with its
+// separator takes at most maxNumberBytes (a float64's longest form, "-2.2250738585072014e-308", is 24
+// bytes), a header line at most maxHeaderLineBytes.
+const (
+	maxNumberBytes     = 64
+	maxHeaderLineBytes = 64 << 10
+)
+
+// readRowsContent reads the content of a table of numbers: bounded by tableBound, and where its
+// rows are known (maxRows > 0) by what skip header lines and maxRows rows of want numbers can take,
+// so that a small gzip stream of far more lines is refused having decompressed no more than that.
+func readRowsContent(path string, skip, want, maxRows int) ([]byte, error) {
+	bound, _ := tableBound()
+	limit := int64(skip)*maxHeaderLineBytes + int64(maxRows)*int64(want)*maxNumberBytes
+	if maxRows <= 0 || limit >= bound {
+		return readTable(path)
+	}
+	raw, err := readAllMaybeGzipMax(path, limit)
+	if le := (*longerError)(nil); errors.As(err, &le) {
+		return nil, fileErrorf(path, "content is more than %s, the most that %d rows of %d numbers take (%d bytes a number); "+
+			"the file has more rows or longer lines than it should (not read further)", byteSize(limit), maxRows, want, maxNumberBytes)
+	}
+	return raw, err
+}
+
+// parseRow appends the t.Width numbers of line, split by sep ("" splits on blanks), to t; its
+// error reads after "line N". The fields are counted before any is parsed.
+func parseRow(t *numTable, line, sep string) error {
+	n := 0
+	for range fields(line, sep) {
+		n++
+	}
+	if n != t.Width {
+		return fmt.Errorf(" has %d fields, want %d", n, t.Width)
+	}
+	start := len(t.Vals)
+	for j, f := range fields(line, sep) {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil && !math.IsInf(v, 0) {
+			t.Vals = t.Vals[:start]
+			return fmt.Errorf(", field %d: cannot read %q as a number", j+1, f)
 		}
-		row := make([]float64, want)
-		for j, f := range fields {
-			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil && !math.IsInf(v, 0) {
-				return nil, fileErrorf(path, "line %d, field %d: cannot read %q as a number", skip+i+1, j+1, f)
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
+			t.Vals = t.Vals[:start]
+			return fmt.Errorf(", field %d: %q is not a finite number (NaN and infinities are refused)", j+1, f)
+		}
+		t.Vals = append(t.Vals, v)
+	}
+	return nil
+}
+
+// fields yields the fields of line split by sep, as strings.Split does, or by runs of blanks
+// (spaces and tabs, as strings.Fields on a table's line) where sep is "", with their index; it
+// allocates nothing.
+func fields(line, sep string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for j := 0; ; j++ {
+			var f string
+			if sep == "" {
+				line = strings.TrimLeft(line, " \t")
+				if line == "" {
+					return
+				}
+				end := strings.IndexAny(line, " \t")
+				if end < 0 {
+					end = len(line)
+				}
+				f, line = line[:end], line[end:]
+				if !yield(j, f) {
+					return
+				}
+				continue
 			}
-			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
-				return nil, fileErrorf(path, "line %d, field %d: %q is not a finite number (NaN and infinities are refused)", skip+i+1, j+1, f)
+			var more bool
+			f, line, more = strings.Cut(line, sep)
+			if !yield(j, f) || !more {
+				return
 			}
-			row[j] = v
 		}
-		rows = append(rows, row)
 	}
-	return rows, nil
 }
 
 // sklearnHeader parses the first line "N,F,name,..." of scikit-learn's CSVs.
 func sklearnHeader(path string) (n, f int, names []string, err error) {
-	raw, err := readTable(path)
+	head, readErr, err := readPrefixMaybeGzip(path, maxHeaderLineBytes)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	first, _, _ := strings.Cut(string(raw), "\n")
+	first, _, found := strings.Cut(string(head), "\n")
+	if !found && readErr != nil {
+		return 0, 0, nil, fileErrorf(path, "reading the header: %v", readErr)
+	}
 	parts := strings.Split(strings.TrimRight(first, "\r"), ",")
 	if len(parts) < 2 {
 		return 0, 0, nil, fileErrorf(path, "first line %q is not scikit-learn's \"rows,features,...\" header", first)
@@ -131,10 +231,10 @@ func sklearnHeader(path string) (n, f int, names []string, err error) {
 }
 
 // tableFromRows fills X from the first f columns of rows.
-func tableFromRows(name string, rows [][]float64, f int) *Dataset {
-	ds := &Dataset{Name: name, Shape: []int{f}, X: make([]float32, 0, len(rows)*f)}
-	for _, r := range rows {
-		for _, v := range r[:f] {
+func tableFromRows(name string, rows numTable, f int) *Dataset {
+	ds := &Dataset{Name: name, Shape: []int{f}, X: make([]float32, 0, rows.Len()*f)}
+	for i := range rows.Len() {
+		for _, v := range rows.Row(i)[:f] {
 			ds.X = append(ds.X, float32(v))
 		}
 	}
@@ -142,10 +242,10 @@ func tableFromRows(name string, rows [][]float64, f int) *Dataset {
 }
 
 // labelsFromColumn reads integer class labels in [0, numClasses) from column c.
-func labelsFromColumn(path string, rows [][]float64, c, numClasses, skip int) ([]int32, error) {
-	labels := make([]int32, len(rows))
-	for i, r := range rows {
-		v := r[c]
+func labelsFromColumn(path string, rows numTable, c, numClasses, skip int) ([]int32, error) {
+	labels := make([]int32, rows.Len())
+	for i := range labels {
+		v := rows.Row(i)[c]
 		if v != float64(int32(v)) || v < 0 || int(v) >= numClasses {
 			return nil, fileErrorf(path, "line %d: label %g is not a class in [0, %d)", skip+i+1, v, numClasses)
 		}
@@ -169,11 +269,11 @@ func loadSklearnClassification(name, path string, featureNames []string) (*Datas
 	if len(classes) < 2 {
 		return nil, fileErrorf(path, "header names %d classes, want at least 2", len(classes))
 	}
-	rows, err := readRows(path, 1, ",", f+1)
+	rows, err := readRows(path, 1, ",", f+1, n)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRowCount(path, len(rows), n); err != nil {
+	if err := checkRowCount(path, rows.Len(), n); err != nil {
 		return nil, err
 	}
 	ds := tableFromRows(name, rows, f)
@@ -189,17 +289,18 @@ func loadSklearnClassification(name, path string, featureNames []string) (*Datas
 
 func loadSklearnDigits(path string) (*Dataset, error) {
 	const side, classes = 8, 10
-	rows, err := readRows(path, 0, ",", side*side+1)
+	const examples = 1797
+	rows, err := readRows(path, 0, ",", side*side+1, examples)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRowCount(path, len(rows), 1797); err != nil {
+	if err := checkRowCount(path, rows.Len(), examples); err != nil {
 		return nil, err
 	}
 	ds := &Dataset{Name: "digits", Shape: []int{side, side, 1}, NumClasses: classes, ClassNames: digitNames,
-		X: make([]float32, 0, len(rows)*side*side)}
-	for i, r := range rows {
-		for _, v := range r[:side*side] {
+		X: make([]float32, 0, rows.Len()*side*side)}
+	for i := range rows.Len() {
+		for _, v := range rows.Row(i)[:side*side] {
 			if v < 0 || v > 16 {
 				return nil, fileErrorf(path, "line %d: pixel %g outside 0..16", i+1, v)
 			}
@@ -232,43 +333,43 @@ func loadSklearnBoston(path string) (*Dataset, error) {
 	if len(names) != f+1 {
 		return nil, fileErrorf(path, "column-name line has %d names, want %d features + the target", len(names), f)
 	}
-	rows, err := readRows(path, 2, ",", f+1)
+	rows, err := readRows(path, 2, ",", f+1, n)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRowCount(path, len(rows), n); err != nil {
+	if err := checkRowCount(path, rows.Len(), n); err != nil {
 		return nil, err
 	}
 	ds := tableFromRows("boston", rows, f)
 	ds.FeatureNames = names[:f]
-	ds.Targets = make([]float32, len(rows))
-	for i, r := range rows {
-		ds.Targets[i] = float32(r[f])
+	ds.Targets = make([]float32, rows.Len())
+	for i := range ds.Targets {
+		ds.Targets[i] = float32(rows.Row(i)[f])
 	}
 	return validated(ds)
 }
 
 func loadSklearnDiabetes(dataPath, targetPath string, names []string) (*Dataset, error) {
-	const f = 10
-	rows, err := readRows(dataPath, 0, "", f)
+	const f, examples = 10, 442
+	rows, err := readRows(dataPath, 0, "", f, examples)
 	if err != nil {
 		return nil, err
 	}
-	targets, err := readRows(targetPath, 0, "", 1)
+	targets, err := readRows(targetPath, 0, "", 1, examples)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != len(targets) {
-		return nil, fileErrorf(targetPath, "has %d targets but %s has %d rows", len(targets), filepath.Base(dataPath), len(rows))
+	if rows.Len() != targets.Len() {
+		return nil, fileErrorf(targetPath, "has %d targets but %s has %d rows", targets.Len(), filepath.Base(dataPath), rows.Len())
 	}
-	if err := checkRowCount(dataPath, len(rows), 442); err != nil {
+	if err := checkRowCount(dataPath, rows.Len(), examples); err != nil {
 		return nil, err
 	}
 	ds := tableFromRows("diabetes", rows, f)
 	ds.FeatureNames = names
-	ds.Targets = make([]float32, len(rows))
-	for i, t := range targets {
-		ds.Targets[i] = float32(t[0])
+	ds.Targets = make([]float32, rows.Len())
+	for i := range ds.Targets {
+		ds.Targets[i] = float32(targets.Vals[i])
 	}
 	return validated(ds)
 }

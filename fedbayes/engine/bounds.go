@@ -14,6 +14,7 @@ import (
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/runinfo"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // Bounds on the size fields of a Spec, checked by Validate with the field's JSON path. They are far
@@ -104,34 +105,81 @@ func validateBounds(c *Spec) error {
 	return checkMemory(c)
 }
 
-// dataDims are the example size, class count and test-set size of the engine's datasets, for the
-// memory estimate (an unknown name is estimated as the largest).
-var dataDims = map[string][3]int{
-	"fashion-mnist": {784, 10, 10000}, "mnist": {784, 10, 10000}, "digits": {64, 10, 360}, "iris": {4, 3, 30},
-	"wine": {13, 3, 36}, "breast-cancer": {30, 2, 114}, "cifar10": {3072, 10, 10000}, "cifar100": {3072, 100, 10000},
-	"cifar100-coarse": {3072, 20, 10000}, "svhn": {3072, 10, 26032},
+// dataDims are the example size, class count, test-set size and training-set size of the engine's
+// datasets, for the memory estimate (an unknown name is estimated as the largest).
+var dataDims = map[string][4]int{
+	"fashion-mnist": {784, 10, 10000, 60000}, "mnist": {784, 10, 10000, 60000}, "digits": {64, 10, 360, 1437},
+	"iris": {4, 3, 30, 120}, "wine": {13, 3, 36, 142}, "breast-cancer": {30, 2, 114, 455},
+	"cifar10": {3072, 10, 10000, 50000}, "cifar100": {3072, 100, 10000, 50000}, "cifar100-coarse": {3072, 20, 10000, 50000},
+	"svhn": {3072, 10, 26032, 73257},
 }
+
+// memoryNeed is MemoryEstimate's parts in bytes.
+type memoryNeed struct {
+	// Model is the dense layers' parameters of the global model and every client, with their
+	// gradients and optimizer state.
+	Model float64
+	// Act is one batch of activations per client and the predictive's samples on one batch.
+	Act float64
+	// Pred is the predictive's class probabilities of every sample on the evaluation rows.
+	Pred float64
+	// Server is the networks a strategy's server step holds beyond the clients
+	// (strategy.ServerNetworker: FedBE's teachers, FedKT's), each with its parameters and its class
+	// probabilities on the server set.
+	Server float64
+}
+
+// total is the sum of the parts.
+func (m memoryNeed) total() float64 { return m.Model + m.Act + m.Pred + m.Server }
 
 // MemoryEstimate returns a rough lower bound, in bytes, of the memory one run of c needs: the dense
 // layers' parameters (mean and variance for Bayesian models) held by the global model and every
 // client with its gradient and optimizer state, the activations of one batch per client and of the
-// predictive's samples on one batch, and the predictive's class probabilities of every sample on the
-// test set (or one client's fairness examples). Convolutions are not counted (they are small).
+// predictive's samples on one batch, the predictive's class probabilities of every sample on the
+// test set (or one client's fairness examples), and the networks the strategy's server step holds
+// at once (FedBE's M samples, K clients and their mean; FedKT's K s t teachers) with their class
+// probabilities on the server set. Convolutions are not counted (they are small).
 func MemoryEstimate(c *Spec) float64 {
-	model, act, pred := memoryParts(c)
-	return model + act + pred
+	return memoryParts(c).total()
 }
 
-// memoryParts returns MemoryEstimate's parts in bytes: the models, the activations and the
-// predictive's probabilities.
-func memoryParts(c *Spec) (model, act, pred float64) {
+// memoryParts returns MemoryEstimate's parts.
+func memoryParts(c *Spec) memoryNeed {
 	dims, ok := dataDims[c.Dataset.Name]
 	if !ok {
-		dims = [3]int{3072, 100, 26032}
+		dims = [4]int{3072, 100, 26032, 73257}
 		if strings.HasPrefix(c.Dataset.Name, "emnist") {
-			dims = [3]int{784, 62, 116323}
+			dims = [4]int{784, 62, 116323, 697932}
 		}
 	}
+	params, widest := denseParams(c, dims[0], dims[1])
+	perWeight := 1.0
+	if c.Model.Kind == "" || c.Model.Kind == models.Bayesian {
+		perWeight = 2 // mean and log-variance
+	}
+	clients := float64(c.Partition.Clients)
+	copies := 4*clients + 2 // each client: parameters, gradient, two optimizer slots; global and previous
+	act := float64(c.Training.BatchSize) * widest * clients * 4
+	act += float64(c.Evaluation.Samples) * float64(c.Training.BatchSize) * widest
+	// The predictive keeps every sample's class probabilities: the test set, and each client's
+	// fairness examples.
+	test := float64(dims[2])
+	if c.Dataset.TestSubsample > 0 {
+		test = math.Min(test, float64(c.Dataset.TestSubsample))
+	}
+	evalRows := test
+	if c.Evaluation.Fairness != "off" {
+		evalRows = math.Max(evalRows, float64(c.Evaluation.FairnessExamples))
+	}
+	pred := float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
+	serverRows := math.Ceil(float64(dims[3]) * c.Dataset.ServerFraction)
+	server := float64(serverNetworks(c)) * (params + serverRows*float64(dims[1]))
+	return memoryNeed{Model: 4 * params * perWeight * copies, Act: 4 * act, Pred: 4 * pred, Server: 4 * server} // float32
+}
+
+// denseParams returns the dense layers' parameter count of c's model on examples of in values and
+// classes outputs, and the widest layer (the input counted).
+func denseParams(c *Spec, in, classes int) (params, widest float64) {
 	var widths []int
 	switch c.Model.Arch {
 	case models.ArchMLP, "":
@@ -145,59 +193,68 @@ func memoryParts(c *Spec) (model, act, pred float64) {
 			widths = []int{120, 84}
 		}
 	}
-	params, in, widest := 0.0, float64(dims[0]), float64(dims[0])
-	for _, w := range append(append([]int(nil), widths...), dims[1]) {
-		params += in*float64(w) + float64(w)
-		in = float64(w)
-		widest = math.Max(widest, in)
+	from := float64(in)
+	widest = from
+	for _, w := range append(append([]int(nil), widths...), classes) {
+		params += from*float64(w) + float64(w)
+		from = float64(w)
+		widest = math.Max(widest, from)
 	}
-	perWeight := 1.0
-	if c.Model.Kind == "" || c.Model.Kind == models.Bayesian {
-		perWeight = 2 // mean and log-variance
-	}
-	clients := float64(c.Partition.Clients)
-	copies := 4*clients + 2 // each client: parameters, gradient, two optimizer slots; global and previous
-	act = float64(c.Training.BatchSize) * widest * clients * 4
-	act += float64(c.Evaluation.Samples) * float64(c.Training.BatchSize) * widest
-	// The predictive keeps every sample's class probabilities: the test set, and each client's
-	// fairness examples.
-	test := float64(dims[2])
-	if c.Dataset.TestSubsample > 0 {
-		test = math.Min(test, float64(c.Dataset.TestSubsample))
-	}
-	evalRows := test
-	if c.Evaluation.Fairness != "off" {
-		evalRows = math.Max(evalRows, float64(c.Evaluation.FairnessExamples))
-	}
-	pred = float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
-	return 4 * params * perWeight * copies, 4 * act, 4 * pred // float32
+	return params, widest
 }
 
-// checkMemory refuses a spec whose MemoryEstimate exceeds the machine's memory.
+// serverNetworks is the number of networks c's server strategy holds beyond the clients
+// (strategy.ServerNetworker), 0 for a parameter-space rule or a strategy that holds none or cannot
+// be built (its refusal is validateAggregation's).
+func serverNetworks(c *Spec) int {
+	if _, err := aggregate.ParseRule(c.Aggregation.Rule); err == nil || !strategy.Known(c.Aggregation.Rule) {
+		return 0
+	}
+	st, err := newStrategy(c)
+	if err != nil {
+		return 0
+	}
+	if n, ok := st.(strategy.ServerNetworker); ok {
+		return n.ServerNetworks()
+	}
+	return 0
+}
+
+// checkMemory refuses a spec whose MemoryEstimate exceeds the memory the process may use
+// (runinfo.MemoryLimit: its cgroup's, address-space or Slurm limit, else the machine's).
 func checkMemory(c *Spec) error {
-	total := float64(runinfo.MemoryTotal())
+	limit, from := runinfo.MemoryLimit()
+	total := float64(limit)
 	if total <= 0 {
 		return nil
 	}
-	model, act, pred := memoryParts(c)
-	if need := model + act + pred; need > total {
-		// Name the field behind the largest part.
-		path := "model.dense_widths"
-		if c.Model.Arch == models.ArchMLP || c.Model.Arch == "" {
-			path = "model.hidden"
-		}
-		if act > model && act > pred {
-			path = "training.batch_size"
-		}
-		if pred > model && pred > act {
-			path = "evaluation.samples"
-		}
-		return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients, "+
-			"one batch of activations and the predictive's samples), this machine has %s; reduce model.hidden / "+
-			"model.dense_widths, partition.clients, training.batch_size or evaluation.samples", gib(model+act+pred),
-			c.Partition.Clients, gib(total))
+	m := memoryParts(c)
+	need := m.total()
+	if need <= total {
+		return nil
 	}
-	return nil
+	// Name the field behind the largest part.
+	path := "model.dense_widths"
+	if c.Model.Arch == models.ArchMLP || c.Model.Arch == "" {
+		path = "model.hidden"
+	}
+	largest := m.Model
+	for _, p := range []struct {
+		v    float64
+		path string
+	}{{m.Act, "training.batch_size"}, {m.Pred, "evaluation.samples"}, {m.Server, "aggregation.options"}} {
+		if p.v > largest {
+			largest, path = p.v, p.path
+		}
+	}
+	detail := ""
+	if m.Server > 0 {
+		detail = fmt.Sprintf(", the server step's %d networks (aggregation.options: FedBE's samples, FedKT's students x teachers) on its set", serverNetworks(c))
+	}
+	return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients, "+
+		"one batch of activations and the predictive's samples%s), more than the %s this process may use (%s); "+
+		"reduce model.hidden / model.dense_widths, partition.clients, training.batch_size, evaluation.samples or "+
+		"aggregation.options", gib(need), c.Partition.Clients, detail, gib(total), from)
 }
 
 // gib formats bytes in GiB.

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,15 @@ func TestParseSpecStrict(t *testing.T) {
 		{"samples 2^31", `{` + base + `, "evaluation": {"samples": 2147483648}}`, []string{"evaluation.samples", "too large"}},
 		{"bins 2^31", `{` + base + `, "evaluation": {"bins": 2147483648}}`, []string{"evaluation.bins", "too large"}},
 		{"hidden 2^40", `{` + base + `, "model": {"hidden": [1099511627776]}}`, []string{"model.hidden[0]", "too large"}},
-		{"hidden 100000x100000", `{` + base + `, "model": {"hidden": [100000, 100000]}}`, []string{"needs about", "GiB of memory", "this machine has"}},
+		{"hidden 100000x100000", `{` + base + `, "model": {"hidden": [100000, 100000]}}`, []string{"needs about", "GiB of memory", "this process may use"}},
+		{"FedBE samples 1e8", `{"dataset": {"name": "fashion-mnist", "server_fraction": 0.2}, "aggregation": {"rule": "fedbe-gaussian", "options": {"samples": 100000000}}}`,
+			[]string{"aggregation.options.samples: 100000000; must be in [0, 1000] (0 takes the default)"}},
+		{"FedBE samples 2^31-1", `{"dataset": {"name": "fashion-mnist", "server_fraction": 0.2}, "aggregation": {"rule": "fedbe-gaussian", "options": {"samples": 2147483647}}}`,
+			[]string{"aggregation.options.samples: 2147483647", "[0, 1000]"}},
+		{"FedBE distill epochs 1e9", `{"dataset": {"name": "fashion-mnist", "server_fraction": 0.2}, "aggregation": {"rule": "fedbe-gaussian", "options": {"distill": {"epochs": 1000000000}}}}`,
+			[]string{"aggregation.options.distill.epochs: 1000000000; must be in [0, 10000]"}},
+		{"FedBE samples x wide model", `{"dataset": {"name": "cifar100", "server_fraction": 0.5}, "model": {"hidden": [50000]}, "aggregation": {"rule": "fedbe-gaussian", "options": {"samples": 1000}}}`,
+			[]string{"aggregation.options: this setting needs about", "the server step's 1011 networks"}},
 		{"samples x test set", `{"dataset": {"name": "cifar100"}, "evaluation": {"samples": 100000}}`, []string{"evaluation.samples", "needs about", "GiB of memory"}},
 		{"clients 2^62", `{` + base + `, "partition": {"clients": 4611686018427387904}}`, []string{"partition.clients", "too large"}},
 		{"population 1e9", `{` + base + `, "aggregation": {"rule": "PPA", "population": 1000000000}}`, []string{"aggregation.population", "too large"}},
@@ -117,4 +126,42 @@ func TestExpandLargestSweepIsLinear(t *testing.T) {
 		t.Fatalf("%d settings, %v", len(settings), err)
 	}
 	t.Logf("10,000 settings in %v", time.Since(start))
+}
+
+// TestMemoryEstimateCountsServerNetworks checks that FedBE's samples enter the memory estimate:
+// each more sample is one more network of the MLP [784, 100, 10] (79,510 parameters) with its
+// class probabilities on the server set (20% of 60,000 examples, 10 classes), in float32:
+// 4 x (79,510 + 12,000 x 10) = 798,040 bytes.
+func TestMemoryEstimateCountsServerNetworks(t *testing.T) {
+	estimate := func(samples int) float64 {
+		s, err := ParseSpec([]byte(fmt.Sprintf(`{"dataset": {"name": "fashion-mnist", "server_fraction": 0.2}, "model": {"kind": "deterministic"},
+			"aggregation": {"rule": "fedbe-gaussian", "options": {"samples": %d}}}`, samples)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return MemoryEstimate(s.WithDefaults())
+	}
+	if got, want := estimate(100)-estimate(10), 90*798_040.0; got != want {
+		t.Errorf("90 more samples add %.0f bytes to the estimate, want %.0f", got, want)
+	}
+}
+
+// TestFedBECountsRefusedCheaply checks that FedBE's samples at 10^8 and its distillation's epochs at
+// 10^9, which ran the process out of memory or for days, are refused at spec check having
+// allocated less than 8 MiB (runtime.MemStats.TotalAlloc).
+func TestFedBECountsRefusedCheaply(t *testing.T) {
+	for _, opts := range []string{`{"samples": 100000000}`, `{"distill": {"epochs": 1000000000}}`} {
+		spec := `{"dataset": {"name": "fashion-mnist", "server_fraction": 0.2}, "aggregation": {"rule": "fedbe-gaussian", "options": ` + opts + `}}`
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := ParseSpec([]byte(spec))
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "must be in [0, ") {
+			t.Errorf("%s: %v, want a refusal with the bound", opts, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+			t.Errorf("%s: allocated %d bytes before refusing", opts, got)
+		}
+	}
 }

@@ -202,8 +202,9 @@ func (s *Summary) Diverged() int {
 // so is a field that only the data shows to be wrong (a partition.sort_feature the dataset lacks, a
 // partition that leaves a client without examples, a model.arch too large for the examples), which
 // is refused before any run directory is written.
-// A run that diverges (non-finite loss or parameters, or non-finite predictions of finite parameters
-// at evaluation, such as an overflowing predictive variance) is recorded as diverged with the round
+// A run that diverges (non-finite loss or parameters, a server step that fails on a non-finite model
+// of its own (posterior.NonFiniteError), or non-finite predictions of finite parameters at
+// evaluation, such as an overflowing predictive variance) is recorded as diverged with the round
 // and reason, and the next run starts; any other error is recorded as a failed run and returned. A
 // cancelled ctx stops between training steps and leaves the run resumable.
 func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {

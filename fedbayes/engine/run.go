@@ -295,6 +295,10 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 		t1 := time.Now()
 		received := global
 		next, err := r.aggregate(out, ids, jobSizes, global, round)
+		if nf := (*posterior.NonFiniteError)(nil); errors.As(err, &nf) {
+			// The server step's own model diverged (a distillation at a step size too large).
+			return round, r.diverge(round, fmt.Sprintf("server step (%s): %v", s.Aggregation.Rule, err), sum)
+		}
 		if err != nil {
 			return round, fmt.Errorf("aggregation (%s): %w", s.Aggregation.Rule, err)
 		}

@@ -96,6 +96,21 @@ func (p *Posterior) Validate() error {
 	return nil
 }
 
+// NonFiniteError is a posterior holding a NaN or an infinity (Validate's refusal): a model that
+// diverged. The engine records a run whose server step fails with one as diverged, not failed.
+type NonFiniteError struct {
+	// Param and What name the parameter and its part ("mean", "log-variance"); Index is the flat
+	// index of the first non-finite value, Value that value.
+	Param, What string
+	Index       int
+	Value       float32
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("posterior: parameter %q: %s[%d] (flat index) is %v", e.Param, e.What, e.Index, e.Value)
+}
+
+// checkFinite returns a *NonFiniteError for the first NaN or infinity of t (a float32 tensor).
 func checkFinite(name, what string, t *tensors.Tensor) error {
 	if t.DType() != dtypes.Float32 {
 		return fmt.Errorf("posterior: parameter %q: %s has dtype %s, want float32", name, what, t.DType())
@@ -104,7 +119,7 @@ func checkFinite(name, what string, t *tensors.Tensor) error {
 	accessErr := tensors.ConstFlatData(t, func(flat []float32) {
 		for i, v := range flat {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				err = fmt.Errorf("posterior: parameter %q: %s[%d] (flat index) is %v", name, what, i, v)
+				err = &NonFiniteError{Param: name, What: what, Index: i, Value: v}
 				return
 			}
 		}

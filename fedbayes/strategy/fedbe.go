@@ -48,6 +48,8 @@ type FedBE struct {
 	Config predictive.FedBEConfig
 	// Kind is the clients' model kind.
 	Kind models.Kind
+	// Clients is the number of clients of the partition (teachers beside the samples).
+	Clients int
 }
 
 // newFedBE builds a FedBE strategy of the given distribution from its options (FedBEOptions).
@@ -56,8 +58,8 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if err := DecodeOptions(s, &o); err != nil {
 		return nil, err
 	}
-	if o.Samples < 0 {
-		return nil, &FieldError{Field: OptionsField + ".samples", Problem: fmt.Sprintf("%d; must be >= 0 (0 means 10)", o.Samples)}
+	if err := checkCount(OptionsField+".samples", o.Samples, MaxFedBESamples); err != nil {
+		return nil, err
 	}
 	if o.Alpha < 0 {
 		return nil, &FieldError{Field: OptionsField + ".alpha", Problem: fmt.Sprintf("%v; must be >= 0 (0 means 1)", o.Alpha)}
@@ -82,8 +84,12 @@ func newFedBE(distribution string, swa bool, s Settings) (*FedBE, error) {
 	if err := checkDistilled(OptionsField+".distill", fc.Distill, false); err != nil {
 		return nil, err
 	}
-	return &FedBE{Config: fc, Kind: s.Kind}, nil
+	return &FedBE{Config: fc, Kind: s.Kind, Clients: s.Clients}, nil
 }
+
+// ServerNetworks implements ServerNetworker: the M sampled models, the K clients and their mean
+// are the teachers, stacked and run over the server set at once (predictive.FedBETeachers).
+func (f *FedBE) ServerNetworks() int { return f.Config.Samples + f.Clients + 1 }
 
 // Aggregate runs one FedBE server step on the round's clients.
 func (f *FedBE) Aggregate(r *Round) (*Global, error) {

@@ -28,6 +28,8 @@ type FedKT struct {
 	// Config holds the students s, the teachers t, the vote, the teachers' local training and the
 	// distillation (Seed is set from the round).
 	Config predictive.FedKTConfig
+
+	clients int // the partition's clients, for ServerNetworks
 }
 
 // FedKTOptions are FedKT's options, the spec's aggregation.options of fedkt: students s (0: 2),
@@ -48,8 +50,12 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if k.Students < 0 || k.Teachers < 0 {
 		return nil, &FieldError{Field: OptionsField, Problem: fmt.Sprintf("students %d and teachers %d must be >= 0 (0 takes 2 and 5)", k.Students, k.Teachers)}
 	}
-	if k.Local.Epochs < 0 || k.Local.BatchSize < 0 || k.Local.LearningRate < 0 {
-		return nil, &FieldError{Field: OptionsField + ".local", Problem: "epochs, batch_size and learning_rate must be >= 0 (0 takes the default)"}
+	if err := firstError(checkCount(OptionsField+".local.epochs", k.Local.Epochs, MaxOptionEpochs),
+		checkCount(OptionsField+".local.batch_size", k.Local.BatchSize, MaxOptionBatch)); err != nil {
+		return nil, err
+	}
+	if k.Local.LearningRate < 0 {
+		return nil, &FieldError{Field: OptionsField + ".local.learning_rate", Problem: fmt.Sprintf("%v; must be >= 0 (0 takes the default)", k.Local.LearningRate)}
 	}
 	if m := k.Local.Momentum; !(m >= 0 && m < 1) {
 		return nil, &FieldError{Field: OptionsField + ".local.momentum", Problem: fmt.Sprintf("%v; must be in [0, 1) (0: none)", m)}
@@ -82,8 +88,12 @@ func newFedKT(s Settings) (*FedKT, error) {
 	if err := firstError(invalid(OptionsField, c.Validate()), checkDistilled(OptionsField+".distill", c.Distill, false)); err != nil {
 		return nil, err
 	}
-	return &FedKT{Config: c}, nil
+	return &FedKT{Config: c, clients: s.Clients}, nil
 }
+
+// ServerNetworks implements ServerNetworker: the K s t teachers train at once on the client axis of
+// one model (predictive.FedKT).
+func (f *FedKT) ServerNetworks() int { return f.clients * f.Config.Students * f.Config.Teachers }
 
 // CheckClients implements ClientChecker: each of a student's t teachers trains on one of t
 // disjoint parts of a client's examples (Li et al. 2021), so every client needs at least t.

@@ -27,6 +27,14 @@ type ClientChecker interface {
 	CheckClients(sizes []int) error
 }
 
+// ServerNetworker is implemented by a strategy whose server step holds, at once, networks of the
+// clients' architecture beyond the clients' own: ServerNetworks returns how many (FedBE: its M
+// samples, the K clients and their mean; FedKT: its K s t teachers). The engine counts them in its
+// memory estimate, so that a count option that would exhaust memory is refused at spec check.
+type ServerNetworker interface {
+	ServerNetworks() int
+}
+
 // HasOptions reports whether s carries options (Settings.Options is neither empty nor null).
 func HasOptions(s Settings) bool {
 	t := bytes.TrimSpace(s.Options)
@@ -129,15 +137,49 @@ func jsonFields(t reflect.Type, fields map[string]reflect.Type, names *[]string)
 	}
 }
 
+// Upper bounds on the count options of the strategies, checked when a strategy is built (at spec
+// check), each naming its field and its bound. They are far above the papers' settings and far below
+// what exhausts memory or runs for days before the first round ends.
+const (
+	// MaxFedBESamples bounds FedBE's samples M, 100 times Chen & Chao's 10: each sample is one more
+	// teacher network held on the server and run over the whole server set (ServerNetworker).
+	MaxFedBESamples = 1_000
+	// MaxOptionEpochs bounds the epochs of a distillation and of FedKT's teachers, 500 times the
+	// 20 of Chen & Chao and Hasan (2023), Tables B.2-B.4: every epoch is a pass over the server set
+	// (or the client's data) inside one server step.
+	MaxOptionEpochs = 10_000
+	// MaxOptionBatch bounds a distillation's and FedKT's teachers' batch size, as the spec's
+	// training.batch_size (2^20).
+	MaxOptionBatch = 1 << 20
+)
+
+// checkCount refuses a count option v outside [0, max] at path (0 takes the default).
+func checkCount(path string, v, max int) error {
+	if v < 0 || v > max {
+		return &FieldError{Field: path, Problem: fmt.Sprintf("%d; must be in [0, %d] (0 takes the default)", v, max)}
+	}
+	return nil
+}
+
 // checkDistill checks a distillation's options at path (e.g. "aggregation.options.distill"): a known
-// optimizer, no negative sizes (0 takes the default) and a momentum in [0, 1) that only SGD takes. SWA cycles against epochs are checked
-// after the strategy's defaults (checkSWA).
+// optimizer, epochs in [0, MaxOptionEpochs], batch_size in [0, MaxOptionBatch], swa_cycles >= 0
+// (0 takes the default), no negative step size, and a momentum in [0, 1) that only SGD takes. SWA
+// cycles against epochs are checked after the strategy's defaults (checkDistilled).
 func checkDistill(path string, d predictive.DistillConfig) error {
 	if d.Optimizer != "" && d.Optimizer != "sgd" && d.Optimizer != "adam" {
 		return notOneOf(path+".optimizer", d.Optimizer, []string{"sgd", "adam"})
 	}
-	if d.Epochs < 0 || d.BatchSize < 0 || d.LearningRate < 0 || d.SWACycles < 0 {
-		return &FieldError{Field: path, Problem: "epochs, batch_size, learning_rate and swa_cycles must be >= 0 (0 takes the default)"}
+	if err := firstError(checkCount(path+".epochs", d.Epochs, MaxOptionEpochs), checkCount(path+".batch_size", d.BatchSize, MaxOptionBatch),
+		checkCount(path+".swa_cycles", d.SWACycles, MaxOptionEpochs)); err != nil {
+		return err
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"learning_rate", d.LearningRate}, {"swa_min_lr", d.SWAMinLR}} {
+		if r.v < 0 {
+			return &FieldError{Field: path + "." + r.name, Problem: fmt.Sprintf("%v; must be >= 0 (0 takes the default)", r.v)}
+		}
 	}
 	if d.Momentum < 0 || d.Momentum >= 1 {
 		return &FieldError{Field: path + ".momentum", Problem: fmt.Sprintf("%v; must be in [0, 1) (0: none)", d.Momentum)}

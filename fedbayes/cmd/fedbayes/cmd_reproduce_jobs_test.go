@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,11 @@ func TestReproduceJobsSharesAndStops(t *testing.T) {
 			(run.Status.State != results.Completed || run.Status.Round != 5 || len(run.Rows) == 0 || run.Rows[len(run.Rows)-1].Round != 5) {
 			t.Errorf("%s ended %s at round %d, though SIGTERM came before its last round", filepath.Base(r), run.Status.State, run.Status.Round)
 		}
-		log, err := os.ReadFile(filepath.Join(res, ".jobs", "worker-"+string(rune('0'+k))+".log"))
+		logs, _ := filepath.Glob(filepath.Join(res, ".jobs", fmt.Sprintf("worker-%d-pid*.log", k)))
+		if len(logs) != 1 {
+			t.Fatalf("worker %d's logs: %v, want one", k, logs)
+		}
+		log, err := os.ReadFile(logs[0])
 		if err != nil || !strings.Contains(string(log), "stopping the current run") {
 			t.Errorf("worker %d's log (%v) does not show the interrupt:\n%s", k, err, lastLines(string(log), 8))
 		}

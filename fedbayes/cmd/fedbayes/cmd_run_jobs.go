@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +26,44 @@ import (
 // preset), each with GOMAXPROCS = cores / N, and wait for them.
 // Results are the same bit for bit whatever the number of cores (simplegoplus splits work by shape
 // only), so a sweep run with -jobs gives the numbers of one run without it.
+
+// createWorkerLog creates worker k's log in logs, named by k and this process's id
+// (worker-K-pidPID.log), so that two parents on one results directory (two `run -jobs 2`) never
+// share or truncate each other's logs. The file is created new (O_EXCL): a name left by an earlier
+// process of the same id gets a suffix (worker-K-pidPID-2.log, ...), and the earlier log is kept.
+func createWorkerLog(logs string, k int) (*os.File, error) {
+	base := fmt.Sprintf("worker-%d-pid%d", k, os.Getpid())
+	for n := 1; ; n++ {
+		name := base + ".log"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.log", base, n)
+		}
+		f, err := os.OpenFile(filepath.Join(logs, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) || n >= 1000 {
+			return f, err
+		}
+	}
+}
+
+// logTail returns ": " and the last non-empty line of the log at path (of its last 4 KiB), the
+// reason a worker gives as it stops, or "" where there is none.
+func logTail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 4<<10)
+	if fi, err := f.Stat(); err == nil && fi.Size() > int64(len(buf)) {
+		_, _ = f.Seek(fi.Size()-int64(len(buf)), 0)
+	}
+	n, _ := io.ReadFull(f, buf)
+	lines := strings.Split(strings.TrimSpace(string(buf[:n])), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return ": " + last
+	}
+	return ""
+}
 
 // parseWorker reads "-worker k/N".
 func parseWorker(s string) (k, n int, err error) {
@@ -59,7 +100,7 @@ func runJobs(ctx context.Context, spec *engine.Spec, dir string, resume bool, jo
 
 // runWorkers starts jobs processes of this program, worker k with the arguments worker(k, jobs) and
 // GOMAXPROCS = cores / jobs, and returns when they have all stopped. Each worker's terminal output
-// goes to logs/worker-K.log; this process prints a line whenever one of runDirs finishes, with the
+// goes to its own new file logs/worker-K-pidPID.log (createWorkerLog); this process prints a line whenever one of runDirs finishes, with the
 // ETA. An interrupt (ctx done) is passed to the workers, which stop between two training steps and
 // leave their runs resumable. jobs is at least 1.
 func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int) []string, runDirs []string) error {
@@ -78,11 +119,11 @@ func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int
 	}
 	workers := make([]*process, jobs)
 	for k := range workers {
-		w := &process{cmd: exec.Command(self, worker(k, jobs)...), log: filepath.Join(logs, fmt.Sprintf("worker-%d.log", k)), done: make(chan error, 1)}
-		f, err := os.Create(w.log)
+		f, err := createWorkerLog(logs, k)
 		if err != nil {
 			return fmt.Errorf("-jobs: %w", err)
 		}
+		w := &process{cmd: exec.Command(self, worker(k, jobs)...), log: f.Name(), done: make(chan error, 1)}
 		w.cmd.Stdout, w.cmd.Stderr = f, f
 		w.cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", cores))
 		// A process group of its own: a Ctrl-C in the terminal reaches this process only, which
@@ -134,7 +175,7 @@ func runWorkers(ctx context.Context, jobs int, logs string, worker func(k, n int
 			select {
 			case err := <-w.done:
 				if err != nil && firstErr == nil && ctx.Err() == nil {
-					firstErr = fmt.Errorf("-jobs: worker %d stopped: %v (its output: %s)", k, err, w.log)
+					firstErr = fmt.Errorf("-jobs: worker %d stopped: %v%s (its output: %s)", k, err, logTail(w.log), w.log)
 				}
 				workers[k], running = nil, running-1
 			default:

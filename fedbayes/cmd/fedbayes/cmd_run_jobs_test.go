@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,4 +80,62 @@ func metricLines(t *testing.T, path string) []string {
 		out = append(out, s[i:j])
 	}
 	return out
+}
+
+// TestCreateWorkerLog checks that a worker's log is a new file named by the worker and this
+// process's id, so that two `run -jobs` parents on one folder write apart: a log already at that
+// name (an earlier process of the same id) is kept as it was and the new one gets a suffix.
+func TestCreateWorkerLog(t *testing.T) {
+	logs := t.TempDir()
+	first, err := createWorkerLog(logs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(logs, fmt.Sprintf("worker-1-pid%d.log", os.Getpid())); first.Name() != want {
+		t.Errorf("log %s, want %s", first.Name(), want)
+	}
+	if _, err := first.WriteString("first parent's output\n"); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	second, err := createWorkerLog(logs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if want := filepath.Join(logs, fmt.Sprintf("worker-1-pid%d-2.log", os.Getpid())); second.Name() != want {
+		t.Errorf("second log %s, want %s", second.Name(), want)
+	}
+	if b, _ := os.ReadFile(first.Name()); string(b) != "first parent's output\n" {
+		t.Errorf("the first log was changed: %q", b)
+	}
+	other, err := createWorkerLog(logs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if !strings.Contains(filepath.Base(other.Name()), "worker-0-pid") {
+		t.Errorf("worker 0's log %s", other.Name())
+	}
+}
+
+// TestLogTail checks the reason quoted from a stopped worker's log: its last non-empty line.
+func TestLogTail(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ content, want string }{
+		{"starting\nfedbayes: run x is being written by pid 7\n\n", ": fedbayes: run x is being written by pid 7"},
+		{"", ""},
+		{strings.Repeat("a", 10000) + "\nlast", ": last"},
+	} {
+		p := filepath.Join(dir, "log")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := logTail(p); got != tc.want {
+			t.Errorf("logTail of %.20q = %q, want %q", tc.content, got, tc.want)
+		}
+	}
+	if got := logTail(filepath.Join(dir, "none")); got != "" {
+		t.Errorf("a missing log: %q", got)
+	}
 }

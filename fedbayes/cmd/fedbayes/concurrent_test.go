@@ -218,3 +218,44 @@ func waitForGlob(pattern string, timeout time.Duration) {
 		}
 	}
 }
+
+// Two `run -jobs 2` on one folder: each parent's workers write logs of their own (four files, none
+// shared or truncated), a parent whose worker stops on a run the other holds says why (the log's
+// last line), and one more resume completes every run with each row once.
+func TestTwoJobsParentsOnOneFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four processes for seconds")
+	}
+	dir := t.TempDir()
+	spec := concurrentSpec(t, dir, 200, "1, 2, 3, 4")
+	out := filepath.Join(dir, "D")
+	a, aOut := commandProcess(t, "run", spec, "-o", out, "-jobs", "2", "-no-figures")
+	waitForGlob(filepath.Join(out, "conc-seed*", results.ClaimFile), 2*time.Minute)
+	b, bOut := commandProcess(t, "run", spec, "-o", out, "--resume", "-jobs", "2", "-no-figures")
+	sa, sb := exitCode(t, a), exitCode(t, b)
+	t.Logf("parents exited %d and %d:\n%s\n%s", sa, sb, lastLines(aOut.String(), 3), lastLines(bOut.String(), 3))
+	logs, _ := filepath.Glob(filepath.Join(out, ".jobs", "worker-*-pid*.log"))
+	pids := map[int]bool{a.Process.Pid: true, b.Process.Pid: true}
+	if len(logs) != 4 {
+		t.Errorf("worker logs %v, want 4 (two per parent)", logs)
+	}
+	for _, l := range logs {
+		var k, pid int
+		if _, err := fmt.Sscanf(filepath.Base(l), "worker-%d-pid%d.log", &k, &pid); err != nil || !pids[pid] {
+			t.Errorf("log %s is not named by a parent's pid (%v)", l, pids)
+		}
+	}
+	for _, p := range []struct {
+		st  int
+		out string
+	}{{sa, aOut.String()}, {sb, bOut.String()}} {
+		if p.st != 0 && !strings.Contains(p.out, "being written by pid") {
+			t.Errorf("a parent failed without saying why:\n%s", lastLines(p.out, 8))
+		}
+	}
+	var o, e bytes.Buffer
+	if st := runMain([]string{"run", spec, "-o", out, "--resume", "-no-figures"}, &o, &e); st != 0 {
+		t.Fatalf("final resume: %d\n%s", st, e.String())
+	}
+	checkRowsOnce(t, out, 4, 200)
+}
