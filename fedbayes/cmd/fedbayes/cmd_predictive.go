@@ -165,7 +165,7 @@ func (f aliasFlags) run(spec *engine.Spec, arg string, stdout io.Writer, noFigur
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *f.out, Resume: true, Progress: runProgress(), NoFigures: noFigures})
+	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *f.out, Resume: true, Progress: plannedProgress(spec, *f.out, nil), NoFigures: noFigures})
 	if errors.Is(err, context.Canceled) {
 		return nil, fmt.Errorf("interrupted; run the same command again to continue")
 	}

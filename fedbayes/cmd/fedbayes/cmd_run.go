@@ -83,7 +83,7 @@ func runRun(args []string, stdout io.Writer) error {
 	// releases its claim.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(), NoFigures: *noFigures}
+	opts := engine.Options{Dir: *out, Resume: *resume, NoFigures: *noFigures}
 	if *taskIndex >= 0 {
 		opts.Runs = []int{*taskIndex}
 	}
@@ -127,6 +127,7 @@ func runRun(args []string, stdout io.Writer) error {
 		// and the figures.
 		opts.Resume = true
 	}
+	opts.Progress = plannedProgress(spec, *out, opts.Runs)
 	sum, err := engine.Run(ctx, spec, opts)
 	if sum != nil {
 		printRunSummary(stdout, sum)
