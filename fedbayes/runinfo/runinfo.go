@@ -87,15 +87,15 @@ func checkoutDir() string {
 			continue
 		}
 		top := strings.TrimSpace(string(out))
-		if moduleOf(filepath.Join(top, "go.mod")) == ModulePath {
+		if ModuleOf(filepath.Join(top, "go.mod")) == ModulePath {
 			return top
 		}
 	}
 	return ""
 }
 
-// moduleOf returns the module path that the go.mod file at path declares, or "".
-func moduleOf(path string) string {
+// ModuleOf returns the module path that the go.mod file at path declares, or "".
+func ModuleOf(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
