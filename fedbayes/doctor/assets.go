@@ -29,11 +29,12 @@ func checkData(repo string) []Check {
 			continue
 		}
 		c := Check{Name: "data: " + a.Name, OK: a.Present, Detail: a.Path}
+		install := inCheckout(repo, "data", "fedbayes data install")
 		if a.Corrupt != "" {
-			c.Detail, c.Fix = a.Corrupt, "cd "+repo+" && rm -r "+a.Path+" && make data"
+			c.Detail, c.Fix = a.Corrupt, "rm -r "+a.Path+" && "+install
 		} else if !a.Present {
 			c.Detail = "missing " + strings.Join(a.Missing, ", ") + " in " + a.Path + " (" + a.Source + ")"
-			c.Fix = "cd " + repo + " && make data"
+			c.Fix = install
 		}
 		cs = append(cs, c)
 	}
@@ -52,7 +53,10 @@ func orNone(names []string) string {
 
 // checkCharts reports the offline ECharts library that charts and figures load.
 func checkCharts(repo string) []Check {
-	c := Check{Name: "echarts", Fix: "cd " + repo + " && make charts   (runs: " + plots.InstallCommand() + ")"}
+	c := Check{Name: "echarts", Fix: plots.InstallCommand()}
+	if repo != "" {
+		c.Fix = "cd " + repo + " && make charts   (runs: " + plots.InstallCommand() + ")"
+	}
 	dir, err := plots.EChartsDir()
 	if err != nil {
 		c.Detail = "ECharts " + plots.EChartsVersion + " not installed in " + plots.NPMDir()

@@ -30,25 +30,32 @@ func checkGo(string) []Check {
 func checkTools(repo string) []Check {
 	var cs []Check
 	for _, tool := range []string{"gonb", "goimports"} {
-		c := Check{Name: tool, Fix: "cd " + repo + " && make tools"}
+		c := Check{Name: tool, Fix: inCheckout(repo, "tools", "clone fedbayes and run make tools in the clone")}
 		p := filepath.Join(repo, ".build", "bin", tool)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		switch st, err := os.Stat(p); {
+		case repo == "":
+			c.Detail = "not built: no checkout"
+		case err == nil && !st.IsDir():
 			c.OK, c.Detail, c.Fix = true, p, ""
-		} else {
+		default:
 			c.Detail = "not built (" + p + ")"
 		}
-		cs = append(cs, c)
+		cs = append(cs, noCheckout(c, repo))
 	}
 	return cs
 }
 
 // checkJupyter reports Debian's Jupyter Notebook and nbconvert under /usr/bin/python3.
 func checkJupyter(repo string) []Check {
-	c := Check{Name: "jupyter", Fix: "cd " + repo + " && make system   (runs apt-get install jupyter-notebook python3-nbconvert python3-nbclient python3-ipykernel)"}
+	const apt = "apt-get install jupyter-notebook python3-nbconvert python3-nbclient python3-ipykernel"
+	c := Check{Name: "jupyter", Fix: "sudo " + apt}
+	if repo != "" {
+		c.Fix = "cd " + repo + " && make system   (runs " + apt + ")"
+	}
 	out, err := exec.Command("/usr/bin/python3", "-c", "import notebook, nbconvert; print(notebook.__version__, nbconvert.__version__)").Output()
 	if err != nil {
 		c.Detail = "Jupyter Notebook or nbconvert not importable by /usr/bin/python3"
-		return []Check{c}
+		return []Check{noCheckout(c, repo)}
 	}
 	v := strings.Fields(string(out))
 	c.OK, c.Fix = true, ""
@@ -58,7 +65,11 @@ func checkJupyter(repo string) []Check {
 
 // checkKernel reports the "Go (fedbayes)" kernel spec written by `make kernel`.
 func checkKernel(repo string) []Check {
-	c := Check{Name: "kernel", Fix: "cd " + repo + " && make kernel"}
+	c := Check{Name: "kernel", Fix: inCheckout(repo, "kernel", "clone fedbayes and run make kernel in the clone")}
+	if repo == "" {
+		c.Detail = "not installed: no checkout"
+		return []Check{noCheckout(c, repo)}
+	}
 	p := filepath.Join(repo, ".build", "jupyter", "kernels", "fedbayes", "kernel.json")
 	if _, err := os.Stat(p); err != nil {
 		c.Detail = "kernel spec not installed (" + p + ")"

@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
+
+	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // Check is the outcome of one check.
@@ -26,19 +29,52 @@ type Check struct {
 	Fix string
 }
 
-// Run performs every check, in order. It never panics: a check that panics is reported as failed.
+// Run performs every check, in order, starting with the checkout (RepoDir). It never panics: a
+// check that panics is reported as failed. Without a checkout the checks that only the notebooks
+// need (gonb, goimports, Jupyter, the kernel) are optional and the fixes name no make target: the
+// fedbayes binary works alone.
 func Run() []Check {
 	repo := RepoDir()
-	if repo == "" {
-		return []Check{{Name: "checkout", Detail: "cannot find the fedbayes checkout from " + wd(),
-			Fix: "run from inside the fedbayes checkout, or set FEDBAYES_REPO to its path"}}
-	}
+	out := []Check{checkCheckout(repo)}
 	fns := []func(repo string) []Check{checkGo, checkTools, checkJupyter, checkKernel, checkBackend, checkData, checkCharts}
-	var out []Check
 	for _, fn := range fns {
 		out = append(out, safe(fn, repo)...)
 	}
 	return out
+}
+
+// checkCheckout reports the fedbayes checkout found (RepoDir), or, when there is none, that the
+// binary works without one (optional): the notebooks, the kernel and the make targets need one.
+func checkCheckout(repo string) Check {
+	if repo != "" {
+		return Check{Name: "checkout", OK: true, Detail: repo}
+	}
+	where := wd()
+	if exe, err := os.Executable(); err == nil {
+		where += " or " + exe
+	}
+	return Check{Name: "checkout", Optional: true,
+		Detail: "no fedbayes checkout found from " + where + "; the fedbayes command works without one, the notebooks need one",
+		Fix:    "for the notebooks, clone fedbayes and run fedbayes doctor inside the clone, or set FEDBAYES_REPO to its path"}
+}
+
+// noCheckout marks c, a check of something only the notebooks need, as optional when there is no
+// checkout (repo is ""), saying so in its detail.
+func noCheckout(c Check, repo string) Check {
+	if repo == "" && !c.OK {
+		c.Optional = true
+		c.Detail += " (needed by the notebooks only)"
+	}
+	return c
+}
+
+// inCheckout returns the command that runs makeTarget in the checkout repo, or, without one
+// (repo is ""), alone, the command that does the same.
+func inCheckout(repo, makeTarget, alone string) string {
+	if repo == "" {
+		return alone
+	}
+	return "cd " + repo + " && make " + makeTarget
 }
 
 func safe(fn func(string) []Check, repo string) (cs []Check) {
@@ -109,23 +145,50 @@ func wd() string {
 }
 
 // RepoDir returns the fedbayes checkout: $FEDBAYES_REPO (set by the kernel launcher), else the first
-// parent of the working directory whose go.mod declares module fedbayes.dev; "" if none is found.
+// of these folders or their parents whose go.mod declares module fedbayes.dev: the working
+// directory, the folder of the running binary (symlinks resolved: .build/bin/fedbayes lies in its
+// checkout, wherever it is run from), and the folder this package was compiled from when it is still
+// there (a `go run` or `go test` binary); "" if none is found.
 func RepoDir() string {
 	if r := os.Getenv("FEDBAYES_REPO"); r != "" {
 		return r
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
+	var starts []string
+	if d, err := os.Getwd(); err == nil {
+		starts = append(starts, d)
 	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(strings.TrimSpace(string(b)), "module fedbayes.dev") {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, binaryDir(exe))
 	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		starts = append(starts, filepath.Dir(file))
+	}
+	return findRepo(starts)
+}
+
+// binaryDir returns the folder that holds the executable exe, its symlinks resolved (a link in
+// ~/bin to a checkout's .build/bin/fedbayes gives that .build/bin).
+func binaryDir(exe string) string {
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return filepath.Dir(exe)
+}
+
+// findRepo returns the first of the folders starts, or of their parents, whose go.mod declares
+// fedbayes's module (runinfo.ModulePath), or "".
+func findRepo(starts []string) string {
+	for _, dir := range starts {
+		for dir != "" {
+			if runinfo.ModuleOf(filepath.Join(dir, "go.mod")) == runinfo.ModulePath {
+				return dir
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return ""
 }

@@ -12,6 +12,8 @@ import (
 	"fedbayes.dev/fedbayes/backend"
 )
 
+// TestRepoDirFromSubfolder finds the checkout from the package's folder, and from a folder outside
+// it, where the binary's or the source's folder leads to it (fedbayes doctor run elsewhere).
 func TestRepoDirFromSubfolder(t *testing.T) {
 	t.Setenv("FEDBAYES_REPO", "")
 	repo := RepoDir() // the test runs in fedbayes/doctor
@@ -21,14 +23,91 @@ func TestRepoDirFromSubfolder(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "fedbayes", "doctor", "doctor.go")); err != nil {
 		t.Errorf("RepoDir() = %q is not the checkout: %v", repo, err)
 	}
+	t.Chdir(t.TempDir())
+	if got := RepoDir(); got != repo {
+		t.Errorf("RepoDir() from outside the checkout = %q, want %q", got, repo)
+	}
 }
 
-func TestRunOutsideCheckout(t *testing.T) {
-	t.Setenv("FEDBAYES_REPO", "")
-	t.Chdir(t.TempDir())
-	cs := Run()
-	if len(cs) != 1 || cs[0].Name != "checkout" || cs[0].OK || !strings.Contains(cs[0].Fix, "FEDBAYES_REPO") {
-		t.Fatalf("Run() outside a checkout = %+v, want one failed checkout check that names FEDBAYES_REPO", cs)
+// TestFindRepo checks where RepoDir looks for the checkout: in each starting folder (the working
+// directory, the binary's folder, the source's) and its parents, taking the first go.mod of module
+// fedbayes.dev; a binary linked from elsewhere is found through its link.
+func TestFindRepo(t *testing.T) {
+	root := t.TempDir()
+	clone, other, outside := filepath.Join(root, "clone"), filepath.Join(root, "other"), filepath.Join(root, "outside")
+	writeFile(t, filepath.Join(clone, "go.mod"), "module fedbayes.dev\n\ngo 1.26.0\n")
+	writeFile(t, filepath.Join(clone, ".build", "bin", "fedbayes"), "binary")
+	writeFile(t, filepath.Join(other, "go.mod"), "module example.com/mystudy\n")
+	writeFile(t, filepath.Join(other, "sub", "x"), "")
+	writeFile(t, filepath.Join(root, "quoted", "go.mod"), "// a comment\nmodule \"fedbayes.dev\"\n")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(outside, "fedbayes")
+	if err := os.Symlink(filepath.Join(clone, ".build", "bin", "fedbayes"), link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		starts []string
+		want   string
+	}{
+		{"in the checkout's folder", []string{filepath.Join(clone, ".build")}, clone},
+		{"outside, the checkout's binary", []string{outside, filepath.Join(clone, ".build", "bin")}, clone},
+		{"outside, a link to the checkout's binary", []string{outside, binaryDir(link)}, clone},
+		{"another module, then the checkout", []string{filepath.Join(other, "sub"), clone}, clone},
+		{"a quoted module path", []string{filepath.Join(root, "quoted")}, filepath.Join(root, "quoted")},
+		{"no checkout", []string{outside, filepath.Join(other, "sub")}, ""},
+		{"nothing to start from", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := findRepo(tc.starts); got != tc.want {
+				t.Errorf("findRepo(%q) = %q, want %q", tc.starts, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNoCheckoutIsNotAFailure checks the checks that use the checkout when there is none (a user of
+// the binary alone): the checkout, gonb, goimports, Jupyter and the kernel are optional, and no fix
+// says to cd into an empty path; the datasets' fix is fedbayes data install.
+func TestNoCheckoutIsNotAFailure(t *testing.T) {
+	t.Setenv("FEDBAYES_DATA", t.TempDir())
+	cs := []Check{checkCheckout("")}
+	for _, fn := range []func(string) []Check{checkTools, checkJupyter, checkKernel, checkData, checkCharts} {
+		cs = append(cs, fn("")...)
+	}
+	for _, c := range cs {
+		if strings.HasPrefix(c.Fix, "cd ") {
+			t.Errorf("%s: fix %q changes into a checkout there is none of", c.Name, c.Fix)
+		}
+		switch {
+		case c.Name == "checkout" || c.Name == "gonb" || c.Name == "goimports" || c.Name == "kernel" || c.Name == "jupyter":
+			if !c.OK && !c.Optional {
+				t.Errorf("%s without a checkout is a required failure: %+v", c.Name, c)
+			}
+		case strings.HasPrefix(c.Name, "data: ") && !c.Optional:
+			if c.OK || c.Fix != "fedbayes data install" {
+				t.Errorf("%s in an empty data folder without a checkout: %+v, want fixed by fedbayes data install", c.Name, c)
+			}
+		}
+	}
+	if c := checkCheckout(""); c.OK || !c.Optional || !strings.Contains(c.Fix, "FEDBAYES_REPO") {
+		t.Errorf("checkCheckout(\"\") = %+v, want optional, naming FEDBAYES_REPO", c)
+	}
+	if c := checkCheckout("/repo"); !c.OK || c.Detail != "/repo" {
+		t.Errorf("checkCheckout(/repo) = %+v", c)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

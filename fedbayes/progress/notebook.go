@@ -44,6 +44,13 @@ func NewNotebook() *Notebook {
 	return &Notebook{update: gonbui.UpdateHTML, sync: gonbui.Sync}
 }
 
+// Plan implements Planner: the next runs runs make one sweep.
+func (n *Notebook) Plan(runs int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.tr.plan(runs)
+}
+
 // Start implements Reporter: it creates a new output block.
 func (n *Notebook) Start(total int, label string) {
 	n.mu.Lock()
@@ -80,21 +87,22 @@ func (n *Notebook) Done(status string) {
 // setClock replaces the clock (tests).
 func (n *Notebook) setClock(now func() time.Time) { n.tr.now = now }
 
-// FormatHTML renders a snapshot as a small HTML block: a <progress> bar, the round counts, time
-// per round, ETA and a line of the latest metrics. All text is escaped.
+// FormatHTML renders a snapshot as a small HTML block: the run's place in a planned sweep and its
+// label, a <progress> bar, the round counts, time per round, the ETAs of the run and of the sweep,
+// and a line of the latest metrics (train-loss with the Legend as its tooltip). All text is escaped.
 func FormatHTML(s Snapshot) string {
 	var b strings.Builder
 	b.WriteString(`<div class="fedbayes-progress" style="font-family:monospace;font-size:12px;line-height:1.5">`)
-	if s.Label != "" {
-		b.WriteString("<b>" + html.EscapeString(s.Label) + "</b> ")
+	if head := lineHead(s); head != "" {
+		b.WriteString("<b>" + html.EscapeString(head) + "</b> ")
 	}
 	if s.Finished {
 		color := "#2e7d32"
 		if !strings.HasPrefix(s.Status, "completed") {
 			color = "#c62828"
 		}
-		fmt.Fprintf(&b, `<span style="color:%s">%s</span>: %d rounds in %s`, color, html.EscapeString(s.Status),
-			s.Round, FormatDuration(s.Elapsed))
+		fmt.Fprintf(&b, `<span style="color:%s">%s</span>: %s in %s`, color, html.EscapeString(s.Status),
+			rounds(s.Round), FormatDuration(s.Elapsed))
 	} else {
 		if s.Total > 0 {
 			fmt.Fprintf(&b, `<progress value="%d" max="%d" style="width:16em;vertical-align:middle"></progress> `, min(s.Round, s.Total), s.Total)
@@ -112,13 +120,20 @@ func FormatHTML(s Snapshot) string {
 			fmt.Fprintf(&b, " · ETA %s", FormatDuration(s.ETA))
 		}
 	}
+	if s.SweepETA > 0 {
+		fmt.Fprintf(&b, " · sweep ETA %s", FormatDuration(s.SweepETA))
+	}
 	if names := orderedMetrics(s.Metrics); len(names) > 0 {
 		b.WriteString("<br>")
 		for i, name := range names {
 			if i > 0 {
 				b.WriteString(" · ")
 			}
-			b.WriteString(html.EscapeString(name) + " <b>" + formatValue(s.Metrics[name]) + "</b>")
+			label := html.EscapeString(metricLabel(name))
+			if metricLabel(name) != name {
+				label = `<span title="` + html.EscapeString(Legend) + `">` + label + `</span>`
+			}
+			b.WriteString(label + " <b>" + formatValue(s.Metrics[name]) + "</b>")
 		}
 	}
 	if t := s.Last; t.Total() > 0 && !s.Finished {

@@ -10,9 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -101,6 +98,12 @@ type Snapshot struct {
 	// ReusedFrom names the run whose local training the round in progress (or, after its Update,
 	// the last round) took instead of training (ReuseReporter); "" when the round trained its own.
 	ReusedFrom string
+	// Run and Runs place the run in a sweep planned with Plan (run Run of Runs, 1-based); both are
+	// 0 when no sweep was planned.
+	Run, Runs int
+	// SweepETA is the estimated time to the end of the planned sweep's last run (0 when unknown or
+	// when no sweep was planned).
+	SweepETA time.Duration
 	// Status is set by Done.
 	Status string
 	// Finished is true after Done.
@@ -124,6 +127,7 @@ type tracker struct {
 	firstAt             time.Time
 	roundStart          time.Time // end of the last reported round (or Start)
 	reusedRound         int       // the round ReusedFrom is about (0: none)
+	sweep               sweepState
 }
 
 func (k *tracker) begin(total int, label string) {
@@ -131,6 +135,7 @@ func (k *tracker) begin(total int, label string) {
 		k.now = time.Now
 	}
 	k.snap = Snapshot{Label: label, Total: total}
+	k.sweep.begin(&k.snap)
 	k.start = k.now()
 	k.roundStart = k.start
 	k.updates, k.reusedRound = 0, 0
@@ -172,6 +177,7 @@ func (k *tracker) update(round int, metrics map[string]float64, t Timings) {
 	if s.Total > round {
 		s.ETA = s.PerRound * time.Duration(s.Total-round)
 	}
+	k.sweepETA(s.PerRound)
 }
 
 // step records progress within round: before the first round ends, the ETA is estimated from the
@@ -195,14 +201,15 @@ func (k *tracker) step(round, step, steps, examples int) {
 	}
 	perStep := in / time.Duration(step)
 	left := perStep * time.Duration(max(0, steps-step))
+	per := s.PerRound
+	if per == 0 {
+		per = perStep * time.Duration(steps)
+	}
 	if s.Total > round {
-		per := s.PerRound
-		if per == 0 {
-			per = perStep * time.Duration(steps)
-		}
 		left += per * time.Duration(s.Total-round)
 	}
 	s.ETA = left
+	k.sweepETA(per)
 }
 
 func (k *tracker) done(status string) {
@@ -211,40 +218,9 @@ func (k *tracker) done(status string) {
 	}
 	k.snap.Elapsed = k.now().Sub(k.start)
 	k.snap.Status, k.snap.Finished, k.snap.ETA = status, true, 0
+	k.sweep.end(k.roundsRun(), k.snap.Elapsed)
+	k.sweepETA(k.snap.PerRound)
 }
-
-// preferredMetrics come first, in this order; other metrics follow by name.
-var preferredMetrics = []string{"accuracy", "nll", "ece", "brier", "spread", "loss"}
-
-// orderedMetrics returns the metric names of m in display order.
-func orderedMetrics(m map[string]float64) []string {
-	var names []string
-	for _, p := range preferredMetrics {
-		if _, ok := m[p]; ok {
-			names = append(names, p)
-		}
-	}
-	var rest []string
-	for name := range m {
-		if !contains(preferredMetrics, name) {
-			rest = append(rest, name)
-		}
-	}
-	sort.Strings(rest)
-	return append(names, rest...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// formatValue formats a metric with 4 significant digits.
-func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // FormatDuration formats a duration compactly: 120µs, 850ms, 3.2s, 4m05s, 2h03m. Rounding never
 // produces "60": 59.96s reads 1m00s.
@@ -264,46 +240,4 @@ func FormatDuration(d time.Duration) string {
 	}
 	d = d.Round(time.Minute)
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// FormatLine renders a snapshot as one line of text, with at most maxMetrics metrics (all when
-// maxMetrics <= 0), e.g. "fmnist-eaa round 3/10 [=====>        ] 30% 1.2s/round ETA 8.4s
-// accuracy 0.9123 nll 0.3011".
-func FormatLine(s Snapshot, maxMetrics int) string {
-	var b strings.Builder
-	if s.Label != "" {
-		b.WriteString(s.Label + " ")
-	}
-	if s.Finished {
-		fmt.Fprintf(&b, "%s: %d rounds in %s", s.Status, s.Round, FormatDuration(s.Elapsed))
-	} else {
-		if s.Total > 0 {
-			const width = 20
-			filled := int(s.Fraction() * width)
-			bar := strings.Repeat("=", filled)
-			if filled < width {
-				bar += ">" + strings.Repeat(" ", width-filled-1)
-			}
-			fmt.Fprintf(&b, "round %d/%d [%s] %3.0f%%", s.Round, s.Total, bar, 100*s.Fraction())
-		} else {
-			fmt.Fprintf(&b, "round %d", s.Round)
-		}
-		if s.InRound > 0 && s.Steps > 0 {
-			fmt.Fprintf(&b, " (round %d: step %d/%d, %s)", s.InRound, s.Step, s.Steps, inRound(s))
-		}
-		if s.PerRound > 0 {
-			fmt.Fprintf(&b, " %s/round", FormatDuration(s.PerRound))
-		}
-		if s.ETA > 0 {
-			fmt.Fprintf(&b, " ETA %s", FormatDuration(s.ETA))
-		}
-	}
-	names := orderedMetrics(s.Metrics)
-	if maxMetrics > 0 && len(names) > maxMetrics {
-		names = names[:maxMetrics]
-	}
-	for _, name := range names {
-		fmt.Fprintf(&b, " %s %s", name, formatValue(s.Metrics[name]))
-	}
-	return b.String()
 }

@@ -48,11 +48,14 @@ func TestTerminalPlainLines(t *testing.T) {
 	term.Update(2, map[string]float64{"accuracy": 0.8125}, Timings{Local: time.Second})
 	set(5)
 	term.Done("completed")
+	term.Start(3, "eaa-seed2") // the legend is written once
 	want := strings.Join([]string{
+		Legend,
 		"eaa-seed1: 10 rounds",
-		"eaa-seed1 round 1/10 [==>                 ]  10% 2.0s/round ETA 18.0s accuracy 0.75 nll 0.5 zeta 3",
+		"eaa-seed1 round 1/10 [==>                 ]  10% 2.0s/round ETA 18.0s accuracy 0.75 nll 0.5",
 		"eaa-seed1 round 2/10 [====>               ]  20% 2.5s/round ETA 20.0s accuracy 0.8125",
 		"eaa-seed1 completed: 2 rounds in 5.0s accuracy 0.8125",
+		"eaa-seed2: 3 rounds",
 		"",
 	}, "\n")
 	if got := buf.String(); got != want {
@@ -66,25 +69,29 @@ func TestTerminalLiveLine(t *testing.T) {
 	now, set := fakeClock()
 	term.setClock(now)
 	term.Start(4, "")
+	legend := buf.String()
+	if legend != Legend+"\n" {
+		t.Fatalf("live output before the first round %q, want the legend", legend)
+	}
 	set(1)
 	term.Update(1, map[string]float64{"accuracy": 0.5, "nll": 1, "ece": 0.1, "brier": 0.2, "spread": 3, "extra": 9}, Timings{Eval: time.Second})
-	first := buf.String()
+	first := strings.TrimPrefix(buf.String(), legend)
 	if strings.Contains(first, "\n") || !strings.HasPrefix(first, "\r") {
 		t.Errorf("live update is not a redrawn line: %q", first)
 	}
-	if strings.Contains(first, "spread") || !strings.Contains(first, "brier") {
-		t.Errorf("live line shows other than the first %d metrics: %q", liveMetrics, first)
+	if strings.Contains(first, "brier") || !strings.HasSuffix(first, "accuracy 0.5 nll 1 ece 0.1") {
+		t.Errorf("live line shows other than the key metrics: %q", first)
 	}
 	set(2)
 	term.Update(2, nil, Timings{})
-	second := strings.TrimPrefix(buf.String(), first)
+	second := strings.TrimPrefix(buf.String(), legend+first)
 	// The shorter second line blanks the rest of the first one.
 	if len([]rune(second)) != len([]rune(first)) {
 		t.Errorf("second line %q does not cover the first %q", second, first)
 	}
 	set(3)
 	term.Done("diverged at round 3: NaN loss")
-	out := buf.String()
+	out := strings.TrimPrefix(buf.String(), legend)
 	if !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
 		t.Errorf("Done must end the line once: %q", out)
 	}

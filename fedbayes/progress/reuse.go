@@ -52,11 +52,11 @@ func inRound(s Snapshot) string {
 	return fmt.Sprintf("%.0f examples/s", s.ExamplesPerSec)
 }
 
-// reusedLine is the line a Terminal writes for a reused round.
-func reusedLine(label string, round, steps, examples int, from string) string {
+// reusedLine is the line a Terminal writes for a reused round, after head (lineHead).
+func reusedLine(head string, round, steps, examples int, from string) string {
 	line := fmt.Sprintf("round %d: local training (%d steps, %d examples) reused from run %s", round, steps, examples, from)
-	if label != "" {
-		line = label + ": " + line
+	if head != "" {
+		line = head + ": " + line
 	}
 	return line
 }
@@ -67,7 +67,7 @@ func (t *Terminal) Reused(round, steps, examples int, from string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.tr.reused(round, steps, examples, from)
-	line := reusedLine(t.tr.snap.Label, round, steps, examples, from)
+	line := reusedLine(lineHead(t.tr.snap), round, steps, examples, from)
 	if !t.live {
 		fmt.Fprintln(t.w, line)
 		return
@@ -76,7 +76,7 @@ func (t *Terminal) Reused(round, steps, examples int, from string) {
 	fmt.Fprintln(t.w)
 	t.lastLen = 0
 	t.shown = t.tr.now()
-	t.redraw(FormatLine(t.tr.snap, liveMetrics))
+	t.redraw(FormatLine(t.tr.snap))
 }
 
 // Reused implements ReuseReporter: the bar shows the round's steps done and the run they came from.

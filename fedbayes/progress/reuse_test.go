@@ -19,7 +19,7 @@ func TestTrackerReused(t *testing.T) {
 	if s.InRound != 1 || s.Step != 40 || s.Steps != 40 || s.ExamplesPerSec != 0 || s.ReusedFrom != "a-seed1" {
 		t.Errorf("reused round: %+v", s)
 	}
-	if line := FormatLine(s, 0); !strings.Contains(line, "(round 1: step 40/40, reused from run a-seed1)") {
+	if line := FormatLine(s); !strings.Contains(line, "(round 1: step 40/40, reused from run a-seed1)") {
 		t.Errorf("line %q", line)
 	}
 	set(2)

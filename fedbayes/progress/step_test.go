@@ -20,7 +20,7 @@ func TestTrackerSteps(t *testing.T) {
 	if s.InRound != 1 || s.Step != 10 || s.Steps != 40 || s.ExamplesPerSec != 64 || s.ETA != 195*time.Second {
 		t.Errorf("after 10 steps: %+v", s)
 	}
-	if line := FormatLine(s, 0); !strings.Contains(line, "(round 1: step 10/40, 64 examples/s)") || !strings.Contains(line, "ETA 3m15s") {
+	if line := FormatLine(s); !strings.Contains(line, "(round 1: step 10/40, 64 examples/s)") || !strings.Contains(line, "ETA 3m15s") {
 		t.Errorf("line %q", line)
 	}
 	// The end of round 1 (at 21 s) resets the step counts; in round 2 the measured time per round

@@ -8,9 +8,6 @@ import (
 	"time"
 )
 
-// liveMetrics is how many metrics the updating terminal line shows (to keep it on one line).
-const liveMetrics = 4
-
 // Terminal reports progress as text. Live (on a terminal) it redraws one line with a carriage
 // return and ends it with a newline at Done; otherwise it writes one plain line per call, which
 // reads well in CI logs and files.
@@ -21,6 +18,7 @@ type Terminal struct {
 	tr      tracker
 	lastLen int
 	shown   time.Time
+	legend  bool // Legend has been written
 }
 
 // Step implements StepReporter: a live line shows the step within the round, examples/s and the
@@ -34,7 +32,7 @@ func (t *Terminal) Step(round, step, steps, examples int) {
 	}
 	if now := t.tr.now(); now.Sub(t.shown) >= stepEvery {
 		t.shown = now
-		t.redraw(FormatLine(t.tr.snap, liveMetrics))
+		t.redraw(FormatLine(t.tr.snap))
 	}
 }
 
@@ -44,16 +42,28 @@ func NewTerminal(w io.Writer, live bool) *Terminal { return &Terminal{w: w, live
 // setClock replaces the clock (tests).
 func (t *Terminal) setClock(now func() time.Time) { t.tr.now = now }
 
-// Start implements Reporter.
+// Plan implements Planner: the next runs runs make one sweep.
+func (t *Terminal) Plan(runs int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tr.plan(runs)
+}
+
+// Start implements Reporter. The first run's start writes the Legend above its lines; a plain
+// output writes a line with the run's rounds.
 func (t *Terminal) Start(total int, label string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.tr.begin(total, label)
 	t.lastLen = 0
+	if !t.legend {
+		fmt.Fprintln(t.w, Legend)
+		t.legend = true
+	}
 	if !t.live {
-		line := fmt.Sprintf("%d rounds", total)
-		if label != "" {
-			line = label + ": " + line
+		line := rounds(total)
+		if head := lineHead(t.tr.snap); head != "" {
+			line = head + ": " + line
 		}
 		fmt.Fprintln(t.w, line)
 	}
@@ -65,10 +75,10 @@ func (t *Terminal) Update(round int, metrics map[string]float64, tm Timings) {
 	defer t.mu.Unlock()
 	t.tr.update(round, metrics, tm)
 	if t.live {
-		t.redraw(FormatLine(t.tr.snap, liveMetrics))
+		t.redraw(FormatLine(t.tr.snap))
 		return
 	}
-	fmt.Fprintln(t.w, FormatLine(t.tr.snap, 0))
+	fmt.Fprintln(t.w, FormatLine(t.tr.snap))
 }
 
 // Done implements Reporter.
@@ -76,7 +86,7 @@ func (t *Terminal) Done(status string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.tr.done(status)
-	line := FormatLine(t.tr.snap, 0)
+	line := FormatLine(t.tr.snap)
 	if t.live {
 		t.redraw(line)
 		fmt.Fprintln(t.w)

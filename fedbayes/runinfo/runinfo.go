@@ -1,5 +1,5 @@
-// Package runinfo records what a result was computed with: fedbayes's release, Go and GoMLX
-// versions, the git commit of the checkout, the backend and the machine. Every results directory
+// Package runinfo records what a result was computed with: fedbayes's release and build, Go and
+// GoMLX versions, the git commit of the checkout, the backend and the machine. Every results directory
 // stores one Info.
 package runinfo
 
@@ -18,29 +18,32 @@ import (
 // ModulePath is fedbayes's Go module path.
 const ModulePath = "fedbayes.dev"
 
-// Version is the version reported when neither the build nor git names a release tag (a build
-// without VCS stamping outside a git checkout).
-const Version = "0.1.0-dev"
+// Version is fedbayes's release: the version of the newest release heading of CHANGELOG.md
+// ("## v0.1.0 (2026-11-27)"), which this source tree is or follows (the changes since are listed under
+// "## Unreleased"). It is raised with each release's heading, and a test checks that the two agree.
+// Every build reports it (Info.Fedbayes), whatever git knows: a clone without tags, a tarball and a
+// -trimpath binary report the same release. Build says which commit a build is.
+const Version = "v0.1.0"
 
-// Release returns fedbayes's release version (see Info.Fedbayes): the version Go stamped into the
-// build (Go 1.24 and later stamp the main module's version from its VCS tag: v0.1.0 at the tag,
-// v0.1.1-0.DATE-COMMIT after it, +dirty when modified, untracked files included), or the version of
-// fedbayes a user's module requires (not replaced); else, asked once per process, `git describe
-// --tags --match v[0-9]* --dirty` in fedbayes's checkout (v0.1.0, v0.1.0-3-gabc1234 three commits
-// after the tag, -dirty when tracked files are modified); else Version. docs/user-guide.md
-// ("Versions and releases") lists the cases.
-func Release() string {
-	releaseOnce.Do(func() { release = findRelease() })
-	return release
+// Build returns what the build's version control says of it (Info.Build), beside Version: the
+// version Go stamped into the build (Go 1.24 and later stamp the main module's version from its VCS
+// tag: v0.1.0 at the tag, v0.1.1-0.DATE-COMMIT after it, +dirty when modified, untracked files
+// included), or the version of fedbayes a user's module requires (not replaced); else, asked once
+// per process, `git describe --tags --match v[0-9]* --dirty` in fedbayes's checkout (v0.1.0,
+// v0.1.0-3-gabc1234 three commits after the tag, -dirty when tracked files are modified); else ""
+// (no tag reachable, or no checkout). docs/user-guide.md ("Versions and releases") lists the cases.
+func Build() string {
+	buildOnce.Do(func() { build = findBuild() })
+	return build
 }
 
 var (
-	releaseOnce sync.Once
-	release     string
+	buildOnce sync.Once
+	build     string
 )
 
-// findRelease computes Release.
-func findRelease() string {
+// findBuild computes Build.
+func findBuild() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Path == ModulePath && taggedVersion(bi.Main.Version) {
 			return bi.Main.Version
@@ -58,7 +61,7 @@ func findRelease() string {
 			return v
 		}
 	}
-	return Version
+	return ""
 }
 
 // taggedVersion reports whether v is a module version derived from a release tag: not empty, not
@@ -87,15 +90,15 @@ func checkoutDir() string {
 			continue
 		}
 		top := strings.TrimSpace(string(out))
-		if moduleOf(filepath.Join(top, "go.mod")) == ModulePath {
+		if ModuleOf(filepath.Join(top, "go.mod")) == ModulePath {
 			return top
 		}
 	}
 	return ""
 }
 
-// moduleOf returns the module path that the go.mod file at path declares, or "".
-func moduleOf(path string) string {
+// ModuleOf returns the module path that the go.mod file at path declares, or "".
+func ModuleOf(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -112,10 +115,14 @@ func moduleOf(path string) string {
 
 // Info is the provenance of a run.
 type Info struct {
-	// Fedbayes is fedbayes's release (Release): v0.1.0 for a build at that tag; after it, Go's
+	// Fedbayes is fedbayes's release, Version (v0.1.0), the newest release of CHANGELOG.md that the
+	// source is or follows.
+	Fedbayes string `json:"fedbayes"`
+	// Build is what version control says of the build (Build): v0.1.0 at that tag; after it, Go's
 	// pseudo-version v0.1.1-0.DATE-HASH for a build Go stamped, or git describe's v0.1.0-3-gabc1234
-	// for one it did not; +dirty or -dirty (the same two ways) for a modified tree.
-	Fedbayes  string            `json:"fedbayes"`
+	// for one it did not; +dirty or -dirty (the same two ways) for a modified tree; "" when no tag is
+	// reachable.
+	Build     string            `json:"build,omitempty"`
 	GitCommit string            `json:"git_commit"`
 	GitDirty  bool              `json:"git_dirty"`
 	Go        string            `json:"go"`
@@ -138,7 +145,8 @@ type Info struct {
 func Collect(backend string) Info {
 	host, _ := os.Hostname()
 	info := Info{
-		Fedbayes: Release(),
+		Fedbayes: Version,
+		Build:    Build(),
 		Go:       runtime.Version(),
 		Modules:  map[string]string{},
 		Backend:  backend,

@@ -12,7 +12,7 @@ import (
 
 func TestCollect(t *testing.T) {
 	info := Collect("go")
-	if info.Fedbayes != Release() || info.Fedbayes == "" || info.Backend != "go" || info.Go != runtime.Version() {
+	if info.Fedbayes != Version || info.Build != Build() || info.Backend != "go" || info.Go != runtime.Version() {
 		t.Errorf("Collect = %+v", info)
 	}
 	if info.CPUs < 1 || info.OS == "" || info.Time == "" {
@@ -28,12 +28,13 @@ func TestCollect(t *testing.T) {
 	}
 }
 
-// TestReleaseFromTag builds a program that prints Collect's Fedbayes from a temporary git
+// TestBuildFromTag builds a program that prints Collect's Fedbayes and Build from a temporary git
 // repository of module fedbayes.dev (this package's source and a main) tagged v0.3.1, and runs it
-// from another folder: a build at the tag with VCS stamping reports the tag from the build info
-// (even after a further commit), one without stamping asks git in its checkout (v0.3.1-1-gHASH, and
-// -dirty with a modified file), and one without a tag reports Version.
-func TestReleaseFromTag(t *testing.T) {
+// from another folder: the release is Version in every case, tag or none; the build is the tag from
+// the build info for a build at the tag with VCS stamping (even after a further commit), git
+// describe in its checkout for one without stamping (v0.3.1-1-gHASH, and -dirty with a modified
+// file), and nothing for one without a tag.
+func TestBuildFromTag(t *testing.T) {
 	for _, tool := range []string{"git", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s: %v", tool, err)
@@ -63,7 +64,10 @@ import (
 	"fedbayes.dev/fedbayes/runinfo"
 )
 
-func main() { fmt.Println(runinfo.Collect("test").Fedbayes) }
+func main() {
+	info := runinfo.Collect("test")
+	fmt.Printf("%s build=%s\n", info.Fedbayes, info.Build)
+}
 `)
 	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org",
@@ -83,30 +87,25 @@ func main() { fmt.Println(runinfo.Collect("test").Fedbayes) }
 		run(repo, "go", "build", "-buildvcs="+buildvcs, "-o", exe, "./cmd/release")
 		return run(elsewhere, exe)
 	}
+	check := func(what, got, wantBuild string) {
+		t.Helper()
+		if !regexp.MustCompile("^" + regexp.QuoteMeta(Version) + " build=" + wantBuild + "$").MatchString(got) {
+			t.Errorf("%s: %q, want %q and the build %s", what, got, Version, wantBuild)
+		}
+	}
 	run(repo, "git", "init", "-q")
 	run(repo, "git", "add", ".")
 	run(repo, "git", "commit", "-q", "-m", "first")
-	if got := build("untagged", "false"); got != Version {
-		t.Errorf("untagged: %q, want %q", got, Version)
-	}
+	check("untagged", build("untagged", "false"), "")
 	run(repo, "git", "tag", "v0.3.1")
-	if got := build("stamped", "true"); got != "v0.3.1" {
-		t.Errorf("stamped at the tag: %q, want v0.3.1", got)
-	}
+	check("stamped at the tag", build("stamped", "true"), `v0\.3\.1`)
 	writeTo(t, filepath.Join(repo, "NEWS"), "after the tag\n")
 	run(repo, "git", "add", "NEWS")
 	run(repo, "git", "commit", "-q", "-m", "second")
-	if got := run(elsewhere, filepath.Join(bin, "stamped")); got != "v0.3.1" {
-		t.Errorf("stamped at the tag, run after a further commit: %q, want v0.3.1", got)
-	}
-	after := regexp.MustCompile(`^v0\.3\.1-1-g[0-9a-f]+$`)
-	if got := build("after", "false"); !after.MatchString(got) {
-		t.Errorf("a commit after the tag: %q, want v0.3.1-1-gHASH", got)
-	}
+	check("stamped at the tag, run after a further commit", run(elsewhere, filepath.Join(bin, "stamped")), `v0\.3\.1`)
+	check("a commit after the tag", build("after", "false"), `v0\.3\.1-1-g[0-9a-f]+`)
 	writeTo(t, filepath.Join(repo, "NEWS"), "modified\n")
-	if got := build("dirty", "false"); !regexp.MustCompile(`^v0\.3\.1-1-g[0-9a-f]+-dirty$`).MatchString(got) {
-		t.Errorf("a modified checkout: %q, want v0.3.1-1-gHASH-dirty", got)
-	}
+	check("a modified checkout", build("dirty", "false"), `v0\.3\.1-1-g[0-9a-f]+-dirty`)
 }
 
 func writeTo(t *testing.T, path, text string) {

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "doctor", summary: "check this machine: Go, kernel, Jupyter, backends, data, charts", run: runDoctor})
+	register(&command{name: "doctor", summary: "check this machine: Go, kernel, Jupyter, backends, data, charts", help: doctorHelp, run: runDoctor})
 }
 
 const doctorHelp = `Checks that this machine can run fedbayes, and prints the command that fixes anything missing:
@@ -19,15 +19,11 @@ step timed on each backend), the datasets and the offline chart library.
 
 Fixes for required items are listed under "To fix:"; items fedbayes works without (an XLA plugin,
 your own datasets) under "Optional:". Exits with status 1 when a required check fails.
-The same checks run in notebooks/00-start-here.ipynb.
-
-`
+The same checks run in notebooks/00-start-here.ipynb.`
 
 // runDoctor prints every check and fails when a required one fails.
 func runDoctor(args []string, stdout io.Writer) error {
 	fs := newFlagSet("doctor", "", stdout)
-	usage := fs.Usage
-	fs.Usage = func() { fmt.Fprint(fs.Output(), doctorHelp); usage() }
 	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}

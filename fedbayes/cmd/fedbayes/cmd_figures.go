@@ -15,8 +15,15 @@ import (
 const specFileName = "figures.json"
 
 func init() {
-	register(&command{name: "figures", summary: "write the charts of a figure-spec JSON (or results directory) as SVG, PNG and PDF", run: runFigures})
+	register(&command{name: "figures", summary: "write the charts of a figure-spec JSON (or results directory) as SVG, PNG and PDF", help: figuresHelp, run: runFigures})
 }
+
+const figuresHelp = `Writes the charts of a figure spec as static figures for a paper: NAME.svg (rendered by Node.js),
+NAME.png and NAME.pdf (rendered from the SVG by headless Chromium; -no-png skips both), and NAME.txt
+with a chart's caption, sized for a two-column paper. Give figure-spec JSON files (docs/plots.md), or
+results directories of fedbayes run, which write their ` + specFileName + `; the figures go to a
+"figures" folder beside each spec unless -o says otherwise. Node.js and Chromium are found on PATH,
+or where ` + plots.NodeEnv + ` and ` + plots.ChromiumEnv + ` point.`
 
 func runFigures(args []string, stdout io.Writer) error {
 	fs := newFlagSet("figures", "SPEC.json|RESULTS_DIR ...", stdout)

@@ -40,7 +40,7 @@ type groundTruthFlags struct {
 func (f groundTruthFlags) commandLine() string {
 	parts := []string{"fedbayes ground-truth"}
 	if f.split != "all" {
-		parts = append(parts, "-split "+f.split, fmt.Sprintf("-h %g", f.heterogeneity), "-likelihood "+f.likelihood)
+		parts = append(parts, "-split "+f.split, fmt.Sprintf("-het %g", f.heterogeneity), "-likelihood "+f.likelihood)
 	}
 	parts = append(parts, fmt.Sprintf("-clients %d -dims %d -n %d -test %d -corr %g -seed %d -seeds %d -rounds %d",
 		f.clients, f.dims, f.perClient, f.test, f.correlation, f.seed, f.seeds, f.rounds))
@@ -58,7 +58,7 @@ func runGroundTruth(args []string, stdout io.Writer) error {
 	def := groundtruth.DefaultConfig()
 	var f groundTruthFlags
 	fs.StringVar(&f.split, "split", "all", "client split: all (every regime and sweep of docs/ground-truth.md), or one of "+splitNames())
-	fs.Float64Var(&f.heterogeneity, "h", 1, "heterogeneity of the split, 0 (IID) to 1 (with -split other than all)")
+	fs.Float64Var(&f.heterogeneity, "het", 1, "heterogeneity of the split, 0 (IID) to 1 (with -split other than all)")
 	fs.IntVar(&f.clients, "clients", def.Clients, "number of clients K")
 	fs.IntVar(&f.dims, "dims", def.Dims, "number of weights d")
 	fs.IntVar(&f.perClient, "n", def.PerClient, "mean number of examples per client")

@@ -16,7 +16,7 @@ import (
 func TestGroundTruthCommand(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "page.md")
-	args := []string{"ground-truth", "-split", "covariate-shift", "-h", "0.5", "-clients", "3", "-dims", "2",
+	args := []string{"ground-truth", "-split", "covariate-shift", "-het", "0.5", "-clients", "3", "-dims", "2",
 		"-n", "5", "-test", "20", "-seeds", "2", "-rounds", "6", "-o", dir, "-doc", doc}
 	var out, errOut bytes.Buffer
 	if st := runMain(args, &out, &errOut); st != 0 {
@@ -40,7 +40,7 @@ func TestGroundTruthCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Ground truth", "covariate-shift (h = 0.5)", "-split covariate-shift -h 0.5 -likelihood linear", "| DWC |",
+	for _, want := range []string{"# Ground truth", "covariate-shift (h = 0.5)", "-split covariate-shift -het 0.5 -likelihood linear", "| DWC |",
 		"-rounds 6", "## Over rounds", "### Fixed prior", "### Updated prior", "KL(p ‖ q) by round"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("page lacks %q", want)
@@ -63,7 +63,7 @@ func TestGroundTruthCommandBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-split", "dirichlet"}, "unknown split"},
-		{[]string{"-split", "iid", "-h", "2"}, "heterogeneity"},
+		{[]string{"-split", "iid", "-het", "2"}, "heterogeneity"},
 		{[]string{"-clients", "0"}, "clients"},
 		{[]string{"-seeds", "0"}, "-seeds"},
 		{[]string{"-corr", "1"}, "correlation"},

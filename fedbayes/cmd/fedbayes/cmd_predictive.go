@@ -22,19 +22,19 @@ import (
 )
 
 func init() {
-	register(&command{name: "predictive", summary: "Hasan (2023)'s one-round comparison: fedbayes run PRESET with flags for h, seeds and methods, and the thesis's table", run: runPredictive})
+	register(&command{name: "predictive", summary: "Hasan (2023)'s one-round comparison: fedbayes run PRESET with flags for heterogeneity, seeds and methods, and the thesis's table", run: runPredictive})
 }
 
 // runPredictive is `fedbayes predictive PRESET|SPEC.json`: flag sugar over `fedbayes run` for Hasan
-// (2023)'s one-round presets (presets.HasanPresetNames; any engine spec file works too). -h, -seeds and
-// -methods set fields of the engine spec (the partition.h sweep, seeds, the variants kept), which
+// (2023)'s one-round presets (presets.HasanPresetNames; any engine spec file works too). -het, -seeds
+// and -methods set fields of the engine spec (the partition.h sweep, seeds, the variants kept), which
 // then runs as `fedbayes run SPEC -o DIR --resume` runs it, keeping complete runs on a rerun; the
 // thesis's table (rows: the variants, columns: h) and the fitted betas follow.
 func runPredictive(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predictive", "PRESET|SPEC.json", stdout)
 	af := newAliasFlags(fs, presets.HasanPresetNames(), "results/predictive",
 		"results directory (one run per method, h and seed; complete runs are kept on a rerun)")
-	hs := fs.String("h", "", "comma-separated heterogeneity values, replacing the spec's (its partition.h sweep)")
+	hs := fs.String("het", "", "comma-separated heterogeneity values h, replacing the spec's (its partition.h sweep)")
 	if err := parseArgs(fs, args, nil); err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func runPredictive(args []string, stdout io.Writer) error {
 		for _, s := range splitList(*hs) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return fmt.Errorf("%w: -h: %q is not a number", errUsage, s)
+				return fmt.Errorf("%w: -het: %q is not a number", errUsage, s)
 			}
 			values = append(values, json.RawMessage(strconv.FormatFloat(v, 'g', -1, 64)))
 		}
@@ -165,7 +165,7 @@ func (f aliasFlags) run(spec *engine.Spec, arg string, stdout io.Writer, noFigur
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *f.out, Resume: true, Progress: runProgress(), NoFigures: noFigures})
+	sum, err := engine.Run(ctx, spec, engine.Options{Dir: *f.out, Resume: true, Progress: plannedProgress(spec, *f.out, nil), NoFigures: noFigures})
 	if errors.Is(err, context.Canceled) {
 		return nil, fmt.Errorf("interrupted; run the same command again to continue")
 	}

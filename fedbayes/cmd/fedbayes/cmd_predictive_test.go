@@ -32,12 +32,12 @@ func TestPredictiveCommandUsage(t *testing.T) {
 		{[]string{"predictive", "-preset", "digits-fast", "x.json"}, 2, "not both"},
 		{[]string{"predictive", "-preset", "digits-fast", "-methods", "bcm,median"}, 2, `-methods: method "median": no strategy`},
 		{[]string{"predictive", "digits-fast", "-methods", "fedbe-dirichlet"}, 2, `runs no method "fedbe-dirichlet"`},
-		{[]string{"predictive", "-preset", "digits-fast", "-h", "1.5"}, 2, "partition.h"},
-		{[]string{"predictive", "-preset", "digits-fast", "-h", "x"}, 2, `-h: "x" is not a number`},
+		{[]string{"predictive", "-preset", "digits-fast", "-het", "1.5"}, 2, "partition.h"},
+		{[]string{"predictive", "-preset", "digits-fast", "-het", "x"}, 2, `-het: "x" is not a number`},
 		{[]string{"predictive", "-preset", "digits-fast", "-seeds", "x"}, 2, `-seeds: "x"`},
 		{[]string{"predictive", old}, 1, "a spec of the former predictive or FedBE runner"},
 		{[]string{"predictive", "-preset", "diabetes-fast", "-print"}, 0, `"name": "diabetes-fast-bcm-1"`},
-		{[]string{"predictive", "digits-fast", "-print", "-methods", "oneshotfl,fedbe", "-h", "0.5", "-seeds", "7"}, 0, `"name": "digits-fast-oneshot-0.5"`},
+		{[]string{"predictive", "digits-fast", "-print", "-methods", "oneshotfl,fedbe", "-het", "0.5", "-seeds", "7"}, 0, `"name": "digits-fast-oneshot-0.5"`},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
@@ -52,12 +52,12 @@ func TestPredictiveCommandUsage(t *testing.T) {
 		t.Errorf("fedbayes predictive -print digits-fast differs from fedbayes run -print digits-fast")
 	}
 	out.Reset()
-	runMain([]string{"predictive", "digits-fast", "-print", "-methods", "oneshotfl,fedbe", "-h", "0.5", "-seeds", "7"}, &out, &bytes.Buffer{})
+	runMain([]string{"predictive", "digits-fast", "-print", "-methods", "oneshotfl,fedbe", "-het", "0.5", "-seeds", "7"}, &out, &bytes.Buffer{})
 	if n := strings.Count(out.String(), `"rule": `); n != 2 || !strings.Contains(out.String(), `"digits-fast-fedbe-0.5"`) ||
 		!strings.Contains(out.String(), `"seeds": [
       7
     ]`) {
-		t.Errorf("-methods oneshotfl,fedbe -h 0.5 -seeds 7: want the settings oneshot and fedbe at h 0.5 with seed 7:\n%s", out.String())
+		t.Errorf("-methods oneshotfl,fedbe -het 0.5 -seeds 7: want the settings oneshot and fedbe at h 0.5 with seed 7:\n%s", out.String())
 	}
 }
 
@@ -68,7 +68,7 @@ func TestPredictiveCommandRun(t *testing.T) {
 		t.Skipf("scikit-learn data not installed in %s (run `fedbayes data install`)", data.Dir())
 	}
 	dir := t.TempDir()
-	args := []string{"predictive", "digits-fast", "-seeds", "1", "-h", "0.9", "-o", dir,
+	args := []string{"predictive", "digits-fast", "-seeds", "1", "-het", "0.9", "-o", dir,
 		"-methods", "fedavg,bcm,mixture,beta-predbayes,d-bcm"}
 	var out, errOut bytes.Buffer
 	if status := runMain(args, &out, &errOut); status != 0 {

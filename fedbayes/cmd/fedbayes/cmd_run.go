@@ -38,7 +38,8 @@ func runRun(args []string, stdout io.Writer) error {
 	out := fs.String("o", "results", "results directory (one sub-directory per setting and seed)")
 	resume := fs.Bool("resume", false, "continue interrupted runs from their last checkpoint; finished runs are kept")
 	fast := fs.Bool("fast", false, "a quick look: at most 3 rounds of 1 epoch, 3,000 training and 1,000 test examples, the first seed")
-	list := fs.Bool("list", false, "list the presets and exit")
+	list := fs.Bool("list", false, "list the presets to start with and each paper's number of presets, and exit")
+	listAll := fs.Bool("all", false, "with -list: list every preset, grouped by paper")
 	show := fs.Bool("print", false, "print the spec (defaults applied, sweep expanded) as JSON and exit without running")
 	noFigures := fs.Bool("no-figures", false, "do not write figures.json")
 	// -task-index is how a Slurm array task (fedbayes submit) runs the N-th run of the spec.
@@ -51,7 +52,10 @@ func runRun(args []string, stdout io.Writer) error {
 	}
 	positional := fs.Args()
 	if *list {
-		return listPresets(stdout, data.Dir())
+		return listPresets(stdout, data.Dir(), *listAll)
+	}
+	if *listAll {
+		return fmt.Errorf("%w: -all goes with -list (fedbayes run -list -all lists every preset)", errUsage)
 	}
 	if err := needDir("o", *out); err != nil {
 		return err
@@ -83,7 +87,7 @@ func runRun(args []string, stdout io.Writer) error {
 	// releases its claim.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := engine.Options{Dir: *out, Resume: *resume, Progress: runProgress(), NoFigures: *noFigures}
+	opts := engine.Options{Dir: *out, Resume: *resume, NoFigures: *noFigures}
 	if *taskIndex >= 0 {
 		opts.Runs = []int{*taskIndex}
 	}
@@ -127,6 +131,7 @@ func runRun(args []string, stdout io.Writer) error {
 		// and the figures.
 		opts.Resume = true
 	}
+	opts.Progress = plannedProgress(spec, *out, opts.Runs)
 	sum, err := engine.Run(ctx, spec, opts)
 	if sum != nil {
 		printRunSummary(stdout, sum)

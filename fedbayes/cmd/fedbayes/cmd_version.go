@@ -9,9 +9,16 @@ import (
 )
 
 func init() {
-	register(&command{name: "version", summary: "print fedbayes, Go and GoMLX versions, commit and backend", run: runVersion})
+	register(&command{name: "version", summary: "print fedbayes, Go and GoMLX versions, commit and backend", help: versionHelp, run: runVersion})
 }
 
+const versionHelp = `Prints fedbayes's release (the newest release of CHANGELOG.md that this source is or follows,
+runinfo.Version), what git says of the build when it says anything (the tag, or the commits after it:
+v0.1.1-0.DATE-HASH, v0.1.0-3-gabc1234; +dirty or -dirty for a modified tree), the commit, the Go
+version, the backend fedbayes would use and the versions of GoMLX, GoNB and go-echarts. Every run
+records the same in its run.json (info).`
+
+// runVersion prints the version lines (or, with -json, runinfo.Info).
 func runVersion(args []string, stdout io.Writer) error {
 	fs := newFlagSet("version", "", stdout)
 	asJSON := fs.Bool("json", false, "print as JSON")
@@ -31,7 +38,11 @@ func runVersion(args []string, stdout io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, info)
 	}
-	fmt.Fprintf(stdout, "fedbayes %s\ncommit   %s", info.Fedbayes, info.GitCommit)
+	fmt.Fprintf(stdout, "fedbayes %s\n", info.Fedbayes)
+	if info.Build != "" && info.Build != info.Fedbayes {
+		fmt.Fprintf(stdout, "build    %s\n", info.Build)
+	}
+	fmt.Fprintf(stdout, "commit   %s", info.GitCommit)
 	if info.GitDirty {
 		fmt.Fprint(stdout, " (modified)")
 	}

@@ -20,6 +20,8 @@ import (
 type command struct {
 	name    string
 	summary string
+	// help, when set, is what `fedbayes NAME -h` says the command does, instead of the summary.
+	help string
 	// run executes the command with its arguments (after the command name), writing to stdout.
 	run func(args []string, stdout io.Writer) error
 }
@@ -102,15 +104,36 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `fedbayes COMMAND -h` for a command's flags.")
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting, with a usage line.
+// newFlagSet returns a flag set that reports errors instead of exiting, with a usage text: the usage
+// line, what the command does (description) and the flags.
 func newFlagSet(name, argsUsage string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("fedbayes "+name, flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: fedbayes %s [flags] %s\n", name, strings.TrimSpace(argsUsage))
+		fmt.Fprintf(fs.Output(), "Usage: %s\n\n", strings.TrimSpace("fedbayes "+name+" [flags] "+argsUsage))
+		if d := description(name); d != "" {
+			fmt.Fprintf(fs.Output(), "%s\n\n", d)
+		}
+		fmt.Fprintln(fs.Output(), "Flags:")
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// description is what the command name (or the command of a sub-command, "data install") does, for
+// its -h: its help, else its summary as a sentence.
+func description(name string) string {
+	first, _, _ := strings.Cut(name, " ")
+	c, ok := commands[first]
+	switch {
+	case !ok:
+		return ""
+	case c.help != "":
+		return strings.TrimSpace(c.help)
+	case c.summary == "":
+		return ""
+	}
+	return strings.ToUpper(c.summary[:1]) + strings.TrimSuffix(c.summary[1:], ".") + "."
 }
 
 // writeJSON writes v to w as indented JSON with a final newline (the -json and -print flags).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -72,4 +73,55 @@ func runCommandCases(t *testing.T, cases []commandCase) {
 			}
 		})
 	}
+}
+
+// TestEveryCommandHelp runs every command and sub-command with -h, also followed by a value as a
+// user who takes -h for a flag of the command writes it (`fedbayes ground-truth -h 0.5`): each must
+// print its usage line and a description of what it does on standard output, exit 0, and do
+// nothing else: nothing on standard error (where progress goes) and no file in the working
+// directory (where the commands' default output folders are).
+func TestEveryCommandHelp(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	var lines [][]string
+	for name := range commands {
+		lines = append(lines, []string{name, "-h"}, []string{name, "-h", "0.5"}, []string{name, "--help"})
+	}
+	for _, sub := range [][]string{{"backend", "install"}, {"data", "install"}, {"data", "list"}, {"data", "path"}} {
+		lines = append(lines, append(sub, "-h"))
+	}
+	for _, args := range lines {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := runMain(args, &stdout, &stderr); got != 0 {
+				t.Fatalf("status %d, want 0\nstdout %s\nstderr %s", got, stdout.String(), stderr.String())
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("stderr %q, want nothing", stderr.String())
+			}
+			if want := "Usage: fedbayes " + args[0]; !strings.Contains(stdout.String(), want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+			}
+			if !hasDescription(stdout.String()) {
+				t.Errorf("no description of what the command does:\n%s", stdout.String())
+			}
+		})
+	}
+	if entries, err := os.ReadDir(wd); err != nil || len(entries) > 0 {
+		t.Errorf("-h wrote in the working directory: %v %v", entries, err)
+	}
+}
+
+// hasDescription reports whether a usage text holds a line of prose (five words or more) besides
+// its usage line and the flags' lines (flag.PrintDefaults: "  -name type" and "    \tusage").
+func hasDescription(usage string) bool {
+	for _, line := range strings.Split(usage, "\n") {
+		if strings.HasPrefix(line, "Usage:") || strings.HasPrefix(line, "  -") || strings.HasPrefix(line, "    \t") {
+			continue
+		}
+		if len(strings.Fields(line)) >= 5 {
+			return true
+		}
+	}
+	return false
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // userProgram is a program of a user's own module that calls fedbayes: it aggregates two Gaussian
-// clients with EAA and prints the result and fedbayes's release.
+// clients with EAA and prints the result, fedbayes's release and what git says of its build.
 const userProgram = `package main
 
 import (
@@ -26,7 +26,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("mean %.3f variance %.3f fedbayes %s\n", g.Mean, g.Var, runinfo.Release())
+	fmt.Printf("mean %.3f variance %.3f fedbayes %s build=%s\n", g.Mean, g.Var, runinfo.Version, runinfo.Build())
 }
 `
 
@@ -52,19 +52,19 @@ func TestUseFromAnotherModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// What the program must print as fedbayes's release, derived here and not by runinfo: fedbayes is
-	// replaced by (or a workspace module at) this checkout, so no module version names a release and
-	// the release is git describe's in the checkout, or runinfo.Version where no v* tag is there.
-	// "-dirty" is dropped on both sides: other writers of the checkout may change it meanwhile
-	// (runinfo's TestReleaseFromTag checks it).
-	wantRelease := runinfo.Version
+	// What the program must print as fedbayes's build, derived here and not by runinfo: fedbayes is
+	// replaced by (or a workspace module at) this checkout, so no module version names a build and
+	// the build is git describe's in the checkout, or nothing where no v* tag is there. "-dirty" is
+	// dropped on both sides: other writers of the checkout may change it meanwhile (runinfo's
+	// TestBuildFromTag checks it). The release is runinfo.Version in every case.
+	wantBuild := ""
 	if _, err := exec.LookPath("git"); err == nil {
 		describe := exec.Command("git", "-C", repo, "describe", "--tags", "--match", "v[0-9]*", "--dirty")
 		if out, err := describe.Output(); err == nil {
-			wantRelease = strings.TrimSpace(string(out))
+			wantBuild = strings.TrimSpace(string(out))
 		}
 	}
-	wantRelease = strings.TrimSuffix(wantRelease, "-dirty")
+	wantBuild = strings.TrimSuffix(wantBuild, "-dirty")
 	require := "require " + runinfo.ModulePath + " v0.0.0-00010101000000-000000000000\n"
 	tests := []struct {
 		name   string
@@ -106,7 +106,7 @@ func TestUseFromAnotherModule(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", exe, err, out)
 			}
-			want := "mean 1.000 variance 1.000 fedbayes " + wantRelease + "\n"
+			want := "mean 1.000 variance 1.000 fedbayes " + runinfo.Version + " build=" + wantBuild + "\n"
 			if got := strings.Replace(string(out), "-dirty\n", "\n", 1); got != want {
 				t.Errorf("the program printed %q, want %q", out, want)
 			}

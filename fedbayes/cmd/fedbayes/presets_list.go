@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -42,60 +45,160 @@ func paperOf(about string) string {
 	return p
 }
 
-// listPresets prints one line per preset: name, paper, runs, budget, measured time and whether its
-// data is installed in dir, then the datasets to install.
-func listPresets(w io.Writer, dir string) error {
+// presetGroup is one heading of `fedbayes run -list` and its presets.
+type presetGroup struct {
+	title string
+	names []string
+}
+
+// firstRun reports whether a preset is one of the first runs a user makes: quick-digits (the
+// README's first run) and the -fast presets (seconds to minutes on 2 cores).
+func firstRun(name string) bool {
+	return name == "quick-digits" || strings.HasSuffix(name, "-fast")
+}
+
+// paperGroups are the papers of the reproduction report (its numbers), each with the presets of its
+// settings at every budget (NAME, NAME-medium, NAME-reduced).
+var paperGroups = []struct {
+	title string
+	match func(name string) bool
+}{
+	{"000 Ozer et al. (2022)", func(n string) bool { return strings.HasPrefix(n, "ozer2022-") }},
+	{"001 Fischer et al. (2024)", func(n string) bool { return strings.HasPrefix(n, "fischer2024-") }},
+	{"002 Jamoussi et al. (BA-BFL)", func(n string) bool { return strings.HasPrefix(n, "jamoussi-") }},
+	{"003 Hasan (2023)", func(n string) bool {
+		return slices.Contains(presets.HasanPresetNames(), n) || strings.HasPrefix(n, "hasan-")
+	}},
+	{"004 Chen & Chao (FedBE)", func(n string) bool {
+		return slices.Contains(presets.ChenPresetNames(), n) || strings.HasPrefix(n, "chen-")
+	}},
+}
+
+// groupPresets sorts names into the groups of `fedbayes run -list`, in this order: the first runs
+// (quick-digits first, then the others by name), then each paper's other presets (paperGroups), then
+// any preset of no paper; empty groups are left out.
+func groupPresets(names []string) []presetGroup {
+	first := presetGroup{title: "First runs (seconds to minutes on 2 cores)"}
+	papers := make([]presetGroup, len(paperGroups))
+	other := presetGroup{title: "Other presets"}
+	for i, g := range paperGroups {
+		papers[i].title = g.title
+	}
+next:
+	for _, n := range names {
+		if firstRun(n) {
+			first.names = append(first.names, n)
+			continue
+		}
+		for i, g := range paperGroups {
+			if g.match(n) {
+				papers[i].names = append(papers[i].names, n)
+				continue next
+			}
+		}
+		other.names = append(other.names, n)
+	}
+	sort.SliceStable(first.names, func(i, j int) bool { return first.names[i] == "quick-digits" && first.names[j] != "quick-digits" })
+	var out []presetGroup
+	for _, g := range append(append([]presetGroup{first}, papers...), other) {
+		if len(g.names) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// presetRow is the line of preset n in `fedbayes run -list`: name, paper, runs, budget, measured time
+// and whether its dataset is installed (present, by dataset name); a missing dataset is added to
+// missing.
+func presetRow(n string, present, missing map[string]data.Availability) (string, error) {
+	s, err := presets.Preset(n)
+	if err != nil {
+		return "", err
+	}
+	settings, err := s.Expand()
+	if err != nil {
+		return "", fmt.Errorf("preset %s: %w", n, err)
+	}
+	runs := 0
+	for _, st := range settings {
+		runs += len(st.Spec.Seeds)
+	}
+	t := presetTimes[n]
+	if t == "" {
+		t = "-"
+	}
+	name := s.WithDefaults().Dataset.Name
+	status := "yes"
+	if a, ok := present[name]; ok && !a.Present {
+		status = "missing: " + name
+		missing[name] = a
+	}
+	return fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%s", n, paperOf(presets.PresetAbout(n)), runs, engine.BudgetOf(s, -1, -1).Short(), t, status), nil
+}
+
+// listPresets prints the presets for `fedbayes run -list` as one table under the headings of
+// groupPresets. The short listing shows the first runs and the paper presets with a measured time
+// (presetTimes), then one line per paper with its number of presets; with all, every preset. Each
+// preset's line has its name, paper, runs, budget, measured time and whether its data is installed
+// in dir; the datasets of the listed presets that are not installed follow, with how to install them.
+func listPresets(w io.Writer, dir string, all bool) error {
 	present := map[string]data.Availability{}
 	for _, a := range data.Status(dir) {
 		present[a.Name] = a
 	}
 	missing := map[string]data.Availability{}
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "preset\tpaper\truns\tbudget\ttime (2 cores)\tdata")
-	for _, n := range presets.PresetNames() {
-		s, err := presets.Preset(n)
-		if err != nil {
-			return err
+	var summary []string // the short listing's line per paper
+	for i, g := range groupPresets(presets.PresetNames()) {
+		shown := g.names
+		if !all && i > 0 {
+			shown = slices.DeleteFunc(slices.Clone(g.names), func(n string) bool { return presetTimes[n] == "" })
+			summary = append(summary, fmt.Sprintf("  %s: %d presets, %d of them above", g.title, len(g.names), len(shown)))
 		}
-		runs := 0
-		settings, err := s.Expand()
-		if err != nil {
-			return fmt.Errorf("preset %s: %w", n, err)
+		if len(shown) == 0 {
+			continue
 		}
-		for _, st := range settings {
-			runs += len(st.Spec.Seeds)
+		// A heading of empty cells keeps one column width for the whole table.
+		fmt.Fprintf(tw, "\t\t\t\t\t\n%s\t\t\t\t\t\n", g.title)
+		for _, n := range shown {
+			row, err := presetRow(n, present, missing)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(tw, row)
 		}
-		t := presetTimes[n]
-		if t == "" {
-			t = "-"
-		}
-		name := s.WithDefaults().Dataset.Name
-		status := "yes"
-		if a, ok := present[name]; ok && !a.Present {
-			status = "missing: " + name
-			missing[name] = a
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", n, paperOf(presets.PresetAbout(n)), runs,
-			engine.BudgetOf(s, -1, -1).Short(), t, status)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "budget: T rounds, E local epochs, seeds, training / test examples (all: the whole dataset).")
-
-	fmt.Fprintln(w, "The full presets run the papers' budgets (hours to weeks on 2 cores); NAME-reduced runs under about 30 minutes.")
-	if len(missing) > 0 {
-		names := make([]string, 0, len(missing))
-		for n := range missing {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fmt.Fprintln(w, "Data not installed (those presets are refused until it is):")
-		for _, n := range names {
-			fmt.Fprintf(w, "  %s: %s\n", n, missing[n].Install)
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		if line != "" {
+			fmt.Fprintln(w, strings.TrimRight(line, " \n"))
 		}
 	}
+	if !all {
+		fmt.Fprintln(w, "\nThe presets of each paper (fedbayes run -list -all lists every one):")
+		fmt.Fprintln(w, strings.Join(summary, "\n"))
+	}
+	fmt.Fprintln(w, "\nbudget: T rounds, E local epochs, seeds, training / test examples (all: the whole dataset).")
+	fmt.Fprintln(w, "NAME runs a paper's budget (hours to weeks on 2 cores), NAME-medium (where there is one) the report's, NAME-reduced under about 30 minutes.")
+	writeMissingData(w, missing)
 	return nil
+}
+
+// writeMissingData prints the datasets of the listed presets that are not installed, with how to
+// install each.
+func writeMissingData(w io.Writer, missing map[string]data.Availability) {
+	if len(missing) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Data not installed (those presets are refused until it is):")
+	for _, n := range slices.Sorted(maps.Keys(missing)) {
+		fmt.Fprintf(w, "  %s: %s\n", n, missing[n].Install)
+	}
 }
 
 // checkData fails, naming the dataset and how to install it, when a setting's data is not in its

@@ -4,28 +4,68 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/presets"
 )
 
-// -list is one short line per preset with its data status, and names what to install.
+// TestListPresets checks `run -list` and `run -list -all`: one table whose first preset is
+// quick-digits (the README's first run), the first runs before any paper's presets, each paper under
+// its heading; the short listing stays short and counts each paper's presets, -all lists every
+// preset once; a preset whose data is missing says so, and the install command follows.
 func TestListPresets(t *testing.T) {
 	empty := t.TempDir()
-	var out bytes.Buffer
-	if err := listPresets(&out, empty); err != nil {
-		t.Fatal(err)
+	rows := func(all bool) (lines []string, names []string, out string) {
+		var b bytes.Buffer
+		if err := listPresets(&b, empty, all); err != nil {
+			t.Fatal(err)
+		}
+		lines = strings.Split(strings.TrimSpace(b.String()), "\n")
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 1 && slices.Contains(presets.PresetNames(), f[0]) {
+				names = append(names, f[0])
+			}
+		}
+		return lines, names, b.String()
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if !strings.HasPrefix(lines[0], "preset ") || !strings.Contains(lines[0], "data") {
-		t.Errorf("header %q", lines[0])
+	short, shortNames, shortOut := rows(false)
+	all, allNames, allOut := rows(true)
+	if !strings.HasPrefix(short[0], "preset ") || !strings.Contains(short[0], "data") {
+		t.Errorf("header %q", short[0])
+	}
+	for _, names := range [][]string{shortNames, allNames} {
+		if len(names) == 0 || names[0] != "quick-digits" {
+			t.Errorf("first preset listed: %v, want quick-digits", names[:min(3, len(names))])
+		}
+		last := slices.IndexFunc(names, func(n string) bool { return !firstRun(n) })
+		if last < 0 || slices.ContainsFunc(names[last:], firstRun) {
+			t.Errorf("first runs and paper presets interleave: %v", names)
+		}
+	}
+	if len(short) > 45 || !strings.Contains(shortOut, "000 Ozer et al. (2022): 74 presets, 4 of them above") ||
+		!strings.Contains(shortOut, "fedbayes run -list -all") {
+		t.Errorf("short listing of %d lines:\n%s", len(short), shortOut)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(allNames)), presets.PresetNames()) {
+		t.Errorf("-list -all lists %d presets, want each of the %d once", len(allNames), len(presets.PresetNames()))
+	}
+	for _, heading := range []string{"First runs (seconds to minutes on 2 cores)", "000 Ozer et al. (2022)", "004 Chen & Chao (FedBE)"} {
+		if !slices.Contains(all, heading) {
+			t.Errorf("-list -all lacks the heading %q", heading)
+		}
 	}
 	var quick string
-	for _, l := range lines {
+	for _, l := range all {
 		if strings.HasPrefix(l, "quick-digits ") {
 			quick = l
 		}
 		if strings.HasPrefix(l, "fischer2024-cifar10-e1 ") && !strings.Contains(l, "missing: cifar10") {
 			t.Errorf("CIFAR preset without its data not flagged: %q", l)
+		}
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("line with trailing blanks: %q", l)
 		}
 		if strings.HasPrefix(l, "ozer") && len([]rune(l)) > 180 {
 			t.Errorf("line of %d characters: %q", len([]rune(l)), l)
@@ -34,8 +74,37 @@ func TestListPresets(t *testing.T) {
 	if !strings.Contains(quick, "T=3, E=2, 1 seed") || !strings.Contains(quick, "missing: digits") || strings.Contains(quick, "full budget") {
 		t.Errorf("quick-digits line %q", quick)
 	}
-	if !strings.Contains(out.String(), "Data not installed") || !strings.Contains(out.String(), "digits: fedbayes data install") {
-		t.Errorf("no install hint:\n%s", out.String())
+	if !strings.Contains(allOut, "Data not installed") || !strings.Contains(allOut, "digits: fedbayes data install") {
+		t.Errorf("no install hint:\n%s", allOut)
+	}
+	runCommandCases(t, []commandCase{
+		{args: []string{"run", "-all"}, status: 2, wantStderr: "-all goes with -list"},
+		{args: []string{"run", "-list", "-all"}, status: 0, wantOut: "ozer2022-svhn-c100-iid-reduced"},
+	})
+}
+
+// TestGroupPresets checks the groups of `run -list` on a hand-picked list: quick-digits, then the
+// other first runs by name, each paper's presets under its number in order, and a preset of no paper
+// last.
+func TestGroupPresets(t *testing.T) {
+	got := groupPresets([]string{"boston-fast", "chen-lenet-dirichlet", "fedbe-fmnist-full", "fischer2024-fmnist-e1",
+		"fmnist-medium", "hasan-lenet-h", "jamoussi-fmnist", "my-own", "ozer2022-fmnist-c10-iid", "quick-digits", "zeta-fast"})
+	want := []presetGroup{
+		{"First runs (seconds to minutes on 2 cores)", []string{"quick-digits", "boston-fast", "zeta-fast"}},
+		{"000 Ozer et al. (2022)", []string{"ozer2022-fmnist-c10-iid"}},
+		{"001 Fischer et al. (2024)", []string{"fischer2024-fmnist-e1"}},
+		{"002 Jamoussi et al. (BA-BFL)", []string{"jamoussi-fmnist"}},
+		{"003 Hasan (2023)", []string{"fmnist-medium", "hasan-lenet-h"}},
+		{"004 Chen & Chao (FedBE)", []string{"chen-lenet-dirichlet", "fedbe-fmnist-full"}},
+		{"Other presets", []string{"my-own"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("groups %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].title != want[i].title || !slices.Equal(got[i].names, want[i].names) {
+			t.Errorf("group %d: %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }
 
@@ -75,7 +144,7 @@ func TestRunRefusesMissingData(t *testing.T) {
 // (presets.HasanPresetNames) and Chen & Chao's FedBE presets (presets.ChenPresetNames) are engine presets.
 func TestRunTakesPredictivePresets(t *testing.T) {
 	var out bytes.Buffer
-	if err := listPresets(&out, t.TempDir()); err != nil {
+	if err := listPresets(&out, t.TempDir(), true); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"fmnist-fast", "fedbe-fmnist-fast", "chen-lenet-dirichlet-reduced"} {
