@@ -34,11 +34,12 @@
 // under the round's prior, the problem's (FixedPrior) or the previous global (UpdatedPrior, Fischer et
 // al. (2024), Sec. 3.7), and the rule's result is the next global, measured each round against the
 // same global posterior; RoundsSummary.Verdict reads a trajectory's trend (fixed, collapsing, ...).
-// With RoundsOptions.Sites the site-based methods run beside the rules on the linear problems:
+// With RoundsOptions.Sites the site methods run beside the rules on the linear problems only:
 // partitioned VI (Ashman et al. (2022)) and expectation propagation as FedEP (Guo et al. (2023)),
-// whose clients train against their cavities (the site arithmetic of package aggregate, Natural);
-// PVIStability gives the damping under which they converge, and SiteConvergence runs them to their
-// fixed points (PVI's is centralised mean-field VI; EP's has the exact mean).
+// whose clients train against their cavities (the site arithmetic of package aggregate, Natural).
+// Each is damped at half its own stability bound (PVIStability in closed form for PVI,
+// SiteStability by finite differences for both), and SiteConvergence runs them to their fixed
+// points (PVI's is centralised mean-field VI; EP's has the exact mean).
 //
 // Client splits with controlled heterogeneity (IID, covariate shift, target skew, unequal sizes,
 // many small clients) come from Simulate; Study and RunStudy run regimes and sweeps over seeds,

@@ -140,11 +140,8 @@ func RunRounds(p *Problem, opt RoundsOptions) (*RoundsResult, error) {
 		return nil, err
 	}
 	if opt.Sites {
-		for _, m := range []struct {
-			label   string
-			project projection
-		}{{PVILabel, MeanFieldVI}, {EPLabel, momentProjection}} {
-			tr, err := siteTrajectory(p, m.label, m.project, out.Rounds, exact, posterior)
+		for _, m := range siteMethods {
+			tr, err := siteTrajectory(p, m, out.Rounds, exact)
 			if err != nil {
 				return nil, err
 			}

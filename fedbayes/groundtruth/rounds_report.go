@@ -49,10 +49,10 @@ func verdictCell(rs RoundsSummary, row RoundsRow) string {
 		return "point mass"
 	case TrendFixed:
 		return fmt.Sprintf("fixed from round %d: %s", v.FixedFrom, numR(v.Final))
-	case TrendConverges:
+	case TrendAtMeanFieldVI:
 		return fmt.Sprintf("%s from round %d: %s → %s", v.Kind, v.ConvergedRound, numR(v.First), numR(v.Final))
-	case TrendSettles:
-		return fmt.Sprintf("%s: %s → %s", v.Kind, numR(v.First), numR(v.Final))
+	case TrendConverging:
+		return fmt.Sprintf("%s (×%s a round, within %s of its limit): %s → %s", v.Kind, num(v.Rate), numR(v.Remaining), numR(v.First), numR(v.Final))
 	}
 	cell := fmt.Sprintf("%s: %s → %s", v.Kind, numR(v.First), numR(v.Final))
 	if v.BestRound != 1 && v.BestRound != v.Last {
@@ -108,10 +108,10 @@ func writeRoundsIntro(b *strings.Builder, T int) {
 	p("- **updated**: the previous global N(m, diag(v)) is the prior (Fischer et al. (2024), Sec. 3.7; `training.prior: previous-global`), and client k's posterior is Gaussian in closed form with precision diag(1/v) + X_kᵀX_k/σ² and precision-times-mean m/v + X_kᵀy_k/σ² (Bishop (2006), Eqs. 3.50-3.51). FedAvg's point mass cannot be a prior: its clients keep the problem's.\n\n")
 	p("Every round is measured against the same exact global posterior (the prior times every likelihood, once), with the same floors as above. Round 1 is the one-round table above, bit for bit (tested). ")
 	p("A trend is read from the seed-averaged numbers over the last %d rounds: *fixed* (the global did not move in the last round in any seed; from the round given), ", TrendWindow)
-	p("*converges to mean-field VI* (it still moves, and its KL(q ‖ p) is within %g nat of the global mean-field VI's: the best diagonal Gaussian in that direction, whose other excess, KL(p ‖ q) over the marginals' floor, is what such a cell shows; from the first round within it), ", ConvergedNats)
-	p("*settles* (it moved by less than %g posterior sd, and its log-variance by less than %g, in the last round: a fixed point of its own), ", SettledChange, SettledChange)
-	p("*collapses* (the variance ratio fell in each of the last %d rounds and is below %g times mean-field VI's at round %d: more confident than the best diagonal Gaussian, whose own ratio is below 1 when the features are correlated), *shrinking* (fell in each but is still at least %g times mean-field VI's), *growing* (rose in each), *moving* (none of these), *stops* (some seed's rule gave no global). ",
-		TrendWindow, OverConfident, T, OverConfident)
+	p("*at mean-field VI* (it still moves, and its KL(q ‖ p) has stayed within %g nat of the global mean-field VI's, the best diagonal Gaussian in KL(q ‖ p), over the last %d rounds; from the round given; the cell's excess is then its other one, KL(p ‖ q) over the marginals' floor), ", ConvergedNats, TrendWindow)
+	p("*converging* (each of the last %d rounds moved it by at most %g times the round before, in posterior sds and log-variance: a geometric contraction; the cell gives the largest ratio and the bound change·r/(1 − r) on how far it still is from its limit), ", TrendWindow, ConvergingRate)
+	p("*collapses* (the variance ratio fell in each of the last %d rounds and is below %g times mean-field VI's at round %d: more confident than the best diagonal Gaussian in KL(q ‖ p), whose own ratio is below 1 when the features are correlated), *shrinking* (fell in each but is still at least %g times mean-field VI's; it may go on falling: the rate is in the rule's line), *growing* (rose in each), *moving* (none of these), *stops* (some seed's rule gave no global). ",
+		TrendWindow, CollapseFactor, T, CollapseFactor)
 	p("Each cell gives the trend and the excess over the floors in nats at round 1 → round %d, with the best round when it is neither.\n\n", T)
 }
 
@@ -151,7 +151,7 @@ func writeRoundsWhy(b *strings.Builder) {
 	p("Conflation's global precision is then K/v_i + Σ_k λ_k,i: the previous global counted K times, so the precision grows about K-fold a round (Ozer et al. (2022), Eq. 8; Fischer et al. (2024), Eq. 15). ")
 	p("DWC's is (K/v_i + Σ_k λ_k,i) − (K − 1)/v_i = 1/v_i + Σ_k λ_k,i (Fischer et al. (2024), Eq. 17): the previous global is divided out, but every likelihood is counted once more each round, so after t rounds the precision is 1/σ0² + t Σ_k λ_k,i and the variance falls as 1/t. ")
 	p("EAA's variance Σ_k w_k/(1/v_i + λ_k,i) adds about one weighted-average client's λ to the precision a round (Ozer et al. (2022), Eq. 4), so its precision reaches the global mean-field VI's, 1/σ0² + Σ_k λ_k,i, after about K rounds and keeps growing; the other averaging rules (AALV, WB, LP, PPA, RKLB) behave alike. ")
-	p("No rule of `aggregate` divides each client's own previous contribution out (the cavity of expectation propagation, Vehtari et al. (2020); partitioned variational inference, Ashman et al. (2022)), which is what would make the updated prior converge to the global posterior. The PVI row does: the global is the prior times one site per client (`aggregate.Natural`), each client trains against its cavity, the global without its own site, and sends its new site (parallel schedule, damped at half the stability bound `PVIStability` computes from the linearised round, which also says how much damping each regime needs); its fixed point on this model is the global mean-field VI, so its KL(q ‖ p) falls to that floor and its variance ratio to mean-field VI's. ")
+	p("No rule of `aggregate` divides each client's own previous contribution out (the cavity of expectation propagation, Vehtari et al. (2020); partitioned variational inference, Ashman et al. (2022)), which is what would make the updated prior converge to the global posterior. The PVI and FedEP rows do: the global is the prior times one site per client (`aggregate.Natural`), each client trains against its cavity, the global without its own site, and sends its new site (parallel schedule, each damped at half its own stability bound; \"Site methods to their fixed points\" below). PVI's fixed point on this model is the global mean-field VI, so its KL(q ‖ p) falls to that floor and its variance ratio to mean-field VI's; FedEP's has the exact mean and variances of its own. ")
 	p("Fischer et al. (2024), Sec. 3.7, Table 5, report that updating the prior each round lowers accuracy and raises NLL; the shrinking variances above are a mechanism consistent with that.\n\n")
 }
 
@@ -248,7 +248,7 @@ func writeRoundsFindings(b *strings.Builder, regimes []Summary, pol PriorPolicy)
 	if rs := roundsOf(regimes[0], pol); rs != nil {
 		T = rs.Rounds
 	}
-	var truth, elsewhere, converged, collapse, falling []string
+	var truth, elsewhere, atVI, collapse, shrinking, falling []string
 	for _, label := range order {
 		st := stats[label]
 		kinds := make([]string, 0, len(st.kinds))
@@ -299,19 +299,25 @@ func writeRoundsFindings(b *strings.Builder, regimes []Summary, pol PriorPolicy)
 				elsewhere = append(elsewhere, label)
 			}
 		}
-		if len(st.kinds[TrendConverges]) == st.regimeCount {
-			converged = append(converged, label)
+		if len(st.kinds[TrendAtMeanFieldVI]) == st.regimeCount {
+			atVI = append(atVI, label)
 		}
 		nc, ns := len(st.kinds[TrendCollapses]), len(st.kinds[TrendShrinking])
 		switch {
 		case nc == st.regimeCount:
 			collapse = append(collapse, label)
-		case nc+ns == st.regimeCount:
+		case ns == st.regimeCount:
+			shrinking = append(shrinking, label)
+		case nc > 0 && nc+ns == st.regimeCount:
 			falling = append(falling, label)
 		}
 	}
-	p("- In every regime: at a fixed point within %g nat of the floors (converges to the truth): %s; at a fixed point farther away: %s; converging to mean-field VI: %s; collapsing: %s; collapsing in some and shrinking in the others (the variance still falling at round %d): %s.\n",
-		RecoverNats, listOr(truth), listOr(elsewhere), listOr(converged), listOr(collapse), T, listOr(falling))
+	p("- In every regime: at a fixed point within %g nat of the floors (converges to the truth): %s; at a fixed point farther away: %s; ", RecoverNats, listOr(truth), listOr(elsewhere))
+	if sites := siteLabels(order); len(sites) > 0 {
+		p("at mean-field VI: %s; ", listOr(atVI))
+	}
+	p("collapsing: %s; shrinking (the variance still falling at round %d): %s; collapsing in some and shrinking in the others: %s.\n",
+		listOr(collapse), T, listOr(shrinking), listOr(falling))
 	// The variance against round 1's, over every rule and regime with a variance.
 	below, pairs := 0, 0
 	var invK []float64
@@ -322,6 +328,9 @@ func writeRoundsFindings(b *strings.Builder, regimes []Summary, pol PriorPolicy)
 			continue
 		}
 		for _, row := range rs.Rows {
+			if isSiteMethod(row.Label) {
+				continue
+			}
 			if n := len(row.VarRatio); n > 0 && row.VarRatio[0] > 0 {
 				pairs++
 				if row.VarRatio[n-1] < row.VarRatio[0] {
@@ -330,7 +339,28 @@ func writeRoundsFindings(b *strings.Builder, regimes []Summary, pol PriorPolicy)
 			}
 		}
 	}
-	p("- The variance ratio at round %d is below round 1's in %d of %d rule-regime pairs; 1/K over the regimes is %s.\n", T, below, pairs, rangeText(invK, num))
+	p("- The variance ratio at round %d is below round 1's in %d of %d rule-regime pairs (the rules only; the site methods' variances tend to their fixed points'); 1/K over the regimes is %s.\n", T, below, pairs, rangeText(invK, num))
+}
+
+// isSiteMethod reports whether label is a site method's trajectory (PVI, FedEP) rather than a rule's.
+func isSiteMethod(label string) bool {
+	for _, m := range siteMethods {
+		if m.label == label {
+			return true
+		}
+	}
+	return false
+}
+
+// siteLabels returns the site methods among labels.
+func siteLabels(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if isSiteMethod(l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // writeRoundsTable writes KL(p || q) by round for one regime and policy, mean over the seeds.

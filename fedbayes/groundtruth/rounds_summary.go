@@ -114,20 +114,22 @@ const (
 	TrendPointMass = "point mass"
 	// TrendFixed: the global did not move in the last round (Change 0 in every seed).
 	TrendFixed = "fixed"
-	// TrendConverges: the global still moves, and KL(q || p) at the last round is within ConvergedNats
-	// of its floor, the KL of the global mean-field VI: the trajectory has reached mean-field VI, the
-	// best a diagonal Gaussian does in KL(q || p) (partitioned VI's fixed point on the linear model).
-	TrendConverges = "converges to mean-field VI"
-	// TrendSettles: the global still moves, but by less than SettledChange in the last round (in
-	// posterior standard deviations and in log-variance, Change): a fixed point of its own, reached
-	// to that tolerance (expectation propagation's, between mean-field VI and the marginals).
-	TrendSettles = "settles"
+	// TrendAtMeanFieldVI: the global still moves, and KL(q || p) is within ConvergedNats of its
+	// floor, the KL of the global mean-field VI, in each of the last TrendWindow rounds: the
+	// trajectory is at mean-field VI, the best diagonal Gaussian in KL(q || p) (partitioned VI's
+	// fixed point on the linear model; a rule whose KL only crosses that floor does not qualify).
+	TrendAtMeanFieldVI = "at mean-field VI"
+	// TrendConverging: the global still moves, but each of the last TrendWindow rounds moved it by at
+	// most ConvergingRate times the round before (Change, in posterior sds and log-variance): a
+	// geometric contraction towards a limit of its own, at most Change·r/(1 − r) away
+	// (RoundsVerdict.Remaining).
+	TrendConverging = "converging"
 	// TrendCollapses: the variance ratio fell in each of the last TrendWindow rounds and is below
-	// OverConfident times mean-field VI's (FloorVarRatio) at the last round: more confident than
-	// the best diagonal Gaussian, not only than the exact marginals.
+	// CollapseFactor times mean-field VI's (FloorVarRatio) at the last round: more confident than the
+	// best diagonal Gaussian in KL(q || p), not only than the exact marginals.
 	TrendCollapses = "collapses"
 	// TrendShrinking: the variance ratio fell in each of the last TrendWindow rounds but is still at
-	// least OverConfident times mean-field VI's.
+	// least CollapseFactor times mean-field VI's (it may go on falling: RoundsVerdict.Exponent).
 	TrendShrinking = "shrinking"
 	// TrendGrowing: the variance ratio rose in each of the last TrendWindow rounds.
 	TrendGrowing = "growing"
@@ -135,11 +137,18 @@ const (
 	TrendMoving = "moving"
 )
 
-// ConvergedNats is how close to its floor KL(q || p) must come for TrendConverges.
+// ConvergedNats is how close to its floor KL(q || p) must stay for TrendAtMeanFieldVI.
 const ConvergedNats = 1e-3
 
-// SettledChange is the largest last-round Change of a trajectory that TrendSettles.
-const SettledChange = 1e-4
+// ConvergingRate is the largest ratio of one round's Change to the round before's for
+// TrendConverging: a rule whose variance falls as 1/t moves by about t/(t + 1) of the round before
+// (0.95 at round 20), and does not qualify.
+const ConvergingRate = 0.9
+
+// CollapseFactor is the fraction of mean-field VI's variance ratio below which a falling variance
+// collapses (the rounds' counterpart of OverConfident, which the one-round tables read against the
+// exact marginals).
+const CollapseFactor = 0.8
 
 // TrendWindow is the number of last rounds RoundsVerdict reads a trend from.
 const TrendWindow = 5
@@ -155,8 +164,13 @@ type RoundsVerdict struct {
 	// (the smallest excess; the first such round) and at the last round.
 	First, Best, Final float64
 	BestRound          int
-	// ConvergedRound is the first round whose KL(q || p) is within ConvergedNats of its floor (0: none).
+	// ConvergedRound is the first round of the final run of rounds whose KL(q || p) is within
+	// ConvergedNats of its floor (0: the last round is not).
 	ConvergedRound int
+	// Rate is the largest ratio of a round's Change to the round before's over the last TrendWindow
+	// rounds, and Remaining the bound Change·Rate/(1 − Rate) on the distance to the limit
+	// (TrendConverging).
+	Rate, Remaining float64
 	// VarRatio is the variance ratio at the last round; Factor its mean factor per round over the
 	// last TrendWindow rounds and Exponent the slope of log VarRatio against log t over them
 	// (-1: variance ∝ 1/t); both 0 when fewer rounds ran.
@@ -181,16 +195,17 @@ func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
 	}
 	v.First, v.Final, v.VarRatio = s.Excess(row, 1), s.Excess(row, T), row.VarRatio[T-1]
 	v.Best, v.BestRound = v.First, 1
+	atVI := func(t int) bool { return float64(row.KLToTruth[t-1])-s.FloorKLToTruth <= ConvergedNats }
 	for t := 1; t <= T; t++ {
 		if e := s.Excess(row, t); e < v.Best {
 			v.Best, v.BestRound = e, t
 		}
-		if v.ConvergedRound == 0 && float64(row.KLToTruth[t-1])-s.FloorKLToTruth <= ConvergedNats {
-			v.ConvergedRound = t
-		}
+	}
+	for t := T; t >= 1 && atVI(t); t-- {
+		v.ConvergedRound = t
 	}
 	w := TrendWindow
-	falling, rising := T > w, T > w
+	falling, rising, stayedAtVI := T > w, T > w, T > w
 	if T > w {
 		a, b := row.VarRatio[T-1-w], row.VarRatio[T-1]
 		v.Factor = math.Pow(b/a, 1/float64(w))
@@ -198,6 +213,15 @@ func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
 		for t := T - w; t < T; t++ {
 			falling = falling && row.VarRatio[t] < row.VarRatio[t-1]
 			rising = rising && row.VarRatio[t] > row.VarRatio[t-1]
+			if row.Change[t-1] > 0 {
+				v.Rate = math.Max(v.Rate, row.Change[t]/row.Change[t-1])
+			} else {
+				v.Rate = math.Inf(1)
+			}
+		}
+		stayedAtVI = v.ConvergedRound > 0 && v.ConvergedRound <= T-w
+		if v.Rate < 1 {
+			v.Remaining = row.Change[T-1] * v.Rate / (1 - v.Rate)
 		}
 	}
 	switch {
@@ -211,11 +235,11 @@ func (s RoundsSummary) Verdict(row RoundsRow) RoundsVerdict {
 		for v.FixedFrom > 1 && row.Change[v.FixedFrom-1] == 0 {
 			v.FixedFrom--
 		}
-	case float64(row.KLToTruth[T-1])-s.FloorKLToTruth <= ConvergedNats:
-		v.Kind = TrendConverges
-	case row.Change[T-1] <= SettledChange:
-		v.Kind = TrendSettles
-	case falling && v.VarRatio < OverConfident*s.floorVarRatio():
+	case stayedAtVI:
+		v.Kind = TrendAtMeanFieldVI
+	case T > w && v.Rate <= ConvergingRate:
+		v.Kind = TrendConverging
+	case falling && v.VarRatio < CollapseFactor*s.floorVarRatio():
 		v.Kind = TrendCollapses
 	case falling:
 		v.Kind = TrendShrinking

@@ -291,19 +291,36 @@ func TestRoundsVerdict(t *testing.T) {
 	if v := withFloor.Verdict(mk(geo(1, 0.9, 8), ones, 0)); v.Kind != TrendShrinking {
 		t.Errorf("against mean-field VI's variance ratio 0.5: %s, want %s", v.Kind, TrendShrinking)
 	}
-	// KL(q || p) = 1 + 10 × 0.01^(t-1) falls to within ConvergedNats of its floor 1 at round 3 while the global
-	// still moves: converges, from round 3, whatever its variance does.
+	// KL(q || p) = 1 + 10 × 0.01^(t-1) falls to within ConvergedNats of its floor 1 at round 3 and
+	// stays there while the global still moves: at mean-field VI from round 3, whatever its variance
+	// does.
 	conv := mk(geo(1, 0.9, 8), ones, 0)
 	for i := range conv.KLToTruth {
 		conv.KLToTruth[i] = Value(1 + 10*math.Pow(0.01, float64(i)))
 	}
-	if v := withFloor.Verdict(conv); v.Kind != TrendConverges || v.ConvergedRound != 3 {
-		t.Errorf("%s from round %d, want %s from round 3", v.Kind, v.ConvergedRound, TrendConverges)
+	if v := withFloor.Verdict(conv); v.Kind != TrendAtMeanFieldVI || v.ConvergedRound != 3 {
+		t.Errorf("%s from round %d, want %s from round 3", v.Kind, v.ConvergedRound, TrendAtMeanFieldVI)
 	}
-	// A global that moves by 1e-5 in its last round, away from mean-field VI: it settles.
-	settles := mk(geo(1, 0.9, 8), append(ones[:7:7], 1e-5), 0)
-	if v := withFloor.Verdict(settles); v.Kind != TrendSettles {
-		t.Errorf("a last change of 1e-5: %s, want %s", v.Kind, TrendSettles)
+	// A KL(q || p) that only reaches the floor in the last round (a rule crossing it) is not at it.
+	cross := mk(geo(1, 0.5, 8), ones, 0)
+	for i := range cross.KLToTruth {
+		cross.KLToTruth[i] = Value(1 + float64(7-i))
+	}
+	if v := withFloor.Verdict(cross); v.Kind == TrendAtMeanFieldVI || v.ConvergedRound != 8 {
+		t.Errorf("a KL crossing its floor at the last round: %s (from round %d), want another kind (the run starting at 8)", v.Kind, v.ConvergedRound)
+	}
+	// Changes halving every round: converging at a rate of 0.5, within 0.5^7 of the limit; changes
+	// falling as 1/t (a variance ∝ 1/t) are not.
+	halving := mk(geo(1, 0.9, 8), geo(1, 0.5, 8), 0)
+	if v := withFloor.Verdict(halving); v.Kind != TrendConverging || !near(v.Rate, 0.5, 1e-12) || !near(v.Remaining, math.Pow(0.5, 7), 1e-12) {
+		t.Errorf("halving changes: %s at rate %v, remaining %v; want %s at 0.5, %v", v.Kind, v.Rate, v.Remaining, TrendConverging, math.Pow(0.5, 7))
+	}
+	harmonic := make([]float64, 8)
+	for i := range harmonic {
+		harmonic[i] = 1 / float64(i+12)
+	}
+	if v := withFloor.Verdict(mk(geo(1, 0.9, 8), harmonic, 0)); v.Kind == TrendConverging {
+		t.Errorf("changes falling as 1/t: %s at rate %v, want another kind", v.Kind, v.Rate)
 	}
 }
 
