@@ -114,3 +114,30 @@ func TestTableHealthNoteEachRowItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestTableHealthNoteNamesOnlyItsRows checks the note of a table of rules outside Ozer et al.'s five
+// (a user's median beside GAA and AALV, all moving their variances alike): it names no rule that is
+// not a row, and gives each row its own spread.
+func TestTableHealthNoteNamesOnlyItsRows(t *testing.T) {
+	var runs []Run
+	for i, rule := range []string{"GAA", "AALV", "median"} {
+		r := healthRow(8, []float64{0.41, 12.2, 12.9}[i], 12.1, 1, 0, 0)
+		r.Metrics[VarLocalShift], r.Metrics[VarDisagreement] = 0.05, 0.01
+		runs = append(runs, runOf(rule, nil, 0, r))
+	}
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := tab.Note()
+	for _, absent := range []string{"EAA", "PPA", "CF"} {
+		if strings.Contains(note, absent) {
+			t.Errorf("the note names %s, which is not in the table: %s", absent, note)
+		}
+	}
+	for _, want := range []string{"GAA (", "spread 12.1 → 0.41)", "AALV (", "spread 12.1 → 12.2)", "median (", "spread 12.1 → 12.9)"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the note lacks %q: %s", want, note)
+		}
+	}
+}
