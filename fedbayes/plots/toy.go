@@ -183,12 +183,19 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 			charts.WithLineStyleOpts(opts.LineStyle{Color: "#000000", Width: 2, Type: "dotted"}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
 	}
+	// Each rule takes its own colour and dash (IdentityLooks), as in every other figure; a dashed
+	// rule lying on a solid one (Conflation on CF) leaves it visible through its gaps.
+	names := make([]string, len(d.Aggregates))
 	for i, a := range d.Aggregates {
-		col := seriesColor(i)
+		names[i] = a.Name
+	}
+	looks := IdentityLooks(names)
+	for _, a := range d.Aggregates {
+		look := SeriesLook(looks[a.Name])
 		line.AddSeries(a.Name, curve(func(x float64) float64 { return NormalPDF(x, a.Mean, a.Var) }),
 			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
+			charts.WithLineStyleOpts(opts.LineStyle{Color: look.Color, Width: 2}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: look.Color}))
 	}
 	line.SetGlobalOptions(
 		charts.WithTitleOpts(opts.Title{Title: d.Title}),
@@ -201,6 +208,12 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	eachComponent(c.Option, "series", func(s map[string]any) {
+		if i, ok := looks[fmt.Sprint(s["name"])]; ok { // go-echarts has no field for a dash array
+			look := SeriesLook(i)
+			sub(s, "lineStyle")["type"], s["z"] = LineType(look.Dash), look.Z
+		}
+	})
 	return c.Styled(ScreenStyle, 0, 0)
 }
 
