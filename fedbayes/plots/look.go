@@ -120,29 +120,51 @@ func nameWords(name string) []string {
 // order and contiguous ("vi-EAA-iid" and "FVBWA-EAA" are EAA, "d-bcm" is D-BCM, not BCM). ok is
 // false when the name holds none.
 func MethodLook(name string) (index int, ok bool) {
-	words := nameWords(name)
+	index, _, _, ok = findMethod(nameWords(name))
+	return index, ok
+}
+
+// findMethod finds the method whose id or display name occurs most fully in words, as a contiguous
+// run: its look index, its id and where the run starts and ends in words.
+func findMethod(words []string) (index int, id string, span [2]int, ok bool) {
 	best := 0
 	for i, ids := range methodLooks {
-		for _, id := range ids {
-			for _, form := range []string{id, DisplayName(id)} {
+		for _, mid := range ids {
+			for _, form := range []string{mid, DisplayName(mid)} {
 				w := nameWords(form)
-				if len(w) > best && containsRun(words, w) {
-					best, index, ok = len(w), i, true
+				if at := runIndex(words, w); len(w) > best && at >= 0 {
+					best, index, id, span, ok = len(w), i, mid, [2]int{at, at + len(w)}, true
 				}
 			}
 		}
 	}
-	return index, ok
+	return index, id, span, ok
 }
 
-// containsRun reports whether sub occurs in words as a contiguous run.
-func containsRun(words, sub []string) bool {
+// runIndex returns where sub occurs in words as a contiguous run, or -1.
+func runIndex(words, sub []string) int {
 	for i := 0; i+len(sub) <= len(words); i++ {
 		if slices.Equal(words[i:i+len(sub)], sub) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
+}
+
+// SplitMethod splits a series or setting name into the method it is of (MethodLook), under its
+// display name, and the words of the name around it, as written: "vi-gaa-iid" is GAA and [vi iid].
+// ok is false when the name holds no known method.
+func SplitMethod(name string) (method string, rest []string, ok bool) {
+	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' })
+	lower := make([]string, len(words))
+	for i, w := range words {
+		lower[i] = strings.ToLower(w)
+	}
+	_, id, span, ok := findMethod(lower)
+	if !ok {
+		return "", words, false
+	}
+	return DisplayName(id), append(append([]string{}, words[:span[0]]...), words[span[1]:]...), true
 }
 
 // IdentityLooks returns the look index (SeriesLook) of each of one figure's series names, by the
