@@ -100,14 +100,15 @@ func SeriesLook(i int) Look {
 // results' tables), each at the look index (SeriesLook) that is its own in every figure: FedAvg, then
 // the rules in the tables' order (results.RuleOrder: ten distinct colours), their aliases, the other
 // baselines; the predictive-space methods from 21 and FedBE from 31, so that each group drawn
-// together with FedAvg has colours of its own. An alias has its rule's look. The empty entries are
+// together with FedAvg has colours of its own. An alias (and a former name, engine.MethodAliases:
+// "fedbe" for fedbe-gaussian) has its method's look. The empty entries are
 // the looks IdentityLooks gives first to names it does not know.
 var methodLooks = [LookCycle][]string{
 	0: {"fedavg"}, 1: {"eaa", "nwa"}, 2: {"gaa", "ws"}, 3: {"aalv"}, 4: {"ppa"}, 5: {"lp"}, 6: {"conflation"},
 	7: {"cf", "wc"}, 8: {"rklb", "llp"}, 9: {"wb"}, 10: {"dwc"}, 15: {"fed"}, 16: {"deterministic", "det"},
 	21: {"bcm"}, 22: {"mixture"}, 23: {"beta-predbayes"}, 24: {"d-bcm"}, 25: {"d-beta-predbayes"},
 	26: {"ep-mcmc"}, 27: {"fedpa"}, 28: {"oneshot"}, 29: {"fedkt"},
-	31: {"fedbe"}, 32: {"fedbe-gaussian"}, 33: {"fedbe-dirichlet"}, 34: {"fedbe-gaussian-no-swa"},
+	31: {"fedbe-gaussian", "fedbe"}, 32: {"fedbe-dirichlet"}, 33: {"fedbe-gaussian-no-swa"},
 }
 
 // nameWords splits a name into lower-case words at anything but letters and digits.

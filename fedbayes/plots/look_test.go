@@ -58,7 +58,7 @@ func TestLooksFollowTheMethod(t *testing.T) {
 	for _, r := range []string{"EAA", "GAA", "AALV", "PPA", "CF", "FedAvg"} {
 		settings12 = append(settings12, "ozer-"+r+"-equal", "ozer-"+r+"-size")
 	}
-	for _, names := range [][]string{rules12, settings12, {"bcm", "mixture", "beta-predbayes", "fedavg", "d-bcm", "d-beta-predbayes", "ep-mcmc", "fedpa", "oneshot", "fedkt", "fedbe", "u1"}} {
+	for _, names := range [][]string{rules12, settings12, {"bcm", "mixture", "beta-predbayes", "fedavg", "d-bcm", "d-beta-predbayes", "ep-mcmc", "fedpa", "oneshot", "fedkt", "fedbe-gaussian", "fedbe-dirichlet"}} {
 		c := curvesOf(t, "twelve", names...)
 		seen := map[LegendHandle]string{}
 		colours := map[string]bool{}
@@ -87,7 +87,7 @@ func TestMethodLook(t *testing.T) {
 	}{
 		{"EAA", "eaa"}, {"vi-eaa-iid", "eaa"}, {"quick-digits-FVBWA-GAA", "gaa"}, {"NWA", "eaa"},
 		{"d-bcm", "d-bcm"}, {"D-β-PredBayes", "d-beta-predbayes"}, {"β-PredBayes", "beta-predbayes"},
-		{"FedBE (Gaussian, no SWA)", "fedbe-gaussian-no-swa"}, {"fedbe-fmnist-fast", "fedbe"},
+		{"FedBE (Gaussian, no SWA)", "fedbe-gaussian-no-swa"}, {"fedbe-fmnist-fast", "fedbe-gaussian"}, {"oneshotfl", "oneshot"},
 		{"median", ""}, {"vi-rule01-dirichlet", ""}, {"cfg", ""},
 	} {
 		got, ok := MethodLook(tc.name)
