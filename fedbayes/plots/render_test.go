@@ -77,7 +77,7 @@ func TestRenderSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := string(raw)
-	mustContainAll(t, "toy.svg", svg, "<svg", `width="720"`, `height="400"`, "<path", ">Two clients<", ">client 1<", ">EAA<", ">CF<", ">mixture<")
+	mustContainAll(t, "toy.svg", svg, "<svg", `width="720"`, `height="400"`, "<path", ">Two clients<", ">clients (2)<", ">EAA<", ">CF<", ">mixture<")
 	// 5 curves plus axes: many paths.
 	if n := strings.Count(svg, "<path"); n < 10 {
 		t.Errorf("toy.svg has %d paths, want at least 10", n)
