@@ -71,13 +71,17 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 		"xAxis":   map[string]any{"type": "category", "data": labels},
 		"yAxis":   y,
 		"series":  []any{bar("KL(p ‖ q)", klPQ, 0), bar("KL(q ‖ p)", klQP, 1), bar("W2", w2, 2)},
-	}, 0, 460)
+	}, max(720, distanceBand*len(rows)+90), 460)
 	if err != nil {
 		return nil, err
 	}
 	c.Caption = notDrawnCaption("no KL bar", infinite)
 	return c.Styled(plots.ScreenStyle, 0, 0)
 }
+
+// distanceBand is the width in pixels of a rule's bars in DistanceChart: room for a label such as
+// "Conflation" or "RKLB/size" on one line, unrotated.
+const distanceBand = 72
 
 // notDrawnCaption says which rules a chart leaves out, and why: their KL to the exact posterior is
 // infinite (a point mass: FedAvg, FedPA); "" for none.

@@ -204,13 +204,14 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 	return c.Styled(ScreenStyle, 0, 0)
 }
 
-// toyMarkerEvery is the spacing, in grid points, of the markers on a rule's density.
-const toyMarkerEvery = 40
+// toyMarkerEvery is the spacing, in grid points, of the markers on a rule's density (only where it
+// is above 5 % of its peak).
+const toyMarkerEvery = 20
 
 // addToySeries adds the toy chart's curves to line: the clients dashed in grey under one legend
 // entry, the mixture dotted in black, the reference in black, then each rule in its method's colour,
-// dash and marker (IdentityLooks; a marker every toyMarkerEvery points, each rule's at its own
-// phase, so that two rules with the same curve both show). It returns the rules' look indices.
+// dash and marker (IdentityLooks; a marker every toyMarkerEvery points where the density shows, each
+// rule's at its own phase, so that two rules with the same curve both show). It returns the rules' look indices.
 func addToySeries(line *charts.Line, d Toy, curve func(func(float64) float64) []opts.LineData) map[string]int {
 	noSymbol := charts.WithLineChartOpts(opts.LineChart{Symbol: "none", ShowSymbol: opts.Bool(false)})
 	clients := "client"
@@ -243,9 +244,11 @@ func addToySeries(line *charts.Line, d Toy, curve func(func(float64) float64) []
 	for i, a := range d.Aggregates {
 		look := SeriesLook(looks[a.Name])
 		pts := curve(func(x float64) float64 { return NormalPDF(x, a.Mean, a.Var) })
+		peak := NormalPDF(a.Mean, a.Mean, a.Var)
 		phase := (i * 7) % toyMarkerEvery
 		for j := range pts {
-			if (j-phase)%toyMarkerEvery != 0 {
+			// Markers where the density shows (not along the axis in its tails).
+			if (j-phase)%toyMarkerEvery != 0 || pts[j].Value.([]float64)[1] < 0.05*peak {
 				pts[j].Symbol = "none"
 			}
 		}

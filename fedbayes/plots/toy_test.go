@@ -184,7 +184,7 @@ func TestToyReferenceAndRuleLooks(t *testing.T) {
 					}
 				}
 			}
-			if marked == 0 || marked > len(data)/20 {
+			if marked == 0 || marked > len(data)/toyMarkerEvery+1 {
 				t.Errorf("%s: %d of %d points marked, want a few", name, marked, len(data))
 			}
 			if other, dup := phases[first]; dup {
