@@ -70,7 +70,7 @@ func TestTableHealthNoteEachRowItsOwn(t *testing.T) {
 		notFigures  []string
 		sentenceTag string
 	}{
-		{"EAA, AALV (", stayed, []string{"spread 3.453 → 3.46)", "local training moved at most 0.1 % of them"}, []string{"0.0619"}, "FROZEN"},
+		{"EAA, AALV (", stayed, []string{"spread 3.453 → 3.46)", "local training moved at most 0.1 % of the clients' variances"}, []string{"0.0619"}, "FROZEN"},
 		{"GAA (", arithmetic, []string{"100 % of the global variances moved", "spread 3.453 → 0.0619)"}, []string{"3.46)"}, "FROZEN"},
 		{"CF (", "most variances sit at the clamp bound", []string{"90 % at the clamp", "spread 3.453 → 0.00625)"}, nil, "CLAMPED"},
 		{"NWA (", "alike on every client", []string{"differ by at most 0.0015", "spread 3.453 → 25.09)"}, []string{"16.04"}, "UNIFORM"},
