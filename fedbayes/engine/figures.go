@@ -78,7 +78,8 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 }
 
 // curveFigures are the learning-curve figures of runs, one per metric of curveMetrics that some run
-// records in every row: a series per setting (named by it, so styled by the method it is of), a line
+// records in every row: a series per setting (named by what tells it apart from the others, and
+// styled by the method it is of), a line
 // per seed; a seed whose evaluated rounds differ from its setting's first is left out.
 func curveFigures(runs []results.Run, title string) ([]plots.FigureSpec, error) {
 	title, caption := figureTitle(runs, title)
@@ -91,6 +92,12 @@ func curveFigures(runs []results.Run, title string) ([]plots.FigureSpec, error) 
 		settings = append(settings, s)
 	}
 	sort.Strings(settings)
+	// The legend names a setting by what tells it apart from the others (the title names what they
+	// share): "EAA-size" for quick-digits-EAA-size among quick-digits-*.
+	short := map[string]string{}
+	for i, n := range plots.ShortNames(settings) {
+		short[settings[i]] = n
+	}
 	var figs []plots.FigureSpec
 	for _, cm := range curveMetrics {
 		var series []plots.SeedSeries
@@ -113,7 +120,7 @@ func curveFigures(runs []results.Run, title string) ([]plots.FigureSpec, error) 
 				lines = append(lines, ry)
 			}
 			if len(lines) > 0 && len(x) > 0 {
-				series = append(series, plots.SeedSeries{Name: name, X: x, Runs: lines})
+				series = append(series, plots.SeedSeries{Name: short[name], X: x, Runs: lines})
 			}
 		}
 		if len(series) == 0 {

@@ -166,6 +166,12 @@ func TestCurveFiguresScalesAndLooks(t *testing.T) {
 		t.Errorf("var_moved's y title %q does not fit a column figure", name)
 	}
 	want := plots.LegendHandles(acc)
+	for i, name := range []string{"EAA-iid", "GAA-iid", "CF-iid"} { // the title names what they share
+		if i >= len(want) || want[i].Name != name {
+			t.Errorf("legend %+v, want the settings named %v", want, []string{"EAA-iid", "GAA-iid", "CF-iid"})
+			break
+		}
+	}
 	for _, c := range []*plots.Chart{spread, moved} {
 		got := plots.LegendHandles(c)
 		for i := range want {

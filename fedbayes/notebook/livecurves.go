@@ -159,35 +159,19 @@ func (l *LiveCurves) chartLocked() (*plots.Chart, error) {
 }
 
 // legendLabels names the settings of the live chart as a reader knows them: the words every
-// setting's name starts with are left out (the spec's name, "digits-fast-"), and the method's id
-// shows under its display name (plots.SplitMethod): "fedbe-fmnist-bcm-0.5" among others of
-// fedbe-fmnist is "BCM 0.5". A name left empty keeps its setting's name.
+// setting's name starts with are left out (plots.ShortNames: the spec's name, "digits-fast-"), and
+// the method's id shows under its display name (plots.SplitMethod): "digits-fast-bcm-0.5" among
+// others of digits-fast is "BCM 0.5".
 func legendLabels(series []plots.SeedSeries) []string {
-	words := make([][]string, len(series))
+	names := make([]string, len(series))
 	for i, s := range series {
-		words[i] = strings.Split(s.Name, "-")
+		names[i] = s.Name
 	}
-	common := len(words[0])
-	for _, w := range words[1:] {
-		n := 0
-		for n < common && n < len(w) && w[n] == words[0][n] {
-			n++
-		}
-		common = n
-	}
-	if len(series) == 1 {
-		common = 0
-	}
-	out := make([]string, len(series))
-	for i, w := range words {
-		name := strings.Join(w[min(common, len(w)):], "-")
+	out := plots.ShortNames(names)
+	for i, name := range out {
 		if method, rest, ok := plots.SplitMethod(name); ok {
-			name = strings.Join(append([]string{method}, rest...), " ")
+			out[i] = strings.Join(append([]string{method}, rest...), " ")
 		}
-		if name == "" {
-			name = series[i].Name
-		}
-		out[i] = name
 	}
 	return out
 }

@@ -152,6 +152,35 @@ func runIndex(words, sub []string) int {
 	return -1
 }
 
+// ShortNames returns names less the leading "-"-separated words they all share ("sweep-EAA-iid" and
+// "sweep-GAA-iid" are "EAA-iid" and "GAA-iid"), so that a legend shows what tells its series apart
+// (a figure's title names what they share). A single name, or one that would be left empty, is
+// kept whole.
+func ShortNames(names []string) []string {
+	out := append([]string(nil), names...)
+	if len(names) < 2 {
+		return out
+	}
+	words := make([][]string, len(names))
+	for i, n := range names {
+		words[i] = strings.Split(n, "-")
+	}
+	common := len(words[0])
+	for _, w := range words[1:] {
+		n := 0
+		for n < common && n < len(w) && w[n] == words[0][n] {
+			n++
+		}
+		common = n
+	}
+	for i, w := range words {
+		if short := strings.Join(w[min(common, len(w)):], "-"); short != "" {
+			out[i] = short
+		}
+	}
+	return out
+}
+
 // SplitMethod splits a series or setting name into the method it is of (MethodLook), under its
 // display name, and the words of the name around it, as written: "vi-gaa-iid" is GAA and [vi iid].
 // ok is false when the name holds no known method.

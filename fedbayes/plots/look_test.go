@@ -140,3 +140,17 @@ func TestLongYNameFitsTheChart(t *testing.T) {
 		}
 	}
 }
+
+// TestShortNames checks that legend names drop the leading words every name shares, and only those.
+func TestShortNames(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"quick-digits-EAA-size", "quick-digits-GAA-size", "quick-digits-fedavg"}, []string{"EAA-size", "GAA-size", "fedavg"}},
+		{[]string{"x-y", "x-y-z"}, []string{"x-y", "z"}},
+		{[]string{"nb"}, []string{"nb"}},
+		{[]string{"a-1", "b-1"}, []string{"a-1", "b-1"}},
+	} {
+		if got := ShortNames(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("ShortNames(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
