@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"fedbayes.dev/fedbayes/results"
@@ -145,11 +146,17 @@ type stage struct{ dir, dest string }
 // stagePattern names stage folders (hidden, with results' temporary-file marker).
 const stagePattern = ".figures.tmp-*"
 
-// newStage makes dest (and its parents) and a stage folder inside it.
+// staleStage is the age after which a stage folder is taken as left by a killed process: a stage
+// lives for one Node or Chromium run, seconds to minutes.
+const staleStage = time.Hour
+
+// newStage makes dest (and its parents) and a stage folder inside it, first removing stage folders
+// older than staleStage that a killed process left there.
 func newStage(dest string) (*stage, error) {
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
+	removeStaleStages(dest)
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
@@ -159,6 +166,17 @@ func newStage(dest string) (*stage, error) {
 		return nil, fmt.Errorf("plots: figures in %s: %w", dest, err)
 	}
 	return &stage{dir: dir, dest: abs}, nil
+}
+
+// removeStaleStages removes the stage folders in dest older than staleStage; one it cannot read or
+// remove is left (it hides nothing: its name starts with a dot, and nothing reads it).
+func removeStaleStages(dest string) {
+	old, _ := filepath.Glob(filepath.Join(dest, stagePattern))
+	for _, d := range old {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && time.Since(fi.ModTime()) > staleStage {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
 
 // path is where the file name is written in the stage.

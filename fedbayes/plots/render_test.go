@@ -463,3 +463,36 @@ func TestPDFText(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleStagesRemoved checks that a stage folder a killed renderer left behind is removed by the
+// next write into the folder once it is old, and a recent one (maybe another process's) is kept.
+func TestStaleStagesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	stale, fresh := filepath.Join(dir, ".figures.tmp-111"), filepath.Join(dir, ".figures.tmp-222")
+	for _, d := range []string{stale, fresh} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "a.svg"), []byte("<svg"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * staleStage)
+	if err := os.Chtimes(stale, long, long); err != nil {
+		t.Fatal(err)
+	}
+	st, err := newStage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.remove()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale stage kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("recent stage removed: %v", err)
+	}
+	if _, err := os.Stat(st.dir); !os.IsNotExist(err) {
+		t.Errorf("the stage of this write is left: %v", err)
+	}
+}
