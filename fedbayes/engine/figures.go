@@ -21,16 +21,24 @@ const FiguresFile = "figures.json"
 // staleTemp is the age after which a temporary figures.json is taken as left by a killed process.
 const staleTemp = time.Minute
 
-// curveMetrics are the learning curves drawn, with their axis labels.
-var curveMetrics = []struct{ metric, label string }{
-	{results.Accuracy, "test accuracy"},
-	{results.NLL, "test NLL (nats)"},
-	{results.ECE, "test ECE"},
-	{results.WeightedAccuracy, "weighted client accuracy"},
-	{results.Spread, "learned spread"},
-	{results.VarMoved, "share of variances moved from their start"},
-	{results.VarDisagreement, "clients' disagreement on log σ²"},
+// curveMetrics are the learning curves drawn, with their y axis labels (short enough for a column
+// figure's height) and scales: the spread on a log axis, as the notebooks draw it (GAA's and CF's
+// spreads are orders of magnitude below EAA's), a share on 0 to 1.
+var curveMetrics = []struct {
+	metric, label string
+	logY, share   bool
+}{
+	{metric: results.Accuracy, label: "test accuracy"},
+	{metric: results.NLL, label: "test NLL (nats)"},
+	{metric: results.ECE, label: "test ECE"},
+	{metric: results.WeightedAccuracy, label: "weighted client accuracy"},
+	{metric: results.Spread, label: "learned spread ‖σ‖₂", logY: true},
+	{metric: results.VarMoved, label: "share of variances moved", share: true},
+	{metric: results.VarDisagreement, label: "clients' sd of log σ²"},
 }
+
+// zero and one are a share's axis range.
+var zero, one = 0.0, 1.0
 
 // writeFigures writes dir/figures.json with one learning-curve figure per metric over every completed
 // run in dir whose rows match its status and spec (results.Run.Check with ExpectedRounds): a series
@@ -51,6 +59,29 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("engine: figures: %w", err)
 	}
+	figs, err := curveFigures(runs, title)
+	if err != nil {
+		return "", skipped, err
+	}
+	if len(figs) == 0 {
+		return "", skipped, nil
+	}
+	raw, err := json.MarshalIndent(plots.SpecFile{Version: plots.SpecVersion, Figures: figs}, "", "  ")
+	if err != nil {
+		return "", skipped, fmt.Errorf("engine: figures: %w", err)
+	}
+	path := filepath.Join(dir, FiguresFile)
+	if err := results.WriteFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
+		return "", skipped, fmt.Errorf("engine: figures: %w", err)
+	}
+	return path, skipped, nil
+}
+
+// curveFigures are the learning-curve figures of runs, one per metric of curveMetrics that some run
+// records in every row: a series per setting (named by what tells it apart from the others, and
+// styled by the method it is of), a line
+// per seed; a seed whose evaluated rounds differ from its setting's first is left out.
+func curveFigures(runs []results.Run, title string) ([]plots.FigureSpec, error) {
 	title, caption := figureTitle(runs, title)
 	bySetting := map[string][]results.Run{}
 	for _, r := range runs {
@@ -61,6 +92,12 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 		settings = append(settings, s)
 	}
 	sort.Strings(settings)
+	// The legend names a setting by what tells it apart from the others (the title names what they
+	// share): "EAA-size" for quick-digits-EAA-size among quick-digits-*.
+	short := map[string]string{}
+	for i, n := range plots.ShortNames(settings) {
+		short[settings[i]] = n
+	}
 	var figs []plots.FigureSpec
 	for _, cm := range curveMetrics {
 		var series []plots.SeedSeries
@@ -83,31 +120,37 @@ func writeFigures(dir, title string) (string, []results.Skipped, error) {
 				lines = append(lines, ry)
 			}
 			if len(lines) > 0 && len(x) > 0 {
-				series = append(series, plots.SeedSeries{Name: name, X: x, Runs: lines})
+				series = append(series, plots.SeedSeries{Name: short[name], X: x, Runs: lines})
 			}
 		}
 		if len(series) == 0 {
 			continue
 		}
-		f, err := plots.NewFigureSpec(cm.metric, "learning_curves", "column",
-			plots.Curves{Title: title, Caption: caption, XLabel: "round", YLabel: cm.label, Series: series})
+		d := plots.Curves{Title: title, Caption: caption, XLabel: "round", YLabel: cm.label, Series: series, LogY: cm.logY && positive(series)}
+		if cm.share {
+			d.YMin, d.YMax = &zero, &one
+		}
+		f, err := plots.NewFigureSpec(cm.metric, "learning_curves", "column", d)
 		if err != nil {
-			return "", skipped, fmt.Errorf("engine: figure %q: %w", cm.metric, err)
+			return nil, fmt.Errorf("engine: figure %q: %w", cm.metric, err)
 		}
 		figs = append(figs, f)
 	}
-	if len(figs) == 0 {
-		return "", skipped, nil
+	return figs, nil
+}
+
+// positive reports whether every value of the series is above 0 (so that a log axis can show them).
+func positive(series []plots.SeedSeries) bool {
+	for _, s := range series {
+		for _, run := range s.Runs {
+			for _, v := range run {
+				if !(v > 0) {
+					return false
+				}
+			}
+		}
 	}
-	raw, err := json.MarshalIndent(plots.SpecFile{Version: plots.SpecVersion, Figures: figs}, "", "  ")
-	if err != nil {
-		return "", skipped, fmt.Errorf("engine: figures: %w", err)
-	}
-	path := filepath.Join(dir, FiguresFile)
-	if err := results.WriteFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
-		return "", skipped, fmt.Errorf("engine: figures: %w", err)
-	}
-	return path, skipped, nil
+	return true
 }
 
 // curveOf returns a run's rounds and finite values of metric (ok false if any row lacks it).

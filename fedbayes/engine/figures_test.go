@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -100,5 +101,83 @@ func TestFiguresReportACopiedRunFolder(t *testing.T) {
 	}
 	if path, _, err := writeFigures(t.TempDir(), "t"); path != "" || err != nil {
 		t.Errorf("an empty folder: %q, %v; want nothing and no error", path, err)
+	}
+}
+
+// TestCurveFiguresScalesAndLooks checks the exported learning curves: the spread on a log axis, a
+// share's axis from 0 to 1 under a y title that fits a column figure, and each rule drawn alike
+// in every figure (by its identity, not by its place among the settings).
+func TestCurveFiguresScalesAndLooks(t *testing.T) {
+	row := func(round int, acc, spread, moved float64) results.Row {
+		return results.Row{Round: round, Metrics: map[string]float64{results.Accuracy: acc, results.Spread: spread, results.VarMoved: moved}}
+	}
+	var runs []results.Run
+	for i, rule := range []string{"EAA", "GAA", "CF"} {
+		for seed := int64(0); seed < 2; seed++ {
+			s := []float64{3.4, 0.06, 0.006}[i]
+			runs = append(runs, results.Run{Meta: results.Meta{Setting: "vi-" + rule + "-iid", Seed: seed, Labels: map[string]string{"rule": rule}},
+				Rows: []results.Row{row(1, 0.5, s, 0.5), row(2, 0.6+0.01*float64(seed), s*1.01, 0.9)}})
+		}
+	}
+	figs, err := curveFigures(runs, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]plots.FigureSpec{}
+	for _, f := range figs {
+		byName[f.Name] = f
+	}
+	build := func(name string) *plots.Chart {
+		t.Helper()
+		f, ok := byName[name]
+		if !ok {
+			t.Fatalf("no %s figure among %d", name, len(figs))
+		}
+		c, err := f.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Styled(plots.Style{FontSize: plots.ColumnFigure.FontSize}, plots.ColumnFigure.Width, plots.ColumnFigure.Height)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	yAxis := func(c *plots.Chart) map[string]any {
+		switch y := c.Option["yAxis"].(type) {
+		case []any:
+			return y[0].(map[string]any)
+		case map[string]any:
+			return y
+		}
+		t.Fatalf("%s: no y axis", c.Name)
+		return nil
+	}
+	spread, moved, acc := build(results.Spread), build(results.VarMoved), build(results.Accuracy)
+	if y := yAxis(spread); y["type"] != "log" {
+		t.Errorf("spread's y axis is %v, want log", y["type"])
+	}
+	y := yAxis(moved)
+	if y["min"] != 0.0 || y["max"] != 1.0 {
+		t.Errorf("var_moved's y axis runs %v to %v, want 0 to 1", y["min"], y["max"])
+	}
+	if name, _ := y["name"].(string); name == "" || strings.HasSuffix(name, "…") ||
+		plots.TextWidth(name, float64(plots.ColumnFigure.FontSize), false) > float64(plots.ColumnFigure.Height)-8 {
+		t.Errorf("var_moved's y title %q does not fit a column figure", name)
+	}
+	want := plots.LegendHandles(acc)
+	for i, name := range []string{"EAA-iid", "GAA-iid", "CF-iid"} { // the title names what they share
+		if i >= len(want) || want[i].Name != name {
+			t.Errorf("legend %+v, want the settings named %v", want, []string{"EAA-iid", "GAA-iid", "CF-iid"})
+			break
+		}
+	}
+	for _, c := range []*plots.Chart{spread, moved} {
+		got := plots.LegendHandles(c)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: %+v, but %+v in the accuracy figure", c.Name, got[i], want[i])
+			}
+		}
 	}
 }

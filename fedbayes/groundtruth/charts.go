@@ -31,39 +31,110 @@ func finiteOrNil(v float64) any {
 }
 
 // DistanceChart draws each rule's KL(p || q), KL(q || p) and W2 to the exact posterior as bars on
-// a log axis, with the mean-field floors first (FedAvg's infinite KL is left out).
+// a log axis, with the mean-field floors first. The bars start at the power of ten below the
+// smallest value (on a log axis they would hang from 1, so that values below 1 looked negative);
+// a distance that is infinite (FedAvg's KL: a point mass) has no bar, and the caption says so.
 func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 	rows := append(append([]Scored(nil), r.References...), r.MainRules()...)
 	labels := make([]string, len(rows))
 	klPQ := make([]any, len(rows))
 	klQP := make([]any, len(rows))
 	w2 := make([]any, len(rows))
+	lowest := math.Inf(1)
+	var infinite []string
 	for i, s := range rows {
 		labels[i] = s.Label
 		klPQ[i] = finiteOrNil(float64(s.Distances.KLFromTruth))
 		klQP[i] = finiteOrNil(float64(s.Distances.KLToTruth))
 		w2[i] = finiteOrNil(s.Distances.W2)
+		for _, v := range []any{klPQ[i], klQP[i], w2[i]} {
+			if f, ok := v.(float64); ok {
+				lowest = math.Min(lowest, f)
+			}
+		}
+		if klPQ[i] == nil || klQP[i] == nil {
+			infinite = append(infinite, s.Label)
+		}
 	}
 	bar := func(n string, data []any, i int) map[string]any {
 		return map[string]any{"name": n, "type": "bar", "data": data, "itemStyle": map[string]any{"color": plots.Palette[i]}}
 	}
+	y := map[string]any{"type": "log", "name": "nats / W2"}
+	if !math.IsInf(lowest, 1) {
+		floor := math.Pow(10, math.Floor(math.Log10(lowest)))
+		y["min"], y["startValue"] = floor, floor
+	}
 	c, err := plots.NewChart(name, map[string]any{
 		"title":   map[string]any{"text": fmt.Sprintf("Distance to the exact posterior (%s, h = %g, %d clients)", r.Config.Split, r.Config.Heterogeneity, len(r.Sizes))},
 		"tooltip": map[string]any{"trigger": "axis"},
-		"legend":  map[string]any{"show": true, "top": 28},
-		"grid":    map[string]any{"bottom": 110, "top": 70},
-		"xAxis":   map[string]any{"type": "category", "data": labels, "axisLabel": map[string]any{"rotate": 40, "interval": 0}},
-		"yAxis":   map[string]any{"type": "log", "name": "nats / W2"},
+		"legend":  map[string]any{"show": true},
+		"xAxis":   map[string]any{"type": "category", "data": labels},
+		"yAxis":   y,
 		"series":  []any{bar("KL(p ‖ q)", klPQ, 0), bar("KL(q ‖ p)", klQP, 1), bar("W2", w2, 2)},
-	}, 0, 460)
+	}, max(720, distanceBand*len(rows)+90), 460)
 	if err != nil {
 		return nil, err
 	}
+	c.Caption = notDrawnCaption("no KL bar", infinite)
 	return c.Styled(plots.ScreenStyle, 0, 0)
 }
 
-// SliceChart draws the 1-D slice of weight i: the clients' marginals (dashed grey), the exact
-// global posterior's marginal and each rule's (FedAvg's point mass is left out).
+// distanceBand is the width in pixels of a rule's bars in DistanceChart: room for a label such as
+// "Conflation" or "RKLB/size" on one line, unrotated.
+const distanceBand = 72
+
+// notDrawnCaption says which rules a chart leaves out, and why: their KL to the exact posterior is
+// infinite (a point mass: FedAvg, FedPA); "" for none.
+func notDrawnCaption(what string, labels []string) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s for %s: the KL of a point mass (no variances) to the exact posterior is infinite.", what, strings.Join(labels, ", "))
+}
+
+// ruleLooks gives each rule label of a chart its look (plots.IdentityLooks): a rule has its
+// method's colour, marker and dash in every chart, and no two rules of a chart look alike.
+func ruleLooks(labels []string) map[string]plots.Look {
+	idx := plots.IdentityLooks(labels)
+	out := make(map[string]plots.Look, len(labels))
+	for _, l := range labels {
+		out[l] = plots.SeriesLook(idx[l])
+	}
+	return out
+}
+
+// refLook is the look of the k-th floor (a reference, not a rule): grey, dashed then dotted, no
+// marker, beneath the rules.
+func refLook(k int) plots.Look {
+	return plots.Look{Color: []string{"#555555", "#999999"}[k%2], Dash: []string{"dashed", "dotted"}[k%2], Marker: "none", Z: 1}
+}
+
+// lineSeries is an ECharts line series in look, width px wide; data points may be ECharts data
+// items (a point's own "symbol").
+func lineSeries(name string, data any, look plots.Look, width float64) map[string]any {
+	s := map[string]any{"name": name, "type": "line", "data": data, "z": look.Z,
+		"symbol": look.Marker, "symbolSize": look.MarkerSize, "showSymbol": look.Marker != "none",
+		"lineStyle": map[string]any{"width": width, "type": plots.LineType(look.Dash), "color": look.Color, "dashOffset": look.DashOffset},
+		"itemStyle": map[string]any{"color": look.Color}}
+	if look.Marker == "none" {
+		s["symbol"] = "none"
+	}
+	return s
+}
+
+// anyPoint reports whether some point of pts has a value (finiteOrNil kept it).
+func anyPoint(pts [][]any) bool {
+	for _, p := range pts {
+		if p[1] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// SliceChart draws the 1-D slice of weight i: the clients' marginals (dashed grey, one legend
+// entry), the exact global posterior's marginal (black) and each rule's in its method's look
+// (FedAvg's point mass is left out).
 func SliceChart(name string, r *Result, i int) (*plots.Chart, error) {
 	d := len(r.Exact.Mean)
 	if i < 0 || i >= d {
@@ -73,7 +144,7 @@ func SliceChart(name string, r *Result, i int) (*plots.Chart, error) {
 	for _, c := range r.Clients {
 		toy.Clients = append(toy.Clients, plots.Gaussian1D{Mean: c.Mean[i], Var: c.Var[i]})
 	}
-	toy.Aggregates = append(toy.Aggregates, plots.NamedGaussian{Name: "exact", Mean: r.Exact.Mean[i], Var: r.Exact.Cov[i][i]})
+	toy.Reference = &plots.NamedGaussian{Name: "exact", Mean: r.Exact.Mean[i], Var: r.Exact.Cov[i][i]}
 	for _, s := range r.MainRules() {
 		if s.Q.Var[i] > 0 {
 			toy.Aggregates = append(toy.Aggregates, plots.NamedGaussian{Name: s.Label, Mean: s.Q.Mean[i], Var: s.Q.Var[i]})
@@ -83,8 +154,8 @@ func SliceChart(name string, r *Result, i int) (*plots.Chart, error) {
 }
 
 // EllipseChart draws the 2-D slice of weights i and j: the 90 % ellipse of the exact posterior's
-// marginal (tilted by the correlation the rules cannot represent) and of each rule's diagonal
-// Gaussian (axis-aligned; FedAvg as a point).
+// marginal (black; tilted by the correlation the rules cannot represent) and of each rule's diagonal
+// Gaussian in its method's look (axis-aligned; FedAvg as a point).
 func EllipseChart(name string, r *Result, i, j int) (*plots.Chart, error) {
 	d := len(r.Exact.Mean)
 	if i < 0 || j < 0 || i >= d || j >= d || i == j {
@@ -105,26 +176,43 @@ func EllipseChart(name string, r *Result, i, j int) (*plots.Chart, error) {
 		}
 		return pts
 	}
-	line := func(n string, pts [][]float64, k int, width float64) map[string]any {
-		return map[string]any{"name": n, "type": "line", "data": pts, "showSymbol": false,
-			"lineStyle": map[string]any{"width": width, "color": plots.Palette[k%len(plots.Palette)]},
-			"itemStyle": map[string]any{"color": plots.Palette[k%len(plots.Palette)]}}
+	// A rule's ellipse carries its marker on every ellipseMarkerEvery-th point, at a phase of its
+	// own, so that two rules of the same colour and dash, or on the same ellipse, both show.
+	const ellipseMarkerEvery = 12
+	marked := func(pts [][]float64, phase int) []any {
+		out := make([]any, len(pts))
+		for k, p := range pts {
+			item := map[string]any{"value": p}
+			if (k-phase)%ellipseMarkerEvery != 0 {
+				item["symbol"] = "none"
+			}
+			out[k] = item
+		}
+		return out
 	}
 	e := r.Exact
-	series := []any{line("exact", ellipse(e.Mean[i], e.Mean[j], e.Cov[i][i], e.Cov[i][j], e.Cov[j][j]), 0, 3)}
-	for k, s := range r.MainRules() {
+	exact := plots.Look{Color: "#000000", Dash: "solid", Marker: "none", Z: 2}
+	series := []any{lineSeries("exact", ellipse(e.Mean[i], e.Mean[j], e.Cov[i][i], e.Cov[i][j], e.Cov[j][j]), exact, 3)}
+	main := r.MainRules()
+	labels := make([]string, len(main))
+	for k, s := range main {
+		labels[k] = s.Label
+	}
+	looks := ruleLooks(labels)
+	for k, s := range main {
+		look := looks[s.Label]
 		if s.Q.Var[i] > 0 && s.Q.Var[j] > 0 {
-			series = append(series, line(s.Label, ellipse(s.Q.Mean[i], s.Q.Mean[j], s.Q.Var[i], 0, s.Q.Var[j]), k+1, 1.5))
+			pts := ellipse(s.Q.Mean[i], s.Q.Mean[j], s.Q.Var[i], 0, s.Q.Var[j])
+			series = append(series, lineSeries(s.Label, marked(pts, (k*5)%ellipseMarkerEvery), look, 1.5))
 		} else {
-			series = append(series, map[string]any{"name": s.Label, "type": "scatter", "symbolSize": 9,
-				"data": [][]float64{{s.Q.Mean[i], s.Q.Mean[j]}}, "itemStyle": map[string]any{"color": plots.Palette[(k+1)%len(plots.Palette)]}})
+			series = append(series, map[string]any{"name": s.Label, "type": "scatter", "symbol": look.Marker, "symbolSize": 10, "z": look.Z,
+				"data": [][]float64{{s.Q.Mean[i], s.Q.Mean[j]}}, "itemStyle": map[string]any{"color": look.Color}})
 		}
 	}
 	c, err := plots.NewChart(name, map[string]any{
 		"title":   map[string]any{"text": fmt.Sprintf("Weights %d and %d: 90 %% regions", i, j)},
 		"tooltip": map[string]any{"trigger": "item"},
-		"legend":  map[string]any{"show": true, "top": 28, "type": "scroll"},
-		"grid":    map[string]any{"top": 70},
+		"legend":  map[string]any{"show": true},
 		"xAxis":   map[string]any{"type": "value", "name": fmt.Sprintf("w%d", i), "scale": true},
 		"yAxis":   map[string]any{"type": "value", "name": fmt.Sprintf("w%d", j), "scale": true},
 		"series":  series,
@@ -135,13 +223,20 @@ func EllipseChart(name string, r *Result, i, j int) (*plots.Chart, error) {
 	return c.Styled(plots.ScreenStyle, 0, 0)
 }
 
-// SweepChart draws one line per rule (size weights and the unweighted rules) and per floor: KL(p || q)
-// averaged over seeds against the summaries' X (heterogeneity or number of clients), on a log axis.
+// SweepChart draws one line per rule (size weights and the unweighted rules) in its method's look and
+// per floor (grey): KL(p || q) averaged over seeds against the summaries' X (heterogeneity or number
+// of clients), on a log axis. A rule whose KL is infinite everywhere (a point mass) is not drawn
+// and not in the legend; the caption names it.
 func SweepChart(name, xLabel string, sums []Summary) (*plots.Chart, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("groundtruth: sweep chart %q: no summaries", name)
 	}
 	first := append(append([]Row(nil), sums[0].References...), sums[0].Main()...)
+	var labels, notDrawn []string
+	for _, row := range sums[0].Main() {
+		labels = append(labels, row.Label)
+	}
+	looks := ruleLooks(labels)
 	var series []any
 	for k, row := range first {
 		var pts [][]any
@@ -152,14 +247,15 @@ func SweepChart(name, xLabel string, sums []Summary) (*plots.Chart, error) {
 			}
 			pts = append(pts, []any{s.Scenario.X, finiteOrNil(float64(all[k].KLFromTruth))})
 		}
-		width := 2.0
-		style := "solid"
-		if row.Reference {
-			width, style = 1.5, "dashed"
+		if !anyPoint(pts) {
+			notDrawn = append(notDrawn, row.Label)
+			continue
 		}
-		series = append(series, map[string]any{"name": row.Label, "type": "line", "data": pts, "symbolSize": 6,
-			"lineStyle": map[string]any{"width": width, "type": style, "color": plots.Palette[k%len(plots.Palette)]},
-			"itemStyle": map[string]any{"color": plots.Palette[k%len(plots.Palette)]}})
+		if row.Reference {
+			series = append(series, lineSeries(row.Label, pts, refLook(k), 1.5))
+		} else {
+			series = append(series, lineSeries(row.Label, pts, looks[row.Label], 2))
+		}
 	}
 	title := "KL(p ‖ q) to the exact posterior"
 	if g := sums[0].Scenario.Group; strings.HasPrefix(g, GroupSweepPrefix) {
@@ -168,8 +264,7 @@ func SweepChart(name, xLabel string, sums []Summary) (*plots.Chart, error) {
 	c, err := plots.NewChart(name, map[string]any{
 		"title":   map[string]any{"text": title},
 		"tooltip": map[string]any{"trigger": "axis"},
-		"legend":  map[string]any{"show": true, "top": 28, "type": "scroll"},
-		"grid":    map[string]any{"top": 70},
+		"legend":  map[string]any{"show": true},
 		"xAxis":   map[string]any{"type": "value", "name": xLabel, "scale": true},
 		"yAxis":   map[string]any{"type": "log", "name": "nats"},
 		"series":  series,
@@ -177,6 +272,7 @@ func SweepChart(name, xLabel string, sums []Summary) (*plots.Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Caption = notDrawnCaption("Not drawn", notDrawn)
 	return c.Styled(plots.ScreenStyle, 0, 0)
 }
 

@@ -7,7 +7,8 @@
 // cells queued after it), reading the runs back for the cells that depend on them, checked as run
 // --resume checks them (Load, LoadDir), filters and groupings over runs (Where, Label, Values,
 // SeedSeries, FinalVersus, Pick, PickMethods by the strategy registry's method names),
-// tables (ShowTable, TextTable, MeanSE) and charts (Show, Row), the FedBE anatomy of notebook 05
+// tables (ShowTable, TextTable, MeanSE), the posterior health of rules that combine variances
+// (HealthTable, ShowHealth) and charts (Show, Row), the FedBE anatomy of notebook 05
 // (NewFederation, FedBEAnatomy) and the uncertainty study of notebook 03 (StudySpec, TrainStudy,
 // Study and its calibration, decomposition, retention and out-of-distribution tables).
 //

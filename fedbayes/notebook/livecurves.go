@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +44,8 @@ type LiveCurves struct {
 	drawErr  error
 	changed  bool
 	maxRound int
+	// swept names the field the settings sweep, the x axis of one-round methods ("" when unknown).
+	swept string
 }
 
 // NewLiveCurves returns a LiveCurves that draws into a new output block of the cell.
@@ -135,10 +140,88 @@ func (l *LiveCurves) chartLocked() (*plots.Chart, error) {
 	if len(series) == 0 {
 		return nil, nil
 	}
+	labels := legendLabels(series)
+	if l.maxRound <= 1 && len(series) > 1 {
+		if byMethod, xLabel, ok := oneRoundSeries(series, labels); ok {
+			return plots.VersusHeterogeneity("live-learning-curves", plots.Curves{
+				Title:  fmt.Sprintf("Training: %s of each one-round method (mean over the seeds so far), live", l.metric),
+				XLabel: l.xLabel(xLabel), YLabel: l.metric, Series: byMethod,
+			})
+		}
+	}
+	for i := range series {
+		series[i].Name = labels[i]
+	}
 	return plots.LearningCurves("live-learning-curves", plots.Curves{
 		Title:  fmt.Sprintf("Training: %s per round (mean over the seeds so far), live", l.metric),
 		YLabel: l.metric, Series: series,
 	})
+}
+
+// legendLabels names the settings of the live chart as a reader knows them: the words every
+// setting's name starts with are left out (plots.ShortNames: the spec's name, "digits-fast-"), and
+// the method's id shows under its display name (plots.SplitMethod): "digits-fast-bcm-0.5" among
+// others of digits-fast is "BCM 0.5".
+func legendLabels(series []plots.SeedSeries) []string {
+	names := make([]string, len(series))
+	for i, s := range series {
+		names[i] = s.Name
+	}
+	out := plots.ShortNames(names)
+	for i, name := range out {
+		if method, rest, ok := plots.SplitMethod(name); ok {
+			out[i] = strings.Join(append([]string{method}, rest...), " ")
+		}
+	}
+	return out
+}
+
+// oneRoundSeries redraws settings of one round each (one point per setting) as one line per method
+// against the number the rest of each label holds (the swept h of "BCM 0.5", labels by
+// legendLabels), so that a sweep of one-round methods shows as a few lines rather than one point
+// per setting. ok is false when some label is of no known method, holds no single number besides
+// it, or gives one method the same number twice.
+func oneRoundSeries(series []plots.SeedSeries, labels []string) ([]plots.SeedSeries, string, bool) {
+	type point struct{ x, y float64 }
+	byMethod := map[string][]point{}
+	var order []string
+	for i, s := range series {
+		method, rest, ok := plots.SplitMethod(labels[i])
+		if !ok || len(rest) != 1 || len(s.Runs[0]) != 1 {
+			return nil, "", false
+		}
+		x, err := strconv.ParseFloat(rest[0], 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, "", false
+		}
+		if _, seen := byMethod[method]; !seen {
+			order = append(order, method)
+		}
+		byMethod[method] = append(byMethod[method], point{x, s.Runs[0][0]})
+	}
+	out := make([]plots.SeedSeries, 0, len(order))
+	for _, m := range order {
+		pts := byMethod[m]
+		sort.Slice(pts, func(a, b int) bool { return pts[a].x < pts[b].x })
+		s := plots.SeedSeries{Name: m, Runs: [][]float64{make([]float64, len(pts))}}
+		for i, p := range pts {
+			if i > 0 && p.x == pts[i-1].x {
+				return nil, "", false
+			}
+			s.X = append(s.X, p.x)
+			s.Runs[0][i] = p.y
+		}
+		out = append(out, s)
+	}
+	return out, "value swept", true
+}
+
+// xLabel is the x axis title of one-round methods: the swept field's name when Train knows it.
+func (l *LiveCurves) xLabel(fallback string) string {
+	if l.swept != "" {
+		return l.swept
+	}
+	return fallback
 }
 
 func (l *LiveCurves) redrawLocked() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +83,8 @@ func TestLiveCurves(t *testing.T) {
 	l.Done("interrupted at round 1")
 	got := seriesData(t, rec.charts[len(rec.charts)-1])
 	// EAA: round 1 mean of 0.5 and 0.7, round 2 of 0.6 and 0.8, round 3 seed 1 only.
-	want := map[string][]float64{"vi-EAA": {0.6, 0.7, 0.7}, "vi-GAA": {0.9}}
+	// The legend names the settings by what tells them apart, under the methods' display names.
+	want := map[string][]float64{"EAA": {0.6, 0.7, 0.7}, "GAA": {0.9}}
 	for name, w := range want {
 		g := got[name]
 		if len(g) != len(w) {
@@ -119,6 +121,60 @@ func TestLiveCurves(t *testing.T) {
 	l3 := NewLiveCurves()
 	l3.draw = func(string, *plots.Chart) error { t.Error("drew an empty chart"); return nil }
 	l3.Done("completed")
+}
+
+// TestLiveCurvesOneRound checks the live chart of one-round methods swept over h: one line per
+// method against h, under display names, not one point per setting under internal ids; and the
+// labels of multi-round settings.
+func TestLiveCurvesOneRound(t *testing.T) {
+	rec := &liveRecorder{}
+	l := NewLiveCurves()
+	l.draw, l.swept = rec.draw, "h"
+	acc := map[string]float64{"bcm": 0.8, "beta-predbayes": 0.85, "ep-mcmc": 0.6}
+	for _, h := range []string{"0", "0.5", "0.9"} {
+		for _, m := range []string{"bcm", "beta-predbayes", "ep-mcmc"} {
+			for seed := 1; seed <= 2; seed++ {
+				l.Start(1, "digits-fast-"+m+"-"+h+" seed "+string(rune('0'+seed)))
+				l.Update(1, map[string]float64{"accuracy": acc[m] - 0.1*float64(len(h)-1) + 0.01*float64(seed)}, progress.Timings{})
+				l.Done("completed")
+			}
+		}
+	}
+	c := rec.charts[len(rec.charts)-1]
+	got := seriesData(t, c)
+	if len(got) != 3 {
+		t.Fatalf("%d series %v, want one per method", len(got), got)
+	}
+	for name, m := range map[string]string{"BCM": "bcm", "β-PredBayes": "beta-predbayes", "EP-MCMC": "ep-mcmc"} {
+		g := got[name]
+		want := []float64{acc[m] + 0.015, acc[m] - 0.2 + 0.015, acc[m] - 0.2 + 0.015} // h 0, 0.5, 0.9; mean of the two seeds
+		if len(g) != 3 {
+			t.Errorf("%s: %v, want 3 points (h = 0, 0.5, 0.9)", name, g)
+			continue
+		}
+		for i := range want {
+			if math.Abs(g[i]-want[i]) > 1e-9 {
+				t.Errorf("%s: %v, want %v", name, g, want)
+				break
+			}
+		}
+	}
+	if js := mustJSON(t, c.Option); !strings.Contains(js, `"name":"h"`) {
+		t.Errorf("the x axis is not named after the swept field h")
+	}
+	for _, tc := range []struct{ names, want []string }{
+		{[]string{"vi-eaa-iid", "vi-eaa-dirichlet", "vi-fedavg-iid"}, []string{"EAA iid", "EAA dirichlet", "FedAvg iid"}},
+		{[]string{"nb"}, []string{"nb"}},
+		{[]string{"study-median", "study-GAA"}, []string{"median", "GAA"}},
+	} {
+		var series []plots.SeedSeries
+		for _, n := range tc.names {
+			series = append(series, plots.SeedSeries{Name: n})
+		}
+		if got := legendLabels(series); !slices.Equal(got, tc.want) {
+			t.Errorf("legendLabels(%v) = %v, want %v", tc.names, got, tc.want)
+		}
+	}
 }
 
 // Train's runs draw the live curves as they train: every run's rounds reach the chart.

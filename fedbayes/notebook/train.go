@@ -67,8 +67,28 @@ func Train(dir string, specs ...*engine.Spec) (*Outcome, error) {
 	var curves *LiveCurves
 	if gonbui.IsNotebook {
 		curves = NewLiveCurves()
+		curves.swept = sweptName(specs)
 	}
 	return trainLive(ctx, dir, nil, curves, specs...)
+}
+
+// sweptName is the name of the one field every spec sweeps (its last part: "h" for partition.h),
+// for the live chart of one-round methods; "" when they sweep none, or several.
+func sweptName(specs []*engine.Spec) string {
+	name := ""
+	for _, s := range specs {
+		if len(s.Sweep) != 1 {
+			return ""
+		}
+		for path := range s.Sweep {
+			last := path[strings.LastIndex(path, ".")+1:]
+			if name != "" && last != name {
+				return ""
+			}
+			name = last
+		}
+	}
+	return name
 }
 
 func train(ctx context.Context, dir string, bar progress.Reporter, specs ...*engine.Spec) (*Outcome, error) {

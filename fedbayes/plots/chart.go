@@ -151,6 +151,19 @@ func (c *Chart) CaptionText() string {
 	return strings.Join(parts, ". ")
 }
 
+// TitleText returns the chart's title in full on one line: as given, even where Styled shortened or
+// wrapped the drawn one ("" for none). Static figures carry it as their document title.
+func (c *Chart) TitleText() string {
+	if c.fullTitle != "" {
+		return c.fullTitle
+	}
+	if t, ok := c.Option["title"].(map[string]any); ok {
+		text, _ := t["text"].(string)
+		return strings.Join(strings.Fields(text), " ")
+	}
+	return ""
+}
+
 // checkFinite returns an error naming where a value is NaN or infinite.
 func checkFinite(where string, xs ...float64) error {
 	for i, x := range xs {

@@ -40,9 +40,16 @@ type Curves struct {
 	// Series holds the lines.
 	Series []SeedSeries `json:"series"`
 	// Looks fixes the look (SeriesLook index) of the series it names, so that the panels of a
-	// small multiple (SmallMultiples) draw a series alike; the others take the indices left free,
-	// in legend order. Empty: the legend order gives the looks.
+	// small multiple (SmallMultiples) draw a series alike; the others take their look by the method
+	// they are of (IdentityLooks), or, where a fixed one has it, the first look left free. Empty:
+	// every series takes its method's look.
 	Looks map[string]int `json:"looks,omitempty"`
+	// LogY draws the y axis on a log scale: every mean must be positive, and a series whose band
+	// would reach 0 or below is drawn without its band.
+	LogY bool `json:"log_y,omitempty"`
+	// YMin and YMax fix the y axis' range (a share: 0 and 1); nil lets ECharts choose.
+	YMin *float64 `json:"y_min,omitempty"`
+	YMax *float64 `json:"y_max,omitempty"`
 }
 
 // MeanSE returns the mean over seeds at each x and the standard error of that mean, by
@@ -120,6 +127,18 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		}
 		lookOf[n], taken[i] = i, true
 	}
+	identity := IdentityLooks(names)
+	for _, n := range names {
+		if _, fixed := lookOf[n]; !fixed && !taken[identity[n]] {
+			lookOf[n], taken[identity[n]] = identity[n], true
+		}
+	}
+	if d.YMin != nil && d.YMax != nil && !(*d.YMin < *d.YMax) {
+		return fail("y range [%g, %g] is empty", *d.YMin, *d.YMax)
+	}
+	if d.LogY && d.YMin != nil && *d.YMin <= 0 {
+		return fail("y_min %g must be positive on a log axis", *d.YMin)
+	}
 	next := 0
 	for _, si := range PaperOrder(names) {
 		s := d.Series[si]
@@ -161,6 +180,13 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		if err != nil {
 			return fail("%s: %v", where, err)
 		}
+		if d.LogY {
+			for i, m := range mean {
+				if m <= 0 {
+					return fail("%s: mean %g at x=%g must be positive on a log axis", where, m, s.X[i])
+				}
+			}
+		}
 		li, ok := lookOf[s.Name]
 		if !ok {
 			for taken[next] {
@@ -189,7 +215,11 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}),
 		)
 		extra = append(extra, map[string]any{"z": look.Z, "dashOffset": look.DashOffset, "type": LineType(look.Dash)})
-		if !math.IsNaN(se[0]) { // one seed: the standard error is undefined, no band
+		band := !math.IsNaN(se[0]) // one seed: the standard error is undefined, no band
+		for i := range mean {
+			band = band && (!d.LogY || mean[i]-se[i] > 0) // a log axis has no place for a lower edge <= 0
+		}
+		if band {
 			// The band is two stacked series: an invisible lower edge and the band height on top
 			// of it, filled. They share the series name, so the legend toggles them with the line;
 			// they are drawn beneath every line (z 1).
@@ -229,10 +259,20 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 	if spec.integerX {
 		xAxis.MinInterval = 1
 	}
+	yAxis := opts.YAxis{Type: "value", Name: yLabel, Scale: opts.Bool(true)}
+	if d.LogY {
+		yAxis.Type = "log"
+	}
+	if d.YMin != nil {
+		yAxis.Min = *d.YMin
+	}
+	if d.YMax != nil {
+		yAxis.Max = *d.YMax
+	}
 	line.SetGlobalOptions(
 		charts.WithTitleOpts(opts.Title{Title: d.Title}),
 		charts.WithXAxisOpts(xAxis),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: yLabel, Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(yAxis),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
 	)
@@ -288,8 +328,9 @@ func SmallMultiples(name string, build func(string, Curves) (*Chart, error), pan
 	return out, nil
 }
 
-// PanelLooks returns the looks (SeriesLook indices) of every series name of the panels, in the
-// papers' order of all their names, for Curves.Looks of figures that belong together.
+// PanelLooks returns the looks (SeriesLook indices) of every series name of the panels, by the
+// method each is of (IdentityLooks over all their names, in the papers' order), for Curves.Looks
+// of figures that belong together: a name of no known method is drawn alike in every panel too.
 func PanelLooks(panels ...Curves) map[string]int {
 	var names []string
 	for _, p := range panels {
@@ -299,11 +340,11 @@ func PanelLooks(panels ...Curves) map[string]int {
 			}
 		}
 	}
-	looks := map[string]int{}
+	ordered := make([]string, len(names))
 	for i, j := range PaperOrder(names) {
-		looks[names[j]] = i
+		ordered[i] = names[j]
 	}
-	return looks
+	return IdentityLooks(ordered)
 }
 
 // LearningCurves draws a metric per communication round, one line per rule at the mean over

@@ -5,8 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
-	"os"
 	"strings"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // ReadyEvent is the name of the window event sent when the ECharts library has been defined by
@@ -136,13 +137,13 @@ func PageHTML(title string, charts ...*Chart) (string, error) {
 	return b.String(), nil
 }
 
-// WriteHTML writes PageHTML(title, charts...) to path.
+// WriteHTML writes PageHTML(title, charts...) to path, atomically (results.WriteFileAtomic).
 func WriteHTML(path, title string, charts ...*Chart) error {
 	page, err := PageHTML(title, charts...)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+	if err := results.WriteFileAtomic(path, []byte(page), 0o644); err != nil {
 		return fmt.Errorf("plots: writing %s: %w", path, err)
 	}
 	return nil

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"os"
@@ -13,6 +15,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+	"unicode/utf16"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 //go:embed js/render.cjs
@@ -53,8 +59,10 @@ func findBinary(env string, names []string, what string) (string, error) {
 }
 
 // RenderSVG writes each chart as dir/NAME.svg with ECharts' server-side SVG renderer in Node.js,
-// animation off, at the chart's size; all charts are drawn by one Node process. It returns the
-// paths written, in the order of charts.
+// animation off, at the chart's size; all charts are drawn by one Node process. The files are drawn
+// into a temporary folder inside dir and moved into dir only once every one is complete (stage), so
+// a failed run (a full disk, a crash) leaves dir as it was. It returns the paths written, in the
+// order of charts.
 func RenderSVG(ctx context.Context, dir string, charts ...*Chart) ([]string, error) {
 	if len(charts) == 0 {
 		return nil, nil
@@ -67,9 +75,11 @@ func RenderSVG(ctx context.Context, dir string, charts ...*Chart) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+	st, err := newStage(dir)
+	if err != nil {
+		return nil, err
 	}
+	defer st.remove()
 	jobs := make([]map[string]any, len(charts))
 	paths := make([]string, len(charts))
 	seen := map[string]bool{}
@@ -84,12 +94,8 @@ func RenderSVG(ctx context.Context, dir string, charts ...*Chart) ([]string, err
 		if _, err := c.OptionJSON(); err != nil {
 			return nil, err
 		}
-		out, err := filepath.Abs(filepath.Join(dir, c.Name+".svg"))
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		paths[i] = out
-		jobs[i] = map[string]any{"name": c.Name, "option": c.Option, "width": c.Width, "height": c.Height, "out": out}
+		paths[i] = c.Name + ".svg"
+		jobs[i] = map[string]any{"name": c.Name, "option": c.Option, "width": c.Width, "height": c.Height, "out": st.path(paths[i])}
 	}
 	tmp, err := os.MkdirTemp("", "fedbayes-svg-")
 	if err != nil {
@@ -124,12 +130,74 @@ func RenderSVG(ctx context.Context, dir string, charts ...*Chart) ([]string, err
 		return nil, fmt.Errorf("plots: server-side rendering with %s failed: %w\n%s", node, err, strings.TrimSpace(outBuf.String()))
 	}
 	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(st.path(p)); err != nil {
 			return nil, fmt.Errorf("plots: Node did not write %s: %w\n%s", p, err, outBuf.String())
 		}
 	}
-	return paths, nil
+	return st.publish(paths...)
 }
+
+// stage is a temporary folder inside a destination folder: files are written there whole, then
+// moved into the destination by publish, each by a rename within one file system, so that a write
+// that fails part way (a full disk, a renderer killed or crashing) never leaves part of a file under
+// its final name, nor replaces a good file with a broken one.
+type stage struct{ dir, dest string }
+
+// stagePattern names stage folders (hidden, with results' temporary-file marker).
+const stagePattern = ".figures.tmp-*"
+
+// staleStage is the age after which a stage folder is taken as left by a killed process: a stage
+// lives for one Node or Chromium run, seconds to minutes.
+const staleStage = time.Hour
+
+// newStage makes dest (and its parents) and a stage folder inside it, first removing stage folders
+// older than staleStage that a killed process left there.
+func newStage(dest string) (*stage, error) {
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	removeStaleStages(dest)
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	dir, err := os.MkdirTemp(abs, stagePattern)
+	if err != nil {
+		return nil, fmt.Errorf("plots: figures in %s: %w", dest, err)
+	}
+	return &stage{dir: dir, dest: abs}, nil
+}
+
+// removeStaleStages removes the stage folders in dest older than staleStage; one it cannot read or
+// remove is left (it hides nothing: its name starts with a dot, and nothing reads it).
+func removeStaleStages(dest string) {
+	old, _ := filepath.Glob(filepath.Join(dest, stagePattern))
+	for _, d := range old {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && time.Since(fi.ModTime()) > staleStage {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+// path is where the file name is written in the stage.
+func (s *stage) path(name string) string { return filepath.Join(s.dir, name) }
+
+// publish moves the staged files names into the destination, in order, and returns their paths
+// there. On an error the files moved so far are complete and the rest stay in the stage.
+func (s *stage) publish(names ...string) ([]string, error) {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		to := filepath.Join(s.dest, n)
+		if err := os.Rename(s.path(n), to); err != nil {
+			return out, fmt.Errorf("plots: %w", err)
+		}
+		out = append(out, to)
+	}
+	return out, nil
+}
+
+// remove deletes the stage and whatever is left in it.
+func (s *stage) remove() { _ = os.RemoveAll(s.dir) }
 
 // ChromiumFlags are the command-line flags of every headless Chromium run: no sandbox (root in
 // containers), no GPU, no network side traffic, no first-run UI. A fresh --user-data-dir is added
@@ -155,24 +223,29 @@ func Screenshot(ctx context.Context, path, pngPath string, width, height int, sc
 		}
 		target = "file://" + abs
 	}
-	out, err := filepath.Abs(pngPath)
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
 	if scale <= 0 {
 		scale = 1
 	}
 	if budgetMS <= 0 {
 		budgetMS = 3000
 	}
-	_ = os.Remove(out)
-	return runChromium(ctx, abs, out, "screenshot",
+	st, err := newStage(filepath.Dir(pngPath))
+	if err != nil {
+		return err
+	}
+	defer st.remove()
+	name := filepath.Base(pngPath)
+	if err := runChromium(ctx, abs, st.path(name), "screenshot",
 		fmt.Sprintf("--window-size=%d,%d", width, height),
 		fmt.Sprintf("--force-device-scale-factor=%g", scale),
 		fmt.Sprintf("--virtual-time-budget=%d", budgetMS),
-		"--screenshot="+out,
+		"--screenshot="+st.path(name),
 		target,
-	)
+	); err != nil {
+		return err
+	}
+	_, err = st.publish(name)
+	return err
 }
 
 // runChromium runs headless Chromium with ChromiumFlags, a fresh profile and args, on the page
@@ -212,7 +285,7 @@ func tail(s string, n int) string {
 // SVGToPNG rasterises an SVG file of width x height CSS pixels into a PNG with scale device pixels
 // per CSS pixel, on a white background, through headless Chromium.
 func SVGToPNG(ctx context.Context, svgPath, pngPath string, width, height int, scale float64) error {
-	page, cleanup, err := svgPage(svgPath, width, height)
+	page, cleanup, err := svgPage(svgPath, width, height, "")
 	if err != nil {
 		return err
 	}
@@ -221,24 +294,34 @@ func SVGToPNG(ctx context.Context, svgPath, pngPath string, width, height int, s
 }
 
 // SVGToPDF prints an SVG file of width x height CSS pixels into a one-page vector PDF of that size
-// (1 CSS px = 0.75 pt), fonts embedded, through headless Chromium's --print-to-pdf.
-func SVGToPDF(ctx context.Context, svgPath, pdfPath string, width, height int) error {
-	page, cleanup, err := svgPage(svgPath, width, height)
+// (1 CSS px = 0.75 pt), fonts embedded, through headless Chromium's --print-to-pdf; the PDF's title
+// (its document information) is title, or the file's stem when title is "".
+func SVGToPDF(ctx context.Context, svgPath, pdfPath string, width, height int, title string) error {
+	if title == "" {
+		title = strings.TrimSuffix(filepath.Base(pdfPath), filepath.Ext(pdfPath))
+	}
+	page, cleanup, err := svgPage(svgPath, width, height, title)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	out, err := filepath.Abs(pdfPath)
+	st, err := newStage(filepath.Dir(pdfPath))
 	if err != nil {
-		return fmt.Errorf("plots: %w", err)
+		return err
 	}
-	_ = os.Remove(out)
-	return runChromium(ctx, svgPath, out, "PDF", "--no-pdf-header-footer", "--print-to-pdf="+out, "file://"+page)
+	defer st.remove()
+	name := filepath.Base(pdfPath)
+	if err := runChromium(ctx, svgPath, st.path(name), "PDF", "--no-pdf-header-footer", "--print-to-pdf="+st.path(name), "file://"+page); err != nil {
+		return err
+	}
+	_, err = st.publish(name)
+	return err
 }
 
 // svgPage writes an HTML page holding the SVG file alone on a white page of exactly width x height
-// CSS pixels (also the printed page size, by @page), into a temporary folder that cleanup removes.
-func svgPage(svgPath string, width, height int) (page string, cleanup func(), err error) {
+// CSS pixels (also the printed page size, by @page), titled title (Chromium's PDF title), into a
+// temporary folder that cleanup removes.
+func svgPage(svgPath string, width, height int, title string) (page string, cleanup func(), err error) {
 	svg, err := os.ReadFile(svgPath)
 	if err != nil {
 		return "", nil, fmt.Errorf("plots: %w", err)
@@ -249,10 +332,10 @@ func svgPage(svgPath string, width, height int) (page string, cleanup func(), er
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
 	page = filepath.Join(tmp, "figure.html")
-	html := fmt.Sprintf("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>@page{size:%dpx %dpx;margin:0}"+
+	doc := fmt.Sprintf("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>%s</title><style>@page{size:%dpx %dpx;margin:0}"+
 		"html,body{margin:0;padding:0;background:#fff;overflow:hidden;width:%dpx;height:%dpx}svg{display:block}</style></head><body>",
-		width, height, width, height) + string(svg) + "</body></html>"
-	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		html.EscapeString(title), width, height, width, height) + string(svg) + "</body></html>"
+	if err := os.WriteFile(page, []byte(doc), 0o644); err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("plots: %w", err)
 	}
@@ -267,15 +350,65 @@ type PDFInfo struct {
 	EmbeddedFonts int
 	// Images is the number of image objects (/Subtype /Image): 0 for a vector figure.
 	Images int
+	// Title is the document's title (/Title of its information dictionary), "" for none.
+	Title string
 }
 
 var (
 	pdfPageRE  = regexp.MustCompile(`/Type\s*/Page\b`)
 	pdfFontRE  = regexp.MustCompile(`/FontFile[23]?\b`)
 	pdfImageRE = regexp.MustCompile(`/Subtype\s*/Image\b`)
+	pdfTitleRE = regexp.MustCompile(`/Title\s*(\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f\s]*>)`)
 )
 
-// PDFStats counts the pages, embedded fonts and images of a PDF whose object dictionaries are
+// pdfText decodes a PDF string object: a literal "(...)" with backslash escapes (octal codes, \n,
+// \( and the like), or a hexadecimal "<...>", which Chromium writes as UTF-16BE after a byte-order
+// mark for text beyond ASCII (PDF 1.7, Sec. 7.3.4 and 7.9.2.2).
+func pdfText(s string) string {
+	if strings.HasPrefix(s, "<") {
+		raw, err := hex.DecodeString(strings.Join(strings.Fields(strings.Trim(s, "<>")), ""))
+		if err != nil {
+			return ""
+		}
+		if len(raw) >= 2 && raw[0] == 0xFE && raw[1] == 0xFF {
+			u := make([]uint16, 0, len(raw)/2)
+			for i := 2; i+1 < len(raw); i += 2 {
+				u = append(u, uint16(raw[i])<<8|uint16(raw[i+1]))
+			}
+			return string(utf16.Decode(u))
+		}
+		return string(raw)
+	}
+	body := s[1 : len(s)-1]
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' || i+1 == len(body) {
+			b.WriteByte(body[i])
+			continue
+		}
+		i++
+		switch c := body[i]; {
+		case c >= '0' && c <= '7':
+			v, n := 0, 0
+			for ; n < 3 && i < len(body) && body[i] >= '0' && body[i] <= '7'; n, i = n+1, i+1 {
+				v = v*8 + int(body[i]-'0')
+			}
+			i--
+			b.WriteByte(byte(v))
+		case c == 'n':
+			b.WriteByte('\n')
+		case c == 'r':
+			b.WriteByte('\r')
+		case c == 't':
+			b.WriteByte('\t')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// PDFStats counts the pages, embedded fonts and images of a PDF, and reads its title, whose object dictionaries are
 // uncompressed, as Chromium (Skia) writes them. It fails on a file that is not a PDF.
 func PDFStats(path string) (PDFInfo, error) {
 	raw, err := os.ReadFile(path)
@@ -285,10 +418,15 @@ func PDFStats(path string) (PDFInfo, error) {
 	if !bytes.HasPrefix(raw, []byte("%PDF-")) {
 		return PDFInfo{}, fmt.Errorf("plots: %s is not a PDF file", path)
 	}
+	title := ""
+	if m := pdfTitleRE.FindSubmatch(raw); m != nil {
+		title = pdfText(string(m[1]))
+	}
 	return PDFInfo{
 		Pages:         len(pdfPageRE.FindAll(raw, -1)),
 		EmbeddedFonts: len(pdfFontRE.FindAll(raw, -1)),
 		Images:        len(pdfImageRE.FindAll(raw, -1)),
+		Title:         title,
 	}, nil
 }
 
@@ -345,7 +483,7 @@ func writeStatic(ctx context.Context, dir string, scale float64, styled []*Chart
 	for i, svg := range svgs {
 		if text := styled[i].CaptionText(); text != "" {
 			p := strings.TrimSuffix(svg, ".svg") + ".txt"
-			if err := os.WriteFile(p, []byte(text+"\n"), 0o644); err != nil {
+			if err := results.WriteFileAtomic(p, []byte(text+"\n"), 0o644); err != nil {
 				return written, fmt.Errorf("plots: %w", err)
 			}
 			written = append(written, p)
@@ -359,7 +497,7 @@ func writeStatic(ctx context.Context, dir string, scale float64, styled []*Chart
 		if err := SVGToPNG(ctx, svg, stem+".png", styled[i].Width, styled[i].Height, scale); err != nil {
 			return written, err
 		}
-		if err := SVGToPDF(ctx, svg, stem+".pdf", styled[i].Width, styled[i].Height); err != nil {
+		if err := SVGToPDF(ctx, svg, stem+".pdf", styled[i].Width, styled[i].Height, styled[i].TitleText()); err != nil {
 			return written, err
 		}
 		written = append(written, stem+".png", stem+".pdf")

@@ -77,7 +77,7 @@ func TestRenderSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := string(raw)
-	mustContainAll(t, "toy.svg", svg, "<svg", `width="720"`, `height="400"`, "<path", ">Two clients<", ">client 1<", ">EAA<", ">CF<", ">mixture<")
+	mustContainAll(t, "toy.svg", svg, "<svg", `width="720"`, `height="400"`, "<path", ">Two clients<", ">clients (2)<", ">EAA<", ">CF<", ">mixture<")
 	// 5 curves plus axes: many paths.
 	if n := strings.Count(svg, "<path"); n < 10 {
 		t.Errorf("toy.svg has %d paths, want at least 10", n)
@@ -336,6 +336,10 @@ func TestFiguresTwelveSeriesAndSpreadInBrowser(t *testing.T) {
 		if info.Pages != 1 || info.EmbeddedFonts == 0 || info.Images != 0 {
 			t.Errorf("%s.pdf: %+v, want 1 page, embedded fonts, no images", name, info)
 		}
+		// The PDF's title is the figure's (in full), or its name without one; never the page's file.
+		if want := map[string]string{"sweep": d.Title, "spread": "spread"}[name]; info.Title != want {
+			t.Errorf("%s.pdf's title is %q, want %q", name, info.Title, want)
+		}
 	}
 	if strings.Contains(svg, `height="250"`) {
 		t.Error("sweep.svg kept the column height: the legend squeezes the plot")
@@ -370,5 +374,125 @@ func TestFiguresTwelveSeriesAndSpreadInBrowser(t *testing.T) {
 	}
 	if n := strings.Count(string(raw), "<path"); n < 16 {
 		t.Errorf("spread.svg has %d paths, want bars and error bars (at least 16)", n)
+	}
+}
+
+// TestRenderSVGFailedWriteLeavesNoPart simulates a renderer that dies part way through writing
+// (a full disk): it writes half of the first chart's SVG and exits with ENOSPC. The folder keeps the
+// earlier figure of that name unchanged and holds no new file, partial or temporary.
+func TestRenderSVGFailedWriteLeavesNoPart(t *testing.T) {
+	fakeECharts(t, EChartsVersion, "")
+	bin := t.TempDir()
+	node := filepath.Join(bin, "node")
+	// Arguments: render.cjs ECHARTS_DIR JOBS.json WIDTHS.json; the first job's "out" gets half a file.
+	script := "#!/bin/sh\nout=$(grep -o '\"out\":\"[^\"]*\"' \"$3\" | head -n 1 | cut -d'\"' -f4)\n" +
+		"printf '<svg xmlns=\"http://www.w3.org/2000/svg\"><path d=\"M0' > \"$out\"\n" +
+		"echo 'Error: ENOSPC: no space left on device, write' >&2\nexit 1\n"
+	if err := os.WriteFile(node, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(NodeEnv, node)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "toy.svg")
+	if err := os.WriteFile(old, []byte("<svg>old</svg>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	heat, err := PartitionHeatmap("heat", Partition{Title: "Partition", Counts: [][]int{{3, 0}, {1, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = RenderSVG(context.Background(), dir, toyChart(t), heat)
+	if err == nil || !strings.Contains(err.Error(), "ENOSPC") {
+		t.Fatalf("RenderSVG with a failing write: error %v, want the renderer's ENOSPC", err)
+	}
+	if raw, _ := os.ReadFile(old); string(raw) != "<svg>old</svg>" {
+		t.Errorf("the earlier toy.svg was replaced by %q", raw)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "toy.svg" {
+			t.Errorf("the failed write left %s in the folder", e.Name())
+		}
+	}
+}
+
+// TestPDFTitleIsTheFigures checks that the page Chromium prints a PDF from carries the figure's
+// title (the PDF's title metadata), escaped, and a chart's title in full even where the drawn one
+// was shortened.
+func TestPDFTitleIsTheFigures(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "f.svg")
+	if err := os.WriteFile(svg, []byte("<svg></svg>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page, cleanup, err := svgPage(svg, 360, 250, "Accuracy <FMNIST> & 10 clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	raw, _ := os.ReadFile(page)
+	if !strings.Contains(string(raw), "<title>Accuracy &lt;FMNIST&gt; &amp; 10 clients</title>") {
+		t.Errorf("page lacks the escaped title: %s", raw[:min(len(raw), 300)])
+	}
+	long := strings.Repeat("a long title that cannot fit ", 6)
+	c, err := LearningCurves("lc", Curves{Title: long, Series: []SeedSeries{{Name: "EAA", X: []float64{1, 2}, Runs: [][]float64{{0.5, 0.6}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Styled(Style{FontSize: 12}, 360, 250)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.TitleText(); got != strings.TrimSpace(long) {
+		t.Errorf("TitleText of a shortened title = %q, want the full title", got)
+	}
+}
+
+// TestPDFText decodes the PDF string forms a title comes in: literal with escapes, and UTF-16BE hex.
+func TestPDFText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`(quick \(T=3\) a\\b)`, `quick (T=3) a\b`},
+		{`(caf\351)`, "caf\xe9"},
+		{"<FEFF03C3005F0032>", "σ_2"},
+		{"<6162>", "ab"},
+	} {
+		if got := pdfText(tc.in); got != tc.want {
+			t.Errorf("pdfText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestStaleStagesRemoved checks that a stage folder a killed renderer left behind is removed by the
+// next write into the folder once it is old, and a recent one (maybe another process's) is kept.
+func TestStaleStagesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	stale, fresh := filepath.Join(dir, ".figures.tmp-111"), filepath.Join(dir, ".figures.tmp-222")
+	for _, d := range []string{stale, fresh} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "a.svg"), []byte("<svg"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * staleStage)
+	if err := os.Chtimes(stale, long, long); err != nil {
+		t.Fatal(err)
+	}
+	st, err := newStage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.remove()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale stage kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("recent stage removed: %v", err)
+	}
+	if _, err := os.Stat(st.dir); !os.IsNotExist(err) {
+		t.Errorf("the stage of this write is left: %v", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // SpecVersion is the version of the figure-spec JSON format that this package reads and writes.
@@ -184,13 +186,14 @@ func NewFigureSpec(name, kind, size string, data any) (FigureSpec, error) {
 	return f, nil
 }
 
-// WriteSpecFile writes figures as an indented SpecFile JSON to path.
+// WriteSpecFile writes figures as an indented SpecFile JSON to path, atomically
+// (results.WriteFileAtomic: a failed write leaves the old file).
 func WriteSpecFile(path string, figures ...FigureSpec) error {
 	raw, err := json.MarshalIndent(SpecFile{Version: SpecVersion, Figures: figures}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("figure spec: %w", err)
 	}
-	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+	if err := results.WriteFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
 		return fmt.Errorf("figure spec: %w", err)
 	}
 	return nil

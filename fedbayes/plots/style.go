@@ -82,7 +82,7 @@ func (c *Chart) Styled(s Style, width, height int) (*Chart, error) {
 			out.fullTitle = full
 		}
 	}
-	out.Height += applyStyle(out.Option, s, out.Width)
+	out.Height += applyStyle(out.Option, s, out.Width, out.Height)
 	return out, nil
 }
 
@@ -117,9 +117,9 @@ const MaxTopLegendRows = 2
 // shortened with "…" and given in full by the caption (Chart.CaptionText).
 const MaxTitleLines = 2
 
-// applyStyle styles option o for a chart of the given width and returns the height to add to the
-// chart for a legend placed below the plot.
-func applyStyle(o map[string]any, s Style, width int) int {
+// applyStyle styles option o for a chart of the given width and height and returns the height to
+// add to the chart for a legend placed below the plot.
+func applyStyle(o map[string]any, s Style, width, height int) int {
 	fs := float64(s.FontSize)
 	font := map[string]any{"fontSize": fs}
 	if s.FontFamily != "" {
@@ -234,7 +234,26 @@ func applyStyle(o map[string]any, s Style, width int) int {
 		"containLabel": false,
 	}
 	o["grid"] = grid
+	if height > 0 {
+		fitYName(o, fs, float64(height)+extra, top+8, bottom)
+	}
 	return int(extra)
+}
+
+// fitYName shortens, with "…", a y axis name longer than the chart lets it be: ECharts centres it on
+// the plot of a chart height px tall whose grid leaves top and bottom px, so it may reach each edge
+// of the chart less 4 px; beyond that its ends would be clipped.
+func fitYName(o map[string]any, fs, height, top, bottom float64) {
+	half := (height - top - bottom) / 2
+	avail := 2*math.Min(top+half, bottom+half) - 8
+	eachComponent(o, "yAxis", func(a map[string]any) {
+		name, _ := a["name"].(string)
+		if name == "" || avail <= 0 || TextWidth(name, fs, false) <= avail {
+			return
+		}
+		lines, _ := FitText(name, avail, fs, false, 1)
+		a["name"] = lines[0]
+	})
 }
 
 // legendNames returns the distinct series names of option o, in order (the legend's entries).

@@ -35,6 +35,9 @@ type Toy struct {
 	Weights []float64 `json:"weights,omitempty"`
 	// Aggregates holds one aggregated Gaussian per rule.
 	Aggregates []NamedGaussian `json:"aggregates"`
+	// Reference, when given, is the Gaussian the rules are measured against (the exact global
+	// posterior of a problem with a known one), drawn in black under the rules.
+	Reference *NamedGaussian `json:"reference,omitempty"`
 	// Mixture also draws the exact weighted mixture of the clients, linear pooling (LP) as a
 	// density (Fischer et al. (2024), Eq. 12); the Gaussian rule LP matches its moments (Eqs. 13-14).
 	Mixture bool `json:"mixture,omitempty"`
@@ -125,6 +128,16 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 		}
 	}
 	seen := map[string]bool{}
+	if r := d.Reference; r != nil {
+		if err := checkG(fmt.Sprintf("reference %q", r.Name), r.Mean, r.Var); err != nil {
+			return fail("%v", err)
+		}
+		if r.Name == "" {
+			return fail("the reference has no name")
+		}
+		grow(r.Mean, r.Var)
+		seen[r.Name] = true
+	}
 	for i, a := range d.Aggregates {
 		if a.Name == "" {
 			return fail("aggregate %d has no name", i)
@@ -169,27 +182,8 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 		}
 		return pts
 	}
-	noSymbol := charts.WithLineChartOpts(opts.LineChart{Symbol: "none", ShowSymbol: opts.Bool(false)})
 	line := charts.NewLine()
-	for k, c := range d.Clients {
-		line.AddSeries(fmt.Sprintf("client %d", k+1), curve(func(x float64) float64 { return NormalPDF(x, c.Mean, c.Var) }),
-			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: "#888888", Width: 1.5, Type: "dashed"}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#888888"}))
-	}
-	if d.Mixture {
-		line.AddSeries("mixture", curve(func(x float64) float64 { return MixtureDensity(d.Clients, d.Weights, x) }),
-			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: "#000000", Width: 2, Type: "dotted"}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
-	}
-	for i, a := range d.Aggregates {
-		col := seriesColor(i)
-		line.AddSeries(a.Name, curve(func(x float64) float64 { return NormalPDF(x, a.Mean, a.Var) }),
-			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
-	}
+	looks := addToySeries(line, d, curve)
 	line.SetGlobalOptions(
 		charts.WithTitleOpts(opts.Title{Title: d.Title}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "θ", Min: round6(lo), Max: round6(hi)}),
@@ -201,7 +195,69 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	eachComponent(c.Option, "series", func(s map[string]any) {
+		if i, ok := looks[fmt.Sprint(s["name"])]; ok { // go-echarts has no field for a dash array
+			look := SeriesLook(i)
+			sub(s, "lineStyle")["type"], s["z"] = LineType(look.Dash), look.Z
+		}
+	})
 	return c.Styled(ScreenStyle, 0, 0)
+}
+
+// toyMarkerEvery is the spacing, in grid points, of the markers on a rule's density (only where it
+// is above 5 % of its peak).
+const toyMarkerEvery = 20
+
+// addToySeries adds the toy chart's curves to line: the clients dashed in grey under one legend
+// entry, the mixture dotted in black, the reference in black, then each rule in its method's colour,
+// dash and marker (IdentityLooks; a marker every toyMarkerEvery points where the density shows, each
+// rule's at its own phase, so that two rules with the same curve both show). It returns the rules' look indices.
+func addToySeries(line *charts.Line, d Toy, curve func(func(float64) float64) []opts.LineData) map[string]int {
+	noSymbol := charts.WithLineChartOpts(opts.LineChart{Symbol: "none", ShowSymbol: opts.Bool(false)})
+	clients := "client"
+	if len(d.Clients) > 1 {
+		clients = fmt.Sprintf("clients (%d)", len(d.Clients))
+	}
+	for _, c := range d.Clients {
+		line.AddSeries(clients, curve(func(x float64) float64 { return NormalPDF(x, c.Mean, c.Var) }),
+			noSymbol,
+			charts.WithLineStyleOpts(opts.LineStyle{Color: "#888888", Width: 1.5, Type: "dashed"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#888888"}))
+	}
+	if d.Mixture {
+		line.AddSeries("mixture", curve(func(x float64) float64 { return MixtureDensity(d.Clients, d.Weights, x) }),
+			noSymbol,
+			charts.WithLineStyleOpts(opts.LineStyle{Color: "#000000", Width: 2, Type: "dotted"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
+	}
+	if r := d.Reference; r != nil {
+		line.AddSeries(r.Name, curve(func(x float64) float64 { return NormalPDF(x, r.Mean, r.Var) }),
+			noSymbol,
+			charts.WithLineStyleOpts(opts.LineStyle{Color: "#000000", Width: 3.5, Opacity: opts.Float(0.55)}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
+	}
+	names := make([]string, len(d.Aggregates))
+	for i, a := range d.Aggregates {
+		names[i] = a.Name
+	}
+	looks := IdentityLooks(names)
+	for i, a := range d.Aggregates {
+		look := SeriesLook(looks[a.Name])
+		pts := curve(func(x float64) float64 { return NormalPDF(x, a.Mean, a.Var) })
+		peak := NormalPDF(a.Mean, a.Mean, a.Var)
+		phase := (i * 7) % toyMarkerEvery
+		for j := range pts {
+			// Markers where the density shows (not along the axis in its tails).
+			if (j-phase)%toyMarkerEvery != 0 || pts[j].Value.([]float64)[1] < 0.05*peak {
+				pts[j].Symbol = "none"
+			}
+		}
+		line.AddSeries(a.Name, pts,
+			charts.WithLineChartOpts(opts.LineChart{Symbol: look.Marker, SymbolSize: look.MarkerSize, ShowSymbol: opts.Bool(true)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: look.Color, Width: 2}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: look.Color}))
+	}
+	return looks
 }
 
 // round6 rounds to 6 significant decimals, keeping the option JSON small. It goes through the

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -41,7 +42,8 @@ func TestToyAggregationCurves(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := seriesOf(t, c)
-	names := []string{"client 1", "client 2", "mixture", "LP", "CF"}
+	// The clients share one legend entry; each rule has its own.
+	names := []string{"clients (2)", "clients (2)", "mixture", "LP", "CF"}
 	if len(s) != len(names) {
 		t.Fatalf("%d series, want %d", len(s), len(names))
 	}
@@ -130,5 +132,71 @@ func TestToyAggregationExtremeVariances(t *testing.T) {
 		if _, err := c.OptionJSON(); err != nil {
 			t.Errorf("variance %g: %v", v, err)
 		}
+	}
+}
+
+// TestToyReferenceAndRuleLooks checks the toy chart of a problem with a known posterior: the
+// reference in black, ten clients under one legend entry, every rule in its method's colour, no two
+// rules alike in colour and dash, and markers on a few points only, at a phase of each rule's own.
+func TestToyReferenceAndRuleLooks(t *testing.T) {
+	d := Toy{Reference: &NamedGaussian{"exact", 1, 0.1}}
+	for k := 0; k < 10; k++ {
+		d.Clients = append(d.Clients, Gaussian1D{float64(k) / 5, 1})
+	}
+	rules := []string{"EAA", "GAA", "AALV", "PPA", "LP", "Conflation", "CF", "RKLB", "WB", "DWC"}
+	for i, r := range rules {
+		d.Aggregates = append(d.Aggregates, NamedGaussian{r, 1, 0.1 + 0.01*float64(i%3)})
+	}
+	c, err := ToyAggregation("gt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend := map[string]bool{}
+	seen := map[[2]string]string{}
+	phases := map[int]string{}
+	for _, s := range seriesOf(t, c) {
+		name := s["name"].(string)
+		legend[name] = true
+		col := sub(s, "lineStyle")["color"].(string)
+		switch {
+		case name == "exact":
+			if col != "#000000" {
+				t.Errorf("the reference is drawn in %s, want black", col)
+			}
+		case strings.HasPrefix(name, "client"):
+		default:
+			look := SeriesLook(IdentityLooks(rules)[name])
+			if col != look.Color {
+				t.Errorf("%s drawn in %s, want its method's %s", name, col, look.Color)
+			}
+			key := [2]string{col, fmt.Sprint(sub(s, "lineStyle")["type"])}
+			if other, dup := seen[key]; dup {
+				t.Errorf("%s and %s share colour and dash %v", other, name, key)
+			}
+			seen[key] = name
+			data := s["data"].([]any)
+			first, marked := -1, 0
+			for j, p := range data {
+				if p.(map[string]any)["symbol"] != "none" {
+					marked++
+					if first < 0 {
+						first = j
+					}
+				}
+			}
+			if marked == 0 || marked > len(data)/toyMarkerEvery+1 {
+				t.Errorf("%s: %d of %d points marked, want a few", name, marked, len(data))
+			}
+			if other, dup := phases[first]; dup {
+				t.Errorf("%s and %s put their markers on the same points", other, name)
+			}
+			phases[first] = name
+		}
+	}
+	if !legend["clients (10)"] || len(legend) != 12 {
+		t.Errorf("legend %v, want the clients once, the reference and the ten rules", legend)
+	}
+	if _, err := ToyAggregation("bad", Toy{Clients: d.Clients, Reference: &NamedGaussian{"exact", 0, -1}}); err == nil {
+		t.Error("a reference with a negative variance: no error")
 	}
 }

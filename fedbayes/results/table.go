@@ -256,27 +256,6 @@ func worseHealth(a, b Health) Health {
 	return a
 }
 
-// healthNote names the flagged rows of the table with why their variances cannot tell rules apart,
-// one sentence per kind of flag (the first flagged row's message); "" when no row is flagged.
-func (t *Table) healthNote() string {
-	var notes []string
-	seen := map[HealthState]bool{}
-	for _, row := range t.Rows {
-		if !row.Health.Flagged() || seen[row.Health.State] {
-			continue
-		}
-		seen[row.Health.State] = true
-		var names []string
-		for _, r := range t.Rows {
-			if r.Health.State == row.Health.State {
-				names = append(names, strings.Join(r.Key, " "))
-			}
-		}
-		notes = append(notes, fmt.Sprintf("%s %s (%s): %s.", HealthMark, strings.Join(names, ", "), row.Health.Short(), row.Health.Message))
-	}
-	return strings.Join(notes, " ")
-}
-
 // cellSummary summarises the final value of metric over the group's runs and returns the values
 // with their seeds; present is false when none of them records it. Some recording it and some not
 // is an error naming a run without it.
