@@ -185,13 +185,12 @@ func TestSamplingRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	afterRoundHook = func(_ string, _ int64, round int) {
+	stop := func(_ string, _ int64, round int) {
 		if round == 2 {
 			cancel()
 		}
 	}
-	_, err = Run(ctx, s, Options{Dir: dir, Progress: progress.Discard, NoFigures: true})
-	afterRoundHook = nil
+	_, err = Run(ctx, s, Options{Dir: dir, Progress: progress.Discard, NoFigures: true, AfterRound: stop})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("the interrupted run: %v", err)
 	}

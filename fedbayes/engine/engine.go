@@ -44,6 +44,9 @@ type Options struct {
 	// Runs, if not nil, selects runs by their index in RunList (settings, then seeds, from 0); the
 	// others are left alone. A Slurm array task runs one (fedbayes run -task-index).
 	Runs []int
+	// AfterRound, when set, is called after each round of each run, once the round's row and
+	// checkpoint are written: the last observer of the round loop (a notebook's own, a test's).
+	AfterRound func(setting string, seed int64, round int)
 }
 
 // RunRef is one run of a spec: a setting with a seed, and its directory name.

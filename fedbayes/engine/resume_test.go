@@ -28,8 +28,8 @@ func resumeSpec() *Spec {
 func TestResumeAfterKill(t *testing.T) {
 	if dir := os.Getenv(resumeChildEnv); dir != "" {
 		// The child: slow rounds down so that the parent can kill it mid-run.
-		afterRoundHook = func(string, int64, int) { time.Sleep(300 * time.Millisecond) }
-		_, err := Run(context.Background(), resumeSpec(), Options{Dir: dir, Progress: progress.Discard})
+		slow := func(string, int64, int) { time.Sleep(300 * time.Millisecond) }
+		_, err := Run(context.Background(), resumeSpec(), Options{Dir: dir, Progress: progress.Discard, AfterRound: slow})
 		if err != nil {
 			t.Fatal(err)
 		}

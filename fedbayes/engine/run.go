@@ -183,7 +183,7 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 	}
 	defer w.Close()
 	r := &runState{spec: st.Spec, st: st, seed: seed, w: w, rep: opts.Progress, cache: cache, outcomes: outcomes}
-	round, err := r.loop(ctx, start, ckpt, &sum)
+	round, err := r.loop(ctx, start, ckpt, &sum, opts.AfterRound)
 	switch {
 	case err == nil:
 		return sum, nil
@@ -200,174 +200,61 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 	}
 }
 
-// loop runs rounds start..T; it returns the round it stopped in and an error for a failure.
-func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSummary) (int, error) {
-	s, seed := r.spec, r.seed
-	var err error
-	if r.prob, err = newProblem(s, seed, r.cache); err != nil {
-		return start, err
-	}
-	if r.clients, err = newClientTraining(s, r.prob, seed); err != nil {
-		return start, err
-	}
-	evalModel, err := models.New(globalConfig(s, r.prob, seed))
-	if err != nil {
-		return start, fmt.Errorf("model: %w", err)
-	}
-	r.eval = newEvaluator(evalModel, s, r.prob, seed)
-	// The initial model, before any training: the reference of the posterior health (rebuilt from
-	// the seed on resume, so a resumed run records the same numbers).
-	initial, err := evalModel.ClientPosterior(0)
-	if err != nil {
-		return start, err
-	}
-	health, err := newHealthTracker(initial, globalConfig(s, r.prob, seed))
-	if err != nil {
-		return start, err
-	}
-	if r.strategy, err = newStrategy(s); err != nil {
-		return start, err
-	}
+// roundResult is what one round of the loop produced: the clients' training, the server step and,
+// in an evaluated round, the metrics. The loop hands it to every observer.
+type roundResult struct {
+	round int
+	// sampled are the clients sampled, ids those that returned, sizes their example counts.
+	sampled, ids, sizes []int
+	out                 localOutcome
+	// received is the global the clients started from; next the server step's result.
+	received *posterior.Posterior
+	next     *strategy.Global
+	// metrics (nil when the round was not evaluated) and each client's accuracy (Evaluation.Fairness).
+	metrics map[string]float64
+	acc     []float64
+	timings progress.Timings
+}
 
-	var global *posterior.Posterior
-	if ckpt != nil {
-		var round int
-		if round, global, err = decodeCheckpoint(ckpt); err != nil {
-			return start, err
-		}
-		if round != start-1 {
-			return start, fmt.Errorf("checkpoint holds round %d, results say %d", round, start-1)
-		}
-		if err := r.clients.restoreCheckpoint(ckpt); err != nil {
-			return start, err
-		}
-	} else {
-		global = initial
-		if s.Aggregation.Pretrain != nil {
-			pt, err := evalModel.NewTrainer(optimizerConfig(s.Training))
-			if err != nil {
-				return start, fmt.Errorf("pre-training: %w", err)
-			}
-			if global, err = pretrain(ctx, evalModel, pt, s, r.prob, global, seed); err != nil {
-				return start, err
-			}
-		}
-	}
+// roundObserver is attached to the round loop (as GoMLX's train.Loop takes hooks): after each round,
+// in the order attached, it records what it needs of the round's result; an error stops the run.
+type roundObserver func(r *roundResult) error
 
-	T := s.Training.Rounds
-	r.rep.Start(T, fmt.Sprintf("%s seed %d", r.st.Name, seed))
-	perModel := bytesPerModel(global)
+// divergedError ends a run as diverged (a client's or the server's non-finite model, an evaluation
+// overflow), with its reason: a finding, not a failure.
+type divergedError struct{ reason string }
+
+func (e *divergedError) Error() string { return "diverged: " + e.reason }
+
+// loop runs rounds start..T; it returns the round it stopped in and an error for a failure. Each
+// round reads train → aggregate → evaluate → notify: trainRound and evaluateRound compute, and the
+// observers (rows, strategy files, health, checkpoint, progress, Options.AfterRound) record.
+func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSummary, after func(string, int64, int)) (int, error) {
+	global, observers, err := r.setup(ctx, start, ckpt, sum, after)
+	if err != nil {
+		return start, err
+	}
+	T := r.spec.Training.Rounds
+	r.rep.Start(T, fmt.Sprintf("%s seed %d", r.st.Name, r.seed))
 	for round := start; round <= T; round++ {
 		if err := ctx.Err(); err != nil {
 			return round, err
 		}
-		in, ids, jobSizes, err := r.clients.round(round, global)
+		res, err := r.trainRound(ctx, round, global)
+		if err == nil {
+			err = r.evaluateRound(res)
+		}
+		if de := (*divergedError)(nil); errors.As(err, &de) {
+			return round, r.diverge(round, de.reason, sum)
+		}
 		if err != nil {
 			return round, err
 		}
-		in.onStep = stepFunc(r.rep, round)
-
-		out, err := r.localRound(ctx, in, ids)
-		if err != nil {
-			return round, err
-		}
-		sampled := ids // the clients sampled; ids becomes those that returned
-		if out, ids, jobSizes, err = r.clients.returned(out, ids, jobSizes); err != nil {
-			return round, err
-		}
-		tLocal := out.took
-		if out.diverged == "" {
-			if out.stacked != nil {
-				out.diverged = nonFinite(out.stacked, ids)
-			} else {
-				for j, c := range out.clients {
-					if d := nonFinite(c, nil); d != "" {
-						out.diverged = fmt.Sprintf("client %d: %s", ids[j], d)
-						break
-					}
-				}
-			}
-		}
-		if out.diverged != "" {
-			return round, r.diverge(round, out.diverged, sum)
-		}
-
-		t1 := time.Now()
-		received := global
-		next, err := r.aggregate(out, ids, jobSizes, global, round)
-		if nf := (*posterior.NonFiniteError)(nil); errors.As(err, &nf) {
-			// The server step's own model diverged (a distillation at a step size too large).
-			return round, r.diverge(round, fmt.Sprintf("server step (%s): %v", s.Aggregation.Rule, err), sum)
-		}
-		if err != nil {
-			return round, fmt.Errorf("aggregation (%s): %w", s.Aggregation.Rule, err)
-		}
-		if d := nonFinite(next.Posterior, nil); d != "" {
-			return round, r.diverge(round, "global model: "+d, sum)
-		}
-		global = next.Posterior
-		tAgg := time.Since(t1)
-
-		var (
-			m       map[string]float64
-			acc     []float64
-			tEval   time.Duration
-			lossSum float64
-		)
-		evaluated := round%s.Evaluation.Every == 0 || round == T
-		if evaluated {
-			t2 := time.Now()
-			if m, acc, err = r.eval.evaluate(next, seed, round); err != nil {
-				if ov := (*evalOverflowError)(nil); errors.As(err, &ov) {
-					return round, r.diverge(round, ov.Error(), sum)
-				}
+		global = res.next.Posterior
+		for _, observe := range observers {
+			if err := observe(res); err != nil {
 				return round, err
 			}
-			tEval = time.Since(t2)
-			for _, l := range out.loss {
-				lossSum += l
-			}
-			if len(out.loss) > 0 {
-				m["loss"] = lossSum / float64(len(out.loss))
-			}
-			m[MetricLearningRate] = learningRate(s.Training, round)
-			for name, v := range next.Metrics {
-				m[name] = v
-			}
-			if _, ok := m[results.Spread]; ok && health != nil {
-				if err := health.record(next.Posterior, received, out, m); err != nil {
-					return round, err
-				}
-			}
-			row := results.Row{
-				Round:          round,
-				Metrics:        m,
-				Time:           results.Timing{LocalSeconds: tLocal.Seconds(), AggregateSeconds: tAgg.Seconds(), EvalSeconds: tEval.Seconds()},
-				BytesSent:      int64(len(sampled)+len(ids)) * perModel, // the model to the sampled, back from those that returned
-				Clients:        ids,
-				Sampled:        sampledIfDropped(sampled, ids),
-				ClientWeights:  next.Weights,
-				ClientAccuracy: acc,
-			}
-			if err := writeStrategyFiles(r.w.Dir(), next.Files); err != nil {
-				return round, err
-			}
-			if err := r.w.Append(row); err != nil {
-				return round, err
-			}
-			sum.Metrics = m
-		}
-		blob, err := encodeCheckpoint(round, global, r.clients.losses)
-		if err != nil {
-			return round, err
-		}
-		if err := r.w.SaveCheckpoint(round, blob); err != nil {
-			return round, err
-		}
-		sum.Round = round
-		r.rep.Update(round, progressMetrics(m), progress.Timings{Local: tLocal, Aggregate: tAgg, Eval: tEval})
-		if afterRoundHook != nil {
-			afterRoundHook(r.st.Name, seed, round)
 		}
 	}
 	if err := r.w.Complete(T); err != nil {
@@ -376,6 +263,210 @@ func (r *runState) loop(ctx context.Context, start int, ckpt []byte, sum *RunSum
 	sum.State = results.Completed
 	r.rep.Done("completed")
 	return T, nil
+}
+
+// setup builds the run's problem, clients, evaluator and strategy, and returns the global model
+// round start begins from (from the checkpoint ckpt when resuming, else the initial or pre-trained
+// model) with the observers of the round loop.
+func (r *runState) setup(ctx context.Context, start int, ckpt []byte, sum *RunSummary, after func(string, int64, int)) (*posterior.Posterior, []roundObserver, error) {
+	s, seed := r.spec, r.seed
+	var err error
+	if r.prob, err = newProblem(s, seed, r.cache); err != nil {
+		return nil, nil, err
+	}
+	if r.clients, err = newClientTraining(s, r.prob, seed); err != nil {
+		return nil, nil, err
+	}
+	evalModel, err := models.New(globalConfig(s, r.prob, seed))
+	if err != nil {
+		return nil, nil, fmt.Errorf("model: %w", err)
+	}
+	r.eval = newEvaluator(evalModel, s, r.prob, seed)
+	// The initial model, before any training: the reference of the posterior health (rebuilt from
+	// the seed on resume, so a resumed run records the same numbers).
+	initial, err := evalModel.ClientPosterior(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	health, err := newHealthTracker(initial, globalConfig(s, r.prob, seed))
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.strategy, err = newStrategy(s); err != nil {
+		return nil, nil, err
+	}
+	global := initial
+	if ckpt != nil {
+		var round int
+		if round, global, err = decodeCheckpoint(ckpt); err != nil {
+			return nil, nil, err
+		}
+		if round != start-1 {
+			return nil, nil, fmt.Errorf("checkpoint holds round %d, results say %d", round, start-1)
+		}
+		if err := r.clients.restoreCheckpoint(ckpt); err != nil {
+			return nil, nil, err
+		}
+	} else if s.Aggregation.Pretrain != nil {
+		pt, err := evalModel.NewTrainer(optimizerConfig(s.Training))
+		if err != nil {
+			return nil, nil, fmt.Errorf("pre-training: %w", err)
+		}
+		if global, err = pretrain(ctx, evalModel, pt, s, r.prob, global, seed); err != nil {
+			return nil, nil, err
+		}
+	}
+	observers := []roundObserver{
+		r.recordHealth(health),
+		r.recordRow(bytesPerModel(global), sum),
+		r.recordCheckpoint(sum),
+		r.reportProgress,
+	}
+	if after != nil {
+		observers = append(observers, func(res *roundResult) error { after(r.st.Name, seed, res.round); return nil })
+	}
+	return global, observers, nil
+}
+
+// trainRound trains round round's clients from global and runs the server step on those that
+// returned; a non-finite client or global model is a divergedError.
+func (r *runState) trainRound(ctx context.Context, round int, global *posterior.Posterior) (*roundResult, error) {
+	in, ids, sizes, err := r.clients.round(round, global)
+	if err != nil {
+		return nil, err
+	}
+	in.onStep = stepFunc(r.rep, round)
+	out, err := r.localRound(ctx, in, ids)
+	if err != nil {
+		return nil, err
+	}
+	res := &roundResult{round: round, sampled: ids, received: global}
+	if out, ids, sizes, err = r.clients.returned(out, ids, sizes); err != nil {
+		return nil, err
+	}
+	res.ids, res.sizes, res.out, res.timings.Local = ids, sizes, out, out.took
+	if d := clientDivergence(out, ids); d != "" {
+		return nil, &divergedError{d}
+	}
+	t1 := time.Now()
+	next, err := r.aggregate(out, ids, sizes, global, round)
+	if nf := (*posterior.NonFiniteError)(nil); errors.As(err, &nf) {
+		// The server step's own model diverged (a distillation at a step size too large).
+		return nil, &divergedError{fmt.Sprintf("server step (%s): %v", r.spec.Aggregation.Rule, err)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("aggregation (%s): %w", r.spec.Aggregation.Rule, err)
+	}
+	if d := nonFinite(next.Posterior, nil); d != "" {
+		return nil, &divergedError{"global model: " + d}
+	}
+	res.next, res.timings.Aggregate = next, time.Since(t1)
+	return res, nil
+}
+
+// clientDivergence is why a round's client models are not finite ("" when they are).
+func clientDivergence(out localOutcome, ids []int) string {
+	switch {
+	case out.diverged != "":
+		return out.diverged
+	case out.stacked != nil:
+		return nonFinite(out.stacked, ids)
+	}
+	for j, c := range out.clients {
+		if d := nonFinite(c, nil); d != "" {
+			return fmt.Sprintf("client %d: %s", ids[j], d)
+		}
+	}
+	return ""
+}
+
+// evaluateRound evaluates the round's global model when the round is due (Evaluation.Every, and
+// the last round), filling res.metrics with the metrics, the clients' mean training loss, the
+// learning rate and the strategy's own metrics.
+func (r *runState) evaluateRound(res *roundResult) error {
+	s := r.spec
+	if res.round%s.Evaluation.Every != 0 && res.round != s.Training.Rounds {
+		return nil
+	}
+	t2 := time.Now()
+	m, acc, err := r.eval.evaluate(res.next, r.seed, res.round)
+	if ov := (*evalOverflowError)(nil); errors.As(err, &ov) {
+		return &divergedError{ov.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	res.timings.Eval = time.Since(t2)
+	if n := len(res.out.loss); n > 0 {
+		lossSum := 0.0
+		for _, l := range res.out.loss {
+			lossSum += l
+		}
+		m["loss"] = lossSum / float64(n)
+	}
+	m[MetricLearningRate] = learningRate(s.Training, res.round)
+	maps.Copy(m, res.next.Metrics)
+	res.metrics, res.acc = m, acc
+	return nil
+}
+
+// recordHealth adds the posterior-health metrics of an evaluated round (nil health: a model
+// without variances).
+func (r *runState) recordHealth(health *healthTracker) roundObserver {
+	return func(res *roundResult) error {
+		if _, ok := res.metrics[results.Spread]; !ok || health == nil {
+			return nil
+		}
+		return health.record(res.next.Posterior, res.received, res.out, res.metrics)
+	}
+}
+
+// recordRow writes an evaluated round's strategy files and row; perModel is a model's size in bytes.
+func (r *runState) recordRow(perModel int64, sum *RunSummary) roundObserver {
+	return func(res *roundResult) error {
+		if res.metrics == nil {
+			return nil
+		}
+		row := results.Row{
+			Round:          res.round,
+			Metrics:        res.metrics,
+			Time:           results.Timing{LocalSeconds: res.timings.Local.Seconds(), AggregateSeconds: res.timings.Aggregate.Seconds(), EvalSeconds: res.timings.Eval.Seconds()},
+			BytesSent:      int64(len(res.sampled)+len(res.ids)) * perModel, // the model to the sampled, back from those that returned
+			Clients:        res.ids,
+			Sampled:        sampledIfDropped(res.sampled, res.ids),
+			ClientWeights:  res.next.Weights,
+			ClientAccuracy: res.acc,
+		}
+		if err := writeStrategyFiles(r.w.Dir(), res.next.Files); err != nil {
+			return err
+		}
+		if err := r.w.Append(row); err != nil {
+			return err
+		}
+		sum.Metrics = res.metrics
+		return nil
+	}
+}
+
+// recordCheckpoint saves the state after every round, so that --resume continues from it.
+func (r *runState) recordCheckpoint(sum *RunSummary) roundObserver {
+	return func(res *roundResult) error {
+		blob, err := encodeCheckpoint(res.round, res.next.Posterior, r.clients.losses)
+		if err != nil {
+			return err
+		}
+		if err := r.w.SaveCheckpoint(res.round, blob); err != nil {
+			return err
+		}
+		sum.Round = res.round
+		return nil
+	}
+}
+
+// reportProgress shows the round on the run's progress reporter.
+func (r *runState) reportProgress(res *roundResult) error {
+	r.rep.Update(res.round, progressMetrics(res.metrics), res.timings)
+	return nil
 }
 
 // diverge records a diverged run.
@@ -397,9 +488,6 @@ func progressMetrics(m map[string]float64) map[string]float64 {
 	}
 	return out
 }
-
-// afterRoundHook, when set by a test, is called after each round's checkpoint.
-var afterRoundHook func(setting string, seed int64, round int)
 
 // backendConfig is the backend configuration recorded in run.json.
 func backendConfig() string {

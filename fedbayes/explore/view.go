@@ -57,8 +57,9 @@ func Render(s State) (View, error) {
 	}
 	v := View{Weights: w}
 	toy := plots.Toy{Title: chartTitle(s), Weights: w, Mixture: s.Rule == "" || s.Rule == aggregate.LP}
-	for _, c := range s.Clients {
+	for k, c := range s.Clients {
 		toy.Clients = append(toy.Clients, plots.Gaussian1D{Mean: c.Mean, Var: c.Var})
+		toy.ClientNames = append(toy.ClientNames, fmt.Sprintf("client %d", k+1))
 	}
 	for _, r := range rules {
 		g, err := aggregate.Scalar(r, s.Clients, w, opt)

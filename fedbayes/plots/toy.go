@@ -29,8 +29,11 @@ type NamedGaussian struct {
 type Toy struct {
 	// Title is shown above the chart; empty for none.
 	Title string `json:"title,omitempty"`
-	// Clients are the K client distributions, drawn dashed in grey.
-	Clients []Gaussian1D `json:"clients"`
+	// Clients are the K client distributions, drawn dashed in grey under one legend entry, or each
+	// under its own name when ClientNames names every client (an explorer whose clients are set one
+	// by one).
+	Clients     []Gaussian1D `json:"clients"`
+	ClientNames []string     `json:"client_names,omitempty"`
 	// Weights of the clients in the exact mixture (normalised here); empty means equal weights.
 	Weights []float64 `json:"weights,omitempty"`
 	// Aggregates holds one aggregated Gaussian per rule.
@@ -218,8 +221,12 @@ func addToySeries(line *charts.Line, d Toy, curve func(func(float64) float64) []
 	if len(d.Clients) > 1 {
 		clients = fmt.Sprintf("clients (%d)", len(d.Clients))
 	}
-	for _, c := range d.Clients {
-		line.AddSeries(clients, curve(func(x float64) float64 { return NormalPDF(x, c.Mean, c.Var) }),
+	for k, c := range d.Clients {
+		name := clients
+		if len(d.ClientNames) == len(d.Clients) {
+			name = d.ClientNames[k]
+		}
+		line.AddSeries(name, curve(func(x float64) float64 { return NormalPDF(x, c.Mean, c.Var) }),
 			noSymbol,
 			charts.WithLineStyleOpts(opts.LineStyle{Color: "#888888", Width: 1.5, Type: "dashed"}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#888888"}))

@@ -200,3 +200,28 @@ func TestToyReferenceAndRuleLooks(t *testing.T) {
 		t.Error("a reference with a negative variance: no error")
 	}
 }
+
+// TestToyClientNames checks that ClientNames names each client's curve (the explorer's), and that a
+// list that does not name every client is ignored.
+func TestToyClientNames(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  []string
+	}{
+		{[]string{"client 1", "client 2"}, []string{"client 1", "client 2"}},
+		{[]string{"only one"}, []string{"clients (2)", "clients (2)"}},
+		{nil, []string{"clients (2)", "clients (2)"}},
+	} {
+		c, err := ToyAggregation("toy", Toy{Clients: []Gaussian1D{{0, 1}, {2, 0.25}}, ClientNames: tc.names,
+			Aggregates: []NamedGaussian{{"EAA", 1, 0.625}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := seriesOf(t, c)
+		for i, want := range tc.want {
+			if s[i]["name"] != want {
+				t.Errorf("names %v: series %d = %v, want %s", tc.names, i, s[i]["name"], want)
+			}
+		}
+	}
+}
