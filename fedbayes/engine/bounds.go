@@ -127,10 +127,13 @@ type memoryNeed struct {
 	// (strategy.ServerNetworker: FedBE's teachers, FedKT's), each with its parameters and its class
 	// probabilities on the server set.
 	Server float64
+	// Sites are a site-based strategy's state (strategy.ClientPriors: partitioned VI): a precision
+	// and a shift in float64 for every Gaussian value of every client.
+	Sites float64
 }
 
 // total is the sum of the parts.
-func (m memoryNeed) total() float64 { return m.Model + m.Act + m.Pred + m.Server }
+func (m memoryNeed) total() float64 { return m.Model + m.Act + m.Pred + m.Server + m.Sites }
 
 // MemoryEstimate returns a rough lower bound, in bytes, of the memory one run of c needs: the dense
 // layers' parameters (mean and variance for Bayesian models) held by the global model and every
@@ -138,7 +141,8 @@ func (m memoryNeed) total() float64 { return m.Model + m.Act + m.Pred + m.Server
 // predictive's samples on one batch, the predictive's class probabilities of every sample on the
 // test set (or one client's fairness examples), and the networks the strategy's server step holds
 // at once (FedBE's M samples, K clients and their mean; FedKT's K s t teachers) with their class
-// probabilities on the server set. Convolutions are not counted (they are small).
+// probabilities on the server set, and a site-based strategy's sites (16 bytes per Gaussian value
+// and client). Convolutions are not counted (they are small).
 func MemoryEstimate(c *Spec) float64 {
 	return memoryParts(c).total()
 }
@@ -174,7 +178,11 @@ func memoryParts(c *Spec) memoryNeed {
 	pred := float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
 	serverRows := math.Ceil(float64(dims[3]) * c.Dataset.ServerFraction)
 	server := float64(serverNetworks(c)) * (params + serverRows*float64(dims[1]))
-	return memoryNeed{Model: 4 * params * perWeight * copies, Act: 4 * act, Pred: 4 * pred, Server: 4 * server} // float32
+	need := memoryNeed{Model: 4 * params * perWeight * copies, Act: 4 * act, Pred: 4 * pred, Server: 4 * server} // float32
+	if setsClientPriors(c) {
+		need.Sites = 16 * params * clients
+	}
+	return need
 }
 
 // denseParams returns the dense layers' parameter count of c's model on examples of in values and

@@ -22,6 +22,8 @@ type checkpointState struct {
 	Round   int
 	Global  []checkpointParam
 	Losses  []float64
+	// Strategy is a stateful strategy's state (strategy.Stateful: partitioned VI's sites), or nil.
+	Strategy []byte
 }
 
 // checkpointParam is one parameter of a posterior in plain data.
@@ -33,9 +35,9 @@ type checkpointParam struct {
 }
 
 // encodeCheckpoint writes the state after round as a gob blob; losses are power-of-choice's client
-// losses (nil without it).
-func encodeCheckpoint(round int, global *posterior.Posterior, losses []float64) ([]byte, error) {
-	st := checkpointState{Version: checkpointVersion, Round: round, Losses: losses}
+// losses (nil without it), state a stateful strategy's state (nil without one).
+func encodeCheckpoint(round int, global *posterior.Posterior, losses []float64, state []byte) ([]byte, error) {
+	st := checkpointState{Version: checkpointVersion, Round: round, Losses: losses, Strategy: state}
 	for _, q := range global.Params {
 		mean, err := tensors.CopyFlatData[float32](q.Mean)
 		if err != nil {
@@ -57,14 +59,15 @@ func encodeCheckpoint(round int, global *posterior.Posterior, losses []float64) 
 	return buf.Bytes(), nil
 }
 
-// decodeCheckpoint reads a blob written by encodeCheckpoint.
-func decodeCheckpoint(blob []byte) (round int, global *posterior.Posterior, err error) {
+// decodeCheckpoint reads a blob written by encodeCheckpoint: the round, the global model and the
+// strategy's state (nil when it keeps none).
+func decodeCheckpoint(blob []byte) (round int, global *posterior.Posterior, state []byte, err error) {
 	var st checkpointState
 	if err := gob.NewDecoder(bytes.NewReader(blob)).Decode(&st); err != nil {
-		return 0, nil, fmt.Errorf("checkpoint: unreadable engine state: %w", err)
+		return 0, nil, nil, fmt.Errorf("checkpoint: unreadable engine state: %w", err)
 	}
 	if st.Version != checkpointVersion {
-		return 0, nil, fmt.Errorf("checkpoint: engine state version %d; this fedbayes reads version %d", st.Version, checkpointVersion)
+		return 0, nil, nil, fmt.Errorf("checkpoint: engine state version %d; this fedbayes reads version %d", st.Version, checkpointVersion)
 	}
 	global = &posterior.Posterior{}
 	for _, cp := range st.Global {
@@ -73,7 +76,7 @@ func decodeCheckpoint(blob []byte) (round int, global *posterior.Posterior, err 
 			size *= d
 		}
 		if len(cp.Mean) != size || (cp.Gaussian && len(cp.LogVar) != size) {
-			return 0, nil, fmt.Errorf("checkpoint: parameter %q: %d values for shape %v", cp.Name, len(cp.Mean), cp.Dims)
+			return 0, nil, nil, fmt.Errorf("checkpoint: parameter %q: %d values for shape %v", cp.Name, len(cp.Mean), cp.Dims)
 		}
 		q := posterior.Param{Name: cp.Name, Mean: tensors.FromFlatDataAndDimensions(cp.Mean, cp.Dims...)}
 		if cp.Gaussian {
@@ -82,9 +85,9 @@ func decodeCheckpoint(blob []byte) (round int, global *posterior.Posterior, err 
 		global.Params = append(global.Params, q)
 	}
 	if err := global.Validate(); err != nil {
-		return 0, nil, fmt.Errorf("checkpoint: %w", err)
+		return 0, nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	return st.Round, global, nil
+	return st.Round, global, st.Strategy, nil
 }
 
 // checkpointLosses reads the client losses of a blob written by encodeCheckpoint (nil when it holds

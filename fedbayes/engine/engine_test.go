@@ -33,7 +33,7 @@ func finalGlobal(t *testing.T, runDir string) *posterior.Posterior {
 	if err != nil || !ok {
 		t.Fatalf("no checkpoint in %s: %v", runDir, err)
 	}
-	_, g, err := decodeCheckpoint(c.Blob)
+	_, g, _, err := decodeCheckpoint(c.Blob)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestFederationIsRunsRoundOne(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("checkpoint of %s: %v %v", setting, ok, err)
 		}
-		_, p, err := decodeCheckpoint(c.Blob)
+		_, p, _, err := decodeCheckpoint(c.Blob)
 		if err != nil {
 			t.Fatal(err)
 		}

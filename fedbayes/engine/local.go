@@ -25,7 +25,7 @@ func modelConfig(s *Spec, p *problem, k int, seed int64) models.Config {
 		Options:        s.Model,
 		InputShape:     p.train.Shape,
 		NumClasses:     p.numClasses,
-		PriorVariables: s.Training.Prior == "previous-global",
+		PriorVariables: s.Training.Prior == "previous-global" || setsClientPriors(s),
 		Clients:        k,
 		Seed:           seed,
 	}
@@ -118,6 +118,9 @@ type roundInput struct {
 	round  int
 	global *posterior.Posterior
 	jobs   []clientJob
+	// priors, when set, are the priors the clients train against, one per job (the strategy's
+	// ClientPriors: partitioned VI's cavities); nil: the spec's training.prior.
+	priors []*posterior.Posterior
 	// onStep, when set, is told after each local training step: steps done, steps in the round,
 	// training examples so far in the round (progress.StepReporter).
 	onStep func(step, steps, examples int)
@@ -181,7 +184,11 @@ func prepareClients(m *models.Model, t *models.Trainer, in roundInput, ids []int
 	if err := m.SetPosterior(in.global); err != nil {
 		return fmt.Errorf("loading the global model into the clients: %w", err)
 	}
-	if in.spec.Training.Prior == "previous-global" {
+	if in.priors != nil {
+		if err := setClientPriors(m, in, ids); err != nil {
+			return err
+		}
+	} else if in.spec.Training.Prior == "previous-global" {
 		if err := m.SetPrior(in.global); err != nil {
 			return fmt.Errorf("setting the clients' prior to the previous global model: %w", err)
 		}
@@ -203,6 +210,32 @@ func prepareClients(m *models.Model, t *models.Trainer, in roundInput, ids []int
 		if err := t.SetProxCenter(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// setClientPriors sets the priors of the clients ids (in.priors, one per job) into m's client slots,
+// stacked in the order of ids.
+func setClientPriors(m *models.Model, in roundInput, ids []int) error {
+	byID := make(map[int]*posterior.Posterior, len(in.jobs))
+	for j, job := range in.jobs {
+		byID[job.id] = in.priors[j]
+	}
+	parts := make([]*posterior.Posterior, len(ids))
+	for j, id := range ids {
+		if parts[j] = byID[id]; parts[j] == nil {
+			return fmt.Errorf("the strategy gave no prior for client %d", id)
+		}
+	}
+	prior := parts[0]
+	if len(parts) > 1 {
+		var err error
+		if prior, err = posterior.Stack(parts); err != nil {
+			return fmt.Errorf("stacking the clients' priors: %w", err)
+		}
+	}
+	if err := m.SetPrior(prior); err != nil {
+		return fmt.Errorf("setting the clients' priors (the strategy's cavities): %w", err)
 	}
 	return nil
 }

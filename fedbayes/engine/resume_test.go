@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,22 +24,45 @@ func resumeSpec() *Spec {
 	return s
 }
 
-// TestResumeAfterKill starts a run in a child process (this test binary), kills it with SIGKILL after
-// its third round, resumes it here, and checks that the rows equal those of an uninterrupted run.
+// pviResumeSpec is a partitioned-VI run of 100 clients, 10 sampled a round: the sites of clients
+// that were not sampled must survive the kill.
+func pviResumeSpec() *Spec {
+	s := resumeSpec()
+	s.Dataset.Subsample = 1500
+	s.Partition = PartitionSpec{Method: "iid", Clients: 100, Participation: 0.1}
+	s.Aggregation = AggregationSpec{Rule: "pvi"}
+	s.Training.VarianceOptimizer, s.Training.VarianceLR = "adam", 0.01
+	return s
+}
+
+// resumeCases are the runs TestResumeAfterKill kills and resumes, by name.
+var resumeCases = map[string]func() *Spec{"gaa": resumeSpec, "pvi": pviResumeSpec}
+
+// TestResumeAfterKill starts each run of resumeCases in a child process (this test binary), kills it
+// with SIGKILL after its third round, resumes it here, and checks that the rows equal those of an
+// uninterrupted run, and so does the final checkpoint (the global model and a stateful strategy's
+// state, partitioned VI's sites), bit for bit.
 func TestResumeAfterKill(t *testing.T) {
-	if dir := os.Getenv(resumeChildEnv); dir != "" {
+	if child := os.Getenv(resumeChildEnv); child != "" {
 		// The child: slow rounds down so that the parent can kill it mid-run.
+		name, dir, _ := strings.Cut(child, "=")
 		slow := func(string, int64, int) { time.Sleep(300 * time.Millisecond) }
-		_, err := Run(context.Background(), resumeSpec(), Options{Dir: dir, Progress: progress.Discard, AfterRound: slow})
+		_, err := Run(context.Background(), resumeCases[name](), Options{Dir: dir, Progress: progress.Discard, AfterRound: slow})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	requireDigits(t)
+	for _, name := range []string{"gaa", "pvi"} {
+		t.Run(name, func(t *testing.T) { resumeAfterKill(t, name, resumeCases[name]) })
+	}
+}
+
+func resumeAfterKill(t *testing.T, name string, spec func() *Spec) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestResumeAfterKill$")
-	cmd.Env = append(os.Environ(), resumeChildEnv+"="+dir)
+	cmd.Env = append(os.Environ(), resumeChildEnv+"="+name+"="+dir)
 	var childOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &childOut, &childOut
 	if err := cmd.Start(); err != nil {
@@ -69,11 +93,11 @@ func TestResumeAfterKill(t *testing.T) {
 	if killed.Status.State != "" || len(killed.Rows) < 3 || len(killed.Rows) >= 6 {
 		t.Fatalf("killed run: status %q, %d rows; want incomplete with 3 to 5 rows", killed.Status.State, len(killed.Rows))
 	}
-	sum := runQuiet(t, resumeSpec(), dir, true)
+	sum := runQuiet(t, spec(), dir, true)
 	if r := sum.Runs[0]; !r.Resumed || r.State != results.Completed {
 		t.Fatalf("resumed run: %+v", r)
 	}
-	ref := runQuiet(t, resumeSpec(), t.TempDir(), false)
+	ref := runQuiet(t, spec(), t.TempDir(), false)
 	got, err := results.ReadRun(runDir)
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +111,8 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	for i := range got.Rows {
 		a, b := got.Rows[i], want.Rows[i]
-		// The posterior health (issue 33) is part of the rows compared: its reference, the initial
-		// model, is rebuilt from the seed on resume.
+		// The posterior health is part of the rows compared: its reference, the initial model, is
+		// rebuilt from the seed on resume.
 		if _, ok := a.Metrics[results.VarLocalMoved]; !ok {
 			t.Errorf("row %d of the resumed run records no posterior health", i)
 		}
@@ -96,6 +120,20 @@ func TestResumeAfterKill(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("row %d differs (killed after %d rows):\nresumed       %+v\nuninterrupted %+v", i, len(killed.Rows), a, b)
 		}
+	}
+	gc, ok, _, err := results.LatestCheckpoint(runDir)
+	if err != nil || !ok {
+		t.Fatalf("the resumed run's checkpoint: %v %v", ok, err)
+	}
+	wc, ok, _, err := results.LatestCheckpoint(ref.Runs[0].Dir)
+	if err != nil || !ok {
+		t.Fatalf("the uninterrupted run's checkpoint: %v %v", ok, err)
+	}
+	if !bytes.Equal(gc.Blob, wc.Blob) {
+		t.Errorf("the final checkpoints differ (%d and %d bytes)", len(gc.Blob), len(wc.Blob))
+	}
+	if _, _, state, err := decodeCheckpoint(gc.Blob); err != nil || (name == "pvi") != (state != nil) {
+		t.Errorf("%s's checkpoint: strategy state of %d bytes (%v)", name, len(state), err)
 	}
 }
 

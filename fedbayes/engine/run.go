@@ -65,7 +65,7 @@ type runState struct {
 // localCache).
 func (r *runState) localRound(ctx context.Context, in roundInput, ids []int) (localOutcome, error) {
 	var key string
-	if r.outcomes != nil {
+	if r.outcomes != nil && in.priors == nil { // clients with the strategy's own priors are not shared
 		var err error
 		if key, err = localKey(in, ids); err != nil {
 			return localOutcome{}, err
@@ -296,9 +296,10 @@ func (r *runState) setup(ctx context.Context, start int, ckpt []byte, sum *RunSu
 		return nil, nil, err
 	}
 	global := initial
+	var state []byte
 	if ckpt != nil {
 		var round int
-		if round, global, err = decodeCheckpoint(ckpt); err != nil {
+		if round, global, state, err = decodeCheckpoint(ckpt); err != nil {
 			return nil, nil, err
 		}
 		if round != start-1 {
@@ -307,7 +308,15 @@ func (r *runState) setup(ctx context.Context, start int, ckpt []byte, sum *RunSu
 		if err := r.clients.restoreCheckpoint(ckpt); err != nil {
 			return nil, nil, err
 		}
-	} else if s.Aggregation.Pretrain != nil {
+	}
+	if st, ok := r.strategy.(strategy.Stateful); ok {
+		if err := st.Restore(state); err != nil {
+			return nil, nil, fmt.Errorf("the checkpoint of round %d in %s: the strategy's state: %w", start-1, filepath.Join(r.w.Dir(), results.CheckpointsDir), err)
+		}
+	} else if state != nil {
+		return nil, nil, fmt.Errorf("the checkpoint of round %d in %s holds a strategy state, but %s keeps none", start-1, filepath.Join(r.w.Dir(), results.CheckpointsDir), s.Aggregation.Rule)
+	}
+	if ckpt == nil && s.Aggregation.Pretrain != nil {
 		pt, err := evalModel.NewTrainer(optimizerConfig(s.Training))
 		if err != nil {
 			return nil, nil, fmt.Errorf("pre-training: %w", err)
@@ -335,6 +344,14 @@ func (r *runState) trainRound(ctx context.Context, round int, global *posterior.
 	if err != nil {
 		return nil, err
 	}
+	if cp, ok := r.strategy.(strategy.ClientPriors); ok {
+		if in.priors, err = cp.Priors(round, ids, global, globalConfig(r.spec, r.prob, r.seed)); err != nil {
+			if de := (*strategy.DivergedError)(nil); errors.As(err, &de) {
+				return nil, &divergedError{fmt.Sprintf("server step (%s): %v", r.spec.Aggregation.Rule, err)}
+			}
+			return nil, fmt.Errorf("the clients' priors (%s): %w", r.spec.Aggregation.Rule, err)
+		}
+	}
 	in.onStep = stepFunc(r.rep, round)
 	out, err := r.localRound(ctx, in, ids)
 	if err != nil {
@@ -350,8 +367,10 @@ func (r *runState) trainRound(ctx context.Context, round int, global *posterior.
 	}
 	t1 := time.Now()
 	next, err := r.aggregate(out, ids, sizes, global, round)
-	if nf := (*posterior.NonFiniteError)(nil); errors.As(err, &nf) {
-		// The server step's own model diverged (a distillation at a step size too large).
+	nf, de := (*posterior.NonFiniteError)(nil), (*strategy.DivergedError)(nil)
+	if errors.As(err, &nf) || errors.As(err, &de) {
+		// The server step's own model diverged (a distillation at a step size too large), or its
+		// method broke down (a cavity without positive precision).
 		return nil, &divergedError{fmt.Sprintf("server step (%s): %v", r.spec.Aggregation.Rule, err)}
 	}
 	if err != nil {
@@ -451,7 +470,14 @@ func (r *runState) recordRow(perModel int64, sum *RunSummary) roundObserver {
 // recordCheckpoint saves the state after every round, so that --resume continues from it.
 func (r *runState) recordCheckpoint(sum *RunSummary) roundObserver {
 	return func(res *roundResult) error {
-		blob, err := encodeCheckpoint(res.round, res.next.Posterior, r.clients.losses)
+		var state []byte
+		if st, ok := r.strategy.(strategy.Stateful); ok {
+			var err error
+			if state, err = st.State(); err != nil {
+				return fmt.Errorf("the strategy's state: %w", err)
+			}
+		}
+		blob, err := encodeCheckpoint(res.round, res.next.Posterior, r.clients.losses, state)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
@@ -24,6 +25,7 @@ func strategySettings(s *Spec) strategy.Settings {
 		Regression:  data.RegressionSet(s.Dataset.Name),
 		Local:       predictive.LocalConfig{Optimizer: t.Optimizer, LearningRate: t.LearningRate, Momentum: t.Momentum, Epochs: t.LocalEpochs, BatchSize: t.BatchSize},
 		Clients:     s.Partition.Clients,
+		Active:      activeClients(s.Partition),
 		MaxNetworks: maxClients,
 		Options:     a.Options,
 	}
@@ -44,11 +46,34 @@ func newStrategy(s *Spec) (strategy.Strategy, error) {
 	return st, err
 }
 
+// activeClients is how many clients take part in a round (partition.participation, as
+// partition.NewParticipation rounds it; the spec's check refuses a fraction outside (0, 1]).
+func activeClients(p PartitionSpec) int {
+	if !(p.Participation > 0 && p.Participation <= 1) {
+		return p.Clients
+	}
+	return max(1, int(math.Round(p.Participation*float64(p.Clients))))
+}
+
+// setsClientPriors reports whether the spec's strategy sets the prior each client trains against
+// (strategy.ClientPriors: partitioned VI), so that the clients' models need prior variables.
+func setsClientPriors(s *Spec) bool {
+	return strategy.Is(s.Aggregation.Rule, strategy.PVIName)
+}
+
 // validateStrategy checks a spec whose rule is a strategy other than a parameter-space rule: the
 // weighting here, and the strategy checks its settings and its own options when it is built.
 func validateStrategy(c *Spec) error {
 	if err := oneOf("aggregation.weighting", c.Aggregation.Weighting, strategy.Weightings...); err != nil {
 		return err
+	}
+	if setsClientPriors(c) {
+		if c.Training.Prior == "previous-global" {
+			return specErr("training.prior", "previous-global, but aggregation.rule %s sets each client's prior itself (its cavity); unset training.prior", c.Aggregation.Rule)
+		}
+		if w := c.Model.KLWeight; w != 0 && w != 1 {
+			return specErr("model.kl_weight", "%v, but aggregation.rule %s's clients maximise the ELBO against their cavities: want 1 (or unset)", w, c.Aggregation.Rule)
+		}
 	}
 	_, err := newStrategy(c)
 	return err

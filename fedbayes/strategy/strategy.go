@@ -193,8 +193,9 @@ type Settings struct {
 	// size), which a strategy that trains networks of the clients' own (FedKT's teachers) takes
 	// where its options leave it unset.
 	Local predictive.LocalConfig
-	// Clients is the number of clients of the partition.
-	Clients int
+	// Clients is the number of clients of the partition, Active how many take part in a round
+	// (partition.participation; 0: all).
+	Clients, Active int
 	// MaxNetworks is the most networks the engine trains at once (its bound on clients); a
 	// strategy that trains several networks per client (FedKT) keeps within it. 0: no bound.
 	MaxNetworks int
