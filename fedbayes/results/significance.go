@@ -61,7 +61,9 @@ func (t *Table) markSignificant(j int, sign float64, best *Cell) {
 		return
 	}
 	for i, c := range cells {
-		c.Bold = !worse[i]
+		// A cell of one run cannot be compared, so it is not shown to be as good as the best.
+		c.Bold = !worse[i] && (c == best || len(c.Sample.Values) > 1)
+		t.SingleRun = t.SingleRun || (len(c.Sample.Values) < 2 && c != best)
 	}
 }
 
@@ -87,6 +89,9 @@ func (t *Table) significanceNote() string {
 	if t.Untestable > 0 {
 		note += fmt.Sprintf(" %d %s could not be tested (one seed, or no spread in the differences): no difference.",
 			t.Untestable, words.Plural(t.Untestable, "comparison"))
+	}
+	if t.SingleRun {
+		note += " A cell of one run is not bold: it cannot be compared."
 	}
 	return note
 }

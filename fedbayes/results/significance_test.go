@@ -73,6 +73,36 @@ func TestBoldSignificant(t *testing.T) {
 	}
 }
 
+// TestBoldSingleRun: a cell of one run (F, at chance) cannot be compared with the best, so it is not
+// bold even where other cells are, and the note says why; the cells of TestBoldSignificant keep
+// their bolding (A, C, E).
+func TestBoldSingleRun(t *testing.T) {
+	acc := func(v float64) map[string]float64 { return map[string]float64{Accuracy: v} }
+	var runs []Run
+	for _, c := range []struct {
+		setting string
+		seed0   int64
+		vals    []float64
+	}{
+		{"A", 1, []float64{0.9, 0.8, 0.7}}, {"B", 1, []float64{0.85, 0.75, 0.66}}, {"C", 1, []float64{0.7, 0.8, 0.6}},
+		{"D", 4, []float64{0.1, 0.15, 0.05}}, {"E", 1, []float64{0.83, 0.77, 0.65}}, {"F", 3, []float64{0.1}},
+	} {
+		for i, v := range c.vals {
+			runs = append(runs, finalRun(c.setting, nil, c.seed0+int64(i), acc(v)))
+		}
+	}
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := boldKeys(tab); got != "ACE" {
+		t.Errorf("bold %q, want ACE (F, one run, not bold)", got)
+	}
+	if !strings.Contains(tab.Note(), "A cell of one run is not bold") {
+		t.Errorf("note: %s", tab.Note())
+	}
+}
+
 // TestTableAA is the A/A case of issue 33 on whole tables: two settings of the same method, noise
 // only, with a component per seed shared by both (sd 1) and noise per run (sd 0.1). Over many
 // replicates the share of tables with a bold cell (a significant difference) stays within the level

@@ -130,9 +130,11 @@ type Table struct {
 	// Budgets are the distinct budgets the runs' specs state (Meta.Budget), sorted; Note prints them.
 	Budgets []string
 	// Tests counts the comparisons BoldSignificant made, by the test applied (paired or Welch), and
-	// Untestable those it could not make; Note names them.
+	// Untestable those it could not make; SingleRun says some cell of one run was left unbolded (it
+	// cannot be compared); Note names them.
 	Tests      map[stats.Test]int
 	Untestable int
+	SingleRun  bool
 }
 
 // NewTable summarises runs into a table. It is an error if there are no runs or metrics, if a
