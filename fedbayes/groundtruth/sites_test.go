@@ -110,22 +110,12 @@ func TestSiteStabilityBounds(t *testing.T) {
 	for _, tc := range siteCases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := siteProblem(t, tc.cfg)
-			pvi, err := PVIStability(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fd, _, err := SiteStability(p, MeanFieldVI, math.Min(1, pvi/2))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pvi, fd, _ := stabilityOf(t, p, MeanFieldVI)
 			if math.Abs(fd-pvi) > 1e-4*pvi {
 				t.Errorf("PVI's bound: finite differences %.6g, closed form %.6g", fd, pvi)
 			}
 			for _, m := range siteMethods {
-				bound, fixed, err := SiteStability(p, m.project, math.Min(1, pvi/2))
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, bound, fixed := stabilityOf(t, p, m.project)
 				if !(bound > 0) {
 					t.Fatalf("%s: bound %g, want a positive one on these problems", m.label, bound)
 				}
@@ -141,6 +131,20 @@ func TestSiteStabilityBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stabilityOf returns PVI's closed-form bound on p, and project's finite-difference bound with its
+// fixed point's sites (SiteStability, started at half PVI's bound).
+func stabilityOf(t *testing.T, p *Problem, project projection) (pvi, bound float64, sites []aggregate.Natural) {
+	t.Helper()
+	pvi, err := PVIStability(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bound, sites, err = SiteStability(p, project, math.Min(1, pvi/2)); err != nil {
+		t.Fatal(err)
+	}
+	return pvi, bound, sites
 }
 
 // globalOf is the global of sites on p: the prior times the sites, as a diagonal Gaussian.
@@ -171,14 +175,7 @@ func TestEPFixedPoint(t *testing.T) {
 	for _, tc := range siteCases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := siteProblem(t, tc.cfg)
-			pvi, err := PVIStability(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, sites, err := SiteStability(p, momentProjection, math.Min(1, pvi/2))
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, _, sites := stabilityOf(t, p, momentProjection)
 			q := globalOf(t, p, sites)
 			mom := MeanFieldMoment(exactOf(t, p))
 			for i := range q.Mean {

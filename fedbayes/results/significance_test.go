@@ -9,6 +9,29 @@ import (
 	"fedbayes.dev/fedbayes/stats"
 )
 
+// boldCells are TestBoldSignificant's five cells, one accuracy value per seed from seed0 on.
+var boldCells = []boldCell{
+	{"A", 1, []float64{0.9, 0.8, 0.7}}, {"B", 1, []float64{0.85, 0.75, 0.66}}, {"C", 1, []float64{0.7, 0.8, 0.6}},
+	{"D", 4, []float64{0.1, 0.15, 0.05}}, {"E", 1, []float64{0.83, 0.77, 0.65}},
+}
+
+type boldCell struct {
+	setting string
+	seed0   int64
+	vals    []float64
+}
+
+// significanceRuns returns the runs of cells, one accuracy value a run.
+func significanceRuns(cells []boldCell) []Run {
+	var runs []Run
+	for _, c := range cells {
+		for i, v := range c.vals {
+			runs = append(runs, finalRun(c.setting, nil, c.seed0+int64(i), map[string]float64{Accuracy: v}))
+		}
+	}
+	return runs
+}
+
 // TestBoldSignificant: one accuracy column, best A (0.8 over seeds 1-3); B, C and E ran the same
 // seeds (paired tests, 2 df: p = 1 - t/sqrt(2 + t²) by hand), D other seeds (Welch). Holm runs over
 // all 10 pairs of the column:
@@ -21,20 +44,7 @@ import (
 // (the other pairs: B-C .45, B-E .81, C-E .39 paired; B-D, C-D, D-E .0015-.0029 Welch), so A, C
 // and E are bold, and the note names 6 paired and 4 Welch comparisons.
 func TestBoldSignificant(t *testing.T) {
-	acc := func(v float64) map[string]float64 { return map[string]float64{Accuracy: v} }
-	var runs []Run
-	for _, c := range []struct {
-		setting string
-		seed0   int64
-		vals    [3]float64
-	}{
-		{"A", 1, [3]float64{0.9, 0.8, 0.7}}, {"B", 1, [3]float64{0.85, 0.75, 0.66}}, {"C", 1, [3]float64{0.7, 0.8, 0.6}},
-		{"D", 4, [3]float64{0.1, 0.15, 0.05}}, {"E", 1, [3]float64{0.83, 0.77, 0.65}},
-	} {
-		for i, v := range c.vals {
-			runs = append(runs, finalRun(c.setting, nil, c.seed0+int64(i), acc(v)))
-		}
-	}
+	runs := significanceRuns(boldCells)
 	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
@@ -77,20 +87,7 @@ func TestBoldSignificant(t *testing.T) {
 // bold even where other cells are, and the note says why; the cells of TestBoldSignificant keep
 // their bolding (A, C, E).
 func TestBoldSingleRun(t *testing.T) {
-	acc := func(v float64) map[string]float64 { return map[string]float64{Accuracy: v} }
-	var runs []Run
-	for _, c := range []struct {
-		setting string
-		seed0   int64
-		vals    []float64
-	}{
-		{"A", 1, []float64{0.9, 0.8, 0.7}}, {"B", 1, []float64{0.85, 0.75, 0.66}}, {"C", 1, []float64{0.7, 0.8, 0.6}},
-		{"D", 4, []float64{0.1, 0.15, 0.05}}, {"E", 1, []float64{0.83, 0.77, 0.65}}, {"F", 3, []float64{0.1}},
-	} {
-		for i, v := range c.vals {
-			runs = append(runs, finalRun(c.setting, nil, c.seed0+int64(i), acc(v)))
-		}
-	}
+	runs := significanceRuns(append(append([]boldCell(nil), boldCells...), boldCell{"F", 3, []float64{0.1}}))
 	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
