@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/internal/words"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -22,7 +23,18 @@ func equalVariances(sets []runSet, a, b string) precondition {
 			return precondition{needs: varianceWeighting, why: why}
 		}
 	}
-	return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s end at different learned spreads", a, b)}
+	lo, hi, n := math.Inf(1), 0.0, 0
+	for _, rs := range sets {
+		l, h, k := spreadGaps(rs, a, b)
+		if k > 0 {
+			lo, hi, n = math.Min(lo, l), math.Max(hi, h), n+k
+		}
+	}
+	if n == 0 {
+		return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s do not end at the same learned spread", a, b)}
+	}
+	return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s end at learned spreads %s apart over %d %s (not within the %.1f %% "+
+		"in every seed that marks equal client variances): the clients' variances differ, if slightly", a, b, gapRange(lo, hi), n, words.Plural(n, "seed"), 100*coincideTolerance)}
 }
 
 // variancesLearned is the precondition of the comparisons of variational nets with other nets: not

@@ -67,11 +67,11 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"besides, the recorded posterior health does not show that they did); checks that read DWC's rows need DWC to act (not met when it " +
 	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained. " +
 	"A check whose precondition is not met is set aside: listed, not counted; a precondition never sets aside a check that needs another " +
-	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition makes the claimed result " +
-	"follow from the set-up alone (an order of spreads that the rules' formulas give on equal client variances; a spread that BFL-P's " +
-	"clamp freezes), only the agreeing checks are set aside and a contradiction still counts. A finding whose every check is set aside " +
-	"is *not testable here*, with the reasons; so is one, short of holding, when runs at the paper's budget show the effect starting " +
-	"beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
+	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition decides a check's outcome " +
+	"in a known direction (an order of spreads that the rules' formulas give on equal client variances, agreeing or contradicting the claim), " +
+	"only the checks that came out that way are set aside and one against it still counts; a spread that BFL-P's clamp freezes is set aside " +
+	"whichever way it falls. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
+	"holding, when runs at the paper's budget show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
 	"the seeds that would give 80 % power from the observed variance. " +
 	"The reason is given. No verdict rests on means alone. " +
 	"Tests, margins and the A/A simulation: docs/statistics.md."
@@ -103,6 +103,9 @@ type check struct {
 	// the reason an unmet precondition set it aside ("" while counted).
 	needs mechanism
 	aside string
+	// given is the outcome the set-up alone gives the check where a precondition on needs is not met
+	// (a precondition with givenOnly sets aside only the checks with that outcome).
+	given outcome
 	// res is the difference test of a comparison (tested says there is one), for its effect size and
 	// the seeds its test would need (power).
 	res    stats.Result
@@ -199,6 +202,7 @@ type claim struct {
 	col    metricCol
 	fixed  bool
 	needs  mechanism
+	given  outcome
 }
 
 // claims collects the checks of one finding, so that Holm's correction runs over all its comparisons.
@@ -230,17 +234,21 @@ func (c *claims) fixed(label string, ok bool) {
 	c.items = append(c.items, claim{kind: claimFixed, label: label, fixed: ok})
 }
 
-// tag makes the last claim added need mechanism m (a precondition on m may set it aside).
-func (c *claims) tag(m mechanism) {
+// tag makes the last claim added need mechanism m (a precondition on m may set it aside), where the
+// set-up alone would make it agree.
+func (c *claims) tag(m mechanism) { c.tagGiven(m, agrees) }
+
+// tagGiven makes the last claim added need mechanism m, where the set-up alone would give it outcome o.
+func (c *claims) tagGiven(m mechanism, o outcome) {
 	if len(c.items) > 0 {
-		c.items[len(c.items)-1].needs = m
+		c.items[len(c.items)-1].needs, c.items[len(c.items)-1].given = m, o
 	}
 }
 
-// tagAll makes every claim added so far need mechanism m.
+// tagAll makes every claim added so far need mechanism m, where the set-up alone would make it agree.
 func (c *claims) tagAll(m mechanism) {
 	for i := range c.items {
-		c.items[i].needs = m
+		c.items[i].needs, c.items[i].given = m, agrees
 	}
 }
 
@@ -290,7 +298,7 @@ func (c *claims) checks() []check {
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
 		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
-		out[i].needs, out[i].label, out[i].col, out[i].difference = it.needs, it.label, it.col, it.kind == claimBelow
+		out[i].needs, out[i].given, out[i].label, out[i].col, out[i].difference = it.needs, it.given, it.label, it.col, it.kind == claimBelow
 		if it.kind != claimFixed && it.kind != claimWithin && errs[i] == nil {
 			out[i].res, out[i].tested = res[i], true
 		}

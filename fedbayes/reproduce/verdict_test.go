@@ -57,14 +57,20 @@ func TestJudgedDistinct(t *testing.T) {
 // TestVerdictOfPreconditions checks the verdict rule with preconditions on hand-made tallies: an unmet
 // precondition sets aside only the checks that need its mechanism (so it never hides a significant
 // result of another mechanism), makes the finding not testable only when it sets aside every check,
-// and with agreeingOnly sets aside agreement but keeps a contradiction.
+// and with givenOnly sets aside the checks whose outcome the set-up gives (agreement, or for a check
+// whose formulas give the reverse order, a contradiction) but keeps an outcome against it.
 func TestVerdictOfPreconditions(t *testing.T) {
-	agree := func(m mechanism) check { return check{outcome: agrees, needs: m} }
-	contra := func(m mechanism) check { return check{outcome: contradicts, needs: m} }
-	open := func(m mechanism) check { return check{outcome: undecided, needs: m} }
+	agree := func(m mechanism) check { return check{outcome: agrees, needs: m, given: agrees} }
+	contra := func(m mechanism) check { return check{outcome: contradicts, needs: m, given: agrees} }
+	open := func(m mechanism) check { return check{outcome: undecided, needs: m, given: agrees} }
+	// reversed: a check whose set-up alone gives a contradiction (the formulas order the pair the
+	// other way), with the outcome o.
+	reversed := func(m mechanism, o outcome) check { return check{outcome: o, needs: m, given: contradicts} }
 	unmet := precondition{needs: varianceWeighting, why: "equal client variances"}
 	met := precondition{needs: varianceWeighting, met: true, why: "they differ"}
-	arith := precondition{needs: spreadArithmetic, agreeingOnly: true, why: "equal client variances"}
+	arith := precondition{needs: spreadArithmetic, givenOnly: true, why: "equal client variances"}
+	frozen := precondition{needs: frozenArithmetic, why: "frozen variances"}
+	untrained := precondition{needs: trainedReference, givenOnly: true, why: "the reference did not train"}
 	for _, tc := range []struct {
 		name   string
 		checks []check
@@ -81,6 +87,19 @@ func TestVerdictOfPreconditions(t *testing.T) {
 		{"met", []check{agree(varianceWeighting), contra(varianceWeighting)}, []precondition{met}, Partly, [3]int{1, 1, 0}, 0},
 		{"agreement only: the reversal counts", []check{agree(spreadArithmetic), agree(spreadArithmetic), contra(spreadArithmetic), agree("")}, []precondition{arith}, Partly, [3]int{1, 1, 0}, 2},
 		{"agreement only, none left agreeing", []check{agree(spreadArithmetic), contra("")}, []precondition{arith}, Fails, [3]int{0, 1, 0}, 1},
+		// The text-mode spread order: three pairs the formulas order as the claim, agreeing, and one
+		// (AALV < GAA) they order the other way, contradicting: every outcome is the formulas'.
+		{"formula order both ways: every check set aside", []check{agree(spreadArithmetic), reversed(spreadArithmetic, contradicts), agree(spreadArithmetic), agree(spreadArithmetic)},
+			[]precondition{arith}, NotTestable, [3]int{}, 4},
+		{"formula order reversed, the claim's order measured: it counts", []check{agree(spreadArithmetic), reversed(spreadArithmetic, agrees)},
+			[]precondition{arith}, Holds, [3]int{1, 0, 0}, 1},
+		// A frozen spread says nothing whichever way it falls; the other rules' misses count.
+		{"frozen: agreement and miss set aside", []check{contra(""), agree(frozenArithmetic), contra(frozenArithmetic), open(frozenArithmetic), contra("")},
+			[]precondition{frozen}, Fails, [3]int{0, 2, 0}, 3},
+		// An untrained reference hides a harm (contradiction set aside) but cannot create one.
+		{"untrained reference: the harm counts", []check{reversed(trainedReference, agrees), reversed(trainedReference, contradicts)},
+			[]precondition{untrained}, Holds, [3]int{1, 0, 0}, 1},
+		{"untrained reference: no harm shown", []check{reversed(trainedReference, contradicts)}, []precondition{untrained}, NotTestable, [3]int{}, 1},
 	} {
 		v, why, marked := verdictOf(tc.checks, tc.pres)
 		n, aside := tallyOf(marked)
