@@ -28,7 +28,7 @@ func TestFischerPriorFinding(t *testing.T) {
 		}
 		return rs
 	}
-	find := func(e1, prior runSet) Finding {
+	findDiverged := func(e1, prior, diverged runSet) Finding {
 		for _, f := range fischerFindings(func(p Preset) runSet {
 			switch p {
 			case fischerE1Preset:
@@ -37,7 +37,7 @@ func TestFischerPriorFinding(t *testing.T) {
 				return prior
 			}
 			return nil
-		}, nil) {
+		}, diverged) {
 			if strings.HasPrefix(f.Claim, "Making the previous global posterior") {
 				return f
 			}
@@ -45,6 +45,7 @@ func TestFischerPriorFinding(t *testing.T) {
 		t.Fatal("no prior finding")
 		return Finding{}
 	}
+	find := func(e1, prior runSet) Finding { return findDiverged(e1, prior, nil) }
 	// E = 1 runs at the fixed-prior reference's level: the reference trained, and when both priors
 	// ran they are compared within the prior preset.
 	e1 := runs(map[string]string{"partition": "iid"}, 0.62)
@@ -57,9 +58,49 @@ func TestFischerPriorFinding(t *testing.T) {
 		t.Errorf("updated prior lower: %s (%s), want holds", f.Verdict, f.Evidence)
 	}
 	// E = 1 runs far above the fixed-prior reference (another learning rate): the reference did not
-	// train, so a harm cannot show and every check is set aside.
-	if f := find(runs(map[string]string{"partition": "iid"}, 0.9), hurt); f.Verdict != NotTestable || f.Aside == 0 || !strings.Contains(f.Why, "barely trained") {
-		t.Errorf("untrained reference: %s, %d set aside (%s), want not testable with its reason", f.Verdict, f.Aside, f.Why)
+	// train. It can hide a harm, not create one: a harm shown counts, a check that shows none (the
+	// updated prior above the reference) is set aside.
+	far := runs(map[string]string{"partition": "iid"}, 0.9)
+	if f := find(far, hurt); f.Verdict != Holds || f.Aside != 0 {
+		t.Errorf("untrained reference, harm shown: %s, %d set aside (%s), want holds, none set aside", f.Verdict, f.Aside, f.Evidence)
+	}
+	better := append(runs(map[string]string{"prior": "fixed"}, 0.62), runs(map[string]string{"prior": "previous-global"}, 0.70)...)
+	if f := find(far, better); f.Verdict != NotTestable || f.Aside == 0 || !strings.Contains(f.Why, "barely trained") {
+		t.Errorf("untrained reference, no harm: %s, %d set aside (%s), want not testable with its reason", f.Verdict, f.Aside, f.Why)
+	}
+	// A reference 4 points below the E = 1 runs (significant, within the 10-point margin) counts as
+	// trained: the updated prior above it contradicts the claim.
+	if f := find(runs(map[string]string{"partition": "iid"}, 0.66), better); f.Verdict != Fails || f.Aside != 0 {
+		t.Errorf("reference within the margin, no harm: %s, %d set aside (%s), want does not hold", f.Verdict, f.Aside, f.Evidence)
+	}
+	// WS, WC and Conflation diverge in every seed under the updated prior while their fixed-prior
+	// runs (identical) train: one agreeing check, counted once, with a caveat; NWA's and LP's (one
+	// comparison) above an untrained reference is set aside.
+	var diverged, prior runSet
+	for _, r := range rules {
+		for seed := int64(0); seed < 3; seed++ {
+			lf := map[string]string{"variant": r, "prior": "fixed"}
+			lp := map[string]string{"variant": r, "prior": "previous-global"}
+			acc := 0.48 + jitter(seed, "nwa")
+			if r != "NWA-TrainSize" && r != "LP-TrainSize" {
+				acc = 0.62 + jitter(seed, "ws")
+				run := fakeRun("x-"+r, seed, lp, nil)
+				run.Status = results.Status{State: results.Diverged, Round: 6}
+				diverged = append(diverged, run)
+			} else {
+				prior = append(prior, fakeRun("x-"+r, seed, lp, map[string]float64{results.Accuracy: 0.55 + jitter(seed, "nwa-p")}))
+			}
+			prior = append(prior, fakeRun("x-"+r, seed, lf, map[string]float64{results.Accuracy: acc}))
+		}
+	}
+	f := findDiverged(far, prior, diverged)
+	if f.Verdict != Holds || f.Tally != [3]int{1, 0, 0} || f.Aside != 1 || f.Caveat == "" {
+		t.Errorf("diverged rows: %s, tally %v, %d set aside, caveat %q (%s); want holds, [1 0 0], 1, a caveat", f.Verdict, f.Tally, f.Aside, f.Caveat, f.Evidence)
+	}
+	for _, want := range []string{"WS-TrainSize: updated prior diverged in round 6 in all 3 seeds < fixed prior 62.0", "counted once", "WS-TrainSize in round 6 (3 of 3 seeds)"} {
+		if !strings.Contains(f.Evidence, want) {
+			t.Errorf("diverged rows: evidence lacks %q: %s", want, f.Evidence)
+		}
 	}
 	e1 = runs(map[string]string{"partition": "iid"}, 0.9)
 	if f := find(e1, runs(map[string]string{"prior": "previous-global"}, 0.45)); f.Verdict != Holds || strings.Contains(f.Source, "paired by seed") {
