@@ -49,7 +49,8 @@ const (
 const VerdictRule = "Verdicts: each finding is split into checks. A check that one method beats another is a two-sided t-test " +
 	"of the difference, paired by seed when both ran the same seeds (runs of one preset share each seed's partition, " +
 	"initial model and batch order) and Welch's otherwise, with Holm's correction over the distinct comparisons of the finding that could be made " +
-	"(the same two samples compared twice count once, as when two rows' runs gave identical numbers: FED and FEDAVG with clients of equal size), " +
+	"(the same two samples compared twice count once, as when two rows' runs gave identical numbers: FED and FEDAVG with clients of equal size; " +
+	"a finding judged on several metrics as its primary comparisons corrects each metric's as one family), " +
 	"at level 0.05: it agrees when the corrected p-value is below 0.05 in the claimed direction, contradicts when it is " +
 	"below 0.05 in the other, and is not decisive otherwise. A claim of no difference is a two one-sided tests (TOST) " +
 	"equivalence test with a stated margin (1 accuracy point unless the finding says otherwise) at level 0.05: it agrees " +
@@ -97,11 +98,12 @@ type check struct {
 	// text names the check and gives its numbers, for the evidence.
 	text string
 	// test names the test that decided it ("paired t-test", "Welch t-test", "... and TOST", "95 %
-	// interval", "exact comparison"), holm the number of comparisons Holm's correction ran over (0: none), seeds the seeds
-	// of its runs.
-	test  string
-	holm  int
-	seeds []int64
+	// interval", "exact comparison"), holm the number of comparisons Holm's correction ran over (0: none), family the
+	// Holm family's name where a finding has several ("" for one), seeds the seeds of its runs.
+	test   string
+	holm   int
+	family string
+	seeds  []int64
 	// needs is the mechanism the check needs to be evidence (a precondition may set it aside), aside
 	// the reason an unmet precondition set it aside ("" while counted).
 	needs mechanism
@@ -208,8 +210,13 @@ type claim struct {
 	given  outcome
 }
 
-// claims collects the checks of one finding, so that Holm's correction runs over all its comparisons.
-type claims struct{ items []claim }
+// claims collects the checks of one Holm family, so that Holm's correction runs over all its
+// comparisons: a finding's, or, where a finding has several primary comparisons (one per metric), one
+// of them, named by family.
+type claims struct {
+	items  []claim
+	family string
+}
 
 // below adds the claim that a's mean lies below b's on metric col. For "B beats A" the caller passes
 // A's values as a on a higher-is-better metric (accuracy), B's on a lower-is-better one (NLL, ECE).
@@ -300,7 +307,7 @@ func (c *claims) checks() []check {
 			a = adj[at[i]]
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
-		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
+		out[i].seeds, out[i].family = slices.Concat(it.a.Seeds, it.b.Seeds), c.family
 		out[i].needs, out[i].given, out[i].label, out[i].col, out[i].difference = it.needs, it.given, it.label, it.col, it.kind == claimBelow
 		if it.kind != claimFixed && it.kind != claimWithin && errs[i] == nil {
 			out[i].res, out[i].tested = res[i], true
@@ -359,6 +366,13 @@ func judged(checks []check) string {
 		parts = append(parts, fmt.Sprintf("%d %s", count[t], name))
 	}
 	out := strings.Join(parts, ", ")
+	if fam := familiesText(checks); fam != "" {
+		out += fam
+		if len(seeds) > 0 {
+			out += "; seeds " + seedList(slices.Sorted(maps.Keys(seeds)))
+		}
+		return out
+	}
 	tests := 0
 	for _, c := range checks {
 		if c.holm > 0 {
@@ -375,6 +389,31 @@ func judged(checks []check) string {
 		out += "; seeds " + seedList(slices.Sorted(maps.Keys(seeds)))
 	}
 	return out
+}
+
+// familiesText says, for checks from more than one named Holm family, the families and the
+// comparisons each corrects over: ", Holm within each metric: Acc over 30, ECE over 30, NLL over 30";
+// "" otherwise.
+func familiesText(checks []check) string {
+	var names []string
+	size := map[string]int{}
+	for _, c := range checks {
+		if c.family == "" || c.holm == 0 {
+			continue
+		}
+		if _, ok := size[c.family]; !ok {
+			names = append(names, c.family)
+		}
+		size[c.family] = c.holm
+	}
+	if len(names) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s over %d", n, size[n]))
+	}
+	return ", Holm within each metric: " + strings.Join(parts, ", ")
 }
 
 // seedList prints sorted seeds with runs of consecutive ones as ranges: "0–2", "1–5, 7".
