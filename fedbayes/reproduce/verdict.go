@@ -76,7 +76,8 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"only the checks that came out that way are set aside and one against it still counts; a spread that BFL-P's clamp freezes is set aside " +
 	"whichever way it falls. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
 	"holding, when runs at the paper's budget show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
-	"the seeds that would give 80 % power from the observed variance. " +
+	"an estimate of the seeds that would give 80 % power from the observed difference and variance (rough at 3 seeds; for an equivalence " +
+	"check, its difference test's). " +
 	"The reason is given. No verdict rests on means alone. " +
 	"Tests, margins and the A/A simulation: docs/statistics.md."
 
@@ -119,6 +120,12 @@ type check struct {
 	col    metricCol
 	// difference says the check is a claim that one mean lies below another (its power is stated).
 	difference bool
+	// step is the divisor k of the level at the comparison's step in Holm's procedure (level/k; holmSteps),
+	// for its interval (effectCI); 0 without a test.
+	step int
+	// hypothesis identifies what the check tests: the two samples of a comparison (comparisonKey, so
+	// that one comparison made twice is one hypothesis), or the label of a check made without a test.
+	hypothesis string
 }
 
 // judge is the verdict rule of the report (VerdictRule): holds when every check agrees, holds in
@@ -163,6 +170,24 @@ func tallyOf(checks []check) (n [3]int, aside int) {
 		}
 	}
 	return n, aside
+}
+
+// distinctOf counts the distinct hypotheses among the checks no precondition set aside (check.hypothesis;
+// a check without one counts on its own).
+func distinctOf(checks []check) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, c := range checks {
+		switch {
+		case c.aside != "":
+		case c.hypothesis == "":
+			n++
+		case !seen[c.hypothesis]:
+			seen[c.hypothesis] = true
+			n++
+		}
+	}
+	return n
 }
 
 // tally counts the checks' outcomes: "4 of 6 checks agree, 1 contradicts, 1 not decisive", and those
@@ -300,6 +325,7 @@ func (c *claims) checks() []check {
 			m++
 		}
 	}
+	step := holmSteps(p)
 	out := make([]check, len(c.items))
 	for i, it := range c.items {
 		var a float64
@@ -308,9 +334,13 @@ func (c *claims) checks() []check {
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
 		out[i].seeds, out[i].family = slices.Concat(it.a.Seeds, it.b.Seeds), c.family
+		out[i].hypothesis = it.label
+		if it.kind != claimFixed && it.kind != claimWithin {
+			out[i].hypothesis = comparisonKey(it.a, it.b)
+		}
 		out[i].needs, out[i].given, out[i].label, out[i].col, out[i].difference = it.needs, it.given, it.label, it.col, it.kind == claimBelow
 		if it.kind != claimFixed && it.kind != claimWithin && errs[i] == nil {
-			out[i].res, out[i].tested = res[i], true
+			out[i].res, out[i].tested, out[i].step = res[i], true, step[at[i]]
 		}
 		switch {
 		case it.kind == claimFixed:
@@ -326,6 +356,24 @@ func (c *claims) checks() []check {
 				out[i].test += " and TOST"
 			}
 		}
+	}
+	return out
+}
+
+// holmSteps gives each p-value of a family the divisor of its step in Holm's procedure: with the m
+// finite p-values sorted increasingly (ties in their order, as stats.Holm), the j-th (from 0) is
+// tested at level/(m − j); 0 for a NaN.
+func holmSteps(p []float64) []int {
+	var idx []int
+	for i, v := range p {
+		if !math.IsNaN(v) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(p[a], p[b]) })
+	out := make([]int, len(p))
+	for j, i := range idx {
+		out[i] = len(idx) - j
 	}
 	return out
 }
@@ -540,6 +588,7 @@ func (f *Finding) decide(checks []check, what string, pres ...precondition) {
 	}
 	f.Judged = judged(marked)
 	f.Tally, f.Aside = tallyOf(marked)
+	f.Distinct = distinctOf(marked)
 	f.RuleNote = ruleNote(pres, marked)
 	if v == Partly && f.Tally[1] > f.Tally[0] {
 		f.Caveat = fmt.Sprintf("more of its checks contradict it (%d) than agree (%d)", f.Tally[1], f.Tally[0])

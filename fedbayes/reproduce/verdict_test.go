@@ -1,6 +1,9 @@
 package reproduce
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,5 +156,86 @@ func TestCaveatMostlyContradicted(t *testing.T) {
 	f.decide([]check{{outcome: agrees}, {outcome: contradicts}}, "")
 	if f.Caveat != "" {
 		t.Errorf("as many agree as contradict: caveat %q, want none", f.Caveat)
+	}
+}
+
+// TestEffectCIHolm checks the summary's interval against hand-computed t quantiles of 2 degrees of
+// freedom (t(p) = a √(2/(1 − a²)), a = 2p − 1): Δ 1.00 ± 0.10 points gives 0.57 to 1.43 at the last
+// Holm step (t(0.975) = 4.303) and -0.09 to 2.09 at the first of 6 (t(1 − 0.05/12) = 10.886), where an
+// unadjusted interval would exclude 0 beside a comparison Holm does not find.
+func TestEffectCIHolm(t *testing.T) {
+	for _, tc := range []struct {
+		step int
+		want string
+	}{
+		{0, "+1.00 (95 % CI 0.57 to 1.43)"},
+		{1, "+1.00 (95 % CI 0.57 to 1.43)"},
+		{6, "+1.00 (95 % CI, Holm α/6: -0.09 to 2.09)"},
+	} {
+		c := check{step: tc.step, col: colAcc, res: stats.Result{Diff: 0.01, SE: 0.001, DF: 2}}
+		if got := effectCI(c); got != tc.want {
+			t.Errorf("step %d: %q, want %q", tc.step, got, tc.want)
+		}
+	}
+	// The steps of a family: the smallest p at level/m, the largest at level/1, a NaN none.
+	if got, want := holmSteps([]float64{0.03, math.NaN(), 0.001, 0.2}), []int{2, 0, 3, 1}; !slices.Equal(got, want) {
+		t.Errorf("holmSteps = %v, want %v", got, want)
+	}
+}
+
+// TestDistinctHypotheses checks that the summary's tally counts one comparison made twice once among
+// the distinct hypotheses, and says so only where they are fewer than the checks.
+func TestDistinctHypotheses(t *testing.T) {
+	a := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.70, 0.71, 0.72}}
+	b := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.80, 0.815, 0.82}}
+	w := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.90, 0.905, 0.93}}
+	for _, tc := range []struct {
+		name  string
+		pairs [][2]stats.Sample
+		cell  string
+	}{
+		{"one comparison twice", [][2]stats.Sample{{a, b}, {a, b}, {a, w}}, "3 / 0 / 0, 2 distinct"},
+		{"all distinct", [][2]stats.Sample{{a, b}, {a, w}}, "2 / 0 / 0"},
+	} {
+		var c claims
+		for i, p := range tc.pairs {
+			c.below(fmt.Sprint("check ", i), p[0], p[1], colAcc)
+		}
+		var f Finding
+		f.decide(c.checks(), "")
+		if got := tallyCell(f); got != tc.cell {
+			t.Errorf("%s: tally %q, want %q", tc.name, got, tc.cell)
+		}
+	}
+}
+
+// TestPowerTextIsAnEstimate checks that the power statement calls its seeds an estimate, names the
+// SD's degrees of freedom, and says that an equivalence check's count is its difference test's.
+func TestPowerTextIsAnEstimate(t *testing.T) {
+	a := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.70, 0.74, 0.71}}
+	b := stats.Sample{Seeds: []int64{0, 1, 2}, Values: []float64{0.72, 0.73, 0.75}}
+	for _, tc := range []struct {
+		name  string
+		same  bool
+		wants []string
+	}{
+		{"difference", false, []string{"an estimate of the seeds", "2 degrees of freedom", "errs low"}},
+		{"equivalence", true, []string{"an estimate of the seeds", "its difference test's, not its TOST's"}},
+	} {
+		var c claims
+		if tc.same {
+			c.same("a ≈ b", a, b, 0.001, colAcc)
+		} else {
+			c.below("a < b", a, b, colAcc)
+		}
+		got := powerText(c.checks())
+		for _, w := range tc.wants {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, got, w)
+			}
+		}
+		if !tc.same && strings.Contains(got, "TOST") {
+			t.Errorf("%s: %q mentions TOST", tc.name, got)
+		}
 	}
 }
