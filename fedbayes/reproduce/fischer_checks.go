@@ -33,9 +33,17 @@ func equalVariances(sets []runSet, a, b string) precondition {
 	if n == 0 {
 		return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s do not end at the same learned spread", a, b)}
 	}
+	how := "differ"
+	if hi < slightGap {
+		how = "differ, if slightly"
+	}
 	return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s end at learned spreads %s apart over %d %s (not within the %.1f %% "+
-		"in every seed that marks equal client variances): the clients' variances differ, if slightly", a, b, gapRange(lo, hi), n, words.Plural(n, "seed"), 100*coincideTolerance)}
+		"in every seed that marks equal client variances): the clients' variances %s", a, b, gapRange(lo, hi), n, words.Plural(n, "seed"), 100*coincideTolerance, how)}
 }
+
+// slightGap is the relative gap between two rules' spreads below which equalVariances calls the
+// clients' variances slightly different: 5 %, fifty times the tolerance that calls them equal.
+const slightGap = 0.05
 
 // variancesLearned is the precondition of the comparisons of variational nets with other nets: not
 // met when posteriorsDidNotLearn says so for rows a and b in one of the sets.

@@ -253,3 +253,31 @@ func TestFinalRoundBeside(t *testing.T) {
 		t.Errorf("caveat %q, want the final round's verdict", caveat)
 	}
 }
+
+// TestEqualVariancesWording checks the met precondition's account of two rules' spread gap: within the
+// 0.1 % tolerance it is not met; a gap of 1 % is stated as slight, one of 480 % is not.
+func TestEqualVariancesWording(t *testing.T) {
+	set := func(ratio float64) runSet {
+		var rs runSet
+		for seed := int64(0); seed < 3; seed++ {
+			rs = append(rs, fakeRun("x-a", seed, map[string]string{"variant": "a"}, map[string]float64{results.Spread: 10}),
+				fakeRun("x-b", seed, map[string]string{"variant": "b"}, map[string]float64{results.Spread: 10 * ratio}))
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		name  string
+		ratio float64
+		met   bool
+		want  string
+	}{
+		{"equal", 1.0005, false, "end at the same learned spread"},
+		{"slight", 1.01, true, "0.99 % apart over 3 seeds (not within the 0.1 % in every seed that marks equal client variances): the clients' variances differ, if slightly"},
+		{"far", 1 / 5.8, true, "480.00 % apart over 3 seeds (not within the 0.1 % in every seed that marks equal client variances): the clients' variances differ"},
+	} {
+		p := equalVariances([]runSet{set(tc.ratio)}, "a", "b")
+		if p.met != tc.met || !strings.Contains(p.why, tc.want) || tc.name == "far" && strings.Contains(p.why, "slightly") {
+			t.Errorf("%s: met %v, %q; want met %v with %q", tc.name, p.met, p.why, tc.met, tc.want)
+		}
+	}
+}
