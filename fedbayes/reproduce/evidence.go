@@ -237,7 +237,11 @@ type Finding struct {
 	// Aside those an unmet precondition set aside.
 	Tally [3]int
 	Aside int
-	// Effect is the largest counted difference with its 95 % confidence interval, for the summary;
+	// Distinct is the number of distinct hypotheses among the counted checks (one comparison made
+	// twice, as of two rows whose runs gave identical numbers, counts once).
+	Distinct int
+	// Effect is the largest counted difference with its 95 % confidence interval adjusted for its Holm
+	// family (effectCI), for the summary;
 	// Power says what the comparisons that were not decisive would need (powerText).
 	Effect, Power string
 	// Caveat is what the verdict's label alone would hide (an exception within a finding that holds

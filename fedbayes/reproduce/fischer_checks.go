@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/internal/words"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -22,8 +23,27 @@ func equalVariances(sets []runSet, a, b string) precondition {
 			return precondition{needs: varianceWeighting, why: why}
 		}
 	}
-	return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s end at different learned spreads", a, b)}
+	lo, hi, n := math.Inf(1), 0.0, 0
+	for _, rs := range sets {
+		l, h, k := spreadGaps(rs, a, b)
+		if k > 0 {
+			lo, hi, n = math.Min(lo, l), math.Max(hi, h), n+k
+		}
+	}
+	if n == 0 {
+		return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s do not end at the same learned spread", a, b)}
+	}
+	how := "differ"
+	if hi < slightGap {
+		how = "differ, if slightly"
+	}
+	return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s end at learned spreads %s apart over %d %s (not within the %.1f %% "+
+		"in every seed that marks equal client variances): the clients' variances %s", a, b, gapRange(lo, hi), n, words.Plural(n, "seed"), 100*coincideTolerance, how)}
 }
+
+// slightGap is the relative gap between two rules' spreads below which equalVariances calls the
+// clients' variances slightly different: 5 %, fifty times the tolerance that calls them equal.
+const slightGap = 0.05
 
 // variancesLearned is the precondition of the comparisons of variational nets with other nets: not
 // met when posteriorsDidNotLearn says so for rows a and b in one of the sets.
@@ -73,8 +93,32 @@ type runSpec struct {
 		InitLogVar *float64 `json:"init_logvar"`
 	} `json:"model"`
 	Training struct {
-		LR float64 `json:"lr"`
+		LR                float64 `json:"lr"`
+		VarianceOptimizer string  `json:"variance_optimizer"`
+		VarianceLR        float64 `json:"variance_lr"`
 	} `json:"training"`
+}
+
+// varianceOptimizerCaveat is the caveat of a finding that rests on NWA's deficit against the rules
+// that divide the variance by K, where the runs of rs record a separate optimiser on the variances
+// (training.variance_optimizer): the deficit grows with the shared variance that optimiser moves on
+// every client alike, the paper trains with a variant of SGD, and the set-up ablation that would say
+// whether the verdict holds under SGD has not run. "" when no run records one.
+func varianceOptimizerCaveat(rs runSet) string {
+	for _, r := range rs {
+		s, err := specOf(r)
+		if err != nil || s.Training.VarianceOptimizer == "" {
+			continue
+		}
+		lr := ""
+		if s.Training.VarianceLR > 0 {
+			lr = fmt.Sprintf(" at lr %g", s.Training.VarianceLR)
+		}
+		return fmt.Sprintf("set-up dependent, ablation pending: NWA's deficit grows with the variance that the presets' %s%s moves alike on "+
+			"every client, where the paper trains with a variant of SGD (the set-up ablation, costed and not run: docs/reproduction/budgets.md)",
+			s.Training.VarianceOptimizer, lr)
+	}
+	return ""
 }
 
 // specOf reads a run's recorded spec.
@@ -113,6 +157,12 @@ func boundOf(s runSpec) (stabilityBound, bool) {
 	if b.K < 2 || b.Examples < 1 {
 		return stabilityBound{}, false
 	}
+	return b.cross()
+}
+
+// cross finds the first round past the bound for b's LR, Var0, Examples and K (within 100 rounds),
+// and the bound's value there and the round before.
+func (b stabilityBound) cross() (stabilityBound, bool) {
 	for t := 1; t <= 100; t++ {
 		v := b.Var0 / math.Pow(float64(b.K), float64(t-1))
 		if at := b.LR / (float64(b.Examples) * v); at >= 2 {
@@ -123,15 +173,25 @@ func boundOf(s runSpec) (stabilityBound, bool) {
 	return stabilityBound{}, false
 }
 
-// divergenceText says which rows diverged, in which rounds (their status), and where the stability
-// bound is crossed: the divergence is an artefact of plain SGD on the means, not a result of the rule.
-func divergenceText(diverged runSet, rows []string) string {
-	var parts []string
+// fischerPaperExamples is |D_k| in Fischer et al.'s set-up: CIFAR-10's 50,000 training images over
+// their 10 clients (Sec. 3.3).
+const fischerPaperExamples = 50000 / 10
+
+// divergenceText says which rows of the updated-prior runs diverged, in which rounds, of how many
+// seeds run (the diverged runs and the completed ones in prior), and where plain SGD's stability
+// bound is crossed, here and on the paper's set-up (fischerPaperExamples a client, the same σ₀², lr
+// and K), where the paper's runs did not diverge.
+func divergenceText(diverged, prior runSet, rows []string) string {
+	var parts, kept []string
+	paperLo, paperHi := math.Inf(1), math.Inf(-1)
 	var bound stabilityBound
 	have := false
 	for _, r := range rows {
 		rs := diverged.where("variant", r)
 		if len(rs) == 0 {
+			if len(prior.where("variant", r)) > 0 {
+				kept = append(kept, r)
+			}
 			continue
 		}
 		var rounds []int
@@ -142,18 +202,33 @@ func divergenceText(diverged runSet, rows []string) string {
 			}
 		}
 		slices.Sort(rounds)
-		parts = append(parts, fmt.Sprintf("%s in round %s (%d of %d seeds)", r, intRange(rounds), len(rs), len(rs)))
+		if ref, ok := fischerPriorRef["iid"][r][results.Accuracy]; ok {
+			paperLo, paperHi = math.Min(paperLo, ref.mean), math.Max(paperHi, ref.mean)
+		}
+		parts = append(parts, fmt.Sprintf("%s in round %s (%d of %d seeds)", r, intRange(rounds), len(rs), len(rs)+len(prior.where("variant", r))))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	out := "Diverged (not scored): " + strings.Join(parts, ", ") + "."
-	if have {
-		out += fmt.Sprintf(" This is an artefact of plain SGD on the means, not a result of the rules: these rules divide the clients' shared variance "+
-			"by K = %d a round, so with the previous global model as the prior round t's prior variance is σ₀²/K^(t−1) (σ₀² = %.3g from the spec's "+
-			"init_logvar), and the KL term's curvature 1/(|D_k| σ²) against SGD's step lr = %g (|D_k| = %d examples a client) passes the stability "+
-			"bound lr/(|D_k| σ²) < 2 in round %d (%.2f there, %.2f the round before); a step-normalising optimiser on the means would not diverge",
-			bound.K, bound.Var0, bound.LR, bound.Examples, bound.Round, bound.At, bound.Prior)
+	out := "Diverged (each such row scored as below its fixed prior, above): " + strings.Join(parts, ", ") + "."
+	if !have {
+		return out
+	}
+	out += fmt.Sprintf(" These rules divide the clients' shared variance by K = %d a round, so with the previous global model as the prior "+
+		"round t's prior variance is σ₀²/K^(t−1) (σ₀² = %.3g from the spec's init_logvar), and the KL term's curvature 1/(|D_k| σ²) against "+
+		"SGD's step lr = %g (|D_k| = %d examples a client) passes the stability bound lr/(|D_k| σ²) < 2 in round %d (%.2f there, %.2f the "+
+		"round before): the narrowing prior, the mechanism the paper names for the harm, makes plain SGD on the means diverge",
+		bound.K, bound.Var0, bound.LR, bound.Examples, bound.Round, bound.At, bound.Prior)
+	if len(kept) > 0 {
+		out += fmt.Sprintf(" (%s, which %s σ², %s not)", strings.Join(kept, " and "), map[bool]string{true: "keeps", false: "keep"}[len(kept) == 1],
+			map[bool]string{true: "does", false: "do"}[len(kept) == 1])
+	}
+	paper := bound
+	paper.Examples = fischerPaperExamples
+	if p, ok := paper.cross(); ok && paperLo <= paperHi {
+		out += fmt.Sprintf(". The same bound on the paper's set-up (|D_k| = %d CIFAR-10 images a client, the same σ₀², lr and K) is crossed in "+
+			"round %d (%.2f there, %.2f the round before), yet Table 5 shows these rules at %.1f-%.1f %% after 400 rounds, not diverged: "+
+			"fedbayes's updated prior differs from the paper's in a way the records do not show", p.Examples, p.Round, p.At, p.Prior, paperLo, paperHi)
 	}
 	return out
 }

@@ -105,9 +105,11 @@ func TestBFLPSpreadFinding(t *testing.T) {
 }
 
 // TestBFLPTable4Finding checks the measured-against-Table-4 finding on fake 10-client runs: Table 4's
-// own spreads hold; the medium budget's measured ones (EAA 9.55, AALV 2.28, PPA 5.04) miss on
-// those three and say why (the frozen AALV at this budget, the rounds EAA and PPA had); a GAA off
-// by 20 % is blamed on the client sizes.
+// own spreads hold; with the medium budget's measured ones (EAA 9.55, AALV 2.28, PPA 5.04) GAA's,
+// AALV's and CF's frozen spreads are set aside whichever way they fall, and EAA's and PPA's misses are
+// the budget's (the paper-budget spot checks land within 10 %): not testable here, saying why; with
+// GAA's variances moved too (off by 20 %) nothing is set aside and the misses count; a GAA off by
+// 20 % is blamed on the client sizes.
 func TestBFLPTable4Finding(t *testing.T) {
 	acc := map[string]float64{"FED": 0.5, "FEDAVG": 0.5, "EAA": 0.5, "PPA": 0.5, "GAA": 0.5, "AALV": 0.5, "CF": 0.5}
 	for _, c := range []struct {
@@ -117,8 +119,10 @@ func TestBFLPTable4Finding(t *testing.T) {
 		why    []string
 	}{
 		{"paper", map[string]float64{"EAA": 15.48, "GAA": 3.93, "AALV": 2.81, "PPA": 18.40, "CF": 1.40}, Holds, nil},
-		{"medium", map[string]float64{"EAA": 9.55, "GAA": 3.92, "AALV": 2.28, "PPA": 5.04, "CF": 1.39}, Partly,
-			[]string{"AALV's frozen spread", "EAA's and PPA's variances"}},
+		{"medium", map[string]float64{"EAA": 9.55, "GAA": 3.92, "AALV": 2.28, "PPA": 5.04, "CF": 1.39}, NotTestable,
+			[]string{"Paper-budget spot checks", "EAA 15.55 (+0.5 % from Table 4) and PPA 18.86 (+2.5 % from Table 4)", "AALV's frozen spread", "EAA's and PPA's variances"}},
+		{"medium, GAA moved", map[string]float64{"EAA": 9.55, "GAA": 3.93 * 1.2, "AALV": 2.28, "PPA": 5.04, "CF": 1.39}, Partly,
+			[]string{"AALV's frozen spread", "client sizes"}},
 		{"gaa", map[string]float64{"EAA": 15.48, "GAA": 3.93 * 1.2, "AALV": 2.81, "PPA": 18.40, "CF": 1.40}, Partly,
 			[]string{"client sizes"}},
 		{"none", map[string]float64{"EAA": 1, "GAA": 1, "AALV": 1, "PPA": 1, "CF": 10}, Fails, nil},

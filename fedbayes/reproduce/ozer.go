@@ -280,7 +280,7 @@ func ozerSection(b Budget, runs paperRuns) (*Section, error) {
 		}
 		return f
 	}
-	for _, f := range ozerFindings(get) {
+	for _, f := range ozerFindings(get, getB) {
 		s.Findings = append(s.Findings, named(f, false))
 	}
 	table4Finding.Presets = []string{} // computed from BFL-P's code, no run

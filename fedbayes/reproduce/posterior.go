@@ -29,19 +29,7 @@ const coincideTolerance = 1e-3
 // apart; the reason then says so and gives the spread's first and last recorded values.
 func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
 	ra, rb := rs.where("variant", a), rs.where("variant", b)
-	va, vb := ra.sample(results.Spread), rb.sample(results.Spread)
-	byA := map[int64]float64{}
-	for i, s := range va.Seeds {
-		byA[s] = va.Values[i]
-	}
-	worst, n := 0.0, 0
-	for i, s := range vb.Seeds {
-		x, ok := byA[s]
-		if !ok || !(vb.Values[i] > 0) {
-			continue
-		}
-		worst, n = math.Max(worst, math.Abs(x/vb.Values[i]-1)), n+1
-	}
+	_, worst, n := spreadGaps(rs, a, b)
 	if n == 0 || !(worst < coincideTolerance) {
 		return false, ""
 	}
@@ -49,6 +37,34 @@ func varianceRulesCoincide(rs runSet, a, b string) (bool, string) {
 		"which two different averages of the clients' variances give only when the clients' variances are equal",
 		a, b, ra.summary(results.Spread).format(1, 4), rb.summary(results.Spread).format(1, 4), math.Max(worst, 1e-12), n, words.Plural(n, "seed"))
 	return true, coincideReason(append(ra, rb...)) + ": " + same
+}
+
+// spreadGaps is the least and largest relative gap |spread_a / spread_b - 1| between rows a and b
+// of a run set over the seeds both ran (paired by seed), with the number of seeds compared.
+func spreadGaps(rs runSet, a, b string) (lo, hi float64, n int) {
+	va, vb := rs.where("variant", a).sample(results.Spread), rs.where("variant", b).sample(results.Spread)
+	byA := map[int64]float64{}
+	for i, s := range va.Seeds {
+		byA[s] = va.Values[i]
+	}
+	lo = math.Inf(1)
+	for i, s := range vb.Seeds {
+		x, ok := byA[s]
+		if !ok || !(vb.Values[i] > 0) {
+			continue
+		}
+		g := math.Abs(x/vb.Values[i] - 1)
+		lo, hi, n = math.Min(lo, g), math.Max(hi, g), n+1
+	}
+	return lo, hi, n
+}
+
+// gapRange prints a range of relative gaps in percent: "0.59-1.10 %", or "0.59 %" for one value.
+func gapRange(lo, hi float64) string {
+	if fmt.Sprintf("%.2f", 100*lo) == fmt.Sprintf("%.2f", 100*hi) {
+		return fmt.Sprintf("%.2f %%", 100*hi)
+	}
+	return fmt.Sprintf("%.2f–%.2f %%", 100*lo, 100*hi)
 }
 
 // posteriorsDidNotLearn says whether a setting's variational nets did not learn their variances, for

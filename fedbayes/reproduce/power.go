@@ -26,12 +26,20 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// effectCI is a tested check's difference with its 95 % confidence interval, Δ ± t(0.975, df) SE,
-// in the check's units: "+5.52 (95 % CI 4.43 to 6.61)".
+// effectCI is a tested check's difference with its 95 % confidence interval at its step in Holm's
+// procedure, Δ ± t(1 − 0.05/(2k), df) SE, where the comparison is tested at level 0.05/k (check.step;
+// k = 1 alone or last), in the check's units: "+5.52 (95 % CI 4.43 to 6.61)" for k = 1, "+5.52 (95 % CI,
+// Holm α/6: 3.10 to 7.94)". A comparison Holm's correction finds has p below 0.05/k, so its interval
+// excludes 0; an interval that excludes 0 belongs to one it finds unless an earlier step stopped it.
 func effectCI(c check) string {
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.res.DF}.Quantile(1-Level/2) * c.res.SE
+	k := max(c.step, 1)
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.res.DF}.Quantile(1-Level/float64(2*k)) * c.res.SE
 	d, s := c.res.Diff*c.col.scale, half*c.col.scale
-	return fmt.Sprintf("%+.*f (95 %% CI %.*f to %.*f)", c.col.digits, d, c.col.digits, d-s, c.col.digits, d+s)
+	at := ""
+	if k > 1 {
+		at = fmt.Sprintf(", Holm α/%d:", k)
+	}
+	return fmt.Sprintf("%+.*f (95 %% CI%s %.*f to %.*f)", c.col.digits, d, at, c.col.digits, d-s, c.col.digits, d+s)
 }
 
 // largestEffect is the counted tested check with the largest |Δ| (in its units) with its interval
@@ -82,8 +90,15 @@ func powerText(checks []check) string {
 	for _, c := range open[:min(3, len(open))] {
 		need = append(need, c.label+" "+seedsNeeded(c))
 	}
-	return out + fmt.Sprintf("; from the observed variance, %.0f %% power to decide it, in either direction (shifted-t approximation, docs/statistics.md), would need: %s",
-		100*powerTarget, strings.Join(need, "; "))
+	tost := ""
+	for _, c := range open[:min(3, len(open))] {
+		if !c.difference {
+			tost = "; for an equivalence check the count is its difference test's, not its TOST's"
+		}
+	}
+	return out + fmt.Sprintf("; an estimate of the seeds that would give %.0f %% power to decide it, in either direction (shifted-t approximation, docs/statistics.md), "+
+		"from the observed difference and SD (%g degrees of freedom, so the estimate is rough, and an observed difference tends to exceed the true one, "+
+		"so it errs low): %s%s", 100*powerTarget, first.res.DF, strings.Join(need, "; "), tost)
 }
 
 // seedsNeeded says how many seeds would give a check's test 80 % power: "(Δ +38.2): 5 seeds".

@@ -35,21 +35,23 @@ const (
 
 // precondition is a condition a mechanism needs, checked on the records. Where it is not met, the
 // checks that need the mechanism are set aside (listed, not counted): all of them, or, with
-// agreeingOnly, those that agree, for a condition under which the set-up alone gives the claimed
-// result (a contradiction then still counts). A check that needs another mechanism, or none, is
-// never set aside by it, so a precondition cannot hide a significant result of another mechanism.
+// givenOnly, those whose outcome is the one the set-up alone gives them (check.given), for a
+// condition under which the set-up decides the outcome in a known direction (an outcome against it
+// then still counts). A check that needs another mechanism, or none, is never set aside by it, so a
+// precondition cannot hide a significant result of another mechanism.
 type precondition struct {
 	needs mechanism
 	// met says the records satisfy the condition; why says what they show, with the numbers.
 	met bool
 	why string
-	// agreeingOnly sets aside only the agreeing checks that need the mechanism.
-	agreeingOnly bool
+	// givenOnly sets aside only the checks that need the mechanism and came out as the set-up alone
+	// gives them (check.given).
+	givenOnly bool
 }
 
 // applies says whether p sets c aside.
 func (p precondition) applies(c check) bool {
-	return !p.met && c.needs != "" && c.needs == p.needs && (!p.agreeingOnly || c.outcome == agrees)
+	return !p.met && c.needs != "" && c.needs == p.needs && (!p.givenOnly || c.outcome == c.given)
 }
 
 // setAside marks the checks that an unmet precondition sets aside, with its reason, and returns them
@@ -123,11 +125,11 @@ func preconditionText(pres []precondition, checks []check) string {
 				p.needs, p.why, len(checks), words.Plural(len(checks), "check")))
 		default:
 			which := ""
-			if p.agreeingOnly {
-				which = " agreeing"
+			if p.givenOnly {
+				which = " (those whose outcome the set-up alone gives; one against it still counts)"
 			}
-			parts = append(parts, fmt.Sprintf("Precondition not met (%s): %s; set aside, not counted: %d of the %d%s %s that need it",
-				p.needs, p.why, aside, need, which, words.Plural(need, "check")))
+			parts = append(parts, fmt.Sprintf("Precondition not met (%s): %s; set aside, not counted: %d of the %d %s that need it%s",
+				p.needs, p.why, aside, need, words.Plural(need, "check"), which))
 		}
 	}
 	return strings.Join(parts, ". ")

@@ -168,7 +168,7 @@ func Write(ctx context.Context, papers []*Paper, opt ReportOptions) ([]Finding, 
 		if err != nil {
 			rel = opt.Baseline
 		}
-		fmt.Fprintf(&b, "**Baseline.** A finding whose verdict differs from the baseline report's (%s; `%s`) says what has changed "+
+		fmt.Fprintf(&b, "\n**Baseline.** A finding whose verdict differs from the baseline report's (%s; `%s`) says what has changed "+
 			"since: its presets' set-up or seeds, the verdict rule, or, when none of these has, how the report judges it.\n\n", base.From, filepath.ToSlash(rel))
 	}
 	var all []Finding
@@ -332,7 +332,7 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	b.WriteString("Mean ± standard error over seeds; the papers' ± is as they print it (Ozer et al.: standard error; the others do not say).\n\n")
 	b.WriteString(VerdictRule + " Each finding's evidence gives the tally of its checks, its numbers and the checks that did not agree.\n\n")
 	b.WriteString(verdictCounts(sections) + "\n\n")
-	b.WriteString(tableHeader("paper", "presets", "finding", "verdict", "checks: agree / contradict / not decisive (set aside)", "largest effect, 95 % CI"))
+	b.WriteString(tableHeader("paper", "presets", "finding", "verdict", "checks: agree / contradict / not decisive, distinct hypotheses where fewer (set aside)", "largest effect, 95 % CI at its Holm step"))
 	for i, p := range papers {
 		names := make([]string, len(p.PresetsAt(opt.Budget)))
 		for j, pr := range p.PresetsAt(opt.Budget) {
@@ -352,12 +352,16 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	}
 }
 
-// tallyCell is a finding's tally for the summary: "12 / 0 / 0", with " (2)" for checks set aside.
+// tallyCell is a finding's tally for the summary: "12 / 0 / 0", with ", 6 distinct" where the counted
+// checks test fewer distinct hypotheses, and " (2)" for checks set aside.
 func tallyCell(f Finding) string {
 	if f.Verdict == NotRun {
 		return ""
 	}
 	out := fmt.Sprintf("%d / %d / %d", f.Tally[0], f.Tally[1], f.Tally[2])
+	if n := f.Tally[0] + f.Tally[1] + f.Tally[2]; f.Distinct > 0 && f.Distinct < n {
+		out += fmt.Sprintf(", %d distinct", f.Distinct)
+	}
 	if f.Aside > 0 {
 		out += fmt.Sprintf(" (%d)", f.Aside)
 	}
@@ -390,9 +394,12 @@ func verdictCounts(sections []*Section) string {
 		return strings.Join(parts, ", ")
 	}
 	return fmt.Sprintf("**%d claims of the papers**: %s. **%d predictions of fedbayes about the authors' code** (counted apart: they test "+
-		"fedbayes's reading of the code, not the papers): %s. The tally column counts the checks behind each verdict; checks set aside by "+
+		"fedbayes's reading of the code, not the papers): %s. The tally column counts the checks behind each verdict, and the distinct "+
+		"hypotheses they test where fewer (one comparison made twice, as of two rows whose runs gave identical numbers, is one); checks set aside by "+
 		"an unmet precondition are in brackets, listed in the finding's evidence and not counted. The effect is the finding's counted "+
-		"difference with the largest magnitude (its label names it), with its 95 %% confidence interval.", nc, count(claims), np, count(preds))
+		"difference with the largest magnitude (its label names it), with its 95 %% confidence interval at its step in Holm's correction "+
+		"(Δ ± t(1 − 0.05/(2k), df) SE for a comparison tested at 0.05/k, written Holm α/k: a comparison the correction finds has an interval "+
+		"that excludes 0).", nc, count(claims), np, count(preds))
 }
 
 // shortCommit shortens a git commit to 10 characters.

@@ -49,7 +49,8 @@ const (
 const VerdictRule = "Verdicts: each finding is split into checks. A check that one method beats another is a two-sided t-test " +
 	"of the difference, paired by seed when both ran the same seeds (runs of one preset share each seed's partition, " +
 	"initial model and batch order) and Welch's otherwise, with Holm's correction over the distinct comparisons of the finding that could be made " +
-	"(the same two samples compared twice count once, as when two rows' runs gave identical numbers: FED and FEDAVG with clients of equal size), " +
+	"(the same two samples compared twice count once, as when two rows' runs gave identical numbers: FED and FEDAVG with clients of equal size; " +
+	"a finding judged on several metrics as its primary comparisons corrects each metric's as one family), " +
 	"at level 0.05: it agrees when the corrected p-value is below 0.05 in the claimed direction, contradicts when it is " +
 	"below 0.05 in the other, and is not decisive otherwise. A claim of no difference is a two one-sided tests (TOST) " +
 	"equivalence test with a stated margin (1 accuracy point unless the finding says otherwise) at level 0.05: it agrees " +
@@ -65,14 +66,18 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"clients' variances (EAA against AALV) need clients whose variances differ (not met when two such rows end at the same learned " +
 	"spread within 0.1 % in every seed); comparisons of variational nets with other nets need variances that learned (not met when, " +
 	"besides, the recorded posterior health does not show that they did); checks that read DWC's rows need DWC to act (not met when it " +
-	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained. " +
+	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained " +
+	"(not met when it is shown to trail the same rule trained at another budget's learning rate by more than 10 points; it sets aside only " +
+	"the checks that show no harm, which an untrained reference can hide, not create); a row whose every seed diverged counts as below one " +
+	"that trained in every seed (an exact comparison). " +
 	"A check whose precondition is not met is set aside: listed, not counted; a precondition never sets aside a check that needs another " +
-	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition makes the claimed result " +
-	"follow from the set-up alone (an order of spreads that the rules' formulas give on equal client variances; a spread that BFL-P's " +
-	"clamp freezes), only the agreeing checks are set aside and a contradiction still counts. A finding whose every check is set aside " +
-	"is *not testable here*, with the reasons; so is one, short of holding, when runs at the paper's budget show the effect starting " +
-	"beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
-	"the seeds that would give 80 % power from the observed variance. " +
+	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition decides a check's outcome " +
+	"in a known direction (an order of spreads that the rules' formulas give on equal client variances, agreeing or contradicting the claim), " +
+	"only the checks that came out that way are set aside and one against it still counts; a spread that BFL-P's clamp freezes is set aside " +
+	"whichever way it falls. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
+	"holding, when runs at the paper's budget show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
+	"an estimate of the seeds that would give 80 % power from the observed difference and variance (rough at 3 seeds; for an equivalence " +
+	"check, its difference test's). " +
 	"The reason is given. No verdict rests on means alone. " +
 	"Tests, margins and the A/A simulation: docs/statistics.md."
 
@@ -94,15 +99,19 @@ type check struct {
 	// text names the check and gives its numbers, for the evidence.
 	text string
 	// test names the test that decided it ("paired t-test", "Welch t-test", "... and TOST", "95 %
-	// interval", "exact comparison"), holm the number of comparisons Holm's correction ran over (0: none), seeds the seeds
-	// of its runs.
-	test  string
-	holm  int
-	seeds []int64
+	// interval", "exact comparison"), holm the number of comparisons Holm's correction ran over (0: none), family the
+	// Holm family's name where a finding has several ("" for one), seeds the seeds of its runs.
+	test   string
+	holm   int
+	family string
+	seeds  []int64
 	// needs is the mechanism the check needs to be evidence (a precondition may set it aside), aside
 	// the reason an unmet precondition set it aside ("" while counted).
 	needs mechanism
 	aside string
+	// given is the outcome the set-up alone gives the check where a precondition on needs is not met
+	// (a precondition with givenOnly sets aside only the checks with that outcome).
+	given outcome
 	// res is the difference test of a comparison (tested says there is one), for its effect size and
 	// the seeds its test would need (power).
 	res    stats.Result
@@ -111,6 +120,12 @@ type check struct {
 	col    metricCol
 	// difference says the check is a claim that one mean lies below another (its power is stated).
 	difference bool
+	// step is the divisor k of the level at the comparison's step in Holm's procedure (level/k; holmSteps),
+	// for its interval (effectCI); 0 without a test.
+	step int
+	// hypothesis identifies what the check tests: the two samples of a comparison (comparisonKey, so
+	// that one comparison made twice is one hypothesis), or the label of a check made without a test.
+	hypothesis string
 }
 
 // judge is the verdict rule of the report (VerdictRule): holds when every check agrees, holds in
@@ -157,6 +172,24 @@ func tallyOf(checks []check) (n [3]int, aside int) {
 	return n, aside
 }
 
+// distinctOf counts the distinct hypotheses among the checks no precondition set aside (check.hypothesis;
+// a check without one counts on its own).
+func distinctOf(checks []check) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, c := range checks {
+		switch {
+		case c.aside != "":
+		case c.hypothesis == "":
+			n++
+		case !seen[c.hypothesis]:
+			seen[c.hypothesis] = true
+			n++
+		}
+	}
+	return n
+}
+
 // tally counts the checks' outcomes: "4 of 6 checks agree, 1 contradicts, 1 not decisive", and those
 // set aside by an unmet precondition ("; 2 set aside").
 func tally(checks []check) string {
@@ -199,10 +232,16 @@ type claim struct {
 	col    metricCol
 	fixed  bool
 	needs  mechanism
+	given  outcome
 }
 
-// claims collects the checks of one finding, so that Holm's correction runs over all its comparisons.
-type claims struct{ items []claim }
+// claims collects the checks of one Holm family, so that Holm's correction runs over all its
+// comparisons: a finding's, or, where a finding has several primary comparisons (one per metric), one
+// of them, named by family.
+type claims struct {
+	items  []claim
+	family string
+}
 
 // below adds the claim that a's mean lies below b's on metric col. For "B beats A" the caller passes
 // A's values as a on a higher-is-better metric (accuracy), B's on a lower-is-better one (NLL, ECE).
@@ -230,17 +269,21 @@ func (c *claims) fixed(label string, ok bool) {
 	c.items = append(c.items, claim{kind: claimFixed, label: label, fixed: ok})
 }
 
-// tag makes the last claim added need mechanism m (a precondition on m may set it aside).
-func (c *claims) tag(m mechanism) {
+// tag makes the last claim added need mechanism m (a precondition on m may set it aside), where the
+// set-up alone would make it agree.
+func (c *claims) tag(m mechanism) { c.tagGiven(m, agrees) }
+
+// tagGiven makes the last claim added need mechanism m, where the set-up alone would give it outcome o.
+func (c *claims) tagGiven(m mechanism, o outcome) {
 	if len(c.items) > 0 {
-		c.items[len(c.items)-1].needs = m
+		c.items[len(c.items)-1].needs, c.items[len(c.items)-1].given = m, o
 	}
 }
 
-// tagAll makes every claim added so far need mechanism m.
+// tagAll makes every claim added so far need mechanism m, where the set-up alone would make it agree.
 func (c *claims) tagAll(m mechanism) {
 	for i := range c.items {
-		c.items[i].needs = m
+		c.items[i].needs, c.items[i].given = m, agrees
 	}
 }
 
@@ -282,6 +325,7 @@ func (c *claims) checks() []check {
 			m++
 		}
 	}
+	step := holmSteps(p)
 	out := make([]check, len(c.items))
 	for i, it := range c.items {
 		var a float64
@@ -289,10 +333,14 @@ func (c *claims) checks() []check {
 			a = adj[at[i]]
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
-		out[i].seeds = slices.Concat(it.a.Seeds, it.b.Seeds)
-		out[i].needs, out[i].label, out[i].col, out[i].difference = it.needs, it.label, it.col, it.kind == claimBelow
+		out[i].seeds, out[i].family = slices.Concat(it.a.Seeds, it.b.Seeds), c.family
+		out[i].hypothesis = it.label
+		if it.kind != claimFixed && it.kind != claimWithin {
+			out[i].hypothesis = comparisonKey(it.a, it.b)
+		}
+		out[i].needs, out[i].given, out[i].label, out[i].col, out[i].difference = it.needs, it.given, it.label, it.col, it.kind == claimBelow
 		if it.kind != claimFixed && it.kind != claimWithin && errs[i] == nil {
-			out[i].res, out[i].tested = res[i], true
+			out[i].res, out[i].tested, out[i].step = res[i], true, step[at[i]]
 		}
 		switch {
 		case it.kind == claimFixed:
@@ -308,6 +356,24 @@ func (c *claims) checks() []check {
 				out[i].test += " and TOST"
 			}
 		}
+	}
+	return out
+}
+
+// holmSteps gives each p-value of a family the divisor of its step in Holm's procedure: with the m
+// finite p-values sorted increasingly (ties in their order, as stats.Holm), the j-th (from 0) is
+// tested at level/(m − j); 0 for a NaN.
+func holmSteps(p []float64) []int {
+	var idx []int
+	for i, v := range p {
+		if !math.IsNaN(v) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(p[a], p[b]) })
+	out := make([]int, len(p))
+	for j, i := range idx {
+		out[i] = len(idx) - j
 	}
 	return out
 }
@@ -348,6 +414,13 @@ func judged(checks []check) string {
 		parts = append(parts, fmt.Sprintf("%d %s", count[t], name))
 	}
 	out := strings.Join(parts, ", ")
+	if fam := familiesText(checks); fam != "" {
+		out += fam
+		if len(seeds) > 0 {
+			out += "; seeds " + seedList(slices.Sorted(maps.Keys(seeds)))
+		}
+		return out
+	}
 	tests := 0
 	for _, c := range checks {
 		if c.holm > 0 {
@@ -364,6 +437,31 @@ func judged(checks []check) string {
 		out += "; seeds " + seedList(slices.Sorted(maps.Keys(seeds)))
 	}
 	return out
+}
+
+// familiesText says, for checks from more than one named Holm family, the families and the
+// comparisons each corrects over: ", Holm within each metric: Acc over 30, ECE over 30, NLL over 30";
+// "" otherwise.
+func familiesText(checks []check) string {
+	var names []string
+	size := map[string]int{}
+	for _, c := range checks {
+		if c.family == "" || c.holm == 0 {
+			continue
+		}
+		if _, ok := size[c.family]; !ok {
+			names = append(names, c.family)
+		}
+		size[c.family] = c.holm
+	}
+	if len(names) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s over %d", n, size[n]))
+	}
+	return ", Holm within each metric: " + strings.Join(parts, ", ")
 }
 
 // seedList prints sorted seeds with runs of consecutive ones as ranges: "0–2", "1–5, 7".
@@ -490,6 +588,7 @@ func (f *Finding) decide(checks []check, what string, pres ...precondition) {
 	}
 	f.Judged = judged(marked)
 	f.Tally, f.Aside = tallyOf(marked)
+	f.Distinct = distinctOf(marked)
 	f.RuleNote = ruleNote(pres, marked)
 	if v == Partly && f.Tally[1] > f.Tally[0] {
 		f.Caveat = fmt.Sprintf("more of its checks contradict it (%d) than agree (%d)", f.Tally[1], f.Tally[0])
