@@ -96,6 +96,12 @@ func TestVectorizedMatchesSequential(t *testing.T) {
 			s.Model = ModelSpec{Arch: "mlp", Kind: "mcdropout", Hidden: []int{16}}
 			s.Aggregation = AggregationSpec{Rule: "FedAvg", Weighting: "size"}
 		}},
+		// Each client's cavity must reach its own slot (setClientPriors) in both paths.
+		{"pvi, 3 of 4 clients, 3 rounds", func(s *Spec) {
+			s.Aggregation = AggregationSpec{Rule: "pvi"}
+			s.Partition.Participation = 0.75
+			s.Training.Rounds = 3
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

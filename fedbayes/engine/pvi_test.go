@@ -38,6 +38,7 @@ func TestPVIRunLearns(t *testing.T) {
 		{func(s *Spec) { s.Training.Prior = "previous-global" }, "training.prior"},
 		{func(s *Spec) { s.Model.KLWeight = 0.1 }, "model.kl_weight"},
 		{func(s *Spec) { s.Model.Kind = "deterministic" }, "model.kind"},
+		{func(s *Spec) { s.Training.ProxMu = 0.1 }, "training.prox_mu"},
 	} {
 		bad := digitsSpec()
 		bad.Aggregation = AggregationSpec{Rule: "pvi"}

@@ -310,6 +310,10 @@ func (r *runState) setup(ctx context.Context, start int, ckpt []byte, sum *RunSu
 		}
 	}
 	if st, ok := r.strategy.(strategy.Stateful); ok {
+		if ckpt != nil && state == nil {
+			return nil, nil, fmt.Errorf("the checkpoint of round %d in %s holds no state of %s, which keeps one: it cannot resume; remove the run to start it again",
+				start-1, filepath.Join(r.w.Dir(), results.CheckpointsDir), s.Aggregation.Rule)
+		}
 		if err := st.Restore(state); err != nil {
 			return nil, nil, fmt.Errorf("the checkpoint of round %d in %s: the strategy's state: %w", start-1, filepath.Join(r.w.Dir(), results.CheckpointsDir), err)
 		}

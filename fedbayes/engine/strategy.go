@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 
+	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/predictive"
@@ -56,9 +57,19 @@ func activeClients(p PartitionSpec) int {
 }
 
 // setsClientPriors reports whether the spec's strategy sets the prior each client trains against
-// (strategy.ClientPriors: partitioned VI), so that the clients' models need prior variables.
+// (strategy.ClientPriors: partitioned VI, or a strategy of the user's own), so that the clients'
+// models need prior variables; false for a parameter-space rule or a strategy the spec cannot build
+// (its refusal is validateStrategy's).
 func setsClientPriors(s *Spec) bool {
-	return strategy.Is(s.Aggregation.Rule, strategy.PVIName)
+	if _, err := aggregate.ParseRule(s.Aggregation.Rule); err == nil || !strategy.Known(s.Aggregation.Rule) {
+		return false
+	}
+	st, err := newStrategy(s)
+	if err != nil {
+		return false
+	}
+	_, ok := st.(strategy.ClientPriors)
+	return ok
 }
 
 // validateStrategy checks a spec whose rule is a strategy other than a parameter-space rule: the
@@ -73,6 +84,9 @@ func validateStrategy(c *Spec) error {
 		}
 		if w := c.Model.KLWeight; w != 0 && w != 1 {
 			return specErr("model.kl_weight", "%v, but aggregation.rule %s's clients maximise the ELBO against their cavities: want 1 (or unset)", w, c.Aggregation.Rule)
+		}
+		if c.Training.ProxMu > 0 {
+			return specErr("training.prox_mu", "%v, but aggregation.rule %s's clients maximise the ELBO against their cavities: a proximal term would change that objective; unset it", c.Training.ProxMu, c.Aggregation.Rule)
 		}
 	}
 	_, err := newStrategy(c)

@@ -21,8 +21,8 @@ const PVIName = "pvi"
 // by its own step against its cavity, and the steps add up, so the damping must fall with the
 // number of clients that take part; the ground-truth lab's linear regimes converge at 0.33 to 0.94
 // (half their stability bounds, docs/ground-truth.md), and on scikit-learn's digits with 10
-// Bayesian MLP clients 0.5 broke down (a cavity without positive precision in round 15) where 0.2
-// and 0.1 trained (docs/strategies.md).
+// Bayesian MLP clients 0.5 broke down (a cavity without positive precision) where 0.2 trained (the
+// pvi-digits preset, docs/strategies.md).
 func DefaultPVIDamping(active int) float64 {
 	if active <= 2 {
 		return 1
@@ -263,7 +263,7 @@ func (p *PVI) Aggregate(r *Round) (*Global, error) {
 	if err != nil {
 		return nil, &DivergedError{fmt.Errorf("PVI round %d: the global: %w", r.Number, p.named(err))}
 	}
-	if err := averageDeterministic(g, clients, w); err != nil {
+	if err := averageDeterministic(g, clients, r.IDs, w); err != nil {
 		return nil, err
 	}
 	return &Global{Posterior: g, Weights: w}, nil
@@ -325,7 +325,8 @@ func (p *PVI) toPosterior(f aggregate.Natural, like *posterior.Posterior) (*post
 	return out, nil
 }
 
-// named rewrites an aggregate error's flat parameter index as the parameter's name and element.
+// named adds to an aggregate error, whose "parameter i" is a flat index over the sites' values, the
+// layout that maps it to a parameter (each parameter's name with the indices it covers).
 func (p *PVI) named(err error) error {
 	if err == nil {
 		return nil
@@ -414,8 +415,8 @@ func (p *PVI) Restore(state []byte) error {
 }
 
 // averageDeterministic sets every deterministic parameter of g to the w-weighted mean of the clients'
-// values (w normalised), as FedAvg combines them.
-func averageDeterministic(g *posterior.Posterior, clients []*posterior.Posterior, w []float64) error {
+// values (w normalised), as FedAvg combines them; ids name the clients in errors.
+func averageDeterministic(g *posterior.Posterior, clients []*posterior.Posterior, ids []int, w []float64) error {
 	for i, q := range g.Params {
 		if q.IsGaussian() {
 			continue
@@ -424,7 +425,7 @@ func averageDeterministic(g *posterior.Posterior, clients []*posterior.Posterior
 		for k, c := range clients {
 			cq := c.Find(q.Name)
 			if cq == nil {
-				return fmt.Errorf("PVI: client %d has no parameter %q", k, q.Name)
+				return fmt.Errorf("PVI: client %d has no parameter %q", ids[k], q.Name)
 			}
 			v, err := tensors.CopyFlatData[float32](cq.Mean)
 			if err != nil {
@@ -434,7 +435,7 @@ func averageDeterministic(g *posterior.Posterior, clients []*posterior.Posterior
 				sum = make([]float64, len(v))
 			}
 			if len(v) != len(sum) {
-				return fmt.Errorf("PVI: client %d's parameter %q has %d values, want %d", k, q.Name, len(v), len(sum))
+				return fmt.Errorf("PVI: client %d's parameter %q has %d values, want %d", ids[k], q.Name, len(v), len(sum))
 			}
 			for j, x := range v {
 				sum[j] += w[k] * float64(x)
