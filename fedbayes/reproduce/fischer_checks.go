@@ -9,41 +9,24 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
-	"fedbayes.dev/fedbayes/internal/words"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
 
 // equalVariances is the precondition of the comparisons whose rules differ only through how they
-// weigh the clients' variances: not met when rows a and b (two averages of the same clients'
-// variances) end at the same learned spread in one of the sets (varianceRulesCoincide).
+// weigh the clients' variances: not met when the clients' variances are near-equal in one of the sets
+// (clientVariancesAlike on rows a and b, two averages of the same clients' variances).
 func equalVariances(sets []runSet, a, b string) precondition {
+	var differ []string
 	for _, rs := range sets {
-		if ok, why := varianceRulesCoincide(rs, a, b); ok {
+		alike, why := clientVariancesAlike(rs, a, b)
+		if alike {
 			return precondition{needs: varianceWeighting, why: why}
 		}
+		differ = append(differ, why)
 	}
-	lo, hi, n := math.Inf(1), 0.0, 0
-	for _, rs := range sets {
-		l, h, k := spreadGaps(rs, a, b)
-		if k > 0 {
-			lo, hi, n = math.Min(lo, l), math.Max(hi, h), n+k
-		}
-	}
-	if n == 0 {
-		return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s do not end at the same learned spread", a, b)}
-	}
-	how := "differ"
-	if hi < slightGap {
-		how = "differ, if slightly"
-	}
-	return precondition{needs: varianceWeighting, met: true, why: fmt.Sprintf("%s and %s end at learned spreads %s apart over %d %s (not within the %.1f %% "+
-		"in every seed that marks equal client variances): the clients' variances %s", a, b, gapRange(lo, hi), n, words.Plural(n, "seed"), 100*coincideTolerance, how)}
+	return precondition{needs: varianceWeighting, met: true, why: strings.Join(differ, "; ")}
 }
-
-// slightGap is the relative gap between two rules' spreads below which equalVariances calls the
-// clients' variances slightly different: 5 %, fifty times the tolerance that calls them equal.
-const slightGap = 0.05
 
 // variancesLearned is the precondition of the comparisons of variational nets with other nets: not
 // met when posteriorsDidNotLearn says so for rows a and b in one of the sets.

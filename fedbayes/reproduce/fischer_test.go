@@ -254,30 +254,49 @@ func TestFinalRoundBeside(t *testing.T) {
 	}
 }
 
-// TestEqualVariancesWording checks the met precondition's account of two rules' spread gap: within the
-// 0.1 % tolerance it is not met; a gap of 1 % is stated as slight, one of 480 % is not.
-func TestEqualVariancesWording(t *testing.T) {
-	set := func(ratio float64) runSet {
+// TestEqualVariancesCriterion checks the one criterion both variance preconditions read
+// (clientVariancesAlike): spreads within the 0.1 % tolerance are alike; a 1 % gap without recorded
+// health differs, and so does one of 480 %; a 1 % gap whose runs record clients within 0.1 of each
+// other in log σ² (uniform) is near-equal, and then the spread-order precondition and the
+// equal-variances precondition are both not met, so no precondition says "differ" where the other
+// says "alike".
+func TestEqualVariancesCriterion(t *testing.T) {
+	set := func(a, b string, ratio, disagreement float64) runSet {
 		var rs runSet
 		for seed := int64(0); seed < 3; seed++ {
-			rs = append(rs, fakeRun("x-a", seed, map[string]string{"variant": "a"}, map[string]float64{results.Spread: 10}),
-				fakeRun("x-b", seed, map[string]string{"variant": "b"}, map[string]float64{results.Spread: 10 * ratio}))
+			for _, v := range []struct {
+				name   string
+				spread float64
+			}{{a, 10}, {b, 10 * ratio}} {
+				m := map[string]float64{results.Spread: v.spread}
+				if disagreement >= 0 {
+					m[results.SpreadStart], m[results.VarMoved], m[results.VarShift], m[results.VarClamped] = 5, 1, 5, 0
+					m[results.VarLocalMoved], m[results.VarLocalShift], m[results.VarDisagreement] = 0.5, 0.1, disagreement
+				}
+				rs = append(rs, fakeRun("x-"+v.name, seed, map[string]string{"variant": v.name}, m))
+			}
 		}
 		return rs
 	}
 	for _, tc := range []struct {
-		name  string
-		ratio float64
-		met   bool
-		want  string
+		name       string
+		ratio, dis float64
+		alike      bool
+		want       string
 	}{
-		{"equal", 1.0005, false, "end at the same learned spread"},
-		{"slight", 1.01, true, "0.99 % apart over 3 seeds (not within the 0.1 % in every seed that marks equal client variances): the clients' variances differ, if slightly"},
-		{"far", 1 / 5.8, true, "480.00 % apart over 3 seeds (not within the 0.1 % in every seed that marks equal client variances): the clients' variances differ"},
+		{"equal", 1.0005, -1, true, "end at the same learned spread"},
+		{"slight, no health", 1.01, -1, false, "no run records its posterior health; FVBWA-EAA and FVBWA-AALV end 0.99 % apart in spread over 3 seeds"},
+		{"far, no health", 1 / 5.8, -1, false, "end 480.00 % apart"},
+		{"slight, uniform", 1.01, 0.03, true, "near-equal in all 6 runs of FVBWA-EAA and FVBWA-AALV with recorded health"},
+		{"slight, learned", 1.01, 0.5, false, "differed in 6 of 6 runs"},
 	} {
-		p := equalVariances([]runSet{set(tc.ratio)}, "a", "b")
-		if p.met != tc.met || !strings.Contains(p.why, tc.want) || tc.name == "far" && strings.Contains(p.why, "slightly") {
-			t.Errorf("%s: met %v, %q; want met %v with %q", tc.name, p.met, p.why, tc.met, tc.want)
+		rs := set("FVBWA-EAA", "FVBWA-AALV", tc.ratio, tc.dis)
+		eq, order := equalVariances([]runSet{rs}, "FVBWA-EAA", "FVBWA-AALV"), clientVariancesDiffer(rs)
+		if eq.met == tc.alike || order.met == tc.alike || !strings.Contains(eq.why, tc.want) || !strings.Contains(order.why, tc.want) {
+			t.Errorf("%s: equal-variances met %v (%q), spread order met %v (%q); want met %v with %q", tc.name, eq.met, eq.why, order.met, order.why, !tc.alike, tc.want)
+		}
+		if strings.Contains(eq.why, "slightly") || strings.Contains(order.why, "too little") {
+			t.Errorf("%s: unbacked wording in %q / %q", tc.name, eq.why, order.why)
 		}
 	}
 }

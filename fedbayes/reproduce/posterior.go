@@ -123,3 +123,42 @@ func coincideReason(rs runSet) string {
 	return "the clients' variances were equal (the records predate the posterior-health measures), so rules that differ only in how they " +
 		"average the clients' variances give the same model here"
 }
+
+// clientVariancesAlike is the report's one criterion for "the clients' variances differ", which every
+// precondition that asks it reads: they are alike (near-equal) on a setting's runs when rows a and b,
+// two averages of the same clients' variances, end at the same learned spread
+// (varianceRulesCoincide), or when every run of a and b with recorded posterior health says the
+// clients' log σ² differ by less than results.MinDisagreement (uniform) or did not move (frozen or
+// clamped: results.Health.Flagged). why says what the runs show, with the numbers.
+func clientVariancesAlike(rs runSet, a, b string) (alike bool, why string) {
+	if ok, why := varianceRulesCoincide(rs, a, b); ok {
+		return true, why
+	}
+	n, flagged, msg := 0, 0, ""
+	for _, r := range append(rs.where("variant", a), rs.where("variant", b)...) {
+		h := results.RunHealth(r)
+		if h.State == results.HealthUnmeasured || h.State == results.HealthNotVariational {
+			continue
+		}
+		n++
+		if h.Flagged() {
+			flagged++
+			if msg == "" {
+				msg = h.Message
+			}
+		}
+	}
+	gap := ""
+	if lo, hi, k := spreadGaps(rs, a, b); k > 0 {
+		gap = fmt.Sprintf("; %s and %s end %s apart in spread over %d %s", a, b, gapRange(lo, hi), k, words.Plural(k, "seed"))
+	}
+	switch {
+	case n > 0 && flagged == n:
+		return true, fmt.Sprintf("the clients' variances were near-equal in all %d runs of %s and %s with recorded health (first: %s)%s",
+			n, a, b, msg, gap)
+	case n > 0:
+		return false, fmt.Sprintf("the clients' variances differed in %d of %d runs of %s and %s with recorded health%s", n-flagged, n, a, b, gap)
+	}
+	return false, fmt.Sprintf("%s and %s do not end at the same learned spread (within %.1f %% in every seed), and no run records its posterior health%s",
+		a, b, 100*coincideTolerance, gap)
+}

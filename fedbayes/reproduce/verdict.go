@@ -63,8 +63,9 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"A finding *holds* when every check agrees, *holds in part* when some do, *does not hold* when none does and at " +
 	"least one contradicts it, and is *inconclusive* when no check is decisive. A check may need a mechanism, and a finding " +
 	"states a precondition for each, computed from the records: comparisons of rules that differ only through how they weigh the " +
-	"clients' variances (EAA against AALV) need clients whose variances differ (not met when two such rows end at the same learned " +
-	"spread within 0.1 % in every seed); comparisons of variational nets with other nets need variances that learned (not met when, " +
+	"clients' variances (EAA against AALV) need clients whose variances differ (one criterion wherever a precondition asks it: not met " +
+	"when two such rows end at the same learned spread within 0.1 % in every seed, or when every run of the two rows with recorded " +
+	"posterior health has its clients' log σ² within 0.1 of each other, standard deviation across clients, or unmoved); comparisons of variational nets with other nets need variances that learned (not met when, " +
 	"besides, the recorded posterior health does not show that they did); checks that read DWC's rows need DWC to act (not met when it " +
 	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained " +
 	"(not met when it is shown to trail the same rule trained at another budget's learning rate by more than 10 points; it sets aside only " +
@@ -72,8 +73,8 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"that trained in every seed (an exact comparison). " +
 	"A check whose precondition is not met is set aside: listed, not counted; a precondition never sets aside a check that needs another " +
 	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition decides a check's outcome " +
-	"in a known direction (an order of spreads that the rules' formulas give on equal client variances, agreeing or contradicting the claim), " +
-	"only the checks that came out that way are set aside and one against it still counts; a spread that BFL-P's clamp freezes is set aside " +
+	"in a known direction (an order of spreads that the rules' formulas give on near-equal client variances and that agrees with the claim), " +
+	"only the checks that came out that way are set aside and one against it still counts, the formulas' own contradiction of the claim included; a spread that BFL-P's clamp freezes is set aside " +
 	"whichever way it falls. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
 	"holding, when runs at the paper's budget show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
 	"an estimate of the seeds that would give 80 % power from the observed difference and variance (rough at 3 seeds; for an equivalence " +
