@@ -200,7 +200,8 @@ func divergenceText(diverged, prior runSet, rows []string) string {
 	out += fmt.Sprintf(" These rules divide the clients' shared variance by K = %d a round, so with the previous global model as the prior "+
 		"round t's prior variance is σ₀²/K^(t−1) (σ₀² = %.3g from the spec's init_logvar), and the KL term's curvature 1/(|D_k| σ²) against "+
 		"SGD's step lr = %g (|D_k| = %d examples a client) passes the stability bound lr/(|D_k| σ²) < 2 in round %d (%.2f there, %.2f the "+
-		"round before): the narrowing prior, the mechanism the paper names for the harm, makes plain SGD on the means diverge",
+		"round before): the divergence is consistent with the narrowing prior, the mechanism the paper names for the harm, taking plain SGD on the "+
+		"means past that bound",
 		bound.K, bound.Var0, bound.LR, bound.Examples, bound.Round, bound.At, bound.Prior)
 	if len(kept) > 0 {
 		out += fmt.Sprintf(" (%s, which %s σ², %s not)", strings.Join(kept, " and "), map[bool]string{true: "keeps", false: "keep"}[len(kept) == 1],
