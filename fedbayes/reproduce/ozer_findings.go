@@ -125,7 +125,8 @@ func clientVariancesDiffer(rs runSet) precondition {
 // ozerBFLPLate is why the 100-client non-IID accuracy finding is not testable at the medium budget in
 // BFL-P mode: the damage starts later.
 const ozerBFLPLate = "the effect starts beyond the budget: EAA's and PPA's accuracy falls as their learned spread grows round by round, " +
-	"and single BFL-P-mode runs at the paper's 500 rounds (docs/reproduction/budgets.md, Paper-budget spot checks) hold their " +
+	"and single BFL-P-mode runs at the paper's 500 rounds (seed 0, n = 1 each, not in the committed records: binary at 5183b20, " +
+	"2026-11-27; docs/reproduction/budgets.md, Paper-budget spot checks) hold their " +
 	"accuracy up to about round 300 and lose it after, while this budget runs a tenth of the paper's rounds; the collapse claim's " +
 	"preset (T = 400, in the medium report) tests it"
 

@@ -307,8 +307,8 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 			"in a measured run, at least 3 seeds, " +
 			"and the 100-client presets at the paper's local training for a tenth of its rounds. A claim that this cut cannot show " +
 			"has a preset of its own at the cheapest budget that can (000's calibration and collapse claims), named in the " +
-			"finding's \"Judged by\" line with its reason under the section. Runs of other budgets " +
-			"(reduced, full) are never mixed in. A preset whose runs are not all done is reported as **not run yet (k of n " +
+			"finding's \"Judged by\" line with its reason under the section. No run of another budget (reduced, full) enters a " +
+			"check or a tally; " + paperBudgetCitation() + ". A preset whose runs are not all done is reported as **not run yet (k of n " +
 			"runs done)**, with no table and no verdict: a verdict waits for every seed and row. " +
 			"`make reproduce BUDGET=medium` continues the runs where they stopped. Why each preset runs what it runs, and " +
 			"the wall time estimated per preset: `docs/reproduction/budgets.md`.\n\n")

@@ -77,7 +77,7 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"in a known direction (an order of spreads that the rules' formulas give on near-equal client variances and that agrees with the claim), " +
 	"only the checks that came out that way are set aside and one against it still counts, the formulas' own contradiction of the claim included; a spread that BFL-P's clamp freezes is set aside " +
 	"whichever way it falls. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
-	"holding, when runs at the paper's budget show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
+	"holding, when single runs at the paper's budget (one seed each, cited with their commit) show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
 	"an estimate of the seeds that would give 80 % power from the observed difference and variance (rough at 3 seeds; for an equivalence " +
 	"check, its difference test's). " +
 	"The reason is given. No verdict rests on means alone. " +
