@@ -43,11 +43,6 @@ type FrozenPrediction struct {
 	// give s <- v + q s each round (q = 1 - E[beta_first] = 1 - 1/a), from s = v, so after T rounds
 	// v (1 - q^(T+1)) / (1 - q), at most v a. Table 4's EAA is far above it: EAA's variances are learned.
 	EAAHeld float64
-	// CFHeld: CF when the clients return what they received, every log σ² under the clamp: BFL-P's CF
-	// reads the clamped variances, w_max / Σ_k (w_k / e⁻⁸) = w_max e⁻⁸, with w_max the largest weight
-	// of the active clients (1/a with equal weights or equal sizes; with size weights the largest
-	// client's share of a round of a average-sized clients, at most 1).
-	CFHeld float64
 	// C is c above, the expected sum of the squared weights of every client but the first of the
 	// partial sums (BFL-P's order is its random selection order, so the first is any client).
 	C float64
@@ -65,7 +60,8 @@ func decayFactor(steps int, lr, rho, wd float64) float64 {
 	return theta
 }
 
-// Predict computes the frozen-variance spreads of AALV, GAA, CF and EAA.
+// Predict computes the frozen-variance spreads of AALV, GAA and EAA (CF's depends on the round's
+// weights, cfHeldSpread).
 func (f FrozenSpread) Predict() (FrozenPrediction, error) {
 	C := len(f.ClientSizes)
 	switch {
@@ -85,7 +81,7 @@ func (f FrozenSpread) Predict() (FrozenPrediction, error) {
 	// Per round, theta_global <- theta_global * g with g = sum_k beta_k decay(S_k) over the active
 	// clients; with a random active set its expectation is the mean over all clients, weighted by size
 	// for FVBWA.
-	var g, wsum, n1, n2, nmax float64
+	var g, wsum, n1, n2 float64
 	for _, n := range f.ClientSizes {
 		if n < 1 {
 			return FrozenPrediction{}, fmt.Errorf("reproduce: frozen spread: a client has %d examples", n)
@@ -99,7 +95,6 @@ func (f FrozenSpread) Predict() (FrozenPrediction, error) {
 		wsum += w
 		n1 += float64(n)
 		n2 += float64(n) * float64(n)
-		nmax = math.Max(nmax, float64(n))
 	}
 	g /= wsum
 	theta := f.InitLogVar * math.Pow(g, float64(f.Rounds))
@@ -116,12 +111,33 @@ func (f FrozenSpread) Predict() (FrozenPrediction, error) {
 	v := math.Exp(-8)
 	p.GAAFloor = math.Sqrt(nw * v * (1 + p.C))
 	p.GAAHeld = math.Sqrt(nw * v / (1 - p.C))
-	wmax := 1 / float64(a)
-	if f.SizeWeights {
-		wmax = math.Min(1, nmax/(n1/float64(C))/float64(a))
-	}
-	p.CFHeld = math.Sqrt(nw * v * wmax)
 	q := 1 - 1/float64(a)
 	p.EAAHeld = math.Sqrt(nw * v * (1 - math.Pow(q, float64(f.Rounds+1))) / (1 - q))
 	return p, nil
+}
+
+// cfHeldSpread is CF's frozen-variance spread over weights Gaussian weights when every client's log σ²
+// lies under BFL-P's clamp at −8 (Ozer et al. (2022), Eq. 8 as BFL-P's code applies it): BFL-P's CF
+// reads the clamped variances, σ²_CF = w_max / Σ_k (w_k / e⁻⁸) = w_max e⁻⁸ per weight with w_k the
+// round's aggregation weights normalised to sum to 1, so the spread is √(weights · e⁻⁸ · w_max) with
+// w_max = max_k w_k / Σ_k w_k. clientWeights are the round's recorded weights (results.Row.ClientWeights).
+func cfHeldSpread(weights int, clientWeights []float64) (float64, error) {
+	if weights < 1 {
+		return 0, fmt.Errorf("reproduce: CF frozen spread: %d Gaussian weights", weights)
+	}
+	if len(clientWeights) == 0 {
+		return 0, fmt.Errorf("reproduce: CF frozen spread: no client weights")
+	}
+	var sum, wmax float64
+	for _, w := range clientWeights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return 0, fmt.Errorf("reproduce: CF frozen spread: client weight %v is not a finite non-negative number", w)
+		}
+		sum += w
+		wmax = math.Max(wmax, w)
+	}
+	if sum == 0 {
+		return 0, fmt.Errorf("reproduce: CF frozen spread: the client weights sum to 0")
+	}
+	return math.Sqrt(float64(weights) * math.Exp(bflpFloorLogVar) * wmax / sum), nil
 }

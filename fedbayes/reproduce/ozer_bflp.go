@@ -217,7 +217,7 @@ func ozerBFLPTable4With(b Budget, set string, rs runSet, spots paperBudgetRuns) 
 	if err != nil {
 		return f, false
 	}
-	cf, cfWhy := cfFrozen(model, rs)
+	cf, cfWhy := cfFrozen(model.Weights, rs)
 	var c claims
 	var ev, rules, missed []string
 	for _, rule := range []string{"EAA", "GAA", "AALV", "PPA", "CF"} {
@@ -380,25 +380,51 @@ func spotCovered(clients string, checks []check, rules []string, spots paperBudg
 	return strings.Join(by, " and ")
 }
 
-// cfFrozen says whether CF's measured spread is its frozen-variance prediction for this budget
-// (FrozenPrediction.CFHeld): the 95 % interval of its mean within spreadTolerance of it, the check
-// variancesFrozen makes of GAA and AALV; why says what the runs show. A CF that is not shown frozen
-// is not set aside.
-func cfFrozen(model FrozenSpread, rs runSet) (bool, string) {
-	p, err := model.Predict()
-	if err != nil {
-		return false, "CF is counted: no frozen-variance prediction (" + err.Error() + ")"
+// cfFrozen says whether CF's measured spread is its frozen-variance prediction (cfHeldSpread over
+// weights Gaussian weights), each run predicted from its own final round's recorded client weights:
+// the 95 % interval of the per-seed ratio measured / predicted within spreadTolerance of 1, the
+// tolerance variancesFrozen applies to GAA and AALV; why says what the runs show. A CF that is not
+// shown frozen is not set aside.
+func cfFrozen(weights int, rs runSet) (bool, string) {
+	var ratios []float64
+	var seeds []string
+	for _, r := range rs.where("variant", "FVBWA-CF") {
+		pred, got, err := cfRunPrediction(weights, r)
+		if err != nil {
+			return false, "CF is counted: no frozen-variance prediction for seed " + fmt.Sprint(r.Meta.Seed) + " (" + err.Error() + ")"
+		}
+		ratios = append(ratios, got/pred)
+		seeds = append(seeds, fmt.Sprintf("seed %d %.4f predicted, %.4f measured", r.Meta.Seed, pred, got))
 	}
-	lo, hi, err := stats.MeanCI(rs.where("variant", "FVBWA-CF").sample(results.Spread).Values, Level)
+	lo, hi, err := stats.MeanCI(ratios, Level)
 	if err != nil {
-		return false, "CF is counted: its spread has no 95 % interval"
+		return false, "CF is counted: its measured-to-predicted ratio has no 95 % interval (" + err.Error() + ")"
 	}
-	in := lo >= p.CFHeld*(1-spreadTolerance) && hi <= p.CFHeld*(1+spreadTolerance)
+	in := lo >= 1-spreadTolerance && hi <= 1+spreadTolerance
 	verb := map[bool]string{true: "within", false: "not within"}[in]
-	how := map[bool]string{true: "so it is set aside with GAA and AALV when they are frozen", false: "so CF is counted, not set aside as frozen"}[in]
-	return in, fmt.Sprintf("CF's frozen-variance prediction for this budget is %.3f (BFL-P's CF reads the clamped variances: w_max e⁻⁸ "+
-		"per weight, equal client sizes); its measured 95 %% interval %.3f–%.3f is %s %.0f %% of it, %s", p.CFHeld, lo, hi, verb,
-		100*spreadTolerance, how)
+	how := map[bool]string{true: "so it is set aside with GAA and AALV where they are frozen", false: "so CF is counted, not set aside as frozen"}[in]
+	return in, fmt.Sprintf("CF's frozen-variance prediction, √(%d · e⁻⁸ · w_max) with w_max each run's largest normalised "+
+		"client weight in its final round (BFL-P's CF reads the clamped variances: w_max e⁻⁸ per weight): %s; the 95 %% "+
+		"interval of measured / predicted, %.4f–%.4f, is %s %.0f %% of 1, %s", weights, strings.Join(seeds, "; "),
+		lo, hi, verb, 100*spreadTolerance, how)
+}
+
+// cfRunPrediction is a CF run's frozen-variance spread (cfHeldSpread of its final round's recorded
+// client weights) and its measured final spread.
+func cfRunPrediction(weights int, r results.Run) (pred, got float64, err error) {
+	if len(r.Rows) == 0 {
+		return 0, 0, fmt.Errorf("run %s has no rounds", r.Dir)
+	}
+	last := r.Rows[len(r.Rows)-1]
+	got, ok := last.Metrics[results.Spread]
+	if !ok {
+		return 0, 0, fmt.Errorf("run %s, round %d: no %s", r.Dir, last.Round, results.Spread)
+	}
+	pred, err = cfHeldSpread(weights, last.ClientWeights)
+	if err != nil {
+		return 0, 0, fmt.Errorf("run %s, round %d: %w", r.Dir, last.Round, err)
+	}
+	return pred, got, nil
 }
 
 // variancesFrozen is the precondition of the Table 4 checks of GAA and AALV, and of CF where cf says
