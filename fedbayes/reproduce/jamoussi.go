@@ -118,8 +118,9 @@ func layerSeries(rs runSet, rule string, m metricCol) *plots.SeedSeries {
 	return &line
 }
 
-// jamoussiPre is a finding's precondition from test on rows n-EAA and n-AALV: the first number of
-// Bayesian layers n = 1..3 where it is not met, else the last (met).
+// jamoussiPre is a finding's precondition from test on rows n-EAA and n-AALV, for findings whose
+// checks compare layer counts (n → n+1, n = 1 against 3): the first number of layers n = 1..3 where
+// it is not met, else the last (met), since such a check reads more than one layer count.
 func jamoussiPre(rs runSet, test func([]runSet, string, string) precondition) precondition {
 	var worst precondition
 	for n := 1; n <= 3; n++ {
@@ -131,6 +132,22 @@ func jamoussiPre(rs runSet, test func([]runSet, string, string) precondition) pr
 	}
 	return worst
 }
+
+// jamoussiPreByLayers is test on rows n-EAA and n-AALV for each number of layers n = 1..3, each
+// scoped to the checks of its own layer count (jamoussiScope), for findings whose checks read one
+// layer count each: an unmet criterion at one n sets aside only that n's checks.
+func jamoussiPreByLayers(rs runSet, test func([]runSet, string, string) precondition) []precondition {
+	var out []precondition
+	for n := 1; n <= 3; n++ {
+		p := test([]runSet{rs}, fmt.Sprintf("n%d-EAA", n), fmt.Sprintf("n%d-AALV", n))
+		p.scope = jamoussiScope(n)
+		out = append(out, p)
+	}
+	return out
+}
+
+// jamoussiScope names the checks of n Bayesian layers (check.scope).
+func jamoussiScope(n int) string { return fmt.Sprintf("n = %d", n) }
 
 // jamoussiWeighting says whether two of the five rules differ only through how they weigh the
 // clients' variances: AALV, EAA, RKLB and WB all give σ² (and the weighted mean) on equal client
@@ -204,7 +221,7 @@ var jamoussiMargins = map[string]float64{results.Accuracy: accMargin, results.EC
 // pair of rules with the same n equivalent within jamoussiMargins in accuracy, ECE and NLL, one Holm
 // family per metric (each metric is a primary comparison of Table 1). Pairs of rules that differ only
 // through how they weigh the clients' variances need clients whose variances differ
-// (jamoussiWeighting, equalVariances). The caveat names a rule that stands apart from every other
+// (jamoussiWeighting, equalVariances), judged per layer count (jamoussiPreByLayers). The caveat names a rule that stands apart from every other
 // (jamoussiExceptions), which a verdict of holds in part alone would hide.
 func jamoussiAlike(rs runSet) Finding {
 	f := Finding{Claim: "With the same number of Bayesian layers the five rules score alike (no rule is clearly best)", Source: "Sec. 5, Table 1 (accuracy, ECE and NLL)"}
@@ -229,6 +246,7 @@ func jamoussiAlike(rs runSet) Finding {
 						if jamoussiWeighting(a, b) {
 							c.tag(varianceWeighting)
 						}
+						c.tagScope(jamoussiScope(n))
 					}
 				}
 			}
@@ -240,7 +258,7 @@ func jamoussiAlike(rs runSet) Finding {
 	}
 	f.decide(checks, fmt.Sprintf("pairs of rules with the same n, equivalence margins ±%s accuracy point, ±%s ECE point, ±%s NLL; %s",
 		colAcc.value(jamoussiMargins[results.Accuracy]), colECE.value(jamoussiMargins[results.ECE]), colNLL.value(jamoussiMargins[results.NLL]), strings.Join(ev, ", ")),
-		jamoussiPre(rs, equalVariances))
+		jamoussiPreByLayers(rs, equalVariances)...)
 	if x := jamoussiExceptions(rs); x != "" && f.Verdict != NotRun {
 		f.Caveat = x
 		f.Evidence += ". " + upperFirst(x)

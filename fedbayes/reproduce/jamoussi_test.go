@@ -99,3 +99,34 @@ func TestJamoussiExceptions(t *testing.T) {
 		}
 	}
 }
+
+// TestJamoussiAlikeByLayers checks that the same-layers finding judges "the clients' variances
+// differ" per layer count: with n1-EAA and n1-AALV at the same spread (alike) and n = 2, 3 apart by
+// 50 %, only n = 1's weighting pairs are set aside: 6 pairs of AALV, EAA, RKLB and WB in 3 metrics,
+// 18 of the 90 checks.
+func TestJamoussiAlikeByLayers(t *testing.T) {
+	var rs runSet
+	for n := 1; n <= 3; n++ {
+		for _, r := range jamoussiRules {
+			v := fmt.Sprintf("n%d-%s", n, r)
+			spread := 2.0
+			if r == "AALV" && n > 1 {
+				spread = 3.0
+			}
+			for seed := int64(0); seed < 3; seed++ {
+				rs = append(rs, fakeRun("x-"+v, seed, map[string]string{"variant": v}, map[string]float64{
+					results.Accuracy: 0.82 + jitter(seed, v), results.ECE: 0.03 + jitter(seed, v+"e"), results.NLL: 0.48 + jitter(seed, v+"n"),
+					results.Spread: spread}))
+			}
+		}
+	}
+	f := jamoussiAlike(rs)
+	if f.Aside != 18 || f.Tally[0]+f.Tally[1]+f.Tally[2] != 72 {
+		t.Errorf("%d set aside, tally %v; want 18 aside of 90 (%s)", f.Aside, f.Tally, f.Evidence)
+	}
+	for _, want := range []string{"Precondition not met at n = 1", "Precondition met at n = 2", "Precondition met at n = 3", "18 more set aside by a precondition (below), of which"} {
+		if !strings.Contains(f.Evidence, want) {
+			t.Errorf("evidence lacks %q: %s", want, f.Evidence)
+		}
+	}
+}

@@ -47,11 +47,19 @@ type precondition struct {
 	// givenOnly sets aside only the checks that need the mechanism and came out as the set-up alone
 	// gives them (check.given).
 	givenOnly bool
+	// scope, where not "", limits the precondition to the checks of that part of the set-up
+	// (check.scope: a layer count), for a condition the records meet in some parts and not others.
+	scope string
+}
+
+// covers says whether c needs p's mechanism within p's scope.
+func (p precondition) covers(c check) bool {
+	return c.needs != "" && c.needs == p.needs && (p.scope == "" || p.scope == c.scope)
 }
 
 // applies says whether p sets c aside.
 func (p precondition) applies(c check) bool {
-	return !p.met && c.needs != "" && c.needs == p.needs && (!p.givenOnly || c.outcome == c.given)
+	return !p.met && p.covers(c) && (!p.givenOnly || c.outcome == c.given)
 }
 
 // setAside marks the checks that an unmet precondition sets aside, with its reason, and returns them
@@ -110,55 +118,77 @@ func preconditionText(pres []precondition, checks []check) string {
 	for _, p := range pres {
 		need, aside := 0, 0
 		for _, c := range checks {
-			if c.needs == p.needs {
+			if p.covers(c) {
 				need++
 				if p.applies(c) {
 					aside++
 				}
 			}
 		}
+		at := ""
+		if p.scope != "" {
+			at = " at " + p.scope
+		}
 		switch {
 		case p.met:
-			parts = append(parts, fmt.Sprintf("Precondition met (%s): %s", p.needs, p.why))
+			parts = append(parts, fmt.Sprintf("Precondition met%s (%s): %s", at, p.needs, p.why))
 		case need == 0:
-			parts = append(parts, fmt.Sprintf("Precondition not met (%s): %s; it applies to none of the %d %s, whose rules differ by more than that mechanism",
-				p.needs, p.why, len(checks), words.Plural(len(checks), "check")))
+			parts = append(parts, fmt.Sprintf("Precondition not met%s (%s): %s; it applies to none of the %d %s, whose rules differ by more than that mechanism",
+				at, p.needs, p.why, len(checks), words.Plural(len(checks), "check")))
 		default:
 			which := ""
 			if p.givenOnly {
 				which = " (those whose outcome the set-up alone gives; one against it still counts)"
 			}
-			parts = append(parts, fmt.Sprintf("Precondition not met (%s): %s; set aside, not counted: %d of the %d %s that need it%s",
-				p.needs, p.why, aside, need, words.Plural(need, "check"), which))
+			parts = append(parts, fmt.Sprintf("Precondition not met%s (%s): %s; set aside, not counted: %d of the %d %s that need it%s",
+				at, p.needs, p.why, aside, need, words.Plural(need, "check"), which))
 		}
 	}
 	return strings.Join(parts, ". ")
 }
 
 // ruleNote says in one line how the unmet preconditions acted on a finding's checks: the mechanisms
-// whose checks they set aside (how many), and those that apply to none of its checks.
+// whose checks they set aside (how many, and in which parts of the set-up where a precondition is
+// scoped: one clause per mechanism), and those that apply to none of its checks.
 func ruleNote(pres []precondition, checks []check) string {
+	var order []mechanism
+	aside := map[mechanism]int{}
+	scopes := map[mechanism][]string{}
 	var parts []string
 	for _, p := range pres {
 		if p.met {
 			continue
 		}
-		need, aside := 0, 0
+		need, n := 0, 0
 		for _, c := range checks {
-			if c.needs == p.needs {
+			if p.covers(c) {
 				need++
 				if p.applies(c) {
-					aside++
+					n++
 				}
 			}
 		}
 		switch {
-		case aside > 0:
-			parts = append(parts, fmt.Sprintf("%d of its %d %s set aside, not counted, because %s and the records do not provide it",
-				aside, len(checks), words.Plural(len(checks), "check"), p.needs))
-		case need == 0:
+		case n > 0:
+			if _, seen := aside[p.needs]; !seen {
+				order = append(order, p.needs)
+			}
+			aside[p.needs] += n
+			if p.scope != "" {
+				scopes[p.needs] = append(scopes[p.needs], p.scope)
+			}
+		case need == 0 && p.scope == "":
 			parts = append(parts, fmt.Sprintf("its precondition (%s) is not met but applies to none of its checks, whose rules differ by more than that, so they are counted", p.needs))
 		}
 	}
-	return strings.Join(parts, "; ")
+	var out []string
+	for _, m := range order {
+		at := ""
+		if len(scopes[m]) > 0 {
+			at = " at " + strings.Join(scopes[m], ", ")
+		}
+		out = append(out, fmt.Sprintf("%d of its %d %s set aside, not counted, because %s and the records do not provide it%s",
+			aside[m], len(checks), words.Plural(len(checks), "check"), m, at))
+	}
+	return strings.Join(append(out, parts...), "; ")
 }

@@ -111,6 +111,9 @@ type check struct {
 	// the reason an unmet precondition set it aside ("" while counted).
 	needs mechanism
 	aside string
+	// scope names the part of the set-up the check reads ("n = 2": a layer count), for a precondition
+	// evaluated part by part (precondition.scope); "" for none.
+	scope string
 	// given is the outcome the set-up alone gives the check where a precondition on needs is not met
 	// (a precondition with givenOnly sets aside only the checks with that outcome).
 	given outcome
@@ -198,14 +201,32 @@ func tally(checks []check) string {
 	n, aside := tallyOf(checks)
 	total := len(checks) - aside
 	if total == 0 {
-		return fmt.Sprintf("no check counted: all %d set aside by a precondition (below)", aside)
+		return fmt.Sprintf("no check counted: all %d set aside by a precondition (below), %s", aside, asideTally(checks))
 	}
 	out := fmt.Sprintf("%d of %d %s agree, %d %s, %d not decisive", n[0], total, words.Plural(total, "check"),
 		n[1], map[bool]string{true: "contradicts", false: "contradict"}[n[1] == 1], n[2])
 	if aside > 0 {
-		out += fmt.Sprintf("; %d more set aside by a precondition (below)", aside)
+		out += fmt.Sprintf("; %d more set aside by a precondition (below), %s", aside, asideTally(checks))
 	}
 	return out
+}
+
+// asideTally is the outcomes of the checks a precondition set aside, so that a reader sees what they
+// would have said: "of which 3 agree, 0 contradict, 51 not decisive".
+func asideTally(checks []check) string {
+	var n [3]int
+	for _, c := range checks {
+		switch {
+		case c.aside == "":
+		case c.outcome == agrees:
+			n[0]++
+		case c.outcome == contradicts:
+			n[1]++
+		default:
+			n[2]++
+		}
+	}
+	return fmt.Sprintf("of which %d agree, %d contradict, %d not decisive", n[0], n[1], n[2])
 }
 
 // kind is the kind of a claim.
@@ -235,6 +256,7 @@ type claim struct {
 	fixed  bool
 	needs  mechanism
 	given  outcome
+	scope  string
 }
 
 // claims collects the checks of one Holm family, so that Holm's correction runs over all its
@@ -274,6 +296,13 @@ func (c *claims) fixed(label string, ok bool) {
 // tag makes the last claim added need mechanism m (a precondition on m may set it aside), where the
 // set-up alone would make it agree.
 func (c *claims) tag(m mechanism) { c.tagGiven(m, agrees) }
+
+// tagScope makes the last claim added read the part scope of the set-up (check.scope).
+func (c *claims) tagScope(scope string) {
+	if len(c.items) > 0 {
+		c.items[len(c.items)-1].scope = scope
+	}
+}
 
 // tagGiven makes the last claim added need mechanism m, where the set-up alone would give it outcome o.
 func (c *claims) tagGiven(m mechanism, o outcome) {
@@ -341,6 +370,7 @@ func (c *claims) checks() []check {
 			out[i].hypothesis = comparisonKey(it.a, it.b)
 		}
 		out[i].needs, out[i].given, out[i].label, out[i].col, out[i].difference = it.needs, it.given, it.label, it.col, it.kind == claimBelow
+		out[i].scope = it.scope
 		if it.kind != claimFixed && it.kind != claimWithin && errs[i] == nil {
 			out[i].res, out[i].tested, out[i].step = res[i], true, step[at[i]]
 		}

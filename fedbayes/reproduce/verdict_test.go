@@ -239,3 +239,33 @@ func TestPowerTextIsAnEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestScopedPrecondition checks a precondition scoped to one part of the set-up: it sets aside only
+// the checks of its scope, the evidence tallies what the set-aside checks said, and the rule note
+// names the scopes once per mechanism.
+func TestScopedPrecondition(t *testing.T) {
+	in := func(o outcome, scope string) check {
+		return check{outcome: o, needs: varianceWeighting, given: agrees, scope: scope, text: scope}
+	}
+	checks := []check{in(agrees, "n = 1"), in(contradicts, "n = 1"), in(undecided, "n = 2"), in(agrees, "n = 2"), in(agrees, "n = 3")}
+	pres := []precondition{
+		{needs: varianceWeighting, why: "alike", scope: "n = 1"},
+		{needs: varianceWeighting, why: "alike", scope: "n = 2"},
+		{needs: varianceWeighting, met: true, why: "they differ", scope: "n = 3"},
+	}
+	var f Finding
+	f.decide(checks, "", pres...)
+	if f.Verdict != Holds || f.Aside != 4 || f.Tally != [3]int{1, 0, 0} {
+		t.Errorf("verdict %q, tally %v, %d set aside; want holds, [1 0 0], 4", f.Verdict, f.Tally, f.Aside)
+	}
+	for _, want := range []string{"4 more set aside by a precondition (below), of which 2 agree, 1 contradict, 1 not decisive",
+		"Precondition not met at n = 1", "Precondition met at n = 3"} {
+		if !strings.Contains(f.Evidence, want) {
+			t.Errorf("evidence %q lacks %q", f.Evidence, want)
+		}
+	}
+	if want := "4 of its 5 checks set aside, not counted, because " + string(varianceWeighting) +
+		" and the records do not provide it at n = 1, n = 2"; f.RuleNote != want {
+		t.Errorf("rule note %q, want %q", f.RuleNote, want)
+	}
+}
