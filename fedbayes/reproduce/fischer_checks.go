@@ -88,6 +88,18 @@ type runSpec struct {
 // every client alike, the paper trains with a variant of SGD, and the set-up ablation that would say
 // whether the verdict holds under SGD has not run. "" when no run records one.
 func varianceOptimizerCaveat(rs runSet) string {
+	opt, ok := varianceOptimizer(rs)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("set-up dependent, ablation pending: NWA's deficit grows with the variance that the presets' %s moves alike on "+
+		"every client, where the paper trains with a variant of SGD (the set-up ablation, costed and not run: docs/reproduction/budgets.md)", opt)
+}
+
+// varianceOptimizer names the separate optimiser the runs of rs record on the variances
+// (training.variance_optimizer, with its learning rate: "adam at lr 0.001"); ok is false when no run
+// records one.
+func varianceOptimizer(rs runSet) (string, bool) {
 	for _, r := range rs {
 		s, err := specOf(r)
 		if err != nil || s.Training.VarianceOptimizer == "" {
@@ -97,11 +109,9 @@ func varianceOptimizerCaveat(rs runSet) string {
 		if s.Training.VarianceLR > 0 {
 			lr = fmt.Sprintf(" at lr %g", s.Training.VarianceLR)
 		}
-		return fmt.Sprintf("set-up dependent, ablation pending: NWA's deficit grows with the variance that the presets' %s%s moves alike on "+
-			"every client, where the paper trains with a variant of SGD (the set-up ablation, costed and not run: docs/reproduction/budgets.md)",
-			s.Training.VarianceOptimizer, lr)
+		return s.Training.VarianceOptimizer + lr, true
 	}
-	return ""
+	return "", false
 }
 
 // specOf reads a run's recorded spec.

@@ -98,20 +98,26 @@ func TestOzerFindings(t *testing.T) {
 		name   string
 		runs   []results.Run
 		claims map[int]Verdict
+		// orderCaveat is in the spread order's caveat (finding 1); "" for none set-up dependent.
+		orderCaveat string
 	}{
-		{"paper-like", paperLike, map[int]Verdict{0: Holds, 1: Holds, 2: NotRun, 3: Holds, 4: Holds, 5: Holds, 6: Holds, 7: Holds, 8: Holds}},
+		{"paper-like", paperLike, map[int]Verdict{0: Holds, 1: Holds, 2: NotRun, 3: Holds, 4: Holds, 5: Holds, 6: Holds, 7: Holds, 8: Holds}, ""},
 		// EAA and PPA level with GAA: no check decisive. Spread: AALV (1.4) far above GAA (0.01)
 		// contradicts one of the four orderings, the others agree.
-		{"flat", flat, map[int]Verdict{0: Inconclusive, 1: Partly, 2: NotRun, 3: Holds, 4: Holds, 5: Holds, 6: Holds, 7: Holds, 8: Holds}},
+		{"flat", flat, map[int]Verdict{0: Inconclusive, 1: Partly, 2: NotRun, 3: Holds, 4: Holds, 5: Holds, 6: Holds, 7: Holds, 8: Holds}, ""},
 		// Accuracy within the noise: the accuracy findings (10 clients, 100 IID clients) are
 		// inconclusive, the ECE and NLL ones hold.
-		{"close", close, map[int]Verdict{3: Inconclusive, 4: Holds, 5: Holds, 6: Inconclusive, 7: Holds, 8: Holds}},
+		{"close", close, map[int]Verdict{3: Inconclusive, 4: Holds, 5: Holds, 6: Inconclusive, 7: Holds, 8: Holds}, ""},
 		// Paper-like numbers, but EAA's and AALV's spreads agree seed by seed: the variances did not learn.
 		// The accuracy finding still holds on its checks of rules that differ by their own arithmetic
 		// (its EAA < AALV checks are set aside); every spread-order check comes out as Eqs. 4-8 on equal
 		// variances give it: the three agreeing are set aside, AALV < GAA contradicting counts: does not hold.
-		{"frozen", frozenRuns(paperLike), map[int]Verdict{0: Holds, 1: Fails, 2: NotRun, 3: NotTestable, 4: NotTestable, 5: NotTestable, 6: NotTestable, 7: NotTestable, 8: NotTestable}},
-		{"empty", nil, map[int]Verdict{0: NotRun, 1: NotRun, 2: NotRun, 3: NotRun, 4: NotRun, 5: NotRun, 6: NotRun, 7: NotRun, 8: NotRun}},
+		{"frozen", frozenRuns(paperLike), map[int]Verdict{0: Holds, 1: Fails, 2: NotRun, 3: NotTestable, 4: NotTestable, 5: NotTestable, 6: NotTestable, 7: NotTestable, 8: NotTestable}, ""},
+		// The same with the variances trained by Adam (training.variance_optimizer): the spread order's
+		// "does not hold" says it is set-up dependent, the ablation pending.
+		{"frozen, Adam", withVarianceOptimizer(frozenRuns(paperLike)), map[int]Verdict{1: Fails},
+			"set-up dependent (variances trained with adam at lr 0.001), ablation pending"},
+		{"empty", nil, map[int]Verdict{0: NotRun, 1: NotRun, 2: NotRun, 3: NotRun, 4: NotRun, 5: NotRun, 6: NotRun, 7: NotRun, 8: NotRun}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			get := func(set string) runSet {
@@ -123,6 +129,9 @@ func TestOzerFindings(t *testing.T) {
 			fs := ozerFindings(get, func(string) runSet { return nil })
 			if len(fs) != 9 {
 				t.Fatalf("%d findings, want 9", len(fs))
+			}
+			if got := strings.Contains(fs[1].Caveat, "ablation pending"); got != (tc.orderCaveat != "") || !strings.Contains(fs[1].Caveat, tc.orderCaveat) {
+				t.Errorf("spread order caveat %q, want %q", fs[1].Caveat, tc.orderCaveat)
 			}
 			for i, want := range tc.claims {
 				if fs[i].Verdict != want {
@@ -695,4 +704,15 @@ func TestSeedGains(t *testing.T) {
 	if got := seedGains(a, stats.Sample{}, "A", "B"); got != "A and B share no seed" {
 		t.Errorf("seedGains without shared seeds = %q", got)
 	}
+}
+
+// withVarianceOptimizer records in every run's spec that its variances trained with Adam at lr 0.001
+// (training.variance_optimizer), as the medium presets do.
+func withVarianceOptimizer(runs []results.Run) []results.Run {
+	out := make([]results.Run, len(runs))
+	for i, r := range runs {
+		r.Meta.Spec = []byte(`{"training": {"variance_optimizer": "adam", "variance_lr": 0.001}}`)
+		out[i] = r
+	}
+	return out
 }
