@@ -69,6 +69,13 @@ func ozerFindings(get, getB func(string) runSet) []Finding {
 	return append(out, acc[1:]...)
 }
 
+// weightingBothWays says why the accuracy finding sets aside its EAA < AALV checks whichever way they
+// fall while the spread order sets aside only the checks the formulas make agree.
+const weightingBothWays = "Its EAA < AALV checks are set aside whichever way they fall, unlike the spread order's checks (set aside " +
+	"only where they agree as the formulas give them): on equal client variances Eqs. 4-5 give EAA and AALV the same variance and the " +
+	"same mean, so the same model, and the formulas give the comparison no direction; an outcome either way rests only on the residual " +
+	"differences the criterion calls near-equal"
+
 // equalVarianceOrder is what Eqs. 4-8 give the FVBWA rules' spreads on equal client variances σ²
 // (equalVarianceRank), and equalVarianceOrderShort its order alone.
 const (
@@ -183,6 +190,9 @@ func ozerAccuracyFindings(get func(string) runSet, bflp bool) []Finding {
 			}
 		}
 		f.decide(c.checks(), "accuracy "+strings.Join(ev, ", "), equalVariances(sets("c100-dirichlet"), "FVBWA-EAA", "FVBWA-AALV"))
+		if f.Aside > 0 {
+			f.Evidence += ". " + weightingBothWays
+		}
 		if bflp && f.Verdict != Holds {
 			f.notTestable(ozerBFLPLate)
 		}

@@ -130,6 +130,9 @@ func TestOzerFindings(t *testing.T) {
 			if len(fs) != 9 {
 				t.Fatalf("%d findings, want 9", len(fs))
 			}
+			if says := strings.Contains(fs[0].Evidence, "EAA < AALV checks are set aside whichever way they fall"); says != (fs[0].Aside > 0) {
+				t.Errorf("accuracy finding: %d set aside, evidence says why %v: %s", fs[0].Aside, says, fs[0].Evidence)
+			}
 			if got := strings.Contains(fs[1].Caveat, "ablation pending"); got != (tc.orderCaveat != "") || !strings.Contains(fs[1].Caveat, tc.orderCaveat) {
 				t.Errorf("spread order caveat %q, want %q", fs[1].Caveat, tc.orderCaveat)
 			}

@@ -76,7 +76,9 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"mechanism or none, so it cannot hide a significant result of another mechanism. Where an unmet condition decides a check's outcome " +
 	"in a known direction (an order of spreads that the rules' formulas give on near-equal client variances and that agrees with the claim), " +
 	"only the checks that came out that way are set aside and one against it still counts, the formulas' own contradiction of the claim included; a spread that BFL-P's clamp freezes is set aside " +
-	"whichever way it falls. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
+	"whichever way it falls, and so is a comparison of rules that differ only through how they weigh the clients' variances (EAA against " +
+	"AALV) on near-equal client variances: there the two rules give the same variance and the same mean, so the formulas give it no direction " +
+	"to set aside alone (unlike an order of spreads), and an outcome either way rests only on the residual differences the criterion calls near-equal. A finding whose every check is set aside is *not testable here*, with the reasons; so is one, short of " +
 	"holding, when single runs at the paper's budget (one seed each, cited with their commit) show the effect starting beyond this budget. A comparison that was not decisive states its power: the |t| its Holm threshold needed at the seeds run, and " +
 	"an estimate of the seeds that would give 80 % power from the observed difference and variance (rough at 3 seeds; for an equivalence " +
 	"check, its difference test's). " +
