@@ -306,7 +306,7 @@ func TestEqualVariancesCriterion(t *testing.T) {
 		{"equal", 1.0005, -1, true, "end at the same learned spread"},
 		{"slight, no health", 1.01, -1, false, "no run records its posterior health; FVBWA-EAA and FVBWA-AALV end 0.99 % apart in spread over 3 seeds"},
 		{"far, no health", 1 / 5.8, -1, false, "end 480.00 % apart"},
-		{"slight, uniform", 1.01, 0.03, true, "near-equal in all 6 runs of FVBWA-EAA and FVBWA-AALV with recorded health"},
+		{"slight, uniform", 1.01, 0.03, true, "near-equal (within 0.1 in log σ², a convention of this report) in all 6 runs of FVBWA-EAA and FVBWA-AALV with recorded health"},
 		{"slight, learned", 1.01, 0.5, false, "differed in 6 of 6 runs"},
 	} {
 		rs := set("FVBWA-EAA", "FVBWA-AALV", tc.ratio, tc.dis)

@@ -154,8 +154,8 @@ func clientVariancesAlike(rs runSet, a, b string) (alike bool, why string) {
 	}
 	switch {
 	case n > 0 && flagged == n:
-		return true, fmt.Sprintf("the clients' variances were near-equal in all %d runs of %s and %s with recorded health (first: %s)%s",
-			n, a, b, msg, gap)
+		return true, fmt.Sprintf("the clients' variances were near-equal (within %g in log σ², a convention of this report) in all %d runs of %s and %s with recorded health (first: %s)%s",
+			results.MinDisagreement, n, a, b, msg, gap)
 	case n > 0:
 		return false, fmt.Sprintf("the clients' variances differed in %d of %d runs of %s and %s with recorded health%s", n-flagged, n, a, b, gap)
 	}

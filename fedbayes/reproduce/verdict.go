@@ -65,7 +65,8 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"states a precondition for each, computed from the records: comparisons of rules that differ only through how they weigh the " +
 	"clients' variances (EAA against AALV) need clients whose variances differ (one criterion wherever a precondition asks it: not met " +
 	"when two such rows end at the same learned spread within 0.1 % in every seed, or when every run of the two rows with recorded " +
-	"posterior health has its clients' log σ² within 0.1 of each other, standard deviation across clients, or unmoved); comparisons of variational nets with other nets need variances that learned (not met when, " +
+	"posterior health has its clients' log σ² within 0.1 of each other, standard deviation across clients, or unmoved; the 0.1 is a " +
+	"convention of this report, not a figure of the papers); comparisons of variational nets with other nets need variances that learned (not met when, " +
 	"besides, the recorded posterior health does not show that they did); checks that read DWC's rows need DWC to act (not met when it " +
 	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained " +
 	"(not met when it is shown to trail the same rule trained at another budget's learning rate by more than 10 points, a convention of this " +
