@@ -226,3 +226,13 @@ func TestCheckRetrying(t *testing.T) {
 		t.Errorf("a chart failure was retried:\n%s", log.String())
 	}
 }
+
+// TestStill checks that Still turns every chart's animation off and leaves the rest of the page as it
+// was.
+func TestStill(t *testing.T) {
+	page := []byte(`<div>{"animation":true,"series":[{"animation":false}]}</div><p>animation: true</p>{"animation":true}`)
+	want := `<div>{"animation":false,"series":[{"animation":false}]}</div><p>animation: true</p>{"animation":false}`
+	if got := string(Still(page)); got != want {
+		t.Errorf("Still = %s, want %s", got, want)
+	}
+}
