@@ -453,8 +453,8 @@ func siteTrajectory(p *Problem, m siteMethod, T int, truth *Gaussian) (Trajector
 	return tr, nil
 }
 
-// SiteRounds is the most rounds SiteConvergence runs each site method for.
-const SiteRounds = 1000
+// SiteMaxRounds is the most rounds SiteConvergence runs each site method for.
+const SiteMaxRounds = 1000
 
 // SiteNear is the distance to its own fixed point (change's measure: exact posterior sds for the
 // means, log-variance) within which SiteConvergence counts a site method as arrived.
@@ -467,8 +467,8 @@ type SiteMethodRun struct {
 	Bound   float64 `json:"bound"`
 	Damping float64 `json:"damping"`
 	// Rounds is the first round from which every later round's global is within SiteNear of the
-	// method's fixed point (its global after SiteRounds rounds, or once a round moves it by less than
-	// 1e-12); 0 when it did not settle within SiteRounds or Stopped.
+	// method's fixed point (its global after SiteMaxRounds rounds, or once a round moves it by less than
+	// 1e-12); 0 when it did not settle within SiteMaxRounds or Stopped.
 	Rounds  int    `json:"rounds"`
 	Stopped string `json:"stopped,omitempty"`
 	// Ran says the fields below hold the fixed point's distances: its KL(p || q) and KL(q || p) above
@@ -531,7 +531,7 @@ func SiteConvergence(p *Problem) (SiteRun, error) {
 	return run, nil
 }
 
-// siteMethodRun runs m on p for up to SiteRounds rounds and fills its SiteMethodRun, its distances
+// siteMethodRun runs m on p for up to SiteMaxRounds rounds and fills its SiteMethodRun, its distances
 // still absolute (KL both ways, mean error, variance ratio against exact).
 func siteMethodRun(p *Problem, m siteMethod, exact *Gaussian) (SiteMethodRun, error) {
 	bound, err := siteBound(p, m)
@@ -547,7 +547,7 @@ func siteMethodRun(p *Problem, m siteMethod, exact *Gaussian) (SiteMethodRun, er
 	prev := MeanFieldMoment(p.Model.Prior)
 	settled := false
 	errDone := errors.New("settled")
-	_, err = siteRounds(p, SiteRounds, r.Damping, m.project, func(t int, q Diagonal) error {
+	_, err = siteRounds(p, SiteMaxRounds, r.Damping, m.project, func(t int, q Diagonal) error {
 		path = append(path, q)
 		c := change(prev, q, exact)
 		prev = q

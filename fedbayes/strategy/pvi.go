@@ -122,7 +122,7 @@ func init() {
 
 // priorOf is the method's prior in natural parameters over the Gaussian values of global: N(0, s²)
 // with s the model's prior standard deviation.
-func (p *PVI) priorOf(model models.Config) (aggregate.Natural, error) {
+func (p *PVI) priorOf(model models.Config) aggregate.Natural {
 	std := model.PriorStd
 	if std == 0 {
 		std = models.DefaultPriorStd
@@ -135,7 +135,7 @@ func (p *PVI) priorOf(model models.Config) (aggregate.Natural, error) {
 	for i := range prior.Prec {
 		prior.Prec[i] = 1 / (std * std)
 	}
-	return prior, nil
+	return prior
 }
 
 // layout fixes the order of the Gaussian values from global (name order) on first use, and checks it
@@ -188,10 +188,7 @@ func (p *PVI) Priors(number int, ids []int, global *posterior.Posterior, model m
 	if err := p.layout(global); err != nil {
 		return nil, err
 	}
-	prior, err := p.priorOf(model)
-	if err != nil {
-		return nil, err
-	}
+	prior := p.priorOf(model)
 	q, err := p.global(prior)
 	if err != nil {
 		return nil, err
@@ -221,10 +218,7 @@ func (p *PVI) Aggregate(r *Round) (*Global, error) {
 	if err := p.layout(r.Previous); err != nil {
 		return nil, err
 	}
-	prior, err := p.priorOf(r.Model)
-	if err != nil {
-		return nil, err
-	}
+	prior := p.priorOf(r.Model)
 	q, err := p.global(prior)
 	if err != nil {
 		return nil, err
