@@ -233,4 +233,18 @@ func TestCFFrozen(t *testing.T) {
 			t.Errorf("%s: %v (%s), want %v and %q", c.name, got, why, c.want, c.why)
 		}
 	}
+	// Seeds at 0.95, 1 and 1.05 of the prediction: their mean is 1, but the 95 % interval
+	// (1 ± 4.30 · 0.05/√3 = 0.876-1.124) reaches past 10 %, so CF is counted; a check on the mean
+	// alone would set it aside.
+	runs := withCFWeights(ozerRuns(acc, map[string]float64{"CF": recordedCFSpread}), recordedCFWeights)
+	factor := map[int64]float64{0: 0.95, 1: 1, 2: 1.05}
+	for i, r := range runs {
+		if r.Meta.Labels["variant"] == "FVBWA-CF" {
+			last := &runs[i].Rows[len(r.Rows)-1]
+			last.Metrics[results.Spread] = factor[r.Meta.Seed] * recordedCFSpread
+		}
+	}
+	if got, why := cfFrozen(41640, runs); got || !strings.Contains(why, "not within 10 % of 1") {
+		t.Errorf("seeds at 0.95, 1, 1.05 of the prediction: frozen %v (%s), want counted", got, why)
+	}
 }

@@ -452,9 +452,9 @@ func variancesFrozen(model, paper FrozenSpread, rs runSet, cf bool) precondition
 		}
 		in = append(in, fmt.Sprintf("%s's 95 %% interval %.3f–%.3f within %.0f %% of the predicted %.3f–%.3f", rule, clo, chi, 100*spreadTolerance, lo, hi))
 	}
-	rules := "GAA's and AALV's"
+	cfToo := ""
 	if cf {
-		rules = "GAA's, AALV's and CF's"
+		cfToo = "; CF's frozen spread depends only on the clamp and the client weights, so the same holds for CF's"
 	}
 	atPaper := ""
 	if pp, err := paper.Predict(); err == nil {
@@ -462,8 +462,8 @@ func variancesFrozen(model, paper FrozenSpread, rs runSet, cf bool) precondition
 	}
 	return precondition{needs: frozenArithmetic,
 		why: "GAA's and AALV's spreads are the frozen-variance arithmetic's for this budget (" + strings.Join(in, "; ") +
-			"): for " + rules + " an agreement with Table 4 or a miss follows from that arithmetic at this budget's weight-decay steps" +
-			atPaper + " (the Table 4 prediction checks it there), and is no evidence about what the clients learned"}
+			"): for GAA's and AALV's an agreement with Table 4 or a miss follows from that arithmetic at this budget's weight-decay steps" +
+			atPaper + " (the Table 4 prediction checks it there)" + cfToo + ", and is no evidence about what the clients learned"}
 }
 
 // bflpFloorLogVar is BFL-P's clamp: the forward pass, the KL and the aggregation read log σ² as at
