@@ -128,18 +128,22 @@ ground-truth: tools ## every aggregation rule against the exact global posterior
 
 bench: ## benchmarks (go test -bench, COUNT runs each); ends with one summary line per benchmark
 	@mkdir -p $(BUILD)
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
 	set -o pipefail; $(GO) test -run '^$$' -bench "$${BENCH:-.}" -benchtime=$${BENCHTIME:-20x} -count=$${COUNT:-5} \
 	  -timeout 90m $${PKGS:-./fedbayes/...} | tee $(BUILD)/bench.txt
 	@echo "== summary (median of $${COUNT:-5} runs) =="
 	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench.txt
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
 
 bench-step: ## one training step at batch 64 (MLP, LeNet, Bayesian, CNN3, ResNet-20), then PyTorch on the same models
 	@mkdir -p $(BUILD)
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
 	set -o pipefail; $(GO) test -run '^$$' -bench 'Step$$' -benchtime=$${BENCHTIME:-40x} -count=$${COUNT:-5} \
 	  -timeout 60m ./fedbayes/models | tee $(BUILD)/bench-step.txt
 	@$(MAKE) --no-print-directory bench-torch
 	@echo "== summary (median of $${COUNT:-5} runs; pytorch on one thread) =="
 	@cat $(BUILD)/bench-step.txt $(BUILD)/bench-torch.txt | $(GO) run ./fedbayes/internal/benchsummary
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
 
 bench-torch: ## the PyTorch yardstick (Debian python3-torch, one thread) on the models of bench-step
 	@mkdir -p $(BUILD)
@@ -148,10 +152,12 @@ bench-torch: ## the PyTorch yardstick (Debian python3-torch, one thread) on the 
 
 bench-round: ## one federated round (Fashion-MNIST 60k, 10 clients, E=1, Bayesian LeNet) at GOMAXPROCS=1 and 2
 	@mkdir -p $(BUILD)
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
 	set -o pipefail; for p in 1 2; do GOMAXPROCS=$$p $(GO) test -run '^$$' -bench 'Round' -benchtime=1x -count=$${COUNT:-3} \
 	  -timeout 90m ./fedbayes/engine | sed "s|^BenchmarkRound/|BenchmarkRound/GOMAXPROCS=$$p/|"; done | tee $(BUILD)/bench-round.txt
 	@echo "== summary (median of $${COUNT:-3} runs) =="
 	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench-round.txt
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
 
 bench-ab: ## one change measured in turn: BenchmarkStep at A=rev and B=rev (default main, HEAD) and PyTorch, COUNT times (PKG=engine BENCH=Round/lenet/ PROCS="1 2": the round)
 	@mkdir -p $(BUILD)

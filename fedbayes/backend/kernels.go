@@ -22,3 +22,17 @@ func Kernels(config string) string {
 	}
 	return "unknown"
 }
+
+// SlowKernels returns, for a configuration of fedbayes's pure-Go backend whose matrix products and
+// convolutions do not run on OpenBLAS, one line saying so and why (SimpleGo's own loops are several
+// times slower: the training-step benchmarks measured 8k against 96k samples/s for the MLP); it
+// returns "" for every other configuration. `fedbayes run` and the `make bench-*` targets print it,
+// so that a slow run or a benchmark of the fallback is never taken for the fast path.
+func SlowKernels(config string) string {
+	name, _, _ := strings.Cut(config, ":")
+	if name != simplegoplus.BackendName || simplegoplus.BLASInUse() {
+		return ""
+	}
+	return "OpenBLAS is not in use, so matrix products and convolutions run on SimpleGo's own loops " +
+		"(several times slower; `fedbayes doctor` says how to install it): " + simplegoplus.Kernels()
+}

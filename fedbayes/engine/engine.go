@@ -266,6 +266,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	}
 	info := runinfo.Collect(backendConfig())
 	info.Kernels = backend.Kernels(info.Backend)
+	if w := backend.SlowKernels(info.Backend); w != "" {
+		fmt.Fprintln(notesOut, "fedbayes: "+w)
+	}
 	sum := &Summary{Dir: opts.Dir, Budget: budget.String()}
 	title := spec.WithDefaults().Name + " (" + budget.Short() + ")"
 	if len(budgets) > 1 {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/backend"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/simplegoplus"
 )
 
 // TestResumeRepairsAreNoted damages an interrupted run (its sole checkpoint corrupted, a torn last
@@ -65,10 +67,39 @@ func TestResumeRepairsAreNoted(t *testing.T) {
 		}
 	}
 	t.Logf("notes:\n%s", notes.String())
-	// A finished run resumed again notes nothing.
+	// A finished run resumed again notes nothing but the kernels' warning, when OpenBLAS is off.
 	notes.Reset()
 	runQuiet(t, s, dir, true)
-	if notes.Len() != 0 {
-		t.Errorf("notes on a plain resume:\n%s", notes.String())
+	if got, want := notes.String(), slowKernelsNote(); got != want {
+		t.Errorf("notes on a plain resume:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// slowKernelsNote is the line Run prints first when fedbayes's backend runs without OpenBLAS, and ""
+// when it runs on OpenBLAS.
+func slowKernelsNote() string {
+	if w := backend.SlowKernels(backendConfig()); w != "" {
+		return "fedbayes: " + w + "\n"
+	}
+	return ""
+}
+
+// TestSlowKernelsNoted checks that a run on SimpleGo's own loops says so on standard error (test-fallback
+// runs this package with FEDBAYES_BLAS=off), and that a run on OpenBLAS prints no such line.
+func TestSlowKernelsNoted(t *testing.T) {
+	requireDigits(t)
+	s := digitsSpec()
+	s.Training.Rounds, s.Training.LocalEpochs = 1, 1
+	var notes bytes.Buffer
+	old := notesOut
+	notesOut = &notes
+	defer func() { notesOut = old }()
+	runQuiet(t, s, t.TempDir(), false)
+	want := slowKernelsNote()
+	if got := notes.String(); got != want {
+		t.Fatalf("notes %q, want %q", got, want)
+	}
+	if blas := simplegoplus.BLASInUse(); blas == (want != "") {
+		t.Fatalf("BLASInUse() = %v but the note is %q", blas, want)
 	}
 }

@@ -7,6 +7,11 @@
 // Every other metric a benchmark reports with b.ReportMetric (s/round, eval-s/1k, ...) follows, as
 // its median. Benchmarks without a samples/s metric show "-" there. A skipped benchmark prints no result line
 // and so does not appear. The exit status is 1 if stdin holds no benchmark result.
+//
+// With -kernels it reads nothing and prints which CPU kernels fedbayes's pure-Go backend uses in this
+// environment (backend.Kernels), with a WARNING line when OpenBLAS is not in use (backend.SlowKernels):
+// the `make bench-*` targets print it before and after their benchmarks, which run in the same
+// environment, so that a benchmark of the slow fallback is never read as one of the fast path.
 package main
 
 import (
@@ -18,9 +23,30 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/backend"
+	"fedbayes.dev/fedbayes/simplegoplus"
 )
 
+// kernelsReport is what -kernels prints for a backend configuration: the kernels line, and a
+// WARNING line when they are SimpleGo's own loops rather than OpenBLAS.
+func kernelsReport(config string) string {
+	out := "kernels: " + backend.Kernels(config) + "\n"
+	if w := backend.SlowKernels(config); w != "" {
+		out += "WARNING: these benchmarks measure the slow fallback, not the fast path: " + w + "\n"
+	}
+	return out
+}
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "-kernels" {
+		fmt.Print(kernelsReport(simplegoplus.BackendName))
+		return
+	}
+	if len(os.Args) > 1 {
+		fmt.Fprintln(os.Stderr, "usage: benchsummary < go-test-bench-output\n       benchsummary -kernels")
+		os.Exit(2)
+	}
 	sums, err := summarize(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchsummary:", err)

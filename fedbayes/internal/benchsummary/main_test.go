@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/simplegoplus"
 )
 
 func TestSummarize(t *testing.T) {
@@ -45,5 +47,19 @@ PASS
 	}
 	if _, err := summarize(strings.NewReader("PASS\n")); err == nil {
 		t.Error("no results: no error")
+	}
+}
+
+// TestKernelsReport checks that -kernels warns exactly when OpenBLAS is not in use.
+func TestKernelsReport(t *testing.T) {
+	got := kernelsReport(simplegoplus.BackendName)
+	if !strings.HasPrefix(got, "kernels: ") {
+		t.Fatalf("report %q does not start with the kernels line", got)
+	}
+	if warned := strings.Contains(got, "WARNING: "); warned == simplegoplus.BLASInUse() {
+		t.Fatalf("report %q while BLASInUse() = %v", got, simplegoplus.BLASInUse())
+	}
+	if got := kernelsReport("xla:cuda"); strings.Contains(got, "WARNING") {
+		t.Fatalf("XLA report %q warns", got)
 	}
 }
