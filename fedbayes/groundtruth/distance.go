@@ -210,12 +210,18 @@ func compareMoments(q Diagonal, p *Gaussian) (Distances, error) {
 			return Distances{}, fmt.Errorf("groundtruth: compare: parameter %d: N(%v, %v) is not a Gaussian", i, q.Mean[i], q.Var[i])
 		}
 	}
+	return compareGaussian(&Gaussian{Mean: mat.NewVecDense(d, q.Mean), Cov: mat.NewSymDense(d, diagData(q.Var))}, q.PointMass(), p)
+}
+
+// compareGaussian returns every distance of the Gaussian q (of any covariance; pointMass when a
+// variance is 0, whose KL divergences are +Inf) to p but the predictive scores; the per-weight
+// figures compare q's marginals with p's.
+func compareGaussian(qg *Gaussian, pointMass bool, p *Gaussian) (Distances, error) {
+	d := p.Dim()
 	var out Distances
-	qCov := mat.NewSymDense(d, diagData(q.Var))
-	if q.PointMass() {
+	if pointMass {
 		out.KLToTruth, out.KLFromTruth = Value(math.Inf(1)), Value(math.Inf(1))
 	} else {
-		qg := &Gaussian{Mean: mat.NewVecDense(d, q.Mean), Cov: qCov}
 		a, err := KL(qg, p)
 		if err != nil {
 			return Distances{}, err
@@ -226,11 +232,12 @@ func compareMoments(q Diagonal, p *Gaussian) (Distances, error) {
 		}
 		out.KLToTruth, out.KLFromTruth = Value(a), Value(b)
 	}
-	w, err := W2(q.Mean, qCov, p.Mean.RawVector().Data, p.Cov)
+	w, err := W2(qg.Mean.RawVector().Data, qg.Cov, p.Mean.RawVector().Data, p.Cov)
 	if err != nil {
 		return Distances{}, err
 	}
 	out.W2 = w
+	q := MeanFieldMoment(qg)
 	logSum := 0.0
 	out.VarRatioMin, out.VarRatioMax = math.Inf(1), 0
 	for i := 0; i < d; i++ {

@@ -3,6 +3,8 @@ package groundtruth
 import (
 	"fmt"
 
+	"fedbayes.dev/fedbayes/aggregate"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -59,8 +61,9 @@ type Result struct {
 	ExactPredictive Predictive   `json:"exact_predictive"`
 	// Clients are the diagonal Gaussians the clients sent (MeanFieldVI of their exact posteriors).
 	Clients []Diagonal `json:"clients"`
-	// References are the best diagonal Gaussians of the exact posterior (RefMeanFieldVI,
-	// RefMoment): the floors a mean-field rule can reach.
+	// References are the floors: the best diagonal Gaussians of the exact posterior (RefMeanFieldVI,
+	// RefMoment), the diagonal Gaussian with the smallest excess over both (RefFrontier), and DWC
+	// on the clients' marginals (RefDWCMarginals).
 	References []Scored `json:"references"`
 	// Rules holds every rule's aggregate, in the order of ApplyRules.
 	Rules []Scored `json:"rules"`
@@ -108,7 +111,11 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 		return nil, err
 	}
 	score := func(q Diagonal) (Distances, error) { return Compare(q, exact, p.Model.NoiseVar, p.Test) }
-	if err := scoreRules(res, exact, p.Model.Prior, opt, score); err != nil {
+	marginals := make([]Diagonal, K)
+	for k, g := range full {
+		marginals[k] = MeanFieldMoment(g)
+	}
+	if err := scoreRules(res, exact, p.Model.Prior, marginals, opt, score); err != nil {
 		return nil, err
 	}
 	if opt.PredictiveSpace {
@@ -136,18 +143,27 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 	return res, nil
 }
 
-// scoreRules measures against truth, with score, its best diagonal Gaussians (the references) and
-// every rule's aggregate of res.Clients under the prior's marginals, appending them to
-// res.References and res.Rules.
-func scoreRules(res *Result, truth, prior *Gaussian, opt RuleOptions, score func(Diagonal) (Distances, error)) error {
+// scoreRules measures against truth, with score, the floors (the references: truth's best diagonal
+// Gaussians, the frontier between them, and DWC on the clients' marginals) and every rule's
+// aggregate of res.Clients under the prior's marginals, appending them to res.References and
+// res.Rules.
+func scoreRules(res *Result, truth, prior *Gaussian, marginals []Diagonal, opt RuleOptions, score func(Diagonal) (Distances, error)) error {
 	vi, err := MeanFieldVI(truth)
 	if err != nil {
 		return err
 	}
+	frontier, _, err := Frontier(truth)
+	if err != nil {
+		return err
+	}
+	dwc, err := ApplyRules(marginals, res.Sizes, MeanFieldMoment(prior), RuleOptions{Rules: []aggregate.Rule{aggregate.DWC}})
+	if err != nil {
+		return fmt.Errorf("groundtruth: %s: %w", RefDWCMarginals, err)
+	}
 	for _, ref := range []struct {
 		label string
 		q     Diagonal
-	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(truth)}} {
+	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(truth)}, {RefFrontier, frontier}, {RefDWCMarginals, dwc[0].Q}} {
 		dist, err := score(ref.q)
 		if err != nil {
 			return fmt.Errorf("groundtruth: %s: %w", ref.label, err)

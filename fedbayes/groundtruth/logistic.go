@@ -337,12 +337,13 @@ func RunLogistic(p *Problem, opt RuleOptions, hc HMCConfig, cacheDir string) (*R
 	}
 	lm := LogisticModel{Prior: p.Model.Prior}
 	K := len(p.Clients)
-	mf := make([]Diagonal, K)
+	mf, marginals, laplace := make([]Diagonal, K), make([]Diagonal, K), make([]*Gaussian, K)
 	for k, c := range p.Clients {
 		g, err := lm.Laplace(c)
 		if err != nil {
 			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
 		}
+		laplace[k], marginals[k] = g, MeanFieldMoment(g)
 		if mf[k], err = MeanFieldVI(g); err != nil {
 			return nil, fmt.Errorf("groundtruth: client %d: %w", k, err)
 		}
@@ -362,8 +363,21 @@ func RunLogistic(p *Problem, opt RuleOptions, hc HMCConfig, cacheDir string) (*R
 		dist.Predictive, err = ScoreLogistic(q.Mean, mat.NewSymDense(len(q.Var), diagData(q.Var)), p.WTrue, p.Test)
 		return dist, err
 	}
-	if err := scoreRules(res, truth, p.Model.Prior, opt, score); err != nil {
+	if err := scoreRules(res, truth, p.Model.Prior, marginals, opt, score); err != nil {
 		return nil, err
 	}
+	// The floor of the clients' own error: their full Laplace fits combined exactly.
+	product, err := GlobalFromClients(p.Model.Prior, laplace)
+	if err != nil {
+		return nil, fmt.Errorf("groundtruth: %s: %w", RefLaplaceProduct, err)
+	}
+	dist, err := compareGaussian(product, false, truth)
+	if err != nil {
+		return nil, fmt.Errorf("groundtruth: %s: %w", RefLaplaceProduct, err)
+	}
+	if dist.Predictive, err = ScoreLogistic(product.Mean.RawVector().Data, product.Cov, p.WTrue, p.Test); err != nil {
+		return nil, fmt.Errorf("groundtruth: %s: %w", RefLaplaceProduct, err)
+	}
+	res.References = append(res.References, Scored{Label: RefLaplaceProduct, Q: MeanFieldMoment(product), Distances: dist})
 	return res, nil
 }

@@ -122,7 +122,7 @@ func TestGroundTruthLogistic(t *testing.T) {
 			t.Errorf("weight %d: HMC mean %v, Laplace %v (sd %v)", i, ref.Mean[i], lap.Mean.AtVec(i), sd)
 		}
 	}
-	if len(res.Rules) == 0 || len(res.References) != 2 {
+	if len(res.Rules) == 0 || len(res.References) != 5 || res.References[4].Label != RefLaplaceProduct {
 		t.Fatalf("%d rules, %d references", len(res.Rules), len(res.References))
 	}
 	for _, r := range res.Rules {

@@ -45,6 +45,22 @@ func TestGroundTruthVerdicts(t *testing.T) {
 	if got := usable([]Row{failed, {Label: "x", Seeds: 2}}); len(got) != 1 || got[0].Label != "x" {
 		t.Errorf("usable rows: %+v", got)
 	}
+
+	// With a frontier 0.3 nat above the floors, "recovers" and "near" are judged from it: an excess
+	// of 0.35 recovers, 1.25 is near, 1.35 is far.
+	s.References = append(s.References, Row{Label: RefFrontier, Reference: true, KLToTruth: 1.3, KLFromTruth: 0.8})
+	if f := s.FrontierExcess(); !near(f, 0.3, 1e-12) {
+		t.Fatalf("frontier excess %v, want 0.3", f)
+	}
+	for _, tc := range []struct {
+		klQP    float64
+		verdict string
+	}{{1.35, "recovers"}, {2.25, "near"}, {2.35, "far"}} {
+		r := Row{Label: "r", KLToTruth: Value(tc.klQP), KLFromTruth: 0.5, VarRatio: 1}
+		if v := s.Verdict(r); v != tc.verdict {
+			t.Errorf("excess %v over a frontier of 0.3: verdict %q, want %q", s.Excess(r), v, tc.verdict)
+		}
+	}
 }
 
 // TestGroundTruthCovariateShiftAtZero checks that covariate shift at h = 0 draws the IID problem.
