@@ -25,7 +25,7 @@ func TestGroundTruthSampleBaselines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	qs, failed, err := sampleBaselines(full, p.Sizes(), p.Model.Prior, 20000, 1)
+	qs, fulls, failed, err := sampleBaselines(full, p.Sizes(), p.Model.Prior, 20000, 1)
 	if err != nil || len(failed) != 0 {
 		t.Fatalf("err %v, failed %v", err, failed)
 	}
@@ -60,24 +60,36 @@ func TestGroundTruthSampleBaselines(t *testing.T) {
 	}
 	// Clients twice as wide as the prior: EP-MCMC's precision 3/2 - 2 is negative, a reported failure.
 	wide, _ := NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{2, 0, 0, 2}))
-	_, failed, err = sampleBaselines([]*Gaussian{wide, wide, wide}, []int{1, 1, 1}, p.Model.Prior, 200, 1)
+	_, _, failed, err = sampleBaselines([]*Gaussian{wide, wide, wide}, []int{1, 1, 1}, p.Model.Prior, 200, 1)
 	if err != nil || failed[LabelEPMCMC] == "" {
 		t.Errorf("wide clients: err %v, failed %v", err, failed)
 	}
-	// RunProblem with Samples adds both baselines as the last rows.
-	res, err := RunProblem(p, RuleOptions{Samples: 100})
+	// RunProblem with Samples adds the baselines as the last rows, and DrawSets the further sets.
+	res, err := RunProblem(p, RuleOptions{Samples: 100, DrawSets: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := len(res.Rules)
-	if n < 3 || res.Rules[n-3].Label != LabelEPMCMC || res.Rules[n-2].Label != LabelFedPA || res.Rules[n-1].Label != LabelFedPAIterated {
+	if n < 4 || res.Rules[n-4].Label != LabelEPMCMC || res.Rules[n-3].Label != LabelEPMCMCFull ||
+		res.Rules[n-2].Label != LabelFedPA || res.Rules[n-1].Label != LabelFedPAIterated {
 		t.Errorf("the baselines are not the last rows: %d rows", n)
 	}
-	// FedPA iterated on 20,000 draws: the exact global mean to a few per cent of a posterior sd.
+	if len(res.DrawSets) != 3 || res.DrawSets[0].KLToTruth == res.DrawSets[1].KLToTruth || res.DrawSets[0].Failed != "" {
+		t.Errorf("draw sets %+v, want 3 different ones", res.DrawSets)
+	}
+	// EP-MCMC with full covariances on 20,000 draws: the exact global posterior (the clients'
+	// Gaussians combined exactly), to sampling error: KL under 0.01 nat both ways.
 	exact, err := GlobalFromClients(p.Model.Prior, full)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ful := fulls[LabelEPMCMCFull]
+	for _, pair := range [][2]*Gaussian{{ful, exact}, {exact, ful}} {
+		if kl, err := KL(pair[0], pair[1]); err != nil || kl > 0.01 {
+			t.Errorf("EP-MCMC, full covariance on 20,000 draws: KL %v (err %v), want under 0.01 nat", kl, err)
+		}
+	}
+	// FedPA iterated on 20,000 draws: the exact global mean to a few per cent of a posterior sd.
 	for i := 0; i < d; i++ {
 		sd := math.Sqrt(exact.Cov.At(i, i))
 		if pa := qs[LabelFedPAIterated]; math.Abs(pa.Mean[i]-exact.Mean.AtVec(i)) > 0.05*sd || pa.Var[i] != 0 {

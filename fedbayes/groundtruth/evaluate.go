@@ -72,6 +72,8 @@ type Result struct {
 	// Reference is the HMC run behind Exact for a logistic problem (nil for the linear one, whose
 	// Exact is exact).
 	Reference *HMCResult `json:"reference,omitempty"`
+	// DrawSets are EP-MCMC's runs on further independent sets of client draws (RuleOptions.DrawSets).
+	DrawSets []DrawSet `json:"draw_sets,omitempty"`
 }
 
 // Run simulates cfg, computes every client's exact posterior and its mean-field version, the exact
@@ -124,20 +126,35 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 		}
 	}
 	if opt.Samples > 0 {
-		qs, failed, err := sampleBaselines(full, res.Sizes, p.Model.Prior, opt.Samples, uint64(opt.Seed))
+		qs, fulls, failed, err := sampleBaselines(full, res.Sizes, p.Model.Prior, opt.Samples, uint64(opt.Seed))
 		if err != nil {
 			return nil, err
 		}
-		for _, label := range []string{LabelEPMCMC, LabelFedPA, LabelFedPAIterated} {
+		for _, label := range []string{LabelEPMCMC, LabelEPMCMCFull, LabelFedPA, LabelFedPAIterated} {
 			if msg, bad := failed[label]; bad {
 				res.Rules = append(res.Rules, Scored{Label: label, Rule: label, Failed: msg})
 				continue
 			}
-			dist, err := Compare(qs[label], exact, p.Model.NoiseVar, p.Test)
+			var dist Distances
+			q, isDiag := qs[label]
+			if isDiag {
+				dist, err = Compare(q, exact, p.Model.NoiseVar, p.Test)
+			} else {
+				g := fulls[label]
+				q = MeanFieldMoment(g)
+				if dist, err = compareGaussian(g, false, exact); err == nil {
+					dist.Predictive, err = Score(g.Mean.RawVector().Data, g.Cov, p.Model.NoiseVar, p.Test)
+				}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("groundtruth: %s: %w", label, err)
 			}
-			res.Rules = append(res.Rules, Scored{Label: label, Rule: label, Q: qs[label], Distances: dist})
+			res.Rules = append(res.Rules, Scored{Label: label, Rule: label, Q: q, Distances: dist})
+		}
+		if opt.DrawSets > 0 {
+			if res.DrawSets, err = drawSets(full, p.Model.Prior, exact, opt.Samples, opt.DrawSets, uint64(opt.Seed)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil

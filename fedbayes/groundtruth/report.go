@@ -56,6 +56,9 @@ func (s Summary) Verdict(row Row) string {
 	}
 	e := s.Excess(row)
 	f := s.FrontierExcess()
+	if fullCovariance(row.Label) {
+		e, f = fullDistance(row), 0
+	}
 	switch {
 	case math.IsInf(e, 1):
 		return "point mass"
@@ -88,6 +91,29 @@ func Confidence(row Row) string {
 func (r Row) failedAll() bool { return r.Failed > 0 && r.Failed >= r.Seeds }
 
 // usable returns the rows with a posterior in every seed, which the findings rank.
+// fullCovariance reports whether the row labelled label is a full-covariance Gaussian (EP-MCMC's
+// parametric form, the product of the clients' Laplace fits): its KL divergences can go below the
+// diagonal floors, so it is judged by them directly and ranked apart from the diagonal methods.
+func fullCovariance(label string) bool {
+	return label == LabelEPMCMCFull || label == RefLaplaceProduct
+}
+
+// diagonal returns the rows of diagonal Gaussians (not fullCovariance).
+func diagonal(rows []Row) []Row {
+	var out []Row
+	for _, r := range rows {
+		if !fullCovariance(r.Label) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fullDistance is a full-covariance row's larger KL divergence to the truth, what its verdict reads.
+func fullDistance(r Row) float64 {
+	return math.Max(float64(r.KLToTruth), float64(r.KLFromTruth))
+}
+
 func usable(rows []Row) []Row {
 	var out []Row
 	for _, r := range rows {
@@ -205,8 +231,12 @@ func writeSetting(b *strings.Builder, res *StudyResult) {
 	p("Each client sends what mean-field variational inference would learn from its exact posterior: the exact means and the variances 1/Λ_k,ii (Λ_k its precision), the diagonal Gaussian closest to it in KL(q ‖ p_k). ")
 	p("Every parameter-space rule of `fedbayes/aggregate` (docs/aggregation.md; aliases NWA = EAA, WS = GAA, WC = CF) combines them once, parameter by parameter (`aggregate.Scalar`); DWC takes the prior as the previous global (Fischer et al. (2024), Eq. 17), PPA draws %s samples.\n\n", popText(res.Study.PopulationSize))
 	if res.Study.Samples > 0 {
-		p("Two sample-based one-round baselines of `fedbayes/predictive` run on %d draws from each client's exact posterior (a client with a perfect sampler): ", res.Study.Samples)
+		p("The sample-based one-round baselines of `fedbayes/predictive` run on %d draws from each client's exact posterior (a client with a perfect sampler): ", res.Study.Samples)
 		p("**EP-MCMC** (Neiswanger et al. 2014; Hasan (2023), Eq. 2.13) summarises each client's draws by their means and variances and divides the product by the prior K − 1 times; ")
+		p("**%s** is Neiswanger et al.'s parametric form as they give it, each client's draws summarised by their mean and sample covariance (a full-covariance Gaussian); ", LabelEPMCMCFull)
+		if res.Study.DrawSets > 0 {
+			p("both forms also run on %d further independent sets of draws per seed, so that their Monte Carlo error is stated in the findings (the tables' rows are the first set); ", res.Study.DrawSets)
+		}
 		p("**FedPA** (Al-Shedivat et al. 2021) takes one server step from the prior mean x0 = 0 with its defaults (shrinkage ρ = %g, server step size 1), x = x0 − Σ_k q_k Σ_k⁻¹ (x0 − μ_k) with Σ_k the clients' shrunk sample covariances (`predictive.FedPA`), a point estimate, without dividing out the prior each client's posterior holds; ", predictiveFedPARho())
 		p("**%s** is FedPA as its authors run it: from the same draws and shrinkage, the server's gradient descent on the product of the clients' Gaussians over the prior K − 1 times, x ← x − η (1/K)[Σ_k Σ_k⁻¹(x − μ_k) − (K − 1)Λ0 x], at η = 1/L (L the largest eigenvalue of that product's averaged precision), from x0 = 0 until a step moves every weight by less than %g posterior sd (at most %d rounds), a point estimate whose limit with exact client moments is the exact posterior mean (tested).\n\n", LabelFedPAIterated, fedPASettled, FedPAMaxRounds)
 	}
@@ -237,7 +267,7 @@ func popText(n int) string {
 // and its variance ratio, the smallest excess of each regime in bold.
 func writeGlance(b *strings.Builder, regimes []Summary) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("Excess over the floors in nats (variance ratio), mean over the seeds; the smallest excess of each regime in bold.\n\n| method |")
+	p("Excess over the floors in nats (variance ratio), mean over the seeds; the smallest excess of each regime in bold. A full-covariance method shows instead the larger of its two KL divergences to p, which the diagonal floors do not bound.\n\n| method |")
 	for _, s := range regimes {
 		p(" %s |", s.Scenario.Name)
 	}
@@ -245,7 +275,7 @@ func writeGlance(b *strings.Builder, regimes []Summary) {
 	best := make([]float64, len(regimes))
 	for j, s := range regimes {
 		best[j] = math.Inf(1)
-		for _, r := range usable(s.Main()) {
+		for _, r := range diagonal(usable(s.Main())) {
 			best[j] = math.Min(best[j], s.Excess(r))
 		}
 	}
@@ -263,6 +293,8 @@ func writeGlance(b *strings.Builder, regimes []Summary) {
 				p(" no posterior in %d of %d seeds |", row.Failed, row.Seeds)
 			case math.IsInf(e, 1):
 				p(" point mass |")
+			case fullCovariance(row.Label):
+				p(" KL %s (full covariance) |", num(fullDistance(row)))
 			case e == best[j]:
 				p(" **%s** (×%s) |", num(e), num(row.VarRatio))
 			default:
@@ -279,7 +311,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	writeGlance(b, regimes)
 	best, bestRule := map[string]int{}, map[string]int{}
 	for _, s := range regimes {
-		rows := usable(s.Main())
+		rows := diagonal(usable(s.Main()))
 		sorted := append([]Row(nil), rows...)
 		sort.SliceStable(sorted, func(i, j int) bool { return s.Excess(sorted[i]) < s.Excess(sorted[j]) })
 		top := sorted[0]
@@ -300,6 +332,24 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 		p(". ")
 		if lim := s.reference(RefDWCMarginals); lim.Label != "" {
 			p("DWC on the clients' marginals (EP-MCMC's limit with infinitely many draws): excess %s. ", num(s.Excess(lim)))
+		}
+		for _, r := range usable(s.Main()) {
+			if fullCovariance(r.Label) {
+				p("%s (not a diagonal Gaussian, so apart from this ranking): KL(q ‖ p) %s, KL(p ‖ q) %s, verdict *%s*. ",
+					r.Label, num(float64(r.KLToTruth)), num(float64(r.KLFromTruth)), s.Verdict(r))
+			}
+		}
+		if ds := s.DrawSets; ds != nil {
+			p("EP-MCMC on %d further independent draw sets (%d per seed): excess %s ± %s (mean ± sd over the sets), below DWC's in %d of %d",
+				ds.Sets, ds.Sets/max(1, len(s.Runs)), num(ds.Excess), num(ds.ExcessSD), ds.BelowDWC, ds.Sets-ds.Failed)
+			if ds.Failed > 0 {
+				p(" (no posterior in %d)", ds.Failed)
+			}
+			p("; with full covariances: the larger KL divergence to p %s ± %s", num(ds.FullKL), num(ds.FullSD))
+			if ds.FullFailed > 0 {
+				p(" (no posterior in %d)", ds.FullFailed)
+			}
+			p(". ")
 		}
 		for _, m := range []struct {
 			name string

@@ -49,6 +49,9 @@ type RuleOptions struct {
 	// Samples, when positive, also runs the sample-based one-round baselines EP-MCMC and FedPA of
 	// package predictive on that many draws from each client's exact posterior (linear problems).
 	Samples int
+	// DrawSets, with Samples, runs EP-MCMC (diagonal and full covariance) again on that many further
+	// independent sets of client draws (Result.DrawSets), for its Monte Carlo error.
+	DrawSets int
 	// PredictiveSpace also runs the predictive-space methods of package predictive (BCM, mixture,
 	// beta-PredBayes) on the clients' exact predictives (linear problems).
 	PredictiveSpace bool

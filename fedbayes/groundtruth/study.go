@@ -3,6 +3,8 @@ package groundtruth
 import (
 	"fmt"
 	"math"
+
+	"fedbayes.dev/fedbayes/aggregate"
 )
 
 // Scenario is one setting of a study: a named configuration, run over the study's seeds.
@@ -30,6 +32,8 @@ type Study struct {
 	// Samples is the number of draws per client of the sample-based baselines EP-MCMC and FedPA in
 	// the linear scenarios (0: not run).
 	Samples int `json:"samples,omitempty"`
+	// DrawSets is RuleOptions.DrawSets: EP-MCMC on further independent draw sets per seed.
+	DrawSets int `json:"draw_sets,omitempty"`
 	// PredictiveSpace runs the BCM, the mixture and beta-PredBayes in the linear scenarios.
 	PredictiveSpace bool `json:"predictive_space,omitempty"`
 	// Rounds, when positive, also runs every rule over that many federated rounds (RunRounds and
@@ -51,7 +55,7 @@ const (
 // starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
 // heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
 func DefaultStudy(base Config, seeds int) Study {
-	s := Study{HMC: DefaultHMC(), Samples: 1000, PredictiveSpace: true, Rounds: DefaultRounds}
+	s := Study{HMC: DefaultHMC(), Samples: 1000, DrawSets: DefaultDrawSets, PredictiveSpace: true, Rounds: DefaultRounds}
 	for i := 1; i <= seeds; i++ {
 		s.Seeds = append(s.Seeds, base.Seed+uint64(i-1))
 	}
@@ -131,6 +135,8 @@ type Summary struct {
 	HMCDraws   int     `json:"hmc_draws,omitempty"`
 	// PredRows are the predictive-space methods, averaged over seeds (linear scenarios).
 	PredRows []PredRow `json:"pred_rows,omitempty"`
+	// DrawSets summarises EP-MCMC over the further draw sets of every seed (Result.DrawSets).
+	DrawSets *DrawSetSummary `json:"draw_sets,omitempty"`
 	// Rounds are the rules over rounds, one per prior policy, averaged over seeds (Study.Rounds).
 	Rounds []RoundsSummary `json:"rounds,omitempty"`
 	// Sites are the site-based methods run to their fixed points, one per seed (linear regimes, with
@@ -167,7 +173,7 @@ func RunStudy(s Study, progress func(done, total int)) (*StudyResult, error) {
 	if len(s.Scenarios) == 0 {
 		return nil, fmt.Errorf("groundtruth: study without scenarios")
 	}
-	opt := RuleOptions{PopulationSize: s.PopulationSize, Samples: s.Samples, PredictiveSpace: s.PredictiveSpace}
+	opt := RuleOptions{PopulationSize: s.PopulationSize, Samples: s.Samples, DrawSets: s.DrawSets, PredictiveSpace: s.PredictiveSpace}
 	for _, name := range s.Rules {
 		r, err := parseRule(name)
 		if err != nil {
@@ -320,6 +326,7 @@ func Summarise(sc Scenario, runs []*Result) (Summary, error) {
 		row.VarRatio = math.Exp(logRatio)
 		sum.PredRows = append(sum.PredRows, row)
 	}
+	sum.DrawSets = summariseDrawSets(runs)
 	var err error
 	if sum.References, err = collect(func(r *Result) []Scored { return r.References }, true); err != nil {
 		return Summary{}, err
@@ -379,4 +386,86 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 		out = append(out, sum)
 	}
 	return out, nil
+}
+
+// DrawSetSummary is EP-MCMC over the further draw sets of a scenario's seeds: each set's excess
+// over its seed's floors (Summary.Excess on one set), their mean and standard deviation over the
+// sets, and how many sets come below DWC's excess in the same seed; for the full-covariance form,
+// the larger of its two KL divergences to the truth, which the diagonal floors do not bound.
+type DrawSetSummary struct {
+	Sets       int     `json:"sets"`
+	Failed     int     `json:"failed"`
+	Excess     float64 `json:"excess"`
+	ExcessSD   float64 `json:"excess_sd"`
+	BelowDWC   int     `json:"below_dwc"`
+	FullFailed int     `json:"full_failed"`
+	FullKL     float64 `json:"full_kl"`
+	FullSD     float64 `json:"full_kl_sd"`
+}
+
+// summariseDrawSets returns the DrawSetSummary of runs, or nil when no run has draw sets.
+func summariseDrawSets(runs []*Result) *DrawSetSummary {
+	var diag, full []float64
+	out := &DrawSetSummary{}
+	for _, r := range runs {
+		if len(r.DrawSets) == 0 {
+			continue
+		}
+		var vi, mom, dwc float64 = 0, 0, math.Inf(1)
+		for _, ref := range r.References {
+			switch ref.Label {
+			case RefMeanFieldVI:
+				vi = float64(ref.Distances.KLToTruth)
+			case RefMoment:
+				mom = float64(ref.Distances.KLFromTruth)
+			}
+		}
+		for _, rule := range r.Rules {
+			if rule.Label == string(aggregate.DWC) && rule.Failed == "" {
+				dwc = math.Max(float64(rule.Distances.KLToTruth)-vi, float64(rule.Distances.KLFromTruth)-mom)
+			}
+		}
+		for _, set := range r.DrawSets {
+			out.Sets++
+			if set.Failed != "" {
+				out.Failed++
+			} else {
+				e := math.Max(float64(set.KLToTruth)-vi, float64(set.KLFromTruth)-mom)
+				diag = append(diag, e)
+				if e < dwc {
+					out.BelowDWC++
+				}
+			}
+			if set.FullFailed != "" {
+				out.FullFailed++
+			} else {
+				full = append(full, math.Max(float64(set.FullKLToTruth), float64(set.FullKLFromTruth)))
+			}
+		}
+	}
+	if out.Sets == 0 {
+		return nil
+	}
+	out.Excess, out.ExcessSD = meanSD(diag)
+	out.FullKL, out.FullSD = meanSD(full)
+	return out
+}
+
+// meanSD returns the mean and the sample standard deviation of x (NaN where undefined).
+func meanSD(x []float64) (float64, float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	var m float64
+	for _, v := range x {
+		m += v / float64(len(x))
+	}
+	if len(x) < 2 {
+		return m, math.NaN()
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(ss / float64(len(x)-1))
 }

@@ -61,6 +61,17 @@ func TestGroundTruthVerdicts(t *testing.T) {
 			t.Errorf("excess %v over a frontier of 0.3: verdict %q, want %q", s.Excess(r), v, tc.verdict)
 		}
 	}
+	// A full-covariance row is judged by its own KL divergences, which may lie below the diagonal
+	// floors (a negative excess): 0.08 nat recovers, 0.5 is near, 1.5 far.
+	for _, tc := range []struct {
+		kl      float64
+		verdict string
+	}{{0.08, "recovers"}, {0.5, "near"}, {1.5, "far"}} {
+		r := Row{Label: LabelEPMCMCFull, KLToTruth: Value(tc.kl), KLFromTruth: Value(tc.kl / 2), VarRatio: 1}
+		if v := s.Verdict(r); v != tc.verdict {
+			t.Errorf("full covariance at KL %v: verdict %q, want %q", tc.kl, v, tc.verdict)
+		}
+	}
 }
 
 // TestGroundTruthCovariateShiftAtZero checks that covariate shift at h = 0 draws the IID problem.
