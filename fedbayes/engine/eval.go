@@ -28,21 +28,9 @@ const (
 // fifteen numbers whatever the number of clients. client_accuracy_min and _max are
 // MetricClientAccuracyMin and MetricClientAccuracyMax.
 var (
-	clientMetrics     = []string{"client_accuracy", "client_nll", "client_ece"}
-	clientStatistics  = []string{"min", "p10", "median", "p90", "max"}
-	clientDistributed = distributionNames()
+	clientMetrics    = []string{"client_accuracy", "client_nll", "client_ece"}
+	clientStatistics = []string{"min", "p10", "median", "p90", "max"}
 )
-
-// distributionNames lists the per-client distribution metrics.
-func distributionNames() []string {
-	var names []string
-	for _, m := range clientMetrics {
-		for _, q := range clientStatistics {
-			names = append(names, m+"_"+q)
-		}
-	}
-	return names
-}
 
 // evaluator evaluates a global posterior on the test set and on the clients' fairness sets.
 type evaluator struct {
