@@ -115,7 +115,9 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 		return out, nil, nil
 	}
 	// The scored clients' fairness examples in one prediction call (batched across clients by
-	// the model's predict batch), then split per client.
+	// the model's predict batch), then split per client. The M samples' noise runs over them
+	// together, so a client's figures depend on which other clients are scored through the Monte
+	// Carlo draws alone.
 	var x []float32
 	for _, xs := range e.fairX {
 		x = append(x, xs...)

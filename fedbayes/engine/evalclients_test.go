@@ -294,6 +294,13 @@ func TestTraceRun(t *testing.T) {
 		t.Fatalf("resumed run: %+v", r)
 	}
 	compareRows(t, sum.Runs[0].Dir, want.Rows)
+	// Another trace is another experiment: its resume is refused, naming the field.
+	other := traceSpec()
+	other.Partition.Sampling.Trace[3] = []int{1, 5}
+	if _, err := Run(context.Background(), other, Options{Dir: dir, Resume: true, Progress: progress.Discard}); err == nil ||
+		!strings.Contains(err.Error(), "partition.sampling.trace") {
+		t.Errorf("resume with another trace: %v", err)
+	}
 }
 
 // TestHeldOutResume: a held-out run that scores a sample of its clients, interrupted after round 2,

@@ -58,7 +58,7 @@ var (
 	scheduleKinds    = []string{"constant", "exponential"}
 	priorModes       = []string{"fixed", "previous-global"}
 	trainModes       = []string{"vectorized", "sequential"}
-	fairnessModes    = []string{"local", "held-out", "test-share", "off"}
+	fairnessModes    = []string{"local", "test-share", "off", "held-out"}
 )
 
 // WithDefaults returns a copy of s with every zero-valued field set to its documented default.
