@@ -174,11 +174,7 @@ func memoryParts(c *Spec) memoryNeed {
 	}
 	evalRows := test
 	if c.Evaluation.Fairness != "off" {
-		fc := c.Evaluation.FairnessClients
-		if fc < 1 {
-			fc = 100 // the default (WithDefaults)
-		}
-		scored := math.Min(clients, float64(fc))
+		scored := math.Min(clients, float64(max(c.Evaluation.scoredClients(), 1)))
 		evalRows = math.Max(evalRows, scored*float64(c.Evaluation.FairnessExamples))
 	}
 	pred := float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
@@ -332,7 +328,7 @@ var zeroDefaults = map[string]string{
 	"training.rounds":                          "10", "training.local_epochs": "1", "training.batch_size": "64", "training.lr": "0.01",
 	"training.variance_lr": strconv.FormatFloat(models.DefaultSpreadLearningRate, 'g', -1, 64),
 	"evaluation.every":     "1", "evaluation.samples": "10 (1 for deterministic models)", "evaluation.bins": "15",
-	"evaluation.fairness_examples": "200", "evaluation.fairness_clients": "100",
+	"evaluation.fairness_examples": "200", "evaluation.fairness_clients": strconv.Itoa(DefaultFairnessClients),
 }
 
 // checkExplicitZeros refuses an explicit 0 at one of the zeroDefaults paths of a generic JSON spec

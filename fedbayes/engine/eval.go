@@ -50,7 +50,7 @@ func newEvaluator(m *models.Model, s *Spec, p *problem, seed int64) *evaluator {
 	if s.Evaluation.Fairness == "off" {
 		return e
 	}
-	e.ids = p.fairnessClients(s.Evaluation.FairnessClients, seed)
+	e.ids = p.fairnessClients(s.Evaluation.scoredClients(), seed)
 	e.fairX, e.fairY = p.fairnessSets(s.Evaluation.Fairness, s.Evaluation.FairnessExamples, e.ids, seed)
 	for _, k := range e.ids {
 		e.weights = append(e.weights, float64(len(p.part.Clients[k])))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -56,8 +57,13 @@ func TestEvaluationSpecValidate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if d := heldOutSpec().WithDefaults(); d.Evaluation.Fairness != "held-out" || d.Evaluation.FairnessClients != 100 {
-		t.Errorf("defaults: fairness %q, fairness_clients %d; want held-out and 100", d.Evaluation.Fairness, d.Evaluation.FairnessClients)
+	if d := heldOutSpec().WithDefaults(); d.Evaluation.Fairness != "held-out" || d.Evaluation.scoredClients() != 100 {
+		t.Errorf("defaults: fairness %q, fairness_clients %d; want held-out and 100", d.Evaluation.Fairness, d.Evaluation.scoredClients())
+	}
+	// A spec that leaves the new fields out records the spec it recorded before they existed.
+	if raw, err := json.Marshal(digitsSpec().WithDefaults()); err != nil || strings.Contains(string(raw), "fairness_clients") ||
+		strings.Contains(string(raw), "held_out") || strings.Contains(string(raw), "trace") {
+		t.Errorf("the defaulted spec names a new field: %s (%v)", raw, err)
 	}
 	for _, c := range []struct{ json, want string }{
 		{`{"dataset": {"name": "digits"}, "evaluation": {"fairness_clients": 0}}`, "evaluation.fairness_clients: 0 is not allowed here"},
@@ -103,7 +109,7 @@ func TestHeldOutProblem(t *testing.T) {
 			}
 		}
 	}
-	ids := p.fairnessClients(s.Evaluation.FairnessClients, 3)
+	ids := p.fairnessClients(s.Evaluation.scoredClients(), 3)
 	_, ys := p.fairnessSets("held-out", s.Evaluation.FairnessExamples, ids, 3)
 	for k, y := range ys {
 		if want := min(len(p.heldOut[k]), s.Evaluation.FairnessExamples); len(y) != want {

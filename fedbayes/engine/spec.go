@@ -290,11 +290,24 @@ type EvaluationSpec struct {
 	Fairness string `json:"fairness,omitempty"`
 	// FairnessExamples caps the examples per client used for fairness (default 200).
 	FairnessExamples int `json:"fairness_examples,omitempty"`
-	// FairnessClients caps the clients scored: all of them when partition.clients is at most this
-	// (default 100), else this many drawn from the seed, the same in every round. An evaluation then
-	// predicts the test set and at most FairnessClients x FairnessExamples examples, M times each,
-	// whatever the number of clients.
+	// FairnessClients caps the clients scored: all of them when partition.clients is at most this,
+	// else this many drawn from the seed, the same in every round. An evaluation then predicts the
+	// test set and at most FairnessClients x FairnessExamples examples, M times each, whatever the
+	// number of clients. 0 (left out) is DefaultFairnessClients; WithDefaults leaves it 0, so that
+	// the recorded spec of a run that scores every client reads as before the field existed.
 	FairnessClients int `json:"fairness_clients,omitempty"`
+}
+
+// DefaultFairnessClients is evaluation.fairness_clients when it is left out: every client of a
+// federation of up to 100 (the papers' largest) is scored.
+const DefaultFairnessClients = 100
+
+// scoredClients is the cap on the clients scored (FairnessClients, or its default).
+func (e EvaluationSpec) scoredClients() int {
+	if e.FairnessClients == 0 {
+		return DefaultFairnessClients
+	}
+	return e.FairnessClients
 }
 
 // ParseSpec reads a Spec from JSON. Unknown fields are errors naming their JSON path; the spec is

@@ -153,7 +153,6 @@ func (s *Spec) WithDefaults() *Spec {
 	}
 	def(&c.Evaluation.Fairness, "local")
 	defInt(&c.Evaluation.FairnessExamples, 200)
-	defInt(&c.Evaluation.FairnessClients, 100)
 	if len(c.Seeds) == 0 {
 		c.Seeds = []int64{0}
 	}
@@ -579,8 +578,8 @@ func validateEvaluation(c *Spec) error {
 	if e.FairnessExamples < 1 {
 		return specErr("evaluation.fairness_examples", "%d; must be at least 1", e.FairnessExamples)
 	}
-	if e.FairnessClients < 1 {
-		return specErr("evaluation.fairness_clients", "%d; must be at least 1", e.FairnessClients)
+	if e.FairnessClients < 0 {
+		return specErr("evaluation.fairness_clients", "%d; must be at least 1 (or left out: %d)", e.FairnessClients, DefaultFairnessClients)
 	}
 	heldOut := c.Partition.HeldOut > 0
 	if e.Fairness == "held-out" && !heldOut {
