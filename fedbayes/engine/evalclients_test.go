@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/internal/pinned"
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
@@ -373,5 +375,50 @@ func TestMemoryEstimateCountsScoredClients(t *testing.T) {
 	}
 	if got, want := pred(1000), 4*2*1000*200*10.0; got != want {
 		t.Errorf("all 1,000 clients: %v bytes, want %v", got, want)
+	}
+}
+
+// TestFairnessPinned: up to DefaultFairnessClients clients every client is scored on the fairness
+// sets it had before evaluation.fairness_clients existed, with the same numbers: the last row's
+// weighted and worst accuracy, the lowest and highest client accuracy and every client's accuracy
+// (for 100 clients their count and sum), pinned at commit d875591, equal on the three kernel paths.
+func TestFairnessPinned(t *testing.T) {
+	requireDigits(t)
+	for _, c := range []struct{ name, pin string }{
+		{"local", "0.55855555555555547 0.16666666666666666 0.16666666666666666 0.69999999999999996 0.56666666666666665 0.16666666666666666 0.69999999999999996 0.66666666666666663"},
+		{"test-share", "0.50905555555555559 0.23333333333333334 0.23333333333333334 0.66666666666666663 0.53333333333333333 0.23333333333333334 0.66666666666666663 0.5"},
+		{"local100", "0.16481223922114033 0.013333333333333332 0 0.46666666666666667 100 16.476190476190471"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := digitsSpec()
+			s.Evaluation.Fairness = c.name
+			if c.name == "local100" {
+				s.Evaluation.Fairness = "local"
+				s.Dataset.Subsample = 1500
+				s.Partition = PartitionSpec{Method: "iid", Clients: 100, Participation: 0.1}
+			}
+			run, err := results.ReadRun(runQuiet(t, s, t.TempDir(), false).Runs[0].Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := run.Rows[len(run.Rows)-1]
+			var f []string
+			for _, m := range []string{results.WeightedAccuracy, results.WorstAccuracy, MetricClientAccuracyMin, MetricClientAccuracyMax} {
+				f = append(f, fmt.Sprintf("%.17g", row.Metrics[m]))
+			}
+			if c.name == "local100" {
+				sum := 0.0
+				for _, a := range row.ClientAccuracy {
+					sum += a
+				}
+				f = append(f, fmt.Sprint(len(row.ClientAccuracy)), fmt.Sprintf("%.17g", sum))
+			} else {
+				for _, a := range row.ClientAccuracy {
+					f = append(f, fmt.Sprintf("%.17g", a))
+				}
+			}
+			got := strings.Join(f, " ")
+			pinned.Check(t, c.name, got, pinned.Pins{AVX512: c.pin, Haswell: c.pin, Plain: c.pin})
+		})
 	}
 }
