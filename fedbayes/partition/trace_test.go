@@ -2,6 +2,7 @@ package partition
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -89,5 +90,39 @@ func TestSamplerTraceRefuses(t *testing.T) {
 		if !errors.As(err, &se) || se.Field != "trace" || !strings.Contains(se.Problem, c.want) {
 			t.Errorf("%s: %v, want a trace error with %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestReadTrace: one round a line, ids by commas or spaces, comments skipped; an empty line, a
+// non-id and an empty file are refused with the line.
+func TestReadTrace(t *testing.T) {
+	got, err := ReadTrace(strings.NewReader("# round 1 first\n3, 1\n0 4\n  2,3 ,4\t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]int{{3, 1}, {0, 4}, {2, 3, 4}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("trace %v, want %v", got, want)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"0 1\n\n2 3\n", "line 2 (round 2) lists no clients"},
+		{"0 1\n# c\n2 x\n", `line 3 (round 2): "x" is not a client id`},
+		{"0 -1\n", `line 1 (round 1): "-1" is not a client id`},
+		{"# only a comment\n", "no rounds"},
+		{"", "no rounds"},
+	} {
+		if _, err := ReadTrace(strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	path := dir + "/trace.txt"
+	if err := os.WriteFile(path, []byte("0,1\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ReadTraceFile(path); err != nil || len(tr) != 2 {
+		t.Errorf("ReadTraceFile: %v %v", tr, err)
+	}
+	if _, err := ReadTraceFile(dir + "/missing.txt"); err == nil || !strings.Contains(err.Error(), "missing.txt") {
+		t.Errorf("a missing file: %v", err)
 	}
 }
