@@ -70,6 +70,7 @@ func validateBounds(c *Spec) error {
 		{"evaluation.samples", c.Evaluation.Samples, maxSamples},
 		{"evaluation.bins", c.Evaluation.Bins, maxBins},
 		{"evaluation.fairness_examples", c.Evaluation.FairnessExamples, maxExamples},
+		{"evaluation.fairness_clients", c.Evaluation.FairnessClients, maxClients},
 	}
 	if p := c.Aggregation.Pretrain; p != nil {
 		checks = append(checks, bound{"aggregation.pretrain.epochs", p.Epochs, maxEpochs},
@@ -139,7 +140,7 @@ func (m memoryNeed) total() float64 { return m.Model + m.Act + m.Pred + m.Server
 // layers' parameters (mean and variance for Bayesian models) held by the global model and every
 // client with its gradient and optimizer state, the activations of one batch per client and of the
 // predictive's samples on one batch, the predictive's class probabilities of every sample on the
-// test set (or one client's fairness examples), and the networks the strategy's server step holds
+// test set (or the scored clients' fairness examples), and the networks the strategy's server step holds
 // at once (FedBE's M samples, K clients and their mean; FedKT's K s t teachers) with their class
 // probabilities on the server set, and a site-based strategy's sites (16 bytes per Gaussian value
 // and client). Convolutions are not counted (they are small).
@@ -165,15 +166,16 @@ func memoryParts(c *Spec) memoryNeed {
 	copies := 4*clients + 2 // each client: parameters, gradient, two optimizer slots; global and previous
 	act := float64(c.Training.BatchSize) * widest * clients * 4
 	act += float64(c.Evaluation.Samples) * float64(c.Training.BatchSize) * widest
-	// The predictive keeps every sample's class probabilities: the test set, and each client's
-	// fairness examples.
+	// The predictive keeps every sample's class probabilities: the test set, and the scored
+	// clients' fairness examples (predicted together).
 	test := float64(dims[2])
 	if c.Dataset.TestSubsample > 0 {
 		test = math.Min(test, float64(c.Dataset.TestSubsample))
 	}
 	evalRows := test
 	if c.Evaluation.Fairness != "off" {
-		evalRows = math.Max(evalRows, float64(c.Evaluation.FairnessExamples))
+		scored := math.Min(clients, float64(max(c.Evaluation.scoredClients(), 1)))
+		evalRows = math.Max(evalRows, scored*float64(c.Evaluation.FairnessExamples))
 	}
 	pred := float64(c.Evaluation.Samples) * evalRows * float64(dims[1])
 	serverRows := math.Ceil(float64(dims[3]) * c.Dataset.ServerFraction)
@@ -326,7 +328,7 @@ var zeroDefaults = map[string]string{
 	"training.rounds":                          "10", "training.local_epochs": "1", "training.batch_size": "64", "training.lr": "0.01",
 	"training.variance_lr": strconv.FormatFloat(models.DefaultSpreadLearningRate, 'g', -1, 64),
 	"evaluation.every":     "1", "evaluation.samples": "10 (1 for deterministic models)", "evaluation.bins": "15",
-	"evaluation.fairness_examples": "200",
+	"evaluation.fairness_examples": "200", "evaluation.fairness_clients": strconv.Itoa(DefaultFairnessClients),
 }
 
 // checkExplicitZeros refuses an explicit 0 at one of the zeroDefaults paths of a generic JSON spec

@@ -22,29 +22,48 @@ const (
 	MetricClientAccuracyMax = "client_accuracy_max"
 )
 
+// Per-client distribution metrics: for each of client_accuracy, client_nll and client_ece, the
+// suffixes _min, _p10, _median, _p90 and _max name the order statistics (metrics.Distribution) of
+// the scored clients' values of the global model on their fairness sets (evaluation.fairness),
+// fifteen numbers whatever the number of clients. client_accuracy_min and _max are
+// MetricClientAccuracyMin and MetricClientAccuracyMax.
+var (
+	clientMetrics    = []string{"client_accuracy", "client_nll", "client_ece"}
+	clientStatistics = []string{"min", "p10", "median", "p90", "max"}
+)
+
 // evaluator evaluates a global posterior on the test set and on the clients' fairness sets.
 type evaluator struct {
-	m       *models.Model
-	spec    *Spec
-	prob    *problem
+	m    *models.Model
+	spec *Spec
+	prob *problem
+	// ids are the clients scored (evaluation.fairness_clients), fairX and fairY their fairness
+	// examples and weights their training sizes, in the order of ids.
+	ids     []int
 	fairX   [][]float32
 	fairY   [][]int32
-	weights []float64 // client sizes as fairness weights
+	weights []float64
 }
 
 func newEvaluator(m *models.Model, s *Spec, p *problem, seed int64) *evaluator {
 	e := &evaluator{m: m, spec: s, prob: p}
-	e.fairX, e.fairY = p.fairnessSets(s.Evaluation.Fairness, s.Evaluation.FairnessExamples, seed)
-	for _, n := range p.part.Sizes() {
-		e.weights = append(e.weights, float64(n))
+	if s.Evaluation.Fairness == "off" {
+		return e
+	}
+	e.ids = p.fairnessClients(s.Evaluation.scoredClients(), seed)
+	e.fairX, e.fairY = p.fairnessSets(s.Evaluation.Fairness, s.Evaluation.FairnessExamples, e.ids, seed)
+	for _, k := range e.ids {
+		e.weights = append(e.weights, float64(len(p.part.Clients[k])))
 	}
 	return e
 }
 
 // evaluate returns the metrics of global after round (accuracy, NLL, ECE, Brier of the M-sample
-// predictive; the learned spread of Ozer et al. (2022), Table 4 for Gaussian posteriors; fairness
-// figures) and the per-client accuracies (nil when fairness is off). The prediction noise is seeded
-// by (seed, round).
+// predictive; the learned spread of Ozer et al. (2022), Table 4 for Gaussian posteriors; the
+// fairness figures and the distribution of the scored clients' accuracy, NLL and ECE) and every
+// client's accuracy when all clients are scored (nil when fairness is off or scores a sample of
+// them: the distribution metrics then summarise it). The prediction noise is seeded by (seed,
+// round).
 func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[string]float64, []float64, error) {
 	global := g.Posterior
 	evalSeed := deriveInt63(seed, tagEval, round)
@@ -95,38 +114,59 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 	if e.fairX == nil {
 		return out, nil, nil
 	}
-	// All clients' fairness examples in one prediction call, then split per client.
+	// The scored clients' fairness examples in one prediction call (batched across clients by
+	// the model's predict batch), then split per client. The M samples' noise runs over them
+	// together, so a client's figures depend on which other clients are scored through the Monte
+	// Carlo draws alone.
 	var x []float32
 	for _, xs := range e.fairX {
 		x = append(x, xs...)
 	}
-	var acc []float64
-	if len(x) > 0 {
-		mean, err := predict(x)
-		if err != nil {
-			return nil, nil, fmt.Errorf("evaluation on the clients' data: %w", err)
-		}
-		off := 0
-		for k, ys := range e.fairY {
-			if len(ys) == 0 {
-				return nil, nil, fmt.Errorf("evaluation: client %d has no fairness examples", k)
-			}
-			r, err := metrics.EvaluateClassification(mean[off*c:(off+len(ys))*c], ys, c, e.spec.Evaluation.Bins)
-			if err != nil {
-				return nil, nil, fmt.Errorf("evaluation on client %d's data: %w", k, err)
-			}
-			acc = append(acc, r.Accuracy)
-			off += len(ys)
-		}
+	if len(x) == 0 {
+		return nil, nil, fmt.Errorf("evaluation: the scored clients have no fairness examples")
 	}
+	mean, err := predict(x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluation on the clients' data: %w", err)
+	}
+	if err := checkPredictions("the clients' data", "predicted probability", mean); err != nil {
+		return nil, nil, err
+	}
+	per := make([][]float64, len(clientMetrics)) // accuracy, NLL, ECE of each scored client
+	off := 0
+	for j, ys := range e.fairY {
+		k := e.ids[j]
+		if len(ys) == 0 {
+			return nil, nil, fmt.Errorf("evaluation: client %d has no fairness examples", k)
+		}
+		r, err := classification(mean[off*c:(off+len(ys))*c], ys, c, e.spec.Evaluation)
+		if err != nil {
+			return nil, nil, fmt.Errorf("evaluation on client %d's data: %w", k, err)
+		}
+		for i, v := range []float64{r.Accuracy, r.NLL, r.ECE} {
+			per[i] = append(per[i], v)
+		}
+		off += len(ys)
+	}
+	acc := per[0]
 	f, err := metrics.FairnessFromAccuracies(acc, e.weights)
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluation: fairness: %w", err)
 	}
 	out[results.WeightedAccuracy] = f.WeightedAverage
 	out[results.WorstAccuracy] = f.Worst
-	out[MetricClientAccuracyMin] = f.Min
-	out[MetricClientAccuracyMax] = f.Max
+	for i, name := range clientMetrics {
+		d, err := metrics.DistributionOf(per[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("evaluation: %s: %w", name, err)
+		}
+		for q, v := range []float64{d.Min, d.P10, d.Median, d.P90, d.Max} {
+			out[name+"_"+clientStatistics[q]] = v
+		}
+	}
+	if len(e.ids) < len(e.prob.part.Clients) {
+		acc = nil // a sample of the clients: the rows keep its distribution, not a list without ids
+	}
 	return out, acc, nil
 }
 

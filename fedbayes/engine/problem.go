@@ -17,6 +17,9 @@ type problem struct {
 	// train holds the examples the clients share; part.Clients index into it.
 	train *data.Dataset
 	part  *partition.Partition
+	// heldOut holds, per client, the indices into train of its held-out examples (partition.held_out;
+	// nil without), which part.Clients do not hold: the client's own test data.
+	heldOut [][]int
 	// server is the server's set (nil without dataset.server_fraction).
 	server *data.Dataset
 	test   *data.Dataset
@@ -97,6 +100,13 @@ func newProblem(s *Spec, seed int64, cache *datasetCache) (*problem, error) {
 	if p.part, err = makePartition(s.Partition, train, seed); err != nil {
 		return nil, err
 	}
+	if h := s.Partition.HeldOut; h > 0 {
+		split, err := partition.HoldOut(p.part, train.Labels, h, derive(seed, tagHeldOut))
+		if err != nil {
+			return nil, specErr("partition.held_out", "%v (%s, %d examples): %v", h, p.part.Method, train.Len(), err)
+		}
+		p.part, p.heldOut = split.Train, split.Test
+	}
 	for k, idx := range p.part.Clients {
 		if len(idx) == 0 {
 			return nil, specErr("partition.clients", "client %d has no examples (%s on %d examples); use fewer clients, "+
@@ -169,12 +179,37 @@ func resizePartition(p *partition.Partition, z SizesSpec, labels []int32, s uint
 	return q, nil
 }
 
-// fairnessSets returns, per client, the examples (flat inputs and labels) on which the global model's
-// per-client accuracy is measured (Jamoussi et al. (BA-BFL), "Metrics"): "local" draws at most max of
-// the client's own training examples; "test-share" draws at most max test examples with the client's
-// class proportions (largest remainders). The draws depend on the seed only, so they are the same in
-// every round and in a resumed run.
-func (p *problem) fairnessSets(mode string, max int, seed int64) (xs [][]float32, ys [][]int32) {
+// Stream tags of the evaluation's draws (seeds.go lists the others).
+const (
+	tagHeldOut         = "held-out"
+	tagFairnessClients = "fairness-clients"
+)
+
+// fairnessClients returns the clients the fairness evaluation scores, increasing: all of them when
+// there are at most n, else n drawn uniformly without replacement from the seed, the same in every
+// round and in a resumed run.
+func (p *problem) fairnessClients(n int, seed int64) []int {
+	k := len(p.part.Clients)
+	ids := make([]int, k)
+	for i := range ids {
+		ids[i] = i
+	}
+	if k <= n {
+		return ids
+	}
+	ids = permutation(derive(seed, tagFairnessClients), k)[:n]
+	sort.Ints(ids)
+	return ids
+}
+
+// fairnessSets returns, for each of the clients ids, the examples (flat inputs and labels) on which
+// the global model's per-client metrics are measured (Jamoussi et al. (BA-BFL), "Metrics"): "local"
+// draws at most max of the client's own training examples; "held-out" at most max of its held-out
+// examples (partition.held_out), which it never trains on; "test-share" draws at most max test
+// examples with the client's class proportions (largest remainders). A client's draw depends on the
+// seed and its id only, so it is the same in every round, in a resumed run, and whichever other
+// clients are scored.
+func (p *problem) fairnessSets(mode string, max int, ids []int, seed int64) (xs [][]float32, ys [][]int32) {
 	if mode == "off" {
 		return nil, nil
 	}
@@ -188,28 +223,36 @@ func (p *problem) fairnessSets(mode string, max int, seed int64) (xs [][]float32
 		}
 		return x, y
 	}
-	xs, ys = make([][]float32, len(p.part.Clients)), make([][]int32, len(p.part.Clients))
+	// upTo draws at most max of a client's indices, keeping their order.
+	upTo := func(k int, idx []int) []int {
+		if len(idx) <= max {
+			return idx
+		}
+		perm := permutation(derive(seed, tagFairness, k), len(idx))[:max]
+		sort.Ints(perm)
+		pick := make([]int, max)
+		for i, j := range perm {
+			pick[i] = idx[j]
+		}
+		return pick
+	}
+	xs, ys = make([][]float32, len(ids)), make([][]int32, len(ids))
 	switch mode {
 	case "local":
-		for k, idx := range p.part.Clients {
-			pick := idx
-			if len(idx) > max {
-				perm := permutation(derive(seed, tagFairness, k), len(idx))[:max]
-				sort.Ints(perm)
-				pick = make([]int, max)
-				for i, j := range perm {
-					pick[i] = idx[j]
-				}
-			}
-			xs[k], ys[k] = gather(p.train, pick)
+		for j, k := range ids {
+			xs[j], ys[j] = gather(p.train, upTo(k, p.part.Clients[k]))
+		}
+	case "held-out":
+		for j, k := range ids {
+			xs[j], ys[j] = gather(p.train, upTo(k, p.heldOut[k]))
 		}
 	case "test-share":
 		byClass := make([][]int, p.numClasses)
 		for i, l := range p.test.Labels {
 			byClass[l] = append(byClass[l], i)
 		}
-		for k, counts := range p.part.Counts {
-			quota := shareQuota(counts, max)
+		for j, k := range ids {
+			quota := shareQuota(p.part.Counts[k], max)
 			var pick []int
 			for c, q := range quota {
 				pool := byClass[c]
@@ -220,7 +263,7 @@ func (p *problem) fairnessSets(mode string, max int, seed int64) (xs [][]float32
 				}
 			}
 			sort.Ints(pick)
-			xs[k], ys[k] = gather(p.test, pick)
+			xs[j], ys[j] = gather(p.test, pick)
 		}
 	}
 	return xs, ys

@@ -114,6 +114,11 @@ type PartitionSpec struct {
 	// decides their classes (partition.ClientSizes, partition.WithSizes; docs/partitions.md).
 	// Classification only; nil keeps the sizes Method gives.
 	Sizes *SizesSpec `json:"sizes,omitempty"`
+	// HeldOut, in (0, 1), sets aside this share of each client's examples (ceil(share n_k), drawn
+	// from the seed; partition.HoldOut) as the client's own test data: the client never trains on
+	// them, and evaluation.fairness held-out (the default then) scores the global model on them.
+	// It is a partition field because it changes what the clients train on. 0: none.
+	HeldOut float64 `json:"held_out,omitempty"`
 	// Sampling, when set, draws each round's clients otherwise than uniformly among all, and lets
 	// sampled clients drop out or straggle (partition.Sampler; docs/partitions.md). nil: the uniform
 	// draw of Participation, every client returning with all its local steps.
@@ -135,6 +140,11 @@ type SamplingSpec struct {
 	// client's); the round's clients are drawn among the available ones, and a round with fewer
 	// than m available is drawn again. Empty: every client is always available.
 	Availability []float64 `json:"availability,omitempty"`
+	// Trace gives the availability as a trace instead: Trace[r-1] lists the ids of the clients
+	// available in round r (r = 1 .. training.rounds at least; in each round at least the m clients
+	// of a round, each in [0, partition.clients), none twice); the round's clients are drawn among
+	// them by Method. Not with Availability.
+	Trace [][]int `json:"trace,omitempty"`
 	// DropRate is the share of the sampled clients that fail to return, in [0, 1): floor((1 -
 	// rate) m) of them return (at least one), as PFLlib's client_drop_rate.
 	DropRate float64 `json:"drop_rate,omitempty"`
@@ -273,11 +283,31 @@ type EvaluationSpec struct {
 	// NLLEpsilon, when positive, makes the NLL -log(p + NLLEpsilon) (BFL-P's scores.py: 1e-8) instead of
 	// -log(max(p, 1e-12)) (metrics.Classification.SetNLLEpsilon).
 	NLLEpsilon float64 `json:"nll_epsilon,omitempty"`
-	// Fairness is local (default: each client's accuracy on its own training data), test-share (on a
-	// share of the test set with the client's class proportions) or off (Jamoussi et al. (BA-BFL)).
+	// Fairness is where each scored client's accuracy, NLL and ECE are measured (Jamoussi et al.
+	// (BA-BFL), "Metrics"): local (default: on its own training data), held-out (on its held-out
+	// examples, partition.held_out; the default when that is set), test-share (on a share of the test
+	// set with the client's class proportions) or off.
 	Fairness string `json:"fairness,omitempty"`
 	// FairnessExamples caps the examples per client used for fairness (default 200).
 	FairnessExamples int `json:"fairness_examples,omitempty"`
+	// FairnessClients caps the clients scored: all of them when partition.clients is at most this,
+	// else this many drawn from the seed, the same in every round. An evaluation then predicts the
+	// test set and at most FairnessClients x FairnessExamples examples, M times each, whatever the
+	// number of clients. 0 (left out) is DefaultFairnessClients; WithDefaults leaves it 0, so that
+	// the recorded spec of a run that scores every client reads as before the field existed.
+	FairnessClients int `json:"fairness_clients,omitempty"`
+}
+
+// DefaultFairnessClients is evaluation.fairness_clients when it is left out: every client of a
+// federation of up to 100 (the papers' largest) is scored.
+const DefaultFairnessClients = 100
+
+// scoredClients is the cap on the clients scored (FairnessClients, or its default).
+func (e EvaluationSpec) scoredClients() int {
+	if e.FairnessClients == 0 {
+		return DefaultFairnessClients
+	}
+	return e.FairnessClients
 }
 
 // ParseSpec reads a Spec from JSON. Unknown fields are errors naming their JSON path; the spec is

@@ -58,7 +58,7 @@ var (
 	scheduleKinds    = []string{"constant", "exponential"}
 	priorModes       = []string{"fixed", "previous-global"}
 	trainModes       = []string{"vectorized", "sequential"}
-	fairnessModes    = []string{"local", "test-share", "off"}
+	fairnessModes    = []string{"local", "test-share", "off", "held-out"}
 )
 
 // WithDefaults returns a copy of s with every zero-valued field set to its documented default.
@@ -147,6 +147,9 @@ func (s *Spec) WithDefaults() *Spec {
 	if data.RegressionSet(c.Dataset.Name) {
 		def(&c.Evaluation.Fairness, "off") // per-client accuracy has no regression counterpart here
 		defF(&c.Model.NoiseVar, 0.5)
+	}
+	if c.Partition.HeldOut > 0 {
+		def(&c.Evaluation.Fairness, "held-out")
 	}
 	def(&c.Evaluation.Fairness, "local")
 	defInt(&c.Evaluation.FairnessExamples, 200)
@@ -259,6 +262,9 @@ func validatePartition(c *Spec) error {
 			return specErr(path, "set, but partition.method is %q, which does not use it", p.Method)
 		}
 	}
+	if !(p.HeldOut >= 0 && p.HeldOut < 1) {
+		return specErr("partition.held_out", "%v; must be in [0, 1) (0: no held-out examples)", p.HeldOut)
+	}
 	if err := validateSizes(c); err != nil {
 		return err
 	}
@@ -297,7 +303,14 @@ func validateSampling(c *Spec) error {
 	if errors.As(err, &se) {
 		return specErr("partition.sampling."+se.Field, "%s", se.Problem)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if z.Trace != nil && len(z.Trace) < c.Training.Rounds {
+		return specErr("partition.sampling.trace", "lists %d rounds, but training.rounds is %d; give the clients available in every round",
+			len(z.Trace), c.Training.Rounds)
+	}
+	return nil
 }
 
 // samplingOptions are the partition.SamplingOptions of the spec's sampling (nil: the defaults).
@@ -306,7 +319,7 @@ func samplingOptions(z *SamplingSpec) partition.SamplingOptions {
 		return partition.SamplingOptions{}
 	}
 	return partition.SamplingOptions{Method: partition.SamplingMethod(z.Method), Candidates: z.Candidates,
-		Availability: z.Availability, DropRate: z.DropRate, StragglerRate: z.StragglerRate}
+		Availability: z.Availability, Trace: z.Trace, DropRate: z.DropRate, StragglerRate: z.StragglerRate}
 }
 
 // validateSizes checks partition.sizes: a known kind, its one parameter positive and finite, no
@@ -564,6 +577,16 @@ func validateEvaluation(c *Spec) error {
 	}
 	if e.FairnessExamples < 1 {
 		return specErr("evaluation.fairness_examples", "%d; must be at least 1", e.FairnessExamples)
+	}
+	if e.FairnessClients < 0 {
+		return specErr("evaluation.fairness_clients", "%d; must be at least 1 (or left out: %d)", e.FairnessClients, DefaultFairnessClients)
+	}
+	heldOut := c.Partition.HeldOut > 0
+	if e.Fairness == "held-out" && !heldOut {
+		return specErr("evaluation.fairness", "held-out scores each client on its held-out examples; set partition.held_out, the share of each client's examples to hold out (e.g. 0.2)")
+	}
+	if heldOut && e.Fairness != "held-out" {
+		return specErr("partition.held_out", "set, but evaluation.fairness is %q; only held-out evaluates the held-out examples (leave evaluation.fairness out for it)", e.Fairness)
 	}
 	return nil
 }

@@ -161,6 +161,7 @@ const (
 	streamAvailability
 	streamDrop
 	streamStragglers
+	streamHeldOut
 )
 
 // permutation returns a random permutation of 0..n-1.

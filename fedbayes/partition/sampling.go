@@ -48,6 +48,13 @@ type SamplingOptions struct {
 	// clients available is drawn again (the server waits for Active clients, as Flower's strategies
 	// wait for min_available_clients), at most MaxAvailabilityDraws times.
 	Availability []float64
+	// Trace, when set, gives the availability as a trace instead: Trace[r-1] lists the clients
+	// available in round r (rounds count from 1; ids in [0, NumClients), no client twice, at least
+	// Active of them), as the availability traces of FedScale (Lai et al. (2022), "FedScale:
+	// Benchmarking model and system performance of federated learning at scale") replay which
+	// devices were online. The round's clients are drawn among the listed ones by the
+	// method; a round past the trace is an error. Availability must then be nil.
+	Trace [][]int
 	// DropRate is the share of a round's sampled clients that fail to return, in [0, 1): as
 	// PFLlib's client_drop_rate, floor((1 - DropRate) Active) of them, drawn at random, return (at
 	// least one).
@@ -90,6 +97,13 @@ func NewSampler(p Participation, sizes []int, opt SamplingOptions) (*Sampler, er
 	if opt.Method == SamplePowerOfChoice && opt.Candidates == 0 {
 		opt.Candidates = min(p.NumClients, 2*p.Active)
 	}
+	if opt.Trace != nil {
+		trace := make([][]int, len(opt.Trace))
+		for r, ids := range opt.Trace {
+			trace[r] = slices.Clone(ids)
+		}
+		opt.Trace = trace
+	}
 	s := &Sampler{Participation: p, opt: opt, sizes: slices.Clone(sizes), stragglers: make([]bool, p.NumClients)}
 	n := int(math.Floor(opt.StragglerRate*float64(p.NumClients) + 1e-9))
 	for _, k := range permutation(newRNG(p.Seed, streamStragglers), p.NumClients)[:n] {
@@ -124,6 +138,9 @@ func checkSampling(p Participation, opt SamplingOptions) error {
 			opt.Candidates, p.Active, p.NumClients)
 	}
 	if err := checkAvailability(p, opt.Availability); err != nil {
+		return err
+	}
+	if err := checkTrace(p, opt); err != nil {
 		return err
 	}
 	if !(opt.DropRate >= 0 && opt.DropRate < 1) {
@@ -162,6 +179,39 @@ func checkAvailability(p Participation, a []float64) error {
 	return nil
 }
 
+// checkTrace validates an availability trace: no availabilities beside it, at least one round, and
+// in each round between Active and NumClients distinct clients, each in [0, NumClients).
+func checkTrace(p Participation, opt SamplingOptions) error {
+	if opt.Trace == nil {
+		return nil
+	}
+	if opt.Availability != nil {
+		return samplingErr("trace", "set together with availability; give the availability as probabilities or as a trace, not both")
+	}
+	if len(opt.Trace) == 0 {
+		return samplingErr("trace", "no rounds; list the clients available in each round, or leave trace out")
+	}
+	seen := make([]int, p.NumClients) // seen[k] = r+1 when client k is listed in round r
+	for r, ids := range opt.Trace {
+		if len(ids) == 0 {
+			return samplingErr("trace", "round %d lists no clients; a round needs at least the %d clients it draws", r+1, p.Active)
+		}
+		for _, k := range ids {
+			if k < 0 || k >= p.NumClients {
+				return samplingErr("trace", "round %d lists client %d, but the clients are 0 to %d", r+1, k, p.NumClients-1)
+			}
+			if seen[k] == r+1 {
+				return samplingErr("trace", "round %d lists client %d twice", r+1, k)
+			}
+			seen[k] = r + 1
+		}
+		if len(ids) < p.Active {
+			return samplingErr("trace", "round %d lists %d available clients, fewer than the %d of a round", r+1, len(ids), p.Active)
+		}
+	}
+	return nil
+}
+
 // Round draws round round's clients (round >= 0). losses[k] is client k's loss for power-of-choice
 // (+Inf for a client not seen yet; ignored by the other methods, nil allowed there). Uniform
 // sampling with every client available is Participation.Round.
@@ -170,7 +220,7 @@ func (s *Sampler) Round(round int, losses []float64) (Draw, error) {
 		return Draw{}, fmt.Errorf("partition: sampling: round must be >= 0, got %d", round)
 	}
 	var sampled []int
-	if s.opt.Method == SampleUniform && s.opt.Availability == nil {
+	if s.opt.Method == SampleUniform && s.opt.Availability == nil && s.opt.Trace == nil {
 		var err error
 		if sampled, err = s.Participation.Round(round); err != nil {
 			return Draw{}, err
@@ -200,10 +250,18 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// available returns the clients available in a round, increasing: all of them without
-// availabilities, else the first of at most MaxAvailabilityDraws independent draws that leaves at
-// least Active clients.
+// available returns the clients available in a round, increasing: the trace's round, all of them
+// without availabilities, else the first of at most MaxAvailabilityDraws independent draws that
+// leaves at least Active clients.
 func (s *Sampler) available(round int) ([]int, error) {
+	if t := s.opt.Trace; t != nil {
+		if round < 1 || round > len(t) {
+			return nil, fmt.Errorf("partition: sampling: round %d is outside the availability trace's rounds 1 to %d", round, len(t))
+		}
+		ids := slices.Clone(t[round-1])
+		slices.Sort(ids)
+		return ids, nil
+	}
 	all := make([]int, 0, s.NumClients)
 	a := s.opt.Availability
 	if a == nil {
