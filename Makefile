@@ -87,7 +87,7 @@ test-race:
 test-notebooks: setup
 	@FEDBAYES_FAST=1 kernels/run-notebooks $(NOTEBOOKS)
 
-test-slurm: ## a sweep through a real one-node Slurm cluster on localhost (SKIPPED when Slurm cannot start)
+test-slurm: ## a sweep through a real two-node Slurm cluster in network namespaces, one node killed mid-task (one node on localhost where two cannot start, loudly; SKIPPED when Slurm cannot start)
 	@kernels/slurm-test
 
 FUZZTIME ?= 10s
