@@ -162,6 +162,9 @@ func (s *Spec) WithDefaults() *Spec {
 // Validate checks a spec without its sweep (after defaults), reporting the first invalid field by JSON
 // path. It touches no data: dataset names are checked against data.Names.
 func (s *Spec) Validate() error {
+	if err := checkFiniteFloats(s); err != nil {
+		return err
+	}
 	if err := checkSeedList(s); err != nil {
 		return err
 	}
