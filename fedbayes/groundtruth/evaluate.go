@@ -117,7 +117,7 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 	for k, g := range full {
 		marginals[k] = MeanFieldMoment(g)
 	}
-	if err := scoreRules(res, exact, p.Model.Prior, marginals, opt, score); err != nil {
+	if err := scoreRules(res, exact, p.Model.Prior, marginals, RefDWCMarginals, opt, score); err != nil {
 		return nil, err
 	}
 	if opt.PredictiveSpace {
@@ -160,11 +160,11 @@ func RunProblem(p *Problem, opt RuleOptions) (*Result, error) {
 	return res, nil
 }
 
-// scoreRules measures against truth, with score, the floors (the references: truth's best diagonal
-// Gaussians, the frontier between them, and DWC on the clients' marginals) and every rule's
-// aggregate of res.Clients under the prior's marginals, appending them to res.References and
+// scoreRules measures against truth, with score, the references (truth's best diagonal Gaussians,
+// the frontier between them, and DWC on the clients' marginals, labelled dwcLabel) and every
+// rule's aggregate of res.Clients under the prior's marginals, appending them to res.References and
 // res.Rules.
-func scoreRules(res *Result, truth, prior *Gaussian, marginals []Diagonal, opt RuleOptions, score func(Diagonal) (Distances, error)) error {
+func scoreRules(res *Result, truth, prior *Gaussian, marginals []Diagonal, dwcLabel string, opt RuleOptions, score func(Diagonal) (Distances, error)) error {
 	vi, err := MeanFieldVI(truth)
 	if err != nil {
 		return err
@@ -173,19 +173,24 @@ func scoreRules(res *Result, truth, prior *Gaussian, marginals []Diagonal, opt R
 	if err != nil {
 		return err
 	}
-	dwc, err := ApplyRules(marginals, res.Sizes, MeanFieldMoment(prior), RuleOptions{Rules: []aggregate.Rule{aggregate.DWC}})
-	if err != nil {
-		return fmt.Errorf("groundtruth: %s: %w", RefDWCMarginals, err)
-	}
 	for _, ref := range []struct {
 		label string
 		q     Diagonal
-	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(truth)}, {RefFrontier, frontier}, {RefDWCMarginals, dwc[0].Q}} {
+	}{{RefMeanFieldVI, vi}, {RefMoment, MeanFieldMoment(truth)}, {RefFrontier, frontier}} {
 		dist, err := score(ref.q)
 		if err != nil {
 			return fmt.Errorf("groundtruth: %s: %w", ref.label, err)
 		}
 		res.References = append(res.References, Scored{Label: ref.label, Q: ref.q, Distances: dist})
+	}
+	// DWC on the clients' marginals, with the policy that reports a weight whose combined
+	// precision is not positive instead of keeping the previous global there.
+	if q, err := dwcOn(marginals, prior); err != nil {
+		res.References = append(res.References, Scored{Label: dwcLabel, Failed: err.Error()})
+	} else if dist, err := score(q); err != nil {
+		return fmt.Errorf("groundtruth: %s: %w", dwcLabel, err)
+	} else {
+		res.References = append(res.References, Scored{Label: dwcLabel, Q: q, Distances: dist})
 	}
 	aggs, err := ApplyRules(res.Clients, res.Sizes, MeanFieldMoment(prior), opt)
 	if err != nil {
@@ -214,4 +219,26 @@ func (r *Result) ExactGaussian() (*Gaussian, error) {
 		}
 	}
 	return NewGaussian(r.Exact.Mean, cov)
+}
+
+// dwcOn is DWC (Fischer et al. (2024), Eq. 17) on the clients' diagonal Gaussians with the prior's
+// marginals as the previous global and the policy DWCFail: an error names the first weight whose
+// combined precision is not positive.
+func dwcOn(clients []Diagonal, prior *Gaussian) (Diagonal, error) {
+	d := prior.Dim()
+	q := Diagonal{Mean: make([]float64, d), Var: make([]float64, d)}
+	marg := make([]aggregate.Gaussian, len(clients))
+	pm := MeanFieldMoment(prior)
+	for i := range d {
+		for k, c := range clients {
+			marg[k] = c.Marginal(i)
+		}
+		prev := pm.Marginal(i)
+		g, err := aggregate.Scalar(aggregate.DWC, marg, nil, aggregate.Options{Previous: &prev, DWCPolicy: aggregate.DWCFail})
+		if err != nil {
+			return Diagonal{}, fmt.Errorf("weight %d: %w", i, err)
+		}
+		q.Mean[i], q.Var[i] = g.Mean, g.Var
+	}
+	return q, nil
 }

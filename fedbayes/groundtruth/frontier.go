@@ -12,10 +12,13 @@ const (
 	// Gaussian has (Frontier): what "recovers" is judged against.
 	RefFrontier = "best diagonal (frontier)"
 	// RefDWCMarginals is DWC (Fischer et al. (2024), Eq. 17) given each client's exact marginal
-	// variances instead of its mean-field ones: the limit EP-MCMC's per-client moments reach with
-	// infinitely many draws (a better message, not a better rule). For a logistic problem the
-	// clients' marginals are those of their Laplace approximations.
+	// variances instead of its mean-field ones: the limit the diagonal EP-MCMC's per-client moments
+	// reach with infinitely many draws (linear problems).
 	RefDWCMarginals = "DWC on the clients' marginals"
+	// RefDWCLaplaceMarginals is the same for a logistic problem, on the marginals of the clients'
+	// Laplace approximations: not EP-MCMC's limit there (a perfect sampler's moments would be the
+	// clients' exact, non-Gaussian ones), a reference for DWC given wider messages.
+	RefDWCLaplaceMarginals = "DWC on the clients' Laplace marginals"
 	// RefLaplaceProduct, for a logistic problem only, is the exact product of the clients' full
 	// Laplace approximations over the prior K − 1 times (GlobalFromClients): what a perfect
 	// aggregator of these clients reaches, so that the clients' Laplace error is told apart from the
@@ -24,7 +27,8 @@ const (
 )
 
 // Frontier returns the diagonal Gaussian with the smallest excess over the two floors of p, and that
-// excess in nats. The means of both floors are p's, and with q = N(m_p, diag v) and t_i = Λ_ii v_i
+// excess in nats. The means of both floors are p's, and a mean error only adds to both KL
+// divergences, so the frontier has p's mean; with q = N(m_p, diag v) and t_i = Λ_ii v_i
 // (Λ = Σ⁻¹) the two excesses separate over the weights:
 //
 //	KL(q ‖ p) − KL(q_VI ‖ p)  = ½ Σ_i (t_i − 1 − log t_i)

@@ -175,3 +175,29 @@ func TestDWCMarginalsByHand(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareGaussianFull checks the full-covariance distances: a Gaussian against itself is at 0
+// in both KL divergences and W2; against another it gives KL's values, and W2 equals the closed form
+// for commuting covariances, |m1 − m2|² + Σ(√λ1 − √λ2)² (here both diagonal in one basis).
+func TestCompareGaussianFull(t *testing.T) {
+	rho := 0.6
+	p, _ := NewGaussian([]float64{1, 2}, mat.NewSymDense(2, []float64{1, rho, rho, 1}))
+	d, err := compareGaussian(p, false, p)
+	if err != nil || math.Abs(float64(d.KLToTruth)) > 1e-12 || math.Abs(float64(d.KLFromTruth)) > 1e-12 || d.W2 > 1e-7 {
+		t.Fatalf("p against itself: %+v (err %v)", d, err)
+	}
+	q, _ := NewGaussian([]float64{1.5, 2}, mat.NewSymDense(2, []float64{4, 4 * rho, 4 * rho, 4}))
+	d, err = compareGaussian(q, false, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := KL(q, p)
+	b, _ := KL(p, q)
+	if float64(d.KLToTruth) != a || float64(d.KLFromTruth) != b {
+		t.Errorf("KL %v / %v, want %v / %v", d.KLToTruth, d.KLFromTruth, a, b)
+	}
+	// q's covariance is 4 p's: eigenvalues 1 ± ρ scaled by 4, so W2² = 0.25 + Σ (2 − 1)² (1 ± ρ).
+	if want := math.Sqrt(0.25 + (1 + rho) + (1 - rho)); math.Abs(d.W2-want) > 1e-9 {
+		t.Errorf("W2 %v, want %v", d.W2, want)
+	}
+}

@@ -363,7 +363,7 @@ func RunLogistic(p *Problem, opt RuleOptions, hc HMCConfig, cacheDir string) (*R
 		dist.Predictive, err = ScoreLogistic(q.Mean, mat.NewSymDense(len(q.Var), diagData(q.Var)), p.WTrue, p.Test)
 		return dist, err
 	}
-	if err := scoreRules(res, truth, p.Model.Prior, marginals, opt, score); err != nil {
+	if err := scoreRules(res, truth, p.Model.Prior, marginals, RefDWCLaplaceMarginals, opt, score); err != nil {
 		return nil, err
 	}
 	// The floor of the clients' own error: their full Laplace fits combined exactly.

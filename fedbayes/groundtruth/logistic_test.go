@@ -130,6 +130,32 @@ func TestGroundTruthLogistic(t *testing.T) {
 			t.Errorf("%s: %+v", r.Label, r.Distances)
 		}
 	}
+	// The product of the clients' Laplace fits, recomputed: its full-covariance KL divergences to the
+	// HMC reference.
+	fits := make([]*Gaussian, len(p.Clients))
+	for k, c := range p.Clients {
+		if fits[k], err = (LogisticModel{Prior: p.Model.Prior}).Laplace(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	product, err := GlobalFromClients(p.Model.Prior, fits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := res.ExactGaussian()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := res.References[4].Distances
+	toTruth, _ := KL(product, truth)
+	fromTruth, _ := KL(truth, product)
+	if !near(float64(lp.KLToTruth), toTruth, 1e-9) || !near(float64(lp.KLFromTruth), fromTruth, 1e-9) {
+		t.Errorf("Laplace product: KL %v / %v, recomputed %v / %v", lp.KLToTruth, lp.KLFromTruth, toTruth, fromTruth)
+	}
+	// Its marginals alone give other distances: the row is computed from the full covariance.
+	if marg, err := compareMoments(MeanFieldMoment(product), truth); err != nil || near(float64(marg.KLFromTruth), fromTruth, 1e-6) {
+		t.Errorf("Laplace product's marginals: KL(p || q) %v (err %v), the full product's %v", marg.KLFromTruth, err, fromTruth)
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "hmc-*.json"))
 	if len(files) != 1 {
 		t.Fatalf("cache files %v", files)
