@@ -129,6 +129,11 @@ func newPVI(s Settings) (*PVI, error) {
 	if err := DecodeOptions(s, &o); err != nil {
 		return nil, err
 	}
+	return pviFrom(s, o)
+}
+
+// pviFrom builds PVI from its decoded options, refusing the settings it cannot run.
+func pviFrom(s Settings, o PVIOptions) (*PVI, error) {
 	switch o.Schedule {
 	case "":
 		o.Schedule = Parallel
