@@ -100,12 +100,14 @@ type PVIOptions struct {
 	Schedule string `json:"schedule,omitempty"`
 }
 
-// PVI is partitioned variational inference with mean-field Gaussian sites and the parallel schedule
-// (Ashman et al. (2022); Bui et al. (2018)): the global approximation is the prior times one site per
-// client, q = p Π_k t_k (aggregate.Natural). In each round a sampled client trains its mean-field
-// posterior q_k by the engine's own local VI with its cavity q / t_k as the KL term's prior (Priors),
-// and its site becomes q_k / cavity, damped; the server multiplies the prior by every site, those of
-// the clients that did not take part in the round kept as they were. The global model the clients
+// PVI is partitioned variational inference with mean-field Gaussian sites (Ashman et al. (2022);
+// Bui et al. (2018)): the global approximation is the prior times one site per client,
+// q = p Π_k t_k (aggregate.Natural). In each round a sampled client trains its mean-field posterior
+// q_k by the engine's own local VI with its cavity q / t_k as the KL term's prior (Priors), and its
+// site becomes q_k / cavity, damped; the server multiplies the prior by every site, those of the
+// clients that did not take part in the round kept as they were. Under the parallel schedule every
+// sampled client's cavity is of the round's starting q; under the sequential one (Absorb) of the q
+// that the clients before it in the round updated. The global model the clients
 // start from and that is evaluated is q; a deterministic parameter (a layer without variances) is
 // the size-weighted mean of the clients' values, as FedAvg. Its state is one site per client that
 // has taken part (clients × Gaussian values × 2 float64s).
