@@ -210,7 +210,8 @@ const (
 )
 
 // TestPVILinearFixedPoint runs the engine's PVI (default damping 2/3 for 3 clients) for 40 rounds on
-// Bayesian linear regression (linearSpec) and checks that it ends within linearMeanTol exact
+// Bayesian linear regression (linearSpec) and checks that it approaches (its distance shrinking after
+// 5, 15 and 40 rounds) and ends within linearMeanTol exact
 // posterior sds and linearLogVarTol in log-variance of the ground-truth lab's fixed point,
 // centralised mean-field VI (viFixedPoint), with a damping the lab's stability bound admits; and
 // that GAA and EAA over the same 40 rounds, with the same local training, end where the lab says a
@@ -228,6 +229,9 @@ func TestPVILinearFixedPoint(t *testing.T) {
 		{Label: "pvi", Set: map[string]json.RawMessage{"aggregation.rule": raw("pvi")}},
 		{Label: "gaa", Set: map[string]json.RawMessage{"aggregation.rule": raw("GAA")}},
 		{Label: "eaa", Set: map[string]json.RawMessage{"aggregation.rule": raw("EAA")}},
+		// The same PVI run stopped after 5 and 15 rounds (every round's randomness is the round's own).
+		{Label: "pvi-5", Set: map[string]json.RawMessage{"aggregation.rule": raw("pvi"), "training.rounds": raw(5)}},
+		{Label: "pvi-15", Set: map[string]json.RawMessage{"aggregation.rule": raw("pvi"), "training.rounds": raw(15)}},
 	}
 	dir := t.TempDir()
 	sum := runQuiet(t, s, dir, false)
@@ -254,9 +258,15 @@ func TestPVILinearFixedPoint(t *testing.T) {
 		t.Fatalf("PVI's damping %v is not below the lab's stability bound %v on this problem", rho, bound)
 	}
 	m, lv := linearDistance(pvi, vi, sd)
-	t.Logf("PVI after 40 rounds (damping 2/3, the lab's bound %.3f): %.3f exact sds (rms), %.3f in log-variance (max) from centralised mean-field VI", bound, m, lv)
+	m5, _ := linearDistance(finals["pvi-5"], vi, sd)
+	m15, _ := linearDistance(finals["pvi-15"], vi, sd)
+	t.Logf("PVI after 5, 15 and 40 rounds (damping 2/3, the lab's bound %.3f): %.3f, %.3f and %.3f exact sds (rms) from centralised mean-field VI, %.3f in log-variance (max) at 40",
+		bound, m5, m15, m, lv)
 	if m > linearMeanTol || lv > linearLogVarTol {
 		t.Errorf("PVI ends %.3f sds and %.3f in log-variance from the fixed point, want within %v and %v", m, lv, linearMeanTol, linearLogVarTol)
+	}
+	if !(m5 > m15 && m15 > m) {
+		t.Errorf("PVI's distance to the fixed point after 5, 15 and 40 rounds: %.3f, %.3f, %.3f; want it shrinking", m5, m15, m)
 	}
 	for _, tc := range []struct {
 		label string
