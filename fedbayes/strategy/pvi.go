@@ -53,6 +53,23 @@ type ClientPriors interface {
 	Priors(number int, ids []int, global *posterior.Posterior, model models.Config) ([]*posterior.Posterior, error)
 }
 
+// SequentialClients is a ClientPriors strategy whose sampled clients may train one after another
+// within a round, each against the cavity of the global that the ones before it updated (the
+// sequential schedule of partitioned VI, Ashman et al. (2022), Sec. 3.2). When Sequential reports
+// true, the engine trains a round's clients one at a time in the order of the round's ids: for each
+// it calls Priors with that client alone, trains it from the global the last Absorb returned (the
+// round's starting global for the first), and hands its trained model to Absorb; a client that does
+// not return is not absorbed. At the end of the round it calls Aggregate with every client that
+// returned, which then only assembles the global.
+type SequentialClients interface {
+	ClientPriors
+	// Sequential reports whether the round's clients train one after another.
+	Sequential() bool
+	// Absorb updates the strategy with the clients of r (one, in the engine's schedule) in the order
+	// of r.IDs and returns the global the next client starts from.
+	Absorb(r *Round) (*posterior.Posterior, error)
+}
+
 // DivergedError is a strategy's report that its method broke down in a round (partitioned VI's
 // cavity without positive precision): the engine marks the run diverged with the reason, as it does
 // a client whose training loss is not finite, and the sweep goes on.
@@ -64,35 +81,71 @@ func (e *DivergedError) Error() string { return e.Err.Error() }
 
 func (e *DivergedError) Unwrap() error { return e.Err }
 
+// PVI's schedules (PVIOptions.Schedule; Ashman et al. (2022), Sec. 3.2).
+const (
+	// Parallel: every sampled client of a round trains against its cavity of the round's starting
+	// global, and the server takes all their sites at once.
+	Parallel = "parallel"
+	// Sequential: the sampled clients train one after another, each against its cavity of the global
+	// with the sites of the clients before it in the round already updated.
+	Sequential = "sequential"
+)
+
 // PVIOptions are PVI's aggregation.options.
 type PVIOptions struct {
 	// Damping rho in (0, 1] of each client's site update, t ← t_new^rho t_old^(1-rho) (0 means
-	// DefaultPVIDamping of the clients per round).
+	// DefaultPVIDamping of the clients per round, or 1 with the sequential schedule).
 	Damping float64 `json:"damping,omitempty"`
+	// Schedule is Parallel (default) or Sequential.
+	Schedule string `json:"schedule,omitempty"`
 }
 
-// PVI is partitioned variational inference with mean-field Gaussian sites and the parallel schedule
-// (Ashman et al. (2022); Bui et al. (2018)): the global approximation is the prior times one site per
-// client, q = p Π_k t_k (aggregate.Natural). In each round a sampled client trains its mean-field
-// posterior q_k by the engine's own local VI with its cavity q / t_k as the KL term's prior (Priors),
-// and its site becomes q_k / cavity, damped; the server multiplies the prior by every site, those of
-// the clients that did not take part in the round kept as they were. The global model the clients
+// PVI is partitioned variational inference with mean-field Gaussian sites (Ashman et al. (2022);
+// Bui et al. (2018)): the global approximation is the prior times one site per client,
+// q = p Π_k t_k (aggregate.Natural). In each round a sampled client trains its mean-field posterior
+// q_k by the engine's own local VI with its cavity q / t_k as the KL term's prior (Priors), and its
+// site becomes q_k / cavity, damped; the server multiplies the prior by every site, those of the
+// clients that did not take part in the round kept as they were. Under the parallel schedule every
+// sampled client's cavity is of the round's starting q; under the sequential one (Absorb) of the q
+// that the clients before it in the round updated. The global model the clients
 // start from and that is evaluated is q; a deterministic parameter (a layer without variances) is
 // the size-weighted mean of the clients' values, as FedAvg. Its state is one site per client that
 // has taken part (clients × Gaussian values × 2 float64s).
 type PVI struct {
 	Damping float64
+	// Schedule is Parallel or Sequential.
+	Schedule string
 	// sites are the clients' sites by client id, each the concatenation of the Gaussian parameters
 	// in name order; names and sizes fix that layout.
 	sites map[int]aggregate.Natural
 	names []string
 	sizes []int
+	// absorbed are the clients of round absorbedRound that the sequential schedule has taken in
+	// (Absorb), by id, with the trained model each sent; Aggregate empties it.
+	absorbed      map[int]*posterior.Posterior
+	absorbedRound int
 }
 
 func newPVI(s Settings) (*PVI, error) {
 	var o PVIOptions
 	if err := DecodeOptions(s, &o); err != nil {
 		return nil, err
+	}
+	return pviFrom(s, o)
+}
+
+// pviFrom builds PVI from its decoded options, refusing the settings it cannot run.
+func pviFrom(s Settings, o PVIOptions) (*PVI, error) {
+	switch o.Schedule {
+	case "":
+		o.Schedule = Parallel
+	case Parallel, Sequential:
+	default:
+		return nil, &FieldError{Field: OptionsField + ".schedule", Problem: fmt.Sprintf("%q: want %s or %s", o.Schedule, Parallel, Sequential)}
+	}
+	if o.Damping == 0 && o.Schedule == Sequential {
+		// One client at a time moves the global by its own step only: no steps add up.
+		o.Damping = 1
 	}
 	if o.Damping == 0 {
 		active := s.Active
@@ -113,8 +166,11 @@ func newPVI(s Settings) (*PVI, error) {
 	if s.Compat != "" && s.Compat != models.CompatNone {
 		return nil, &FieldError{Field: "model.compat", Problem: fmt.Sprintf("%q; PVI's prior is the model's N(0, prior_std²): use the default compatibility", s.Compat)}
 	}
-	return &PVI{Damping: o.Damping, sites: map[int]aggregate.Natural{}}, nil
+	return &PVI{Damping: o.Damping, Schedule: o.Schedule, sites: map[int]aggregate.Natural{}}, nil
 }
+
+// Sequential reports whether PVI runs the sequential schedule.
+func (p *PVI) Sequential() bool { return p.Schedule == Sequential }
 
 func init() {
 	registerBuiltin(PVIName, func(s Settings) (Strategy, error) { return newPVI(s) })
@@ -206,47 +262,108 @@ func (p *PVI) Priors(number int, ids []int, global *posterior.Posterior, model m
 	return out, nil
 }
 
-// Aggregate updates the sites of the clients that returned and returns q.
-func (p *PVI) Aggregate(r *Round) (*Global, error) {
-	clients, err := r.Clients()
-	if err != nil {
-		return nil, err
-	}
+// updateSites computes the damped new sites of the clients of r against the global of the current
+// sites; with every set, the sites are updated one client after another (the sequential schedule),
+// otherwise all at once after every client's site is computed (the parallel schedule).
+func (p *PVI) updateSites(r *Round, clients []*posterior.Posterior, each bool) error {
 	if r.Previous == nil {
-		return nil, fmt.Errorf("PVI needs the global model the clients started from")
+		return fmt.Errorf("PVI needs the global model the clients started from")
 	}
 	if err := p.layout(r.Previous); err != nil {
-		return nil, err
+		return err
 	}
 	prior := p.priorOf(r.Model)
 	q, err := p.global(prior)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	fresh := make(map[int]aggregate.Natural, len(r.IDs))
 	for j, id := range r.IDs {
 		old := p.site(id, prior.Len())
 		cav, err := aggregate.Cavity(q, old, id)
 		if err != nil {
-			return nil, &DivergedError{fmt.Errorf("PVI round %d: %w", r.Number, p.named(err))}
+			return &DivergedError{fmt.Errorf("PVI round %d: %w", r.Number, p.named(err))}
 		}
 		local, err := p.natural(clients[j])
 		if err != nil {
-			return nil, fmt.Errorf("PVI round %d: client %d: %w", r.Number, id, err)
+			return fmt.Errorf("PVI round %d: client %d: %w", r.Number, id, err)
 		}
 		t, err := aggregate.SiteFrom(local, cav)
 		if err == nil {
 			t, err = aggregate.Damp(old, t, p.Damping)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("PVI round %d: client %d: %w", r.Number, id, err)
+			return fmt.Errorf("PVI round %d: client %d: %w", r.Number, id, err)
 		}
-		fresh[id] = t
+		if !each {
+			fresh[id] = t
+			continue
+		}
+		p.sites[id] = t
+		if q, err = p.global(prior); err != nil {
+			return err
+		}
 	}
 	for id, t := range fresh {
 		p.sites[id] = t
 	}
-	if q, err = p.global(prior); err != nil {
+	return nil
+}
+
+// Absorb takes in the clients of r under the sequential schedule, one after another, and returns
+// the global q the next client starts from (its deterministic parameters those of r.Previous).
+func (p *PVI) Absorb(r *Round) (*posterior.Posterior, error) {
+	if !p.Sequential() {
+		return nil, fmt.Errorf("PVI: Absorb with the %s schedule", p.Schedule)
+	}
+	clients, err := r.Clients()
+	if err != nil {
+		return nil, err
+	}
+	if p.absorbed == nil || p.absorbedRound != r.Number {
+		p.absorbed, p.absorbedRound = map[int]*posterior.Posterior{}, r.Number
+	}
+	for _, id := range r.IDs {
+		if _, dup := p.absorbed[id]; dup {
+			return nil, fmt.Errorf("PVI round %d: client %d absorbed twice", r.Number, id)
+		}
+	}
+	if err := p.updateSites(r, clients, true); err != nil {
+		return nil, err
+	}
+	for j, id := range r.IDs {
+		p.absorbed[id] = clients[j]
+	}
+	q, err := p.global(p.priorOf(r.Model))
+	if err != nil {
+		return nil, err
+	}
+	g, err := p.toPosterior(q, r.Previous)
+	if err != nil {
+		return nil, &DivergedError{fmt.Errorf("PVI round %d: the global: %w", r.Number, p.named(err))}
+	}
+	return g, nil
+}
+
+// Aggregate updates the sites of the clients that returned and returns q. Under the sequential
+// schedule the sites were updated as the clients came in (Absorb), and r must hold exactly the
+// clients absorbed in the round.
+func (p *PVI) Aggregate(r *Round) (*Global, error) {
+	clients, err := r.Clients()
+	if err != nil {
+		return nil, err
+	}
+	if p.Sequential() {
+		err = p.checkAbsorbed(r)
+		p.absorbed = nil
+	} else {
+		err = p.updateSites(r, clients, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	q, err := p.global(p.priorOf(r.Model))
+	if err != nil {
 		return nil, err
 	}
 	w, err := r.NormalizedSizeWeights()
@@ -261,6 +378,27 @@ func (p *PVI) Aggregate(r *Round) (*Global, error) {
 		return nil, err
 	}
 	return &Global{Posterior: g, Weights: w}, nil
+}
+
+// checkAbsorbed fails unless the clients of r are those Absorb took in during round r.Number.
+func (p *PVI) checkAbsorbed(r *Round) error {
+	if r.Previous == nil {
+		return fmt.Errorf("PVI needs the global model the clients started from")
+	}
+	got := 0
+	if p.absorbedRound == r.Number {
+		got = len(p.absorbed)
+	}
+	for _, id := range r.IDs {
+		if p.absorbedRound != r.Number || p.absorbed[id] == nil {
+			return fmt.Errorf("PVI round %d: client %d was not absorbed: the sequential schedule needs clients trained one after another "+
+				"(strategy.SequentialClients), not together", r.Number, id)
+		}
+	}
+	if got != len(r.IDs) {
+		return fmt.Errorf("PVI round %d: %d clients absorbed, %d aggregated", r.Number, got, len(r.IDs))
+	}
+	return nil
 }
 
 // natural returns the Gaussian values of a client's posterior in natural parameters, in the sites'

@@ -196,3 +196,100 @@ func mustState(t *testing.T, sites map[int][2][]float64) []byte {
 	}
 	return b
 }
+
+// TestPVISequentialByHand checks one round of PVI's sequential schedule over two clients against
+// values worked out by hand, with the prior N(0, 1) and damping 1/2, the clients' models those of
+// TestPVIByHand's round 1.
+//
+// Client 0 first, against the prior: it sends N((1, 0), (1/2, 1/4)) (precision (2, 4), shift (2, 0));
+// its fresh site (1, 3)/(2, 0), damped by 1/2 from 1: (0.5, 1.5)/(1, 0). The global is precision
+// (1.5, 2.5), shift (1, 0), so client 1's cavity (it has no site yet) is N((2/3, 0), (2/3, 0.4)).
+// Client 1 sends N((2, 1), (1/3, 1/2)) (precision (3, 2), shift (6, 2)): its fresh site is that minus
+// the cavity, (1.5, −0.5)/(5, 2), damped: (0.75, −0.25)/(2.5, 1). The global is precision
+// 1.5 + 0.75 = 2.25 and 2.5 − 0.25 = 2.25, shift (3.5, 1): N((14/9, 4/9), (4/9, 4/9)), where the
+// parallel schedule gives N((1.6, 1/3), (0.4, 1/3)) (TestPVIByHand); "/b" is the size-weighted mean
+// of 1 and 5 (sizes 1 and 3), 4.
+func TestPVISequentialByHand(t *testing.T) {
+	opts, _ := json.Marshal(PVIOptions{Damping: 0.5, Schedule: Sequential})
+	st, err := New(PVIName, Settings{Kind: models.Bayesian, Clients: 2, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := st.(*PVI)
+	if !p.Sequential() {
+		t.Fatal("schedule sequential: Sequential() is false")
+	}
+	model := models.Config{}
+	start := pviPost([2]float64{0.3, -0.2}, [2]float64{0.01, 0.01}, 0)
+	near := func(what string, got, want [2]float64) {
+		t.Helper()
+		for i := range 2 {
+			if math.Abs(got[i]-want[i]) > 1e-6*math.Max(1, math.Abs(want[i])) {
+				t.Errorf("%s = %v, want %v", what, got, want)
+				return
+			}
+		}
+	}
+	c0 := pviPost([2]float64{1, 0}, [2]float64{0.5, 0.25}, 1)
+	c1 := pviPost([2]float64{2, 1}, [2]float64{1.0 / 3, 0.5}, 5)
+	priors, err := p.Priors(1, []int{0}, start, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, v := moments(t, priors[0])
+	near("client 0's cavity mean", m, [2]float64{0, 0})
+	near("client 0's cavity variance", v, [2]float64{1, 1})
+	g0, err := p.Absorb(&Round{Number: 1, IDs: []int{0}, Sizes: []int{1}, Previous: start, Model: model, List: []*posterior.Posterior{c0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, v = moments(t, g0)
+	near("the global after client 0, mean", m, [2]float64{1 / 1.5, 0})
+	near("the global after client 0, variance", v, [2]float64{1 / 1.5, 1 / 2.5})
+	if b := tensors.MustCopyFlatData[float32](g0.Find("/b").Mean)[0]; b != 0 {
+		t.Errorf("the global after client 0 has /b = %v, want the round's starting 0", b)
+	}
+	priors, err = p.Priors(1, []int{1}, g0, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, v = moments(t, priors[0])
+	near("client 1's cavity mean", m, [2]float64{2.0 / 3, 0})
+	near("client 1's cavity variance", v, [2]float64{2.0 / 3, 0.4})
+	if _, err := p.Absorb(&Round{Number: 1, IDs: []int{1}, Sizes: []int{3}, Previous: g0, Model: model, List: []*posterior.Posterior{c1}}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Aggregate(&Round{Number: 1, IDs: []int{0, 1}, Sizes: []int{1, 3}, Previous: start, Model: model, List: []*posterior.Posterior{c0, c1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, v = moments(t, g.Posterior)
+	near("round 1 mean", m, [2]float64{14.0 / 9, 4.0 / 9})
+	near("round 1 variance", v, [2]float64{4.0 / 9, 4.0 / 9})
+	if b := tensors.MustCopyFlatData[float32](g.Posterior.Find("/b").Mean)[0]; math.Abs(float64(b)-4) > 1e-6 {
+		t.Errorf("round 1 deterministic parameter %v, want 4", b)
+	}
+
+	// A round whose clients were trained together, not absorbed one by one, is refused; so are
+	// Absorb under the parallel schedule, a client absorbed twice and an unknown schedule. The
+	// sequential schedule's default damping is 1.
+	r2 := &Round{Number: 2, IDs: []int{0}, Sizes: []int{1}, Previous: g.Posterior, Model: model, List: []*posterior.Posterior{c0}}
+	if _, err := p.Aggregate(r2); err == nil || !strings.Contains(err.Error(), "client 0 was not absorbed") {
+		t.Errorf("aggregating clients not absorbed: %v", err)
+	}
+	if _, err := p.Absorb(r2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Absorb(r2); err == nil || !strings.Contains(err.Error(), "absorbed twice") {
+		t.Errorf("a client absorbed twice: %v", err)
+	}
+	if _, err := newTestPVI(t, 0.5).Absorb(r2); err == nil || !strings.Contains(err.Error(), "parallel") {
+		t.Errorf("Absorb under the parallel schedule: %v", err)
+	}
+	if _, err := New(PVIName, Settings{Kind: models.Bayesian, Options: json.RawMessage(`{"schedule": "random"}`)}); err == nil || !strings.Contains(err.Error(), "schedule") {
+		t.Errorf("an unknown schedule: %v", err)
+	}
+	if st, err := New(PVIName, Settings{Kind: models.Bayesian, Clients: 10, Options: json.RawMessage(`{"schedule": "sequential"}`)}); err != nil || st.(*PVI).Damping != 1 {
+		t.Errorf("the sequential schedule's default damping: %v (%v), want 1", st, err)
+	}
+}
