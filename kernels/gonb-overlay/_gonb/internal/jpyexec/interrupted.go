@@ -1,0 +1,20 @@
+package jpyexec
+
+// fedbayes addition to GoNB (kernels/gonb-overlay): a file the overlay adds to package jpyexec,
+// not a patched copy of an upstream file.
+
+import (
+	"errors"
+	osexec "os/exec"
+
+	"github.com/janpfeifer/gonb/internal/kernel"
+)
+
+// EndedAfterInterrupt reports whether err, the error of a cell program's run, says that the program
+// exited by itself (with an exit status, not killed by a signal) while k was interrupted (Kernel >
+// Interrupt): the program caught the interrupt and said so itself (fedbayes's cells print where
+// they stopped and exit with status 1), so GoNB's own "exit status 1" would only repeat it.
+func EndedAfterInterrupt(k *kernel.Kernel, err error) bool {
+	var exitErr *osexec.ExitError
+	return k != nil && k.Interrupted.Load() && errors.As(err, &exitErr) && exitErr.ExitCode() >= 0
+}
