@@ -10,6 +10,10 @@ import (
 	"github.com/janpfeifer/gonb/internal/kernel"
 )
 
+// ErrInterruptedBeforeStart is Exec's error when Kernel > Interrupt came before the program started
+// (while GoNB compiled the cell): the program is not started.
+var ErrInterruptedBeforeStart = errors.New("interrupted (Kernel > Interrupt) before it started; run the cell again to run it")
+
 // EndedAfterInterrupt reports whether err, the error of a cell program's run, says that the program
 // exited by itself (with an exit status, not killed by a signal) while k was interrupted (Kernel >
 // Interrupt): the program caught the interrupt and said so itself (fedbayes's cells print where

@@ -181,6 +181,12 @@ var WaitToKill = 5 * time.Second
 // program returns an error for any reason.
 func (exec *Executor) Exec() error {
 	klog.Infof("Executing: %s %v", exec.command, exec.args)
+	// fedbayes patch (kernels/gonb-overlay): a program is not started when its cell was interrupted
+	// before (Kernel > Interrupt while GoNB compiled the cell, which takes tens of seconds): upstream
+	// started it anyway, so the interrupt was lost and Run All went on.
+	if k := exec.Msg.Kernel(); k != nil && k.Interrupted.Load() {
+		return ErrInterruptedBeforeStart
+	}
 	exec.isDone = false
 	exec.doneChan = make(chan struct{})
 
