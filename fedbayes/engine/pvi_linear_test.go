@@ -221,9 +221,8 @@ const (
 func TestPVILinearFixedPoint(t *testing.T) {
 	requireSklearn(t, "boston", "boston_house_prices.csv")
 	s := linearSpec(40)
-	if c := s.WithDefaults(); c.Model.Hidden == nil {
-		t.Skip("the engine's spec turns model.hidden [] into nil, the default [100] (engine.Spec.Clone's JSON round trip " +
-			"drops models.Options.Hidden's empty slice under omitempty): a linear model is not expressible")
+	if c := s.WithDefaults(); c.Model.Hidden == nil || len(c.Model.Hidden) != 0 {
+		t.Fatalf("model.hidden [] reads as %v after the spec's defaults: a linear model must stay linear", c.Model.Hidden)
 	}
 	s.Variants = []Variant{
 		{Label: "pvi", Set: map[string]json.RawMessage{"aggregation.rule": raw("pvi")}},

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,8 +36,17 @@ func pviResumeSpec() *Spec {
 	return s
 }
 
+// pviSequentialResumeSpec is pviResumeSpec with partitioned VI's sequential schedule: each sampled
+// client trains against the global the clients before it left.
+func pviSequentialResumeSpec() *Spec {
+	s := pviResumeSpec()
+	s.Aggregation.Options = json.RawMessage(`{"schedule": "sequential"}`)
+	s.Training.Mode = "sequential"
+	return s
+}
+
 // resumeCases are the runs TestResumeAfterKill kills and resumes, by name.
-var resumeCases = map[string]func() *Spec{"gaa": resumeSpec, "pvi": pviResumeSpec}
+var resumeCases = map[string]func() *Spec{"gaa": resumeSpec, "pvi": pviResumeSpec, "pvi-sequential": pviSequentialResumeSpec}
 
 // TestResumeAfterKill starts each run of resumeCases in a child process (this test binary), kills it
 // with SIGKILL after its third round, resumes it here, and checks that the rows equal those of an
@@ -54,7 +64,7 @@ func TestResumeAfterKill(t *testing.T) {
 		return
 	}
 	requireDigits(t)
-	for _, name := range []string{"gaa", "pvi"} {
+	for _, name := range []string{"gaa", "pvi", "pvi-sequential"} {
 		t.Run(name, func(t *testing.T) { resumeAfterKill(t, name, resumeCases[name]) })
 	}
 }
@@ -132,7 +142,7 @@ func resumeAfterKill(t *testing.T, name string, spec func() *Spec) {
 	if !bytes.Equal(gc.Blob, wc.Blob) {
 		t.Errorf("the final checkpoints differ (%d and %d bytes)", len(gc.Blob), len(wc.Blob))
 	}
-	if _, _, state, err := decodeCheckpoint(gc.Blob); err != nil || (name == "pvi") != (state != nil) {
+	if _, _, state, err := decodeCheckpoint(gc.Blob); err != nil || strings.HasPrefix(name, "pvi") != (state != nil) {
 		t.Errorf("%s's checkpoint: strategy state of %d bytes (%v)", name, len(state), err)
 	}
 }

@@ -348,12 +348,12 @@ func (r *runState) trainRound(ctx context.Context, round int, global *posterior.
 	if err != nil {
 		return nil, err
 	}
+	if sc, ok := r.strategy.(strategy.SequentialClients); ok && sc.Sequential() {
+		return r.trainRoundSequential(ctx, sc, round, global, in, ids, sizes)
+	}
 	if cp, ok := r.strategy.(strategy.ClientPriors); ok {
 		if in.priors, err = cp.Priors(round, ids, global, globalConfig(r.spec, r.prob, r.seed)); err != nil {
-			if de := (*strategy.DivergedError)(nil); errors.As(err, &de) {
-				return nil, &divergedError{fmt.Sprintf("server step (%s): %v", r.spec.Aggregation.Rule, err)}
-			}
-			return nil, fmt.Errorf("the clients' priors (%s): %w", r.spec.Aggregation.Rule, err)
+			return nil, r.serverError(err, "the clients' priors")
 		}
 	}
 	in.onStep = stepFunc(r.rep, round)
@@ -369,22 +369,33 @@ func (r *runState) trainRound(ctx context.Context, round int, global *posterior.
 	if d := clientDivergence(out, ids); d != "" {
 		return nil, &divergedError{d}
 	}
+	return r.finishRound(res, out, ids, sizes, global, round)
+}
+
+// finishRound runs the server step on the round's returned clients and records the next global in
+// res, with its time.
+func (r *runState) finishRound(res *roundResult, out localOutcome, ids, sizes []int, global *posterior.Posterior, round int) (*roundResult, error) {
 	t1 := time.Now()
 	next, err := r.aggregate(out, ids, sizes, global, round)
-	nf, de := (*posterior.NonFiniteError)(nil), (*strategy.DivergedError)(nil)
-	if errors.As(err, &nf) || errors.As(err, &de) {
-		// The server step's own model diverged (a distillation at a step size too large), or its
-		// method broke down (a cavity without positive precision).
-		return nil, &divergedError{fmt.Sprintf("server step (%s): %v", r.spec.Aggregation.Rule, err)}
-	}
 	if err != nil {
-		return nil, fmt.Errorf("aggregation (%s): %w", r.spec.Aggregation.Rule, err)
+		return nil, r.serverError(err, "aggregation")
 	}
 	if d := nonFinite(next.Posterior, nil); d != "" {
 		return nil, &divergedError{"global model: " + d}
 	}
 	res.next, res.timings.Aggregate = next, time.Since(t1)
 	return res, nil
+}
+
+// serverError is an error of the strategy's server step (what names it): a divergence when the
+// server step's own model diverged (a distillation at a step size too large) or its method broke
+// down (a cavity without positive precision), the error itself otherwise.
+func (r *runState) serverError(err error, what string) error {
+	nf, de := (*posterior.NonFiniteError)(nil), (*strategy.DivergedError)(nil)
+	if errors.As(err, &nf) || errors.As(err, &de) {
+		return &divergedError{fmt.Sprintf("server step (%s): %v", r.spec.Aggregation.Rule, err)}
+	}
+	return fmt.Errorf("%s (%s): %w", what, r.spec.Aggregation.Rule, err)
 }
 
 // clientDivergence is why a round's client models are not finite ("" when they are).

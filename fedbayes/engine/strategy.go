@@ -89,7 +89,10 @@ func validateStrategy(c *Spec) error {
 			return specErr("training.prox_mu", "%v, but aggregation.rule %s's clients maximise the ELBO against their cavities: a proximal term would change that objective; unset it", c.Training.ProxMu, c.Aggregation.Rule)
 		}
 	}
-	_, err := newStrategy(c)
+	st, err := newStrategy(c)
+	if sc, ok := st.(strategy.SequentialClients); err == nil && ok && sc.Sequential() && c.Training.Mode != "sequential" {
+		return specErr("training.mode", "%s, but aggregation.rule %s's sequential schedule trains the round's clients one after another: want sequential", c.Training.Mode, c.Aggregation.Rule)
+	}
 	return err
 }
 

@@ -119,7 +119,7 @@ type Options struct {
 	Kind Kind `json:"kind,omitempty"`
 	// Hidden are the hidden widths of ArchMLP. nil means [100] (Hasan (2023)); an empty non-nil slice
 	// means no hidden layer (a linear model).
-	Hidden []int `json:"hidden,omitempty"`
+	Hidden []int `json:"hidden,omitzero"`
 	// ConvChannels are the output channels of the convolutions: ArchLeNet default [6, 16], ArchCNN3
 	// default [32, 64, 128], ArchResNet20 default [16, 32, 64] (the three stages).
 	ConvChannels []int `json:"conv_channels,omitempty"`
