@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -135,9 +134,9 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 	}
 	stale := map[string][]string{}
 	for _, rec := range recs {
-		var m results.Meta
-		if err := json.Unmarshal(rec.Files[results.MetaFile], &m); err != nil {
-			return nil, nil, fmt.Errorf("record %s: %s: %w", rec.Name, results.MetaFile, err)
+		m, err := results.ParseMeta("record "+rec.Name+"/"+results.MetaFile, rec.Files[results.MetaFile])
+		if err != nil {
+			return nil, nil, err
 		}
 		name := presetOf(p, b, m.Setting)
 		if name == "" {

@@ -242,3 +242,27 @@ func Exact(raw []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// DecodeFile is Decode on raw, the content of the file path (or of an entry of an archive, named
+// as the reader names it): a duplicate key, a number outside float64's range, a NaN or infinity
+// literal, an unknown field or a type mismatch is an error that names the file and the place in it
+// ("PATH: FIELD (line L, column C): PROBLEM"). Every JSON file fedbayes reads from disk is decoded
+// with it, so that a file is checked as strictly as a spec.
+func DecodeFile(path string, raw []byte, v any) error {
+	if err := Decode(raw, v); err != nil {
+		return &FileError{Path: path, Err: err}
+	}
+	return nil
+}
+
+// FileError is a problem of the JSON file Path.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+// Error implements error.
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap gives the problem (an *Error where it has a place).
+func (e *FileError) Unwrap() error { return e.Err }
