@@ -133,8 +133,15 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 		return nil, nil, err
 	}
 	stale := map[string][]string{}
+	var untrusted []string
 	for _, rec := range recs {
-		m, err := results.ParseMeta("record "+rec.Name+"/"+results.MetaFile, rec.Files[results.MetaFile])
+		if err := results.CheckRecord(rec); err != nil {
+			untrusted = append(untrusted, fmt.Sprintf("left out the record %s kept in the records: it is not a run that readers trust (%v); "+
+				"it is not restored, so its preset runs it again and the new record replaces it, "+
+				"or `fedbayes reproduce -records DIR -budget %s -drop-record %s` removes it from the archive", rec.Name, err, b, rec.Name))
+			continue
+		}
+		m, err := results.ParseMeta(rec.Name+"/"+results.MetaFile, rec.Files[results.MetaFile])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -163,7 +170,40 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 			len(names), words.Plural(len(names), "record"), name, why, strings.Join(names, ", ")))
 	}
 	sort.Strings(notes)
-	return keep, notes, nil
+	return keep, append(untrusted, notes...), nil
+}
+
+// DropRecord removes the record of the run named run from each archive of the papers at budget b in
+// recordsDir that holds it, writing each archive atomically (results.DropRecord, then
+// results.WriteFileAtomic: a reader sees the archive before or after, never a part). It is the way
+// out when a record is not one readers trust and the report is wanted without it. It returns the
+// archives changed and the records each keeps; no archive holding the run is an error.
+func DropRecord(papers []*Paper, recordsDir string, b Budget, run string) (files []string, left []int, err error) {
+	for _, p := range papers {
+		file := RecordsFile(recordsDir, p, b)
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return files, left, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
+		}
+		out, n, err := results.DropRecord(data, file, run)
+		if err != nil {
+			if errors.Is(err, results.ErrNoRecord) {
+				continue
+			}
+			return files, left, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		if err := results.WriteFileAtomic(file, out, 0o644); err != nil {
+			return files, left, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
+		}
+		files, left = append(files, file), append(left, n)
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("reproduce: no records archive at budget %s in %s holds a record of run %s", b, recordsDir, run)
+	}
+	return files, left, nil
 }
 
 // StaleRecordNotes names, for the report, the records of paper p's archive at budget b in recordsDir
