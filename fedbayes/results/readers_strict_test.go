@@ -39,7 +39,7 @@ var jsonReaders = []jsonReader{
 
 // strictRun writes a completed run of two rounds with a checkpoint and a claim file, every JSON
 // file the readers read.
-func strictRun(t *testing.T) string {
+func strictRun(t testing.TB) string {
 	t.Helper()
 	dir := writeRun(t, t.TempDir(), "strict", nil, 1, []Row{accRow(1, 0.5, 1), accRow(2, 0.6, 0.9)}, Completed)
 	ckpt, err := encodeCheckpoint(Checkpoint{Round: 2, Blob: []byte("state"), Rows: 2, LastRowRound: 2})
