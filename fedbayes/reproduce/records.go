@@ -35,6 +35,9 @@ func RecordsFile(dir string, p *Paper, b Budget) string {
 // keeps it and the report names it (StaleRecordNotes). A paper without an archive adds nothing. It
 // returns the number of runs added and kept.
 func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (added, kept int, err error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return 0, 0, err
+	}
 	for _, p := range papers {
 		file := RecordsFile(recordsDir, p, b)
 		recs, err := readRecords(file)
@@ -53,6 +56,16 @@ func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (adde
 		kept += res.Kept
 	}
 	return added, kept, nil
+}
+
+// checkRecordsBudget refuses a budget that is not one of ParseBudget's: the budget is a folder of
+// the records directory (RecordsFile), so another string ("../x", "/tmp") would read or write an
+// archive outside it.
+func checkRecordsBudget(b Budget) error {
+	if _, err := ParseBudget(string(b)); err != nil {
+		return fmt.Errorf("%w (the records of a budget are kept in DIR/BUDGET)", err)
+	}
+	return nil
 }
 
 // readRecords reads a records archive; a missing one holds no records.
@@ -74,6 +87,9 @@ func readRecords(file string) ([]results.Record, error) {
 // archive is written atomically, and only when it has a record. It returns the records kept, by
 // paper ID.
 func SaveRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (map[string]int, error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return nil, err
+	}
 	kept := map[string]int{}
 	for _, p := range papers {
 		file := RecordsFile(recordsDir, p, b)
@@ -179,6 +195,9 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 // out when a record is not one readers trust and the report is wanted without it. It returns the
 // archives changed and the records each keeps; no archive holding the run is an error.
 func DropRecord(papers []*Paper, recordsDir string, b Budget, run string) (files []string, left []int, err error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return nil, nil, err
+	}
 	for _, p := range papers {
 		file := RecordsFile(recordsDir, p, b)
 		data, err := os.ReadFile(file)
@@ -209,6 +228,9 @@ func DropRecord(papers []*Paper, recordsDir string, b Budget, run string) (files
 // StaleRecordNotes names, for the report, the records of paper p's archive at budget b in recordsDir
 // that LoadRecords does not restore (staleRecords). A missing archive has none.
 func StaleRecordNotes(p *Paper, recordsDir string, b Budget) ([]string, error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return nil, err
+	}
 	recs, err := readRecords(RecordsFile(recordsDir, p, b))
 	if err != nil {
 		return nil, err
