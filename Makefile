@@ -93,7 +93,8 @@ test-slurm: ## a sweep through a real two-node Slurm cluster in network namespac
 FUZZTIME ?= 10s
 FUZZ_TARGETS := ./fedbayes/engine:FuzzParseSpec ./fedbayes/data:FuzzReadIDX ./fedbayes/data:FuzzReadCIFARBinary \
   ./fedbayes/data:FuzzReadMAT ./fedbayes/data:FuzzLoadCSV ./fedbayes/cmd/fedbayes:FuzzAggregateArgs \
-  ./fedbayes/results:FuzzParseRows ./fedbayes/results:FuzzUnpackRecords ./fedbayes/cluster:FuzzRenderScript
+  ./fedbayes/results:FuzzParseRows ./fedbayes/results:FuzzUnpackRecords ./fedbayes/cluster:FuzzRenderScript \
+  ./fedbayes/results:FuzzReadersStrict ./fedbayes/results:FuzzDropRecord ./fedbayes/internal/strictjson:FuzzDecodeFile
 
 # Go 1.26's fuzz coordinator can report "context deadline exceeded" when -fuzztime runs out while a
 # worker is mid-input (go.dev/issue/75804, fixed in Go 1.27): such a run wrote no failing input and

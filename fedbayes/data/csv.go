@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -37,19 +38,18 @@ func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := string(all)
 	if opts.Target == "" {
 		return nil, fileErrorf(path, "CSVOptions.Target (the target column's name) is required")
 	}
 	comma := opts.Comma
 	if comma == 0 {
-		header, _, _ := strings.Cut(text, "\n")
+		header, _, _ := bytes.Cut(all, []byte("\n"))
 		comma = ','
-		if strings.Count(header, ";") > strings.Count(header, ",") {
+		if bytes.Count(header, []byte(";")) > bytes.Count(header, []byte(",")) {
 			comma = ';'
 		}
 	}
-	r := csv.NewReader(strings.NewReader(text))
+	r := csv.NewReader(bytes.NewReader(all))
 	r.Comma = comma
 	r.ReuseRecord = true
 	header, err := r.Read()
@@ -96,8 +96,33 @@ func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
 	if name == "" {
 		name = path
 	}
-	ds := &Dataset{Name: name, Shape: []int{len(features)}, FeatureNames: slices.Clone(features)}
-	var rawTargets []string
+	// The rows are counted before anything is allocated for them: the file states no count, and a
+	// slice grown row by row takes up to twice its final size. The lines after the header bound
+	// the records from above (a quoted cell may span lines); so does the text, as every feature
+	// takes at least two bytes (a digit and a separator or line end), which bounds the capacity
+	// of a file of few records and many quoted line ends.
+	rest := all[r.InputOffset():]
+	lines := bytes.Count(rest, []byte("\n"))
+	if len(rest) > 0 && rest[len(rest)-1] != '\n' {
+		lines++
+	}
+	rows := min(lines, (len(rest)+1)/(2*len(features)))
+	ds := &Dataset{Name: name, Shape: []int{len(features)}, FeatureNames: slices.Clone(features),
+		X: make([]float32, 0, rows*len(features))}
+	// Classification keeps each row's class as the index of its name among the names seen so far
+	// (each name stored once, not one string a row); the indices are put in the classes' order at
+	// the end.
+	var (
+		seen      []string
+		seenIndex map[string]int32
+		labels    []int32
+	)
+	if opts.Classification {
+		seenIndex = map[string]int32{}
+		labels = make([]int32, 0, rows)
+	} else {
+		ds.Targets = make([]float32, 0, rows)
+	}
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -119,7 +144,18 @@ func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
 			ds.X = append(ds.X, v)
 		}
 		if opts.Classification {
-			rawTargets = append(rawTargets, strings.TrimSpace(rec[target]))
+			class := strings.TrimSpace(rec[target])
+			k, ok := seenIndex[class]
+			if !ok {
+				if len(seen) == MaxTableClasses {
+					return nil, fileErrorf(path, "line %d, target column %q: more than %d classes (data.MaxTableClasses); is it a class column?", line, opts.Target, MaxTableClasses)
+				}
+				class = strings.Clone(class) // not the record's line, which the next read replaces
+				k = int32(len(seen))
+				seenIndex[class] = k
+				seen = append(seen, class)
+			}
+			labels = append(labels, k)
 			continue
 		}
 		v, err := parseCell(rec[target])
@@ -132,22 +168,30 @@ func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
 		return nil, fileErrorf(path, "no data rows after the header")
 	}
 	if opts.Classification {
-		ds.ClassNames = classesOf(rawTargets)
+		ds.ClassNames = classesOf(seen)
 		ds.NumClasses = len(ds.ClassNames)
-		index := map[string]int32{}
+		order := make(map[string]int32, len(ds.ClassNames))
 		for i, c := range ds.ClassNames {
-			index[c] = int32(i)
+			order[c] = int32(i)
 		}
-		ds.Labels = make([]int32, len(rawTargets))
-		for i, t := range rawTargets {
-			ds.Labels[i] = index[t]
+		final := make([]int32, len(seen))
+		for k, c := range seen {
+			final[k] = order[c]
 		}
+		for i, k := range labels {
+			labels[i] = final[k]
+		}
+		ds.Labels = labels
 	}
 	if err := ds.Validate(); err != nil {
 		return nil, fileErrorf(path, "%v", err)
 	}
 	return ds, nil
 }
+
+// MaxTableClasses bounds the distinct classes of LoadCSV's target column: a classifier's output
+// layer holds a weight per class and hidden unit, and the datasets here have at most 100 classes.
+const MaxTableClasses = 1 << 16
 
 // parseCell parses a numeric cell; missing values are errors, not zeros.
 func parseCell(s string) (float32, error) {

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // debSource is a Debian package and the files one data folder takes from it.
@@ -73,7 +75,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(raw, m); err != nil {
+	if err := strictjson.Decode(raw, m); err != nil {
 		return nil, fileErrorf(path, "corrupt manifest: %v", err)
 	}
 	if m.Folders == nil {

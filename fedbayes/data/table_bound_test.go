@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,13 +23,14 @@ func allocated(f func()) uint64 {
 
 // TestTableMemoryFactor measures what the table readers allocate per byte of content on their
 // worst cases, one value a line ("0\n", the shortest line: the most values and rows per byte) for
-// readRows and two a line ("0,0\n") for LoadCSV, raw and gzip, and checks it against
+// readRows and two a line ("0,0\n", and "0,a\n" as classes) for LoadCSV, raw and gzip, and checks it against
 // TableMemoryFactor, the factor tableBound divides the memory bound by.
 func TestTableMemoryFactor(t *testing.T) {
 	const lines = 1 << 20
 	dir := t.TempDir()
 	one := bytes.Repeat([]byte("0\n"), lines)
 	two := append([]byte("a,t\n"), bytes.Repeat([]byte("0,0\n"), lines)...)
+	classes := append([]byte("a,t\n"), bytes.Repeat([]byte("0,a\n"), lines)...)
 	tests := []struct {
 		name, path string
 		size       int
@@ -42,6 +44,10 @@ func TestTableMemoryFactor(t *testing.T) {
 			func(p string) error { _, err := LoadCSV(p, CSVOptions{Target: "t"}); return err }},
 		{"LoadCSV gzip", writeFile(t, filepath.Join(dir, "two.csv.gz"), gzipBytes(t, two)), len(two),
 			func(p string) error { _, err := LoadCSV(p, CSVOptions{Target: "t"}); return err }},
+		{"LoadCSV classes raw", writeFile(t, filepath.Join(dir, "classes.csv"), classes), len(classes),
+			func(p string) error { _, err := LoadCSV(p, CSVOptions{Target: "t", Classification: true}); return err }},
+		{"LoadCSV classes gzip", writeFile(t, filepath.Join(dir, "classes.csv.gz"), gzipBytes(t, classes)), len(classes),
+			func(p string) error { _, err := LoadCSV(p, CSVOptions{Target: "t", Classification: true}); return err }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,5 +121,67 @@ func TestMATDeclaredClassBound(t *testing.T) {
 	}
 	if _, err := ReadMAT(wide, "X"); err == nil || !strings.Contains(err.Error(), `variable "X" real part declares 16 bytes, more than the 2 left in its matrix`) {
 		t.Errorf("a double real part of a uint8 variable: %v", err)
+	}
+}
+
+// TestLoadCSVRowCountPrecheck feeds LoadCSV hostile tables whose row count no header states and
+// measures what it allocates (runtime.MemStats.TotalAlloc) per byte of content, which must stay
+// within TableMemoryFactor: a quoted cell of a million line ends under a header of 4,096 columns
+// (sized by its lines alone, the values would take 4,096 a line: 16 GiB; the text bounds them),
+// refused for its empty cell; a class column of a million one-letter names and then distinct names
+// past MaxTableClasses, refused at the first one past; and the million one-letter names alone, read
+// (the reader that kept one string a row took 29.5 bytes a byte of them).
+func TestLoadCSVRowCountPrecheck(t *testing.T) {
+	dir := t.TempDir()
+	var wide bytes.Buffer
+	for i := range 4096 {
+		fmt.Fprintf(&wide, "c%d,", i)
+	}
+	wide.WriteString("t\n\"")
+	wide.Write(bytes.Repeat([]byte("\n"), 1<<20))
+	wide.WriteString("\"")
+	wide.Write(bytes.Repeat([]byte(",0"), 4096))
+	wide.WriteString("\n")
+	var distinct bytes.Buffer
+	distinct.WriteString("a,t\n")
+	distinct.Write(bytes.Repeat([]byte("0,a\n"), 1<<20))
+	for i := range MaxTableClasses {
+		fmt.Fprintf(&distinct, "0,class%d\n", i)
+	}
+	classes := append([]byte("a,t\n"), bytes.Repeat([]byte("0,a\n"), 1<<20)...)
+	tests := []struct {
+		name    string
+		content []byte
+		want    string // a fragment of the error; "" reads
+	}{
+		{"a quoted cell of a million line ends", wide.Bytes(), `line 2, column "c0": empty cell`},
+		{"more distinct classes than MaxTableClasses", distinct.Bytes(), fmt.Sprintf("line %d, target column \"t\": more than %d classes", 1<<20+MaxTableClasses+1, MaxTableClasses)},
+		{"one-letter classes", classes, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, gz := range []bool{false, true} {
+				path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".csv")
+				file := tc.content
+				if gz {
+					path += ".gz"
+					file = gzipBytes(t, tc.content)
+				}
+				writeFile(t, path, file)
+				var err error
+				got := allocated(func() { _, err = LoadCSV(path, CSVOptions{Target: "t", Classification: true}) })
+				per := float64(got) / float64(len(tc.content))
+				t.Logf("gzip %v: %d bytes of content, %d allocated (%.1f a byte): %v", gz, len(tc.content), got, per, err)
+				switch {
+				case tc.want == "" && err != nil:
+					t.Errorf("gzip %v: %v", gz, err)
+				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want)):
+					t.Errorf("gzip %v: %v; want an error naming %s and %q", gz, err, path, tc.want)
+				}
+				if per > TableMemoryFactor {
+					t.Errorf("gzip %v: %.1f bytes allocated a byte of content, more than TableMemoryFactor %d", gz, per, TableMemoryFactor)
+				}
+			}
+		})
 	}
 }

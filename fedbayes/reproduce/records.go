@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,6 +35,9 @@ func RecordsFile(dir string, p *Paper, b Budget) string {
 // keeps it and the report names it (StaleRecordNotes). A paper without an archive adds nothing. It
 // returns the number of runs added and kept.
 func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (added, kept int, err error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return 0, 0, err
+	}
 	for _, p := range papers {
 		file := RecordsFile(recordsDir, p, b)
 		recs, err := readRecords(file)
@@ -54,6 +56,16 @@ func LoadRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (adde
 		kept += res.Kept
 	}
 	return added, kept, nil
+}
+
+// checkRecordsBudget refuses a budget that is not one of ParseBudget's: the budget is a folder of
+// the records directory (RecordsFile), so another string ("../x", "/tmp") would read or write an
+// archive outside it.
+func checkRecordsBudget(b Budget) error {
+	if _, err := ParseBudget(string(b)); err != nil {
+		return fmt.Errorf("%w (the records of a budget are kept in DIR/BUDGET)", err)
+	}
+	return nil
 }
 
 // readRecords reads a records archive; a missing one holds no records.
@@ -75,6 +87,9 @@ func readRecords(file string) ([]results.Record, error) {
 // archive is written atomically, and only when it has a record. It returns the records kept, by
 // paper ID.
 func SaveRecords(papers []*Paper, resultsDir, recordsDir string, b Budget) (map[string]int, error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return nil, err
+	}
 	kept := map[string]int{}
 	for _, p := range papers {
 		file := RecordsFile(recordsDir, p, b)
@@ -134,10 +149,17 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 		return nil, nil, err
 	}
 	stale := map[string][]string{}
+	var untrusted []string
 	for _, rec := range recs {
-		var m results.Meta
-		if err := json.Unmarshal(rec.Files[results.MetaFile], &m); err != nil {
-			return nil, nil, fmt.Errorf("record %s: %s: %w", rec.Name, results.MetaFile, err)
+		if err := results.CheckRecord(rec); err != nil {
+			untrusted = append(untrusted, fmt.Sprintf("left out the record %s kept in the records: it is not a run that readers trust (%v); "+
+				"it is not restored, so its preset runs it again and the new record replaces it, "+
+				"or `fedbayes reproduce -records DIR -budget %s -drop-record %s` removes it from the archive", rec.Name, err, b, rec.Name))
+			continue
+		}
+		m, err := results.ParseMeta(rec.Name+"/"+results.MetaFile, rec.Files[results.MetaFile])
+		if err != nil {
+			return nil, nil, err
 		}
 		name := presetOf(p, b, m.Setting)
 		if name == "" {
@@ -164,12 +186,51 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 			len(names), words.Plural(len(names), "record"), name, why, strings.Join(names, ", ")))
 	}
 	sort.Strings(notes)
-	return keep, notes, nil
+	return keep, append(untrusted, notes...), nil
+}
+
+// DropRecord removes the record of the run named run from each archive of the papers at budget b in
+// recordsDir that holds it, writing each archive atomically (results.DropRecord, then
+// results.WriteFileAtomic: a reader sees the archive before or after, never a part). It is the way
+// out when a record is not one readers trust and the report is wanted without it. It returns the
+// archives changed and the records each keeps; no archive holding the run is an error.
+func DropRecord(papers []*Paper, recordsDir string, b Budget, run string) (files []string, left []int, err error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return nil, nil, err
+	}
+	for _, p := range papers {
+		file := RecordsFile(recordsDir, p, b)
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return files, left, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
+		}
+		out, n, err := results.DropRecord(data, file, run)
+		if err != nil {
+			if errors.Is(err, results.ErrNoRecord) {
+				continue
+			}
+			return files, left, fmt.Errorf("reproduce %s: %w", p.ID, err)
+		}
+		if err := results.WriteFileAtomic(file, out, 0o644); err != nil {
+			return files, left, fmt.Errorf("reproduce %s: records: %w", p.ID, err)
+		}
+		files, left = append(files, file), append(left, n)
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("reproduce: no records archive at budget %s in %s holds a record of run %s", b, recordsDir, run)
+	}
+	return files, left, nil
 }
 
 // StaleRecordNotes names, for the report, the records of paper p's archive at budget b in recordsDir
 // that LoadRecords does not restore (staleRecords). A missing archive has none.
 func StaleRecordNotes(p *Paper, recordsDir string, b Budget) ([]string, error) {
+	if err := checkRecordsBudget(b); err != nil {
+		return nil, err
+	}
 	recs, err := readRecords(RecordsFile(recordsDir, p, b))
 	if err != nil {
 		return nil, err

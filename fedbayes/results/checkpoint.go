@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // checkpointMagic is the first line of every checkpoint file.
@@ -86,8 +88,8 @@ func readCheckpointFile(path string) (Checkpoint, error) {
 		return Checkpoint{}, fmt.Errorf("results: %s: truncated checkpoint header", path)
 	}
 	var h checkpointHeader
-	if err := json.Unmarshal(line, &h); err != nil {
-		return Checkpoint{}, fmt.Errorf("results: %s: bad checkpoint header: %v", path, err)
+	if err := strictjson.DecodeFile(path+" (header)", line, &h); err != nil {
+		return Checkpoint{}, fmt.Errorf("results: bad checkpoint header: %w", err)
 	}
 	blob, err := io.ReadAll(r)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // testMeta returns a small meta with a spec that records the setting.
-func testMeta(t *testing.T, setting string, labels map[string]string, seed int64) Meta {
+func testMeta(t testing.TB, setting string, labels map[string]string, seed int64) Meta {
 	t.Helper()
 	spec := map[string]any{"setting": setting, "rounds": 5, "lr": 0.01}
 	m, err := NewMeta(setting, labels, seed, spec, runinfo.Info{Fedbayes: runinfo.Version, Backend: "test"})
@@ -28,7 +28,7 @@ func accRow(round int, acc, nll float64) Row {
 }
 
 // writeRun writes a whole run under root and returns its directory. state "" leaves it incomplete.
-func writeRun(t *testing.T, root, setting string, labels map[string]string, seed int64, rows []Row, state State) string {
+func writeRun(t testing.TB, root, setting string, labels map[string]string, seed int64, rows []Row, state State) string {
 	t.Helper()
 	dir := filepath.Join(root, RunName(setting, seed))
 	w, err := Create(dir, testMeta(t, setting, labels, seed))

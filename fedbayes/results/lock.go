@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // ClaimFile is the name of the claim a process holds on a run directory while it writes the run.
@@ -283,8 +285,8 @@ func readClaim(dir string) (ClaimOwner, time.Duration, error) {
 		return ClaimOwner{}, age, err
 	}
 	var o ClaimOwner
-	if err := json.Unmarshal(data, &o); err != nil {
-		return ClaimOwner{}, age, fmt.Errorf("results: %s: %w", path, err)
+	if err := strictjson.DecodeFile(path, data, &o); err != nil {
+		return ClaimOwner{}, age, fmt.Errorf("results: %w", err)
 	}
 	return o, age, nil
 }

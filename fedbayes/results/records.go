@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -147,46 +148,57 @@ func WriteRecords(w io.Writer, recs []Record) error {
 // archive with an entry, a total or a number of entries past the bounds is refused as soon as its
 // tar header shows it, before the entry is read.
 func ReadRecords(r io.Reader, name string) ([]Record, error) {
+	recs, _, err := readRecords(r, name, "")
+	return recs, err
+}
+
+// readRecords is ReadRecords, leaving out the entries of the run named drop ("" drops none); it
+// returns the number of entries left out.
+func readRecords(r io.Reader, name, drop string) ([]Record, int, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, fmt.Errorf("results: records %s: not a gzip archive: %w", name, err)
+		return nil, 0, fmt.Errorf("results: records %s: not a gzip archive: %w", name, err)
 	}
 	defer gz.Close()
 	tr := tar.NewReader(gz)
 	byName := map[string]map[string][]byte{}
 	var total int64 // bytes of the entries so far, uncompressed
-	entries := 0
+	entries, dropped := 0, 0
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("results: records %s: corrupt archive: %w", name, err)
+			return nil, 0, fmt.Errorf("results: records %s: corrupt archive: %w", name, err)
 		}
 		run, file, found := strings.Cut(hdr.Name, "/")
 		if !found || hdr.Typeflag != tar.TypeReg || !isRecordFile(file) || !recordName(run) {
-			return nil, fmt.Errorf("results: records %s: entry %q is not a run's run.json, rounds.jsonl or status.json", name, hdr.Name)
+			return nil, 0, fmt.Errorf("results: records %s: entry %q is not a run's run.json, rounds.jsonl or status.json", name, hdr.Name)
 		}
 		if entries++; entries > recordLimits.Entries {
-			return nil, fmt.Errorf("results: records %s: more than %d entries, more than an archive of records may hold (%d runs)", name, recordLimits.Entries, recordLimits.Entries/len(recordFiles))
+			return nil, 0, fmt.Errorf("results: records %s: more than %d entries, more than an archive of records may hold (%d runs)", name, recordLimits.Entries, recordLimits.Entries/len(recordFiles))
 		}
 		if hdr.Size < 0 || hdr.Size > recordLimits.File {
-			return nil, fmt.Errorf("results: records %s: entry %q is %d bytes, more than a record file may hold (%d)", name, hdr.Name, hdr.Size, recordLimits.File)
+			return nil, 0, fmt.Errorf("results: records %s: entry %q is %d bytes, more than a record file may hold (%d)", name, hdr.Name, hdr.Size, recordLimits.File)
 		}
 		if total+hdr.Size > recordLimits.Total {
-			return nil, fmt.Errorf("results: records %s: entry %q (%d bytes) brings the archive past %d bytes uncompressed, more than an archive of records may hold", name, hdr.Name, hdr.Size, recordLimits.Total)
+			return nil, 0, fmt.Errorf("results: records %s: entry %q (%d bytes) brings the archive past %d bytes uncompressed, more than an archive of records may hold", name, hdr.Name, hdr.Size, recordLimits.Total)
 		}
 		total += hdr.Size
+		if drop != "" && run == drop {
+			dropped++
+			continue // its bytes are skipped by the next call of tr.Next
+		}
 		data := make([]byte, hdr.Size) // bounded by the checks above
 		if _, err := io.ReadFull(tr, data); err != nil {
-			return nil, fmt.Errorf("results: records %s: entry %q: %w", name, hdr.Name, err)
+			return nil, 0, fmt.Errorf("results: records %s: entry %q: %w", name, hdr.Name, err)
 		}
 		if byName[run] == nil {
 			byName[run] = map[string][]byte{}
 		}
 		if _, dup := byName[run][file]; dup {
-			return nil, fmt.Errorf("results: records %s: entry %q appears twice", name, hdr.Name)
+			return nil, 0, fmt.Errorf("results: records %s: entry %q appears twice", name, hdr.Name)
 		}
 		byName[run][file] = data
 	}
@@ -194,13 +206,70 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	for run, files := range byName {
 		for _, f := range recordFiles {
 			if files[f] == nil {
-				return nil, fmt.Errorf("results: records %s: run %s lacks %s", name, run, f)
+				return nil, 0, fmt.Errorf("results: records %s: run %s lacks %s", name, run, f)
 			}
 		}
 		recs = append(recs, Record{Name: run, Files: files})
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Name < recs[j].Name })
-	return recs, nil
+	return recs, dropped, nil
+}
+
+// ErrNoRecord is DropRecord's error for an archive without the run's record.
+var ErrNoRecord = errors.New("no record")
+
+// DropRecord returns the archive data (named archive in the messages) without the record of the run
+// named run, written by WriteRecords, and the number of records left. The archive is read as
+// ReadRecords reads it, with the bounds, except that the dropped run's entries are not read, so a
+// record that ReadRecords refuses for its own entries (one of its files missing) can be dropped.
+// An archive without the run is an error.
+func DropRecord(data []byte, archive, run string) ([]byte, int, error) {
+	if !recordName(run) {
+		return nil, 0, fmt.Errorf("results: records %s: %q is not a run directory's name", archive, run)
+	}
+	recs, dropped, err := readRecords(bytes.NewReader(data), archive, run)
+	if err != nil {
+		return nil, 0, err
+	}
+	if dropped == 0 {
+		return nil, 0, fmt.Errorf("results: records %s: %w of run %s (%d records)", archive, ErrNoRecord, run, len(recs))
+	}
+	var buf bytes.Buffer
+	if err := WriteRecords(&buf, recs); err != nil {
+		return nil, 0, err
+	}
+	return buf.Bytes(), len(recs), nil
+}
+
+// CheckRecord checks a record as UnpackRecords does before placing it: written into a temporary
+// directory, it must read back as a finished run that readers trust, under its run's name. The
+// error says why the record is not trusted, naming its files NAME/FILE.
+func CheckRecord(rec Record) error {
+	if !recordName(rec.Name) {
+		return fmt.Errorf("%q is not a run directory's name", rec.Name)
+	}
+	tmp, err := os.MkdirTemp("", "fedbayes-record-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, rec.Name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range recordFiles {
+		if data, ok := rec.Files[f]; ok {
+			if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if err := checkRecord(dir, rec.Name, rec.Files); err != nil {
+		// The reason names the record's files as the archive does (NAME/run.json), not the
+		// temporary directory, so that the same record gives the same words.
+		return errors.New(strings.ReplaceAll(err.Error(), tmp+string(filepath.Separator), ""))
+	}
+	return nil
 }
 
 // UnpackResult counts what UnpackRecords did.

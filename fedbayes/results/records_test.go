@@ -16,7 +16,7 @@ import (
 
 // recordsFixture writes a completed, a diverged, a failed and an unfinished run under root and
 // returns their directories in that order.
-func recordsFixture(t *testing.T, root string) []string {
+func recordsFixture(t testing.TB, root string) []string {
 	t.Helper()
 	rows := []Row{accRow(1, 0.5, 1.2), accRow(3, 0.75, 0.6)}
 	dirs := []string{
@@ -36,7 +36,7 @@ func recordsFixture(t *testing.T, root string) []string {
 }
 
 // fixtureRecords reads the records of recordsFixture's runs (the completed and the diverged one).
-func fixtureRecords(t *testing.T) ([]string, []Record) {
+func fixtureRecords(t testing.TB) ([]string, []Record) {
 	t.Helper()
 	dirs := recordsFixture(t, t.TempDir())
 	var recs []Record

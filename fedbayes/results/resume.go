@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // ResumePoint says where a resumed run continues.
@@ -33,12 +35,22 @@ func ReadMeta(dir string) (Meta, error) {
 	if err != nil {
 		return Meta{}, fmt.Errorf("results: %w", err)
 	}
-	var m Meta
-	if err := json.Unmarshal(data, &m); err != nil {
-		return Meta{}, fmt.Errorf("results: %s: %w", path, err)
+	return ParseMeta(path, data)
+}
+
+// ParseMeta reads raw, the content of a run.json (path names it in the errors), as ReadMeta does:
+// strictly (strictjson.DecodeFile), refusing a newer schema and a Meta that fails Validate.
+func ParseMeta(path string, raw []byte) (Meta, error) {
+	// The schema first: a newer fedbayes may have added fields, which the strict decoder refuses.
+	var schema struct {
+		Schema int `json:"schema"`
 	}
-	if m.Schema > SchemaVersion {
-		return Meta{}, fmt.Errorf("results: %s: schema %d is newer than this fedbayes (%d)", path, m.Schema, SchemaVersion)
+	if json.Unmarshal(raw, &schema) == nil && schema.Schema > SchemaVersion {
+		return Meta{}, fmt.Errorf("results: %s: schema %d is newer than this fedbayes (%d)", path, schema.Schema, SchemaVersion)
+	}
+	var m Meta
+	if err := strictjson.DecodeFile(path, raw, &m); err != nil {
+		return Meta{}, fmt.Errorf("results: %w", err)
 	}
 	if err := m.Validate(); err != nil {
 		return Meta{}, fmt.Errorf("%w (in %s)", err, path)

@@ -3,12 +3,15 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // Standard metric names for Row.Metrics. The engine may record others; DirectionOf knows which
@@ -237,7 +240,7 @@ func parseRows(path string, data []byte) (rowsFile, error) {
 	add := func(text []byte) error {
 		line++
 		var r Row
-		if err := json.Unmarshal(text, &r); err != nil {
+		if err := decodeRow(text, &r); err != nil {
 			return fmt.Errorf("results: %s line %d: malformed row (%v); the file is corrupt", path, line, err)
 		}
 		if err := r.Validate(); err != nil {
@@ -259,7 +262,7 @@ func parseRows(path string, data []byte) (rowsFile, error) {
 	}
 	if len(tail) > 0 {
 		var r Row
-		if json.Unmarshal(tail, &r) == nil {
+		if decodeRow(tail, &r) == nil {
 			if err := add(tail); err != nil {
 				return rowsFile{}, err
 			}
@@ -269,6 +272,21 @@ func parseRows(path string, data []byte) (rowsFile, error) {
 		}
 	}
 	return rf, nil
+}
+
+// decodeRow decodes one line of a rounds.jsonl file strictly (strictjson.Decode: no duplicate key, no
+// number outside float64's range, no unknown field); an error gives the column in the line.
+func decodeRow(text []byte, r *Row) error {
+	err := strictjson.Decode(text, r)
+	var je *strictjson.Error
+	if errors.As(err, &je) {
+		where := fmt.Sprintf("column %d", je.Column)
+		if je.Path != "" {
+			where = je.Path + ", " + where
+		}
+		return fmt.Errorf("%s: %s", where, je.Problem)
+	}
+	return err
 }
 
 // readRows reads dir/rounds.jsonl (see parseRows); a missing file is an error.

@@ -1,12 +1,13 @@
 package results
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
 // State is how a run ended.
@@ -79,8 +80,8 @@ func readStatus(dir string) (st Status, ok bool, err error) {
 	if err != nil {
 		return Status{}, false, fmt.Errorf("results: %w", err)
 	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return Status{}, false, fmt.Errorf("results: %s: %w", path, err)
+	if err := strictjson.DecodeFile(path, data, &st); err != nil {
+		return Status{}, false, fmt.Errorf("results: %w", err)
 	}
 	if err := st.Validate(); err != nil {
 		return Status{}, false, fmt.Errorf("%w (in %s)", err, path)

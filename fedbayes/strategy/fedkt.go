@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"strings"
 
 	"fedbayes.dev/fedbayes/aggregate"
 
@@ -121,11 +122,28 @@ func (f *FedKT) Aggregate(r *Round) (*Global, error) {
 	cfg := r.Model
 	cfg.Seed = r.Seed*3 + 1 // the teachers', students' and global model's initialisations
 	g, err := predictive.FedKT(cfg, sets, r.Server.X, kc)
+	if teachersDiverged(err) {
+		// A teacher's loss went non-finite (a step size too large for its subset): FedKT's
+		// method broke down in this round, as a client's training diverging does, so the run is
+		// diverged, not failed, and a sweep goes on.
+		return nil, &DivergedError{fmt.Errorf("FedKT round %d: %w", r.Number, err)}
+	}
 	if err != nil {
 		return nil, err
 	}
 	// The consistent vote counts every client once.
 	return &Global{Posterior: g, Weights: aggregate.EqualWeights(len(r.IDs))}, nil
+}
+
+// teacherDivergence is the words of predictive.TrainClients' error for a client model (here a
+// teacher) whose last-epoch loss is NaN or infinite; predictive has no error type for it.
+const teacherDivergence = "diverged: last-epoch loss"
+
+// teachersDiverged reports whether err is predictive.FedKT's error for a teacher whose training
+// diverged (engine's TestFedKTTeachersNaNDiverges trains teachers at a step size of 1e30 and
+// checks that the run is marked diverged with this reason).
+func teachersDiverged(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "FedKT teachers: ") && strings.Contains(err.Error(), teacherDivergence)
 }
 
 func init() {

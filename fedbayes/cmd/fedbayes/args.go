@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -60,6 +63,9 @@ func parseArgs(fs *flag.FlagSet, args []string, positional func(string) bool) er
 	err := fs.Parse(flags) // with a dangling flag: "flag needs an argument"
 	fs.SetOutput(out)
 	if err == nil {
+		if err := checkNumericFlags(fs); err != nil {
+			return fmt.Errorf("%w: %v; see %s -h", errUsage, err, fs.Name())
+		}
 		return nil
 	}
 	if errors.Is(err, flag.ErrHelp) {
@@ -67,6 +73,37 @@ func parseArgs(fs *flag.FlagSet, args []string, positional func(string) bool) er
 		return flag.ErrHelp
 	}
 	return fmt.Errorf("%w: %s; see %s -h", errUsage, flagErrorText(err, flags), fs.Name())
+}
+
+// signedFlags are the numeric flags that may be negative: seeds (any integer is one) and run's
+// -task-index (-1, its default, runs every run). Every other integer or duration flag counts or
+// bounds something.
+var signedFlags = map[string]bool{"seed": true, "task-index": true}
+
+// checkNumericFlags refuses, for every flag given on the command line, a floating-point value that
+// is not finite (NaN, Inf) and a negative integer or duration where the flag is not in
+// signedFlags, naming the flag and its value. It is the first check of every command's numbers,
+// before the command's own ranges (-level in (0, 1), -jobs at least 1), so that a new flag has it
+// too (TestNumericFlagsChecked runs every command's numeric flags).
+func checkNumericFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if err != nil || !ok {
+			return
+		}
+		switch v := g.Get().(type) {
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				err = fmt.Errorf("-%s %s: not a finite number", f.Name, f.Value)
+			}
+		case int, int64, time.Duration:
+			if reflect.ValueOf(v).Int() < 0 && !signedFlags[f.Name] {
+				err = fmt.Errorf("-%s %s: must not be negative", f.Name, f.Value)
+			}
+		}
+	})
+	return err
 }
 
 // isBoolFlag reports whether f is a boolean flag (one that takes no separate value).

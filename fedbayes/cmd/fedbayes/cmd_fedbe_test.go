@@ -27,7 +27,7 @@ func TestFedBECommandUsage(t *testing.T) {
 		{[]string{"fedbe", "-preset", "nosuch"}, 2, `"nosuch" is neither a spec file nor a preset`},
 		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "x.json"}, 2, "not both"},
 		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-methods", "fedavg,fedprox"}, 2, `method "fedprox": no strategy`},
-		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-rounds", "-1"}, 2, "training.rounds"},
+		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-rounds", "-1"}, 2, "-rounds -1: must not be negative"},
 		{[]string{"fedbe", "-preset", "fedbe-digits-fast", "-seeds", "1,x"}, 2, `-seeds: "x"`},
 		{[]string{"fedbe", old}, 1, "a spec of the former predictive or FedBE runner"},
 		{[]string{"fedbe", "-preset", "fedbe-fmnist-full", "-print"}, 0, `"rounds": 40`},

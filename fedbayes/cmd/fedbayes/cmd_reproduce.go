@@ -19,7 +19,7 @@ func init() {
 }
 
 // runReproduce implements `fedbayes reproduce [-budget reduced|medium|full] [-papers IDS] [-presets NAMES]
-// [-results DIR] [-records DIR] [-o FILE] [-report-only] [-no-figures]`.
+// [-results DIR] [-records DIR] [-drop-record NAMES] [-o FILE] [-report-only] [-no-figures]`.
 func runReproduce(args []string, stdout io.Writer) error {
 	fs := newFlagSet("reproduce", "", stdout)
 	budget := fs.String("budget", "reduced", "reduced (each preset under 30 minutes on 2 cores), medium (the report's budget: hours per preset) or full (the papers' budgets: days)")
@@ -29,6 +29,8 @@ func runReproduce(args []string, stdout io.Writer) error {
 	out := fs.String("o", "docs/reproduction.md", "the report; figures go to the same path without .md")
 	records := fs.String("records", "", "keep the finished runs' records (run.json, rounds.jsonl, status.json; no checkpoints) in DIR/BUDGET/PAPER.tar.gz: "+
 		"read into -results before anything runs (those runs are not run again), written back after, so the report can be computed over sittings on different machines")
+	dropRecords := fs.String("drop-record", "", "remove the records of these runs (comma-separated run folder names, as the report names them) from the -records archives of the selected papers at -budget, "+
+		"each archive rewritten atomically, and stop: the way out when a record is not one readers trust. Nothing runs and no report is written")
 	reportOnly := fs.Bool("report-only", false, "write the report from the runs already in -results without running anything")
 	noFigures := fs.Bool("no-figures", false, "write no SVG figures (no Node.js needed)")
 	runOnly := fs.Bool("run-only", false, "run the presets and write no report (what a task of -slurm runs)")
@@ -50,6 +52,21 @@ func runReproduce(args []string, stdout io.Writer) error {
 	sel, err := reproduce.SelectPapers(splitList(*papers))
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *dropRecords != "" {
+		if *records == "" {
+			return fmt.Errorf("%w: -drop-record needs -records DIR, the records it removes from", errUsage)
+		}
+		for _, run := range splitList(*dropRecords) {
+			files, left, err := reproduce.DropRecord(sel, *records, b, run)
+			if err != nil {
+				return err
+			}
+			for i, f := range files {
+				fmt.Fprintf(stdout, "records: dropped %s from %s (%d records left)\n", run, f, left[i])
+			}
+		}
+		return nil
 	}
 	if *slurm {
 		return submitReproduce(sel, *budget, b, *dir, splitList(*presets), resources(), *dryRun, stdout)

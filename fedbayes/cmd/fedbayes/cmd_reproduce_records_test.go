@@ -25,5 +25,10 @@ func TestReproduceRecordsFlag(t *testing.T) {
 	runCommandCases(t, []commandCase{
 		{"no records yet", args(records), 0, "records: 0 finished runs read from " + records, ""},
 		{"corrupt records", args(bad), 1, "", filepath.Join(bad, "reduced", "002.tar.gz") + ": not a gzip archive"},
+		{"drop without records", []string{"reproduce", "-drop-record", "x-seed0"}, 2, "", "-drop-record needs -records DIR"},
+		{"drop from no archive", []string{"reproduce", "-papers", "002", "-records", records, "-drop-record", "x-seed0"}, 1, "",
+			"no records archive at budget reduced in " + records + " holds a record of run x-seed0"},
+		{"drop from a corrupt archive", []string{"reproduce", "-papers", "002", "-records", bad, "-drop-record", "x-seed0"}, 1, "", "not a gzip archive"},
 	})
+
 }

@@ -104,10 +104,17 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `fedbayes COMMAND -h` for a command's flags.")
 }
 
+// flagSetMade, when not nil, is called with every flag set newFlagSet makes (the tests read every
+// command's flags from it).
+var flagSetMade func(*flag.FlagSet)
+
 // newFlagSet returns a flag set that reports errors instead of exiting, with a usage text: the usage
 // line, what the command does (description) and the flags.
 func newFlagSet(name, argsUsage string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("fedbayes "+name, flag.ContinueOnError)
+	if flagSetMade != nil {
+		flagSetMade(fs)
+	}
 	fs.SetOutput(stdout)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s\n\n", strings.TrimSpace("fedbayes "+name+" [flags] "+argsUsage))

@@ -226,9 +226,42 @@ func Decode(raw []byte, v any) error {
 			}
 			return &Error{Path: te.Field, Line: l, Column: c, Problem: problem}
 		}
+		if key, ok := unknownField(err); ok {
+			if at := keyOffset(raw, key); at >= 0 {
+				l, c := LineColumn(raw, int64(at))
+				return &Error{Line: l, Column: c, Problem: fmt.Sprintf("unknown field %q", key)}
+			}
+		}
 		return err
 	}
 	return nil
+}
+
+// unknownField gives the key of encoding/json's unknown-field error.
+func unknownField(err error) (string, bool) {
+	rest, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	key, qerr := strconv.Unquote(rest)
+	return key, qerr == nil
+}
+
+// keyOffset is the offset of the first member of raw whose key is key (its opening quote), or -1.
+func keyOffset(raw []byte, key string) int {
+	quoted, _ := json.Marshal(key)
+	for from := 0; ; {
+		i := bytes.Index(raw[from:], quoted)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		rest := bytes.TrimLeft(raw[at+len(quoted):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return at
+		}
+		from = at + len(quoted)
+	}
 }
 
 // Exact decodes one JSON value into any, keeping numbers as json.Number so that integers above 2^53
@@ -242,3 +275,27 @@ func Exact(raw []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// DecodeFile is Decode on raw, the content of the file path (or of an entry of an archive, named
+// as the reader names it): a duplicate key, a number outside float64's range, a NaN or infinity
+// literal, an unknown field or a type mismatch is an error that names the file and the place in it
+// ("PATH: FIELD (line L, column C): PROBLEM"). Every JSON file fedbayes reads from disk is decoded
+// with it, so that a file is checked as strictly as a spec.
+func DecodeFile(path string, raw []byte, v any) error {
+	if err := Decode(raw, v); err != nil {
+		return &FileError{Path: path, Err: err}
+	}
+	return nil
+}
+
+// FileError is a problem of the JSON file Path.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+// Error implements error.
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap gives the problem (an *Error where it has a place).
+func (e *FileError) Unwrap() error { return e.Err }
