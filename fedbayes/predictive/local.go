@@ -118,8 +118,20 @@ func TrainClients(m *models.Model, clients []*data.Dataset, cfg LocalConfig) ([]
 	}
 	for k, v := range last {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("predictive: client %d diverged: last-epoch loss %v", k, v)
+			return nil, &DivergedError{Client: k, Loss: v}
 		}
 	}
 	return last, nil
+}
+
+// DivergedError is TrainClients' error for a client model whose last-epoch loss is NaN or
+// infinite (a step size too large for its data): its method broke down, as opposed to a wrong
+// input, so callers mark the run diverged rather than failed.
+type DivergedError struct {
+	Client int
+	Loss   float64
+}
+
+func (e *DivergedError) Error() string {
+	return fmt.Sprintf("predictive: client %d diverged: last-epoch loss %v", e.Client, e.Loss)
 }

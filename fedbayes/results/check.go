@@ -47,6 +47,17 @@ var metricRanges = map[string]metricRange{
 	VarDisagreement:     {0, math.Inf(1), false},
 }
 
+// The per-client distribution metrics the engine records (client_accuracy_min ... client_ece_max:
+// the order statistics of the scored clients' accuracies, NLLs and ECEs): accuracies and ECEs are
+// fractions, a classification NLL is non-negative and may be +Inf.
+func init() {
+	for _, stat := range []string{"min", "p10", "median", "p90", "max"} {
+		metricRanges["client_accuracy_"+stat] = metricRange{0, 1, false}
+		metricRanges["client_ece_"+stat] = metricRange{0, 1, false}
+		metricRanges["client_nll_"+stat] = metricRange{0, math.Inf(1), true}
+	}
+}
+
 // checkValue reports why v is not a possible value of metric, or nil.
 func checkValue(metric string, v float64) error {
 	rg, ok := metricRanges[metric]

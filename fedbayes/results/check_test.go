@@ -164,3 +164,21 @@ func TestCheckAgainstSpec(t *testing.T) {
 		})
 	}
 }
+
+// TestClientDistributionRanges checks the ranges of the per-client distribution metrics: an
+// accuracy or ECE outside [0, 1] and a negative NLL are refused, an infinite NLL is allowed.
+func TestClientDistributionRanges(t *testing.T) {
+	for _, tc := range []struct {
+		metric string
+		v      float64
+		ok     bool
+	}{
+		{"client_accuracy_p10", 0.4, true}, {"client_accuracy_median", 1.2, false},
+		{"client_ece_max", -0.1, false}, {"client_ece_p90", 0.3, true},
+		{"client_nll_min", -1, false}, {"client_nll_max", math.Inf(1), true}, {"client_nll_p10", math.NaN(), false},
+	} {
+		if err := checkValue(tc.metric, tc.v); (err == nil) != tc.ok {
+			t.Errorf("%s = %v: error %v, want ok %v", tc.metric, tc.v, err, tc.ok)
+		}
+	}
+}

@@ -1,8 +1,8 @@
 package strategy
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"fedbayes.dev/fedbayes/aggregate"
 
@@ -135,15 +135,12 @@ func (f *FedKT) Aggregate(r *Round) (*Global, error) {
 	return &Global{Posterior: g, Weights: aggregate.EqualWeights(len(r.IDs))}, nil
 }
 
-// teacherDivergence is the words of predictive.TrainClients' error for a client model (here a
-// teacher) whose last-epoch loss is NaN or infinite; predictive has no error type for it.
-const teacherDivergence = "diverged: last-epoch loss"
-
-// teachersDiverged reports whether err is predictive.FedKT's error for a teacher whose training
-// diverged (engine's TestFedKTTeachersNaNDiverges trains teachers at a step size of 1e30 and
-// checks that the run is marked diverged with this reason).
+// teachersDiverged reports whether err is predictive.FedKT's error for a teacher (or student) whose
+// training diverged, predictive.DivergedError (engine's TestFedKTTeachersNaNDiverges trains teachers
+// at a step size of 1e30 and checks that the run is marked diverged with this reason).
 func teachersDiverged(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "FedKT teachers: ") && strings.Contains(err.Error(), teacherDivergence)
+	de := (*predictive.DivergedError)(nil)
+	return errors.As(err, &de)
 }
 
 func init() {
