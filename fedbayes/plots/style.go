@@ -275,8 +275,9 @@ func sidePanels(o map[string]any, grid map[string]any, share float64, width int,
 	for k, v := range grid {
 		main[k], side[k] = v, v
 	}
-	// grid's right leaves room for the visual map: it moves left of the panel.
-	main["right"] = grid["right"].(float64) + panel + gap
+	// grid's right leaves room for the visual map, which moves left of the panel, its labels a gap
+	// clear of the main plot.
+	main["right"] = grid["right"].(float64) + panel + 2*gap
 	delete(side, "left")
 	side["right"], side["width"] = 16.0, fmt.Sprintf("%g%%", share*100)
 	eachComponent(o, "visualMap", func(v map[string]any) { v["right"] = 16 + panel + gap })
