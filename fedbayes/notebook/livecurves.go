@@ -149,6 +149,7 @@ func (l *LiveCurves) chartLocked() (*plots.Chart, error) {
 			})
 		}
 	}
+	labels = sweptValues(labels, l.swept)
 	for i := range series {
 		series[i].Name = labels[i]
 	}
@@ -172,6 +173,26 @@ func legendLabels(series []plots.SeedSeries) []string {
 		if method, rest, ok := plots.SplitMethod(name); ok {
 			out[i] = strings.Join(append([]string{method}, rest...), " ")
 		}
+	}
+	return out
+}
+
+// sweptValues names labels that are bare numbers after the field they are values of ("trim = 0.1"
+// for the settings of a sweep of aggregation.options.trim, which legendLabels leaves as "0.1"), so
+// that the legend says what the numbers are. Labels are returned as they are unless swept is known
+// and every label is a number.
+func sweptValues(labels []string, swept string) []string {
+	if swept == "" {
+		return labels
+	}
+	for _, l := range labels {
+		if _, err := strconv.ParseFloat(l, 64); err != nil {
+			return labels
+		}
+	}
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		out[i] = swept + " = " + l
 	}
 	return out
 }

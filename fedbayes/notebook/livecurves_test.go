@@ -3,6 +3,7 @@ package notebook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -235,6 +236,24 @@ func BenchmarkLiveCurvesRedraw(b *testing.B) {
 	for range b.N {
 		if _, err := l.Chart(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestSweptValues checks that bare numbers in the live legend are named after the swept field, and
+// that other labels, or an unknown field, are left as they are.
+func TestSweptValues(t *testing.T) {
+	for _, tc := range []struct {
+		labels []string
+		swept  string
+		want   string
+	}{
+		{[]string{"0", "0.1", "0.3"}, "trim", "[trim = 0 trim = 0.1 trim = 0.3]"},
+		{[]string{"0", "0.1"}, "", "[0 0.1]"},
+		{[]string{"GAA", "0.1"}, "trim", "[GAA 0.1]"},
+	} {
+		if got := fmt.Sprint(sweptValues(tc.labels, tc.swept)); got != tc.want {
+			t.Errorf("sweptValues(%v, %q) = %s, want %s", tc.labels, tc.swept, got, tc.want)
 		}
 	}
 }

@@ -43,12 +43,46 @@ func TestResolve(t *testing.T) {
 }
 
 func TestExpectedLine(t *testing.T) {
-	e := Expected{Quick: "about 2 min", Paper: "weeks"}
-	if got := e.Line(Quick, "2 cores"); got != "expected time (2 cores): about 2 min; other budgets: paper weeks" {
-		t.Errorf("Line(quick) = %q", got)
+	e := Expected{Quick: Measurement{Seconds: 117, Cores: 2, Load: 9.66, Date: "2026-12-02"}, Paper: "weeks"}
+	want := "expected time (headless): about 2 minutes (117 s measured on 2 cores at a load average of 9.7, 2026-12-02); other budgets: paper weeks"
+	if got := e.Line(Quick, "headless"); got != want {
+		t.Errorf("Line(quick) = %q, want %q", got, want)
 	}
-	if got := e.Line(Reduced, "2 cores"); !strings.HasPrefix(got, "expected time (2 cores): not measured;") {
+	if got := e.Line(Reduced, "headless"); !strings.HasPrefix(got, "expected time (headless): not measured; other budgets: quick about 2 minutes (117 s measured on 2 cores at a load") {
 		t.Errorf("Line(reduced) = %q", got)
+	}
+	if got := (Expected{}).Line(Quick, "x"); got != "expected time (x): not measured" {
+		t.Errorf("Line of nothing measured = %q", got)
+	}
+}
+
+// TestAbout checks the rounded times of Measurement.String.
+func TestAbout(t *testing.T) {
+	for _, tc := range []struct {
+		sec  int
+		want string
+	}{
+		{3, "about 10 s"}, {44, "about 40 s"}, {45, "about 50 s"}, {114, "about 110 s"}, {115, "about 2 minutes"},
+		{120, "about 2 minutes"}, {134, "about 2 minutes"}, {135, "about 2.5 minutes"}, {600, "about 10 minutes"},
+	} {
+		if got := about(tc.sec); got != tc.want {
+			t.Errorf("about(%d) = %q, want %q", tc.sec, got, tc.want)
+		}
+	}
+}
+
+// TestMachineNow checks the line stating this machine's load, from the text of /proc/loadavg.
+func TestMachineNow(t *testing.T) {
+	for _, tc := range []struct {
+		loadavg string
+		want    string
+	}{
+		{"3.14 2.50 1.20 2/300 4567\n", "this machine now: 2 cores at a load average of 3.1"},
+		{"", ""}, {"x 1 2", ""}, {"-1 0 0", ""}, {"NaN 0 0", ""},
+	} {
+		if got := machineNow(tc.loadavg, 2); got != tc.want {
+			t.Errorf("machineNow(%q) = %q, want %q", tc.loadavg, got, tc.want)
+		}
 	}
 }
 

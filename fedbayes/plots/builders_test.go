@@ -205,3 +205,43 @@ func TestPartitionHeatmap(t *testing.T) {
 		})
 	}
 }
+
+// TestPartitionHeatmapSizes checks the size panel: one bar per client of its examples over every
+// class, on the heatmap's client rows, in a grid of its own beside the heatmap's (also when the
+// chart is styled again at another width), not coloured by the counts' scale, with the range of
+// sizes in the caption.
+func TestPartitionHeatmapSizes(t *testing.T) {
+	c, err := PartitionHeatmap("part", Partition{Counts: [][]int{{5, 0, 1}, {0, 7, 2}, {1, 1, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := seriesOf(t, c)
+	if len(s) != 2 || s[1]["type"] != "bar" || s[1]["xAxisIndex"] != 1.0 || s[1]["yAxisIndex"] != 1.0 {
+		t.Fatalf("series = %v, want the heatmap and a bar series on axes 1", s)
+	}
+	if got := fmt.Sprint(s[1]["data"]); got != "[6 9 3]" {
+		t.Errorf("sizes %s, want [6 9 3]", got)
+	}
+	y := c.Option["yAxis"].([]any)[1].(map[string]any)
+	if y["inverse"] != true || len(y["data"].([]any)) != 3 {
+		t.Errorf("the sizes' client axis = %v, want the heatmap's three clients from the top", y)
+	}
+	if vm := c.Option["visualMap"].([]any)[0].(map[string]any); vm["seriesIndex"] != 0.0 {
+		t.Errorf("visual map applies to %v, want the heatmap only", vm["seriesIndex"])
+	}
+	if want := "3 to 9 (the largest 3 times the smallest)"; !strings.Contains(c.Caption, want) {
+		t.Errorf("caption %q, want %q", c.Caption, want)
+	}
+	for _, width := range []int{DefaultWidth, 500, DefaultWidth} {
+		c, err = c.Styled(ScreenStyle, width, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grids := c.Option["grid"].([]any)
+		main, side := grids[0].(map[string]any), grids[1].(map[string]any)
+		panel := SizePanelShare * float64(width)
+		if side["width"] != "20%" || side["right"].(float64) != 16 || main["right"].(float64) < 16+panel {
+			t.Errorf("width %d: grids %v and %v overlap or lost the panel's share", width, main, side)
+		}
+	}
+}

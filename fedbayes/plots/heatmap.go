@@ -2,14 +2,12 @@ package plots
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
-
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
 // Partition is the data of the partition heatmap: how many examples of each class each client
-// holds (Jamoussi et al., BA-BFL, Fig. 2).
+// holds (Jamoussi et al., BA-BFL, Fig. 2); a client's size is its row's sum.
 type Partition struct {
 	// Title is shown above the chart; empty for none.
 	Title string `json:"title,omitempty"`
@@ -20,7 +18,10 @@ type Partition struct {
 }
 
 // PartitionHeatmap draws a client-by-class heatmap of example counts, clients on the y axis
-// (client 1 at the top) and classes on the x axis, with a colour scale from 0 to the largest count.
+// (client 1 at the top) and classes on the x axis, with a colour scale from 0 to the largest count,
+// and beside it, on the same client rows, a bar of each client's size (its examples over every
+// class), so that quantity skew (docs/partitions.md, partition.sizes) shows as well as label skew.
+// The caption states the range of sizes.
 func PartitionHeatmap(name string, d Partition) (*Chart, error) {
 	fail := func(format string, args ...any) (*Chart, error) {
 		return nil, fmt.Errorf("plots: partition heatmap %q: %s", name, fmt.Sprintf(format, args...))
@@ -44,8 +45,9 @@ func PartitionHeatmap(name string, d Partition) (*Chart, error) {
 		}
 	}
 	clients := make([]string, K)
+	sizes := make([]int, K)
 	maxCount := 0
-	data := make([]opts.HeatMapData, 0, K*C)
+	data := make([]any, 0, K*C)
 	for k, row := range d.Counts {
 		if len(row) != C {
 			return fail("client %d has %d classes, client 0 has %d", k, len(row), C)
@@ -56,27 +58,46 @@ func PartitionHeatmap(name string, d Partition) (*Chart, error) {
 				return fail("client %d, class %d: negative count %d", k, c, n)
 			}
 			maxCount = max(maxCount, n)
-			data = append(data, opts.HeatMapData{Value: [3]int{c, k, n}})
+			sizes[k] += n
+			data = append(data, map[string]any{"value": []int{c, k, n}})
 		}
 	}
-	hm := charts.NewHeatMap()
-	hm.SetXAxis(classes)
-	hm.AddSeries("examples", data)
-	hm.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: d.Title}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "class", Data: classes, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Name: "client", Data: clients, Inverse: opts.Bool(true), SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithVisualMapOpts(opts.VisualMap{
-			Type: "continuous", Calculable: opts.Bool(true), Min: 0, Max: float32(max(maxCount, 1)),
-			Orient: "vertical", Right: "0", Top: "middle",
-			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#6baed6", "#08306b"}},
-		}),
-	)
-	c, err := FromGoECharts(name, hm, 0, 0)
+	category := func(name string, cats []string, grid int) map[string]any {
+		return map[string]any{"type": "category", "name": name, "data": cats, "gridIndex": grid,
+			"splitArea": map[string]any{"show": true}}
+	}
+	clientAxis := category("client", clients, 0)
+	clientAxis["inverse"] = true
+	sizeAxis := category("", clients, 1)
+	sizeAxis["inverse"], sizeAxis["axisLabel"], sizeAxis["axisTick"] = true, map[string]any{"show": false}, map[string]any{"show": false}
+	option := map[string]any{
+		"title": map[string]any{"text": d.Title},
+		// Two panels side by side (Styled places them): the heatmap, and the sizes on its rows.
+		"grid":  []any{map[string]any{}, map[string]any{"width": fmt.Sprintf("%g%%", SizePanelShare*100)}},
+		"xAxis": []any{category("class", classes, 0), map[string]any{"type": "value", "name": "examples", "gridIndex": 1, "min": 0, "splitNumber": 2}},
+		"yAxis": []any{clientAxis, sizeAxis},
+		"series": []any{
+			map[string]any{"type": "heatmap", "name": "examples", "data": data, "xAxisIndex": 0, "yAxisIndex": 0},
+			map[string]any{"type": "bar", "name": "client size", "data": sizes, "xAxisIndex": 1, "yAxisIndex": 1,
+				"barCategoryGap": "25%", "itemStyle": map[string]any{"color": "#737373"}},
+		},
+		"tooltip": map[string]any{"show": true, "trigger": "item"},
+		"legend":  map[string]any{"show": false},
+		"visualMap": []any{map[string]any{
+			"type": "continuous", "calculable": true, "min": 0, "max": max(maxCount, 1), "seriesIndex": 0,
+			"orient": "vertical", "top": "middle",
+			"inRange": map[string]any{"color": []string{"#f7fbff", "#6baed6", "#08306b"}},
+		}},
+	}
+	c, err := NewChart(name, option, 0, 0)
 	if err != nil {
 		return nil, err
 	}
+	lo, hi := slices.Min(sizes), slices.Max(sizes)
+	c.Caption = fmt.Sprintf("Right: each client's number of examples, %d to %d", lo, hi)
+	if lo > 0 && hi > lo {
+		c.Caption += fmt.Sprintf(" (the largest %.3g times the smallest)", float64(hi)/float64(lo))
+	}
+	c.Caption += "."
 	return c.Styled(ScreenStyle, 0, 0)
 }

@@ -72,6 +72,24 @@ func pointsOf(t *testing.T, s map[string]any) [][2]float64 {
 	return out
 }
 
+// datasetPoints returns the [x, y] points series s of chart c reads from the chart's dataset (its
+// encode.x and encode.y columns).
+func datasetPoints(t *testing.T, c *Chart, s map[string]any) [][2]float64 {
+	t.Helper()
+	enc, ok := s["encode"].(map[string]any)
+	if !ok {
+		t.Fatalf("series %v has no encode", s["name"])
+	}
+	xi, yi := int(enc["x"].(float64)), int(enc["y"].(float64))
+	rows := c.Option["dataset"].(map[string]any)["source"].([]any)
+	out := make([][2]float64, len(rows))
+	for i, r := range rows {
+		row := r.([]any)
+		out[i] = [2]float64{row[xi].(float64), row[yi].(float64)}
+	}
+	return out
+}
+
 // mustContainAll fails unless every want is a substring of s.
 func mustContainAll(t *testing.T, what, s string, wants ...string) {
 	t.Helper()

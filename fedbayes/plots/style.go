@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -233,11 +234,54 @@ func applyStyle(o map[string]any, s Style, width, height int) int {
 		"left": gridLeft, "right": gridRight, "top": top + 8, "bottom": bottom,
 		"containLabel": false,
 	}
-	o["grid"] = grid
+	if share, ok := sidePanelShare(o); ok {
+		o["grid"] = sidePanels(o, grid, share, width, fs)
+	} else {
+		o["grid"] = grid
+	}
 	if height > 0 {
 		fitYName(o, fs, float64(height)+extra, top+8, bottom)
 	}
 	return int(extra)
+}
+
+// SizePanelShare is the share of a chart's width that a side panel takes (grid 1 of a chart with two
+// grids, the sizes beside PartitionHeatmap's heatmap).
+const SizePanelShare = 0.2
+
+// sidePanelShare returns the width share of grid 1 when option o has two grids, the second a side
+// panel whose "width" is a percentage of the chart's width ("20%", as PartitionHeatmap gives it).
+func sidePanelShare(o map[string]any) (float64, bool) {
+	grids, ok := o["grid"].([]any)
+	if !ok || len(grids) != 2 {
+		return 0, false
+	}
+	g, _ := grids[1].(map[string]any)
+	w, _ := g["width"].(string)
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(w, "%"), 64)
+	if !strings.HasSuffix(w, "%") || err != nil || pct <= 0 || pct >= 100 {
+		return 0, false
+	}
+	return pct / 100, true
+}
+
+// sidePanels splits the plot area grid into the main plot and a side panel of share of the width at
+// its right, with the visual map, when the chart has one, between them; both have grid's top and
+// bottom. The panel keeps its width as a percentage, so that the chart can be styled again.
+func sidePanels(o map[string]any, grid map[string]any, share float64, width int, fs float64) []any {
+	panel := math.Round(share * float64(width))
+	gap := math.Round(fs * 1.5)
+	main, side := map[string]any{}, map[string]any{}
+	for k, v := range grid {
+		main[k], side[k] = v, v
+	}
+	// grid's right leaves room for the visual map, which moves left of the panel, its labels a gap
+	// clear of the main plot.
+	main["right"] = grid["right"].(float64) + panel + 2*gap
+	delete(side, "left")
+	side["right"], side["width"] = 16.0, fmt.Sprintf("%g%%", share*100)
+	eachComponent(o, "visualMap", func(v map[string]any) { v["right"] = 16 + panel + gap })
+	return []any{main, side}
 }
 
 // fitYName shortens, with "…", a y axis name longer than the chart lets it be: ECharts centres it on

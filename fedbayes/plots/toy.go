@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
+	"strings"
 )
 
 // Gaussian1D is a univariate Gaussian given by its mean and variance.
@@ -178,32 +176,29 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 	for i := range grid {
 		grid[i] = lo + (hi-lo)*float64(i)/float64(n-1)
 	}
-	curve := func(f func(x float64) float64) []opts.LineData {
-		pts := make([]opts.LineData, n)
+	curves := toyCurves(d)
+	values := make([][]float64, len(curves))
+	for j, cv := range curves {
+		values[j] = make([]float64, n)
 		for i, x := range grid {
-			pts[i] = opts.LineData{Value: []float64{round6(x), round6(f(x))}}
+			values[j][i] = cv.f(x)
 		}
-		return pts
 	}
-	line := charts.NewLine()
-	looks := addToySeries(line, d, curve)
-	line.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: d.Title}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "θ", Min: round6(lo), Max: round6(hi)}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "density", Min: 0}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-	)
-	c, err := FromGoECharts(name, line, 0, 0)
+	groups := coincident(curves, values)
+	option := map[string]any{
+		"title":   map[string]any{"text": d.Title},
+		"xAxis":   map[string]any{"type": "value", "name": "θ", "min": round6(lo), "max": round6(hi)},
+		"yAxis":   map[string]any{"type": "value", "name": "density", "min": 0},
+		"tooltip": map[string]any{"show": true, "trigger": "axis"},
+		"legend":  map[string]any{"show": true},
+		"dataset": map[string]any{"source": toySource(grid, values)},
+		"series":  toySeries(curves, values, grid, groups),
+	}
+	c, err := NewChart(name, option, 0, 0)
 	if err != nil {
 		return nil, err
 	}
-	eachComponent(c.Option, "series", func(s map[string]any) {
-		if i, ok := looks[fmt.Sprint(s["name"])]; ok { // go-echarts has no field for a dash array
-			look := SeriesLook(i)
-			sub(s, "lineStyle")["type"], s["z"] = LineType(look.Dash), look.Z
-		}
-	})
+	c.Caption = coincidenceNote(curves, groups)
 	return c.Styled(ScreenStyle, 0, 0)
 }
 
@@ -211,12 +206,34 @@ func ToyAggregation(name string, d Toy) (*Chart, error) {
 // is above 5 % of its peak).
 const toyMarkerEvery = 20
 
-// addToySeries adds the toy chart's curves to line: the clients dashed in grey under one legend
-// entry, the mixture dotted in black, the reference in black, then each rule in its method's colour,
-// dash and marker (IdentityLooks; a marker every toyMarkerEvery points where the density shows, each
-// rule's at its own phase, so that two rules with the same curve both show). It returns the rules' look indices.
-func addToySeries(line *charts.Line, d Toy, curve func(func(float64) float64) []opts.LineData) map[string]int {
-	noSymbol := charts.WithLineChartOpts(opts.LineChart{Symbol: "none", ShowSymbol: opts.Bool(false)})
+// toyTail is the share of a curve's own peak below which the chart stores its density as 0: far
+// below a pixel, and most of the grid of a narrow curve, whose tail values would otherwise fill the
+// saved notebook with digits.
+const toyTail = 1e-4
+
+// ToyCoincide is the largest difference between two densities, as a share of the chart's highest
+// density, at which the toy chart calls them coincident: about a pixel of a 300 px high plot, where
+// the later curve would hide the earlier one.
+const ToyCoincide = 0.01
+
+// toyCurve is one density of the toy chart: its legend name, the function drawn and its style.
+type toyCurve struct {
+	name string
+	f    func(float64) float64
+	// client is set for a client's density (never compared for coincidence).
+	client bool
+	// rule is set for an aggregate (drawn in its method's look with markers); look is its look index.
+	rule bool
+	look int
+	// style holds the series fields of a client, the mixture or the reference.
+	style map[string]any
+}
+
+// toyCurves lists the toy chart's curves in drawing order: the clients dashed in grey under one
+// legend entry (or their own names), the mixture dotted in black, the reference in black, then each
+// rule in its method's colour, dash and marker (IdentityLooks).
+func toyCurves(d Toy) []toyCurve {
+	var out []toyCurve
 	clients := "client"
 	if len(d.Clients) > 1 {
 		clients = fmt.Sprintf("clients (%d)", len(d.Clients))
@@ -226,55 +243,204 @@ func addToySeries(line *charts.Line, d Toy, curve func(func(float64) float64) []
 		if len(d.ClientNames) == len(d.Clients) {
 			name = d.ClientNames[k]
 		}
-		line.AddSeries(name, curve(func(x float64) float64 { return NormalPDF(x, c.Mean, c.Var) }),
-			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: "#888888", Width: 1.5, Type: "dashed"}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#888888"}))
+		out = append(out, toyCurve{name: name, f: func(x float64) float64 { return NormalPDF(x, c.Mean, c.Var) }, client: true,
+			style: toyLine("#888888", 1.5, "dashed", 1)})
 	}
 	if d.Mixture {
-		line.AddSeries("mixture", curve(func(x float64) float64 { return MixtureDensity(d.Clients, d.Weights, x) }),
-			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: "#000000", Width: 2, Type: "dotted"}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
+		out = append(out, toyCurve{name: "mixture", f: func(x float64) float64 { return MixtureDensity(d.Clients, d.Weights, x) },
+			style: toyLine("#000000", 2, "dotted", 1)})
 	}
 	if r := d.Reference; r != nil {
-		line.AddSeries(r.Name, curve(func(x float64) float64 { return NormalPDF(x, r.Mean, r.Var) }),
-			noSymbol,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: "#000000", Width: 3.5, Opacity: opts.Float(0.55)}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000000"}))
+		st := toyLine("#000000", 3.5, "solid", 0.55)
+		out = append(out, toyCurve{name: r.Name, f: func(x float64) float64 { return NormalPDF(x, r.Mean, r.Var) }, style: st})
 	}
 	names := make([]string, len(d.Aggregates))
 	for i, a := range d.Aggregates {
 		names[i] = a.Name
 	}
 	looks := IdentityLooks(names)
-	for i, a := range d.Aggregates {
-		look := SeriesLook(looks[a.Name])
-		pts := curve(func(x float64) float64 { return NormalPDF(x, a.Mean, a.Var) })
-		peak := NormalPDF(a.Mean, a.Mean, a.Var)
-		phase := (i * 7) % toyMarkerEvery
-		for j := range pts {
-			// Markers where the density shows (not along the axis in its tails).
-			if (j-phase)%toyMarkerEvery != 0 || pts[j].Value.([]float64)[1] < 0.05*peak {
-				pts[j].Symbol = "none"
-			}
-		}
-		line.AddSeries(a.Name, pts,
-			charts.WithLineChartOpts(opts.LineChart{Symbol: look.Marker, SymbolSize: look.MarkerSize, ShowSymbol: opts.Bool(true)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: look.Color, Width: 2}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: look.Color}))
+	for _, a := range d.Aggregates {
+		out = append(out, toyCurve{name: a.Name, f: func(x float64) float64 { return NormalPDF(x, a.Mean, a.Var) },
+			rule: true, look: looks[a.Name]})
 	}
-	return looks
+	return out
 }
 
-// round6 rounds to 6 significant decimals, keeping the option JSON small. It goes through the
-// decimal text of x, so it is exact for every finite x, subnormal densities such as 1e-310
-// included (scaling by a power of ten overflows there and gave NaN).
-func round6(x float64) float64 {
+// toyLine is the series style of an unmarked curve.
+func toyLine(color string, width float64, dash string, opacity float64) map[string]any {
+	ls := map[string]any{"color": color, "width": width, "type": dash}
+	if opacity < 1 {
+		ls["opacity"] = opacity
+	}
+	return map[string]any{"symbol": "none", "showSymbol": false, "lineStyle": ls, "itemStyle": map[string]any{"color": color}}
+}
+
+// toySource is the chart's dataset: one row per grid point, x then every curve's density, each to
+// 5 significant digits and 0 below toyTail of the curve's own peak. Every series reads its column
+// of this one table, so the grid is stored once (series data of [x, y] pairs stored it per curve,
+// and made a notebook of five toy charts about 770 KB).
+func toySource(grid []float64, values [][]float64) [][]float64 {
+	peaks := make([]float64, len(values))
+	for j, v := range values {
+		for _, y := range v {
+			peaks[j] = math.Max(peaks[j], y)
+		}
+	}
+	rows := make([][]float64, len(grid))
+	for i, x := range grid {
+		row := make([]float64, 1+len(values))
+		row[0] = round6(x)
+		for j, v := range values {
+			if v[i] >= toyTail*peaks[j] {
+				row[1+j] = roundDigits(v[i], 5)
+			}
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// coincident groups the curves other than the clients whose densities differ nowhere on the grid by
+// more than ToyCoincide of the highest density drawn: each curve joins the first group whose first
+// curve it coincides with. It returns the groups of two or more curves (indices into curves, in
+// drawing order).
+func coincident(curves []toyCurve, values [][]float64) [][]int {
+	top := 0.0
+	for _, v := range values {
+		for _, y := range v {
+			top = math.Max(top, y)
+		}
+	}
+	var groups [][]int
+	for j, cv := range curves {
+		if cv.client {
+			continue
+		}
+		joined := false
+		for g := range groups {
+			if maxDiff(values[groups[g][0]], values[j]) <= ToyCoincide*top {
+				groups[g], joined = append(groups[g], j), true
+				break
+			}
+		}
+		if !joined {
+			groups = append(groups, []int{j})
+		}
+	}
+	var out [][]int
+	for _, g := range groups {
+		if len(g) > 1 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func maxDiff(a, b []float64) float64 {
+	m := 0.0
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}
+
+// coincidenceNote says which curves the chart draws on top of each other ("" when none do).
+func coincidenceNote(curves []toyCurve, groups [][]int) string {
+	if len(groups) == 0 {
+		return ""
+	}
+	parts := make([]string, len(groups))
+	for g, members := range groups {
+		names := make([]string, len(members))
+		for k, j := range members {
+			names[k] = curves[j].name
+		}
+		parts[g] = joinAnd(names)
+	}
+	return fmt.Sprintf("Drawn on top of each other here (densities within %g %% of the highest): %s. The first of each is the wide pale line, the others the thinner lines on it.",
+		ToyCoincide*100, strings.Join(parts, "; "))
+}
+
+// joinAnd joins names as "a and b" or "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// toySeries returns the series of the curves, each reading its column of the dataset. A rule has
+// its method's colour, dash and marker (SeriesLook), the markers every toyMarkerEvery grid points
+// where its density is above 5 % of its peak, each rule's at its own phase, drawn as mark points
+// (so that the dataset holds numbers only). In a group of coincident curves the first is drawn wide
+// and pale and the others, thinner, on top of it, so that each shows.
+func toySeries(curves []toyCurve, values [][]float64, grid []float64, groups [][]int) []any {
+	rank := map[int]int{}
+	for _, g := range groups {
+		for r, j := range g {
+			rank[j] = r
+		}
+	}
+	leader := map[int]bool{}
+	for _, g := range groups {
+		leader[g[0]] = true
+	}
+	out := make([]any, len(curves))
+	rules := 0
+	for j, cv := range curves {
+		s := map[string]any{"type": "line", "name": cv.name, "encode": map[string]any{"x": 0, "y": j + 1}}
+		if !cv.rule {
+			for k, v := range cv.style {
+				s[k] = v
+			}
+		} else {
+			look := SeriesLook(cv.look)
+			s["symbol"], s["symbolSize"], s["showSymbol"] = look.Marker, look.MarkerSize, false
+			s["lineStyle"] = map[string]any{"color": look.Color, "width": 2.0, "type": LineType(look.Dash), "dashOffset": look.DashOffset}
+			s["itemStyle"] = map[string]any{"color": look.Color}
+			s["z"] = look.Z
+			peak := 0.0
+			for _, y := range values[j] {
+				peak = math.Max(peak, y)
+			}
+			phase := (rules * 7) % toyMarkerEvery
+			rules++
+			var marks []any
+			for i, y := range values[j] {
+				if (i-phase)%toyMarkerEvery == 0 && y >= 0.05*peak {
+					marks = append(marks, map[string]any{"coord": []float64{round6(grid[i]), roundDigits(y, 5)}})
+				}
+			}
+			s["markPoint"] = map[string]any{"symbol": look.Marker, "symbolSize": look.MarkerSize, "silent": true,
+				"label": map[string]any{"show": false}, "itemStyle": map[string]any{"color": look.Color}, "data": marks}
+		}
+		if r, ok := rank[j]; ok {
+			ls := s["lineStyle"].(map[string]any)
+			switch {
+			case leader[j] && cv.rule:
+				ls["width"], ls["opacity"] = 6.0, 0.4
+			case r > 0:
+				ls["width"] = math.Max(1, 2.5-0.75*float64(r-1))
+				z, _ := s["z"].(int)
+				s["z"] = max(z, 1000+r) // above every rule's own layer
+			}
+		}
+		out[j] = s
+	}
+	return out
+}
+
+// round6 rounds to 6 significant decimals, keeping the option JSON small (roundDigits).
+func round6(x float64) float64 { return roundDigits(x, 6) }
+
+// roundDigits rounds x to the given significant decimals. It goes through the decimal text of x,
+// so it is exact for every finite x, subnormal densities such as 1e-310 included (scaling by a
+// power of ten overflows there and gave NaN).
+func roundDigits(x float64, digits int) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}
-	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', digits, 64), 64)
 	if err != nil { // cannot happen for a finite x; keep x rather than a non-finite value
 		return x
 	}
