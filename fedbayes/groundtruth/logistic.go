@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"fedbayes.dev/fedbayes/internal/strictjson"
 	"fedbayes.dev/fedbayes/results"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
@@ -238,6 +239,35 @@ type Reference struct {
 	Cached bool `json:"-"`
 }
 
+// matches checks a cached reference against what was asked: the sampler's configuration, and a
+// mean, covariance and diagnostics of d weights, finite, with a symmetric covariance of positive
+// diagonal.
+func (r *Reference) matches(d int, hc HMCConfig) error {
+	h := r.HMC
+	if h.Config != hc {
+		return fmt.Errorf("it holds a reference sampled with %+v, not %+v", h.Config, hc)
+	}
+	if len(h.Mean) != d || len(h.Cov) != d || len(h.ESS) != d || len(h.RHat) != d || len(h.MCSE) != d {
+		return fmt.Errorf("it holds %d means, %d covariance rows and %d/%d/%d diagnostics for %d weights",
+			len(h.Mean), len(h.Cov), len(h.ESS), len(h.RHat), len(h.MCSE), d)
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	for i := range d {
+		if len(h.Cov[i]) != d {
+			return fmt.Errorf("covariance row %d has %d entries, want %d", i, len(h.Cov[i]), d)
+		}
+		if !finite(h.Mean[i]) || !(h.Cov[i][i] > 0) || !finite(h.Cov[i][i]) {
+			return fmt.Errorf("weight %d: mean %v, variance %v", i, h.Mean[i], h.Cov[i][i])
+		}
+		for j := range d {
+			if !finite(h.Cov[i][j]) || h.Cov[i][j] != h.Cov[j][i] {
+				return fmt.Errorf("covariance entry [%d][%d] %v is not finite or not symmetric", i, j, h.Cov[i][j])
+			}
+		}
+	}
+	return nil
+}
+
 // cacheKey identifies a reference by everything it depends on.
 func cacheKey(cfg Config, hc HMCConfig) string {
 	raw, _ := json.Marshal(struct {
@@ -260,7 +290,10 @@ func HMCReference(p *Problem, hc HMCConfig, cacheDir string) (*Reference, error)
 		switch {
 		case err == nil:
 			var ref Reference
-			if err := json.Unmarshal(raw, &ref); err != nil {
+			if err := strictjson.DecodeFile(path, raw, &ref); err != nil {
+				return nil, fmt.Errorf("groundtruth: HMC cache: %w (delete it to recompute)", err)
+			}
+			if err := ref.matches(p.Model.Prior.Dim(), hc); err != nil {
 				return nil, fmt.Errorf("groundtruth: HMC cache %s: %w (delete it to recompute)", path, err)
 			}
 			ref.Cached = true

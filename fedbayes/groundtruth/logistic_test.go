@@ -1,9 +1,11 @@
 package groundtruth
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -164,11 +166,33 @@ func TestGroundTruthLogistic(t *testing.T) {
 	if err != nil || !cached.Cached || cached.HMC.Mean[0] != ref.Mean[0] {
 		t.Errorf("second reference: cached %v, err %v", cached != nil && cached.Cached, err)
 	}
-	if err := os.WriteFile(files[0], []byte("{"), 0o644); err != nil {
+	// A cache file whose content is not what was asked, or not strict JSON, is refused with its name.
+	good, err := os.ReadFile(files[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := HMCReference(p, hc, dir); err == nil {
-		t.Error("a corrupt cache file: no error")
+	edit := func(f func(h map[string]any)) []byte {
+		var d map[string]any
+		_ = json.Unmarshal(good, &d)
+		f(d["hmc"].(map[string]any))
+		raw, _ := json.Marshal(d)
+		return raw
+	}
+	for name, raw := range map[string][]byte{
+		"truncated":          []byte("{"),
+		"duplicate key":      []byte(`{"hmc": {},` + strings.TrimPrefix(strings.TrimSpace(string(good)), "{")),
+		"unknown field":      []byte(`{"extra": 1,` + strings.TrimPrefix(strings.TrimSpace(string(good)), "{")),
+		"another sampler":    edit(func(h map[string]any) { h["config"].(map[string]any)["chains"] = 2.0 }),
+		"a weight missing":   edit(func(h map[string]any) { h["mean"] = h["mean"].([]any)[1:] }),
+		"negative variance":  edit(func(h map[string]any) { h["cov"].([]any)[0].([]any)[0] = -1.0 }),
+		"asymmetric entries": edit(func(h map[string]any) { h["cov"].([]any)[0].([]any)[1] = 7.0 }),
+	} {
+		if err := os.WriteFile(files[0], raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := HMCReference(p, hc, dir); err == nil || !strings.Contains(err.Error(), files[0]) {
+			t.Errorf("cache %s: error %v, want one naming %s", name, err, files[0])
+		}
 	}
 	if _, err := RunProblem(p, RuleOptions{}); err == nil {
 		t.Error("RunProblem on a logistic problem: no error")

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"fedbayes.dev/fedbayes/internal/strictjson"
+
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/predictive"
@@ -137,8 +139,8 @@ func BetaFits(runs []results.Run) (map[float64]map[int64]predictive.BetaFit, err
 			return nil, fmt.Errorf("notebook: run %s: %w", r.Dir, err)
 		}
 		var fit predictive.BetaFit
-		if err := json.Unmarshal(raw, &fit); err != nil {
-			return nil, fmt.Errorf("notebook: %s: %w", filepath.Join(r.Dir, predictive.BetaFile), err)
+		if err := strictjson.DecodeFile(filepath.Join(r.Dir, predictive.BetaFile), raw, &fit); err != nil {
+			return nil, fmt.Errorf("notebook: %w", err)
 		}
 		if out[h] == nil {
 			out[h] = map[int64]predictive.BetaFit{}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"fedbayes.dev/fedbayes/internal/strictjson"
 
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/presets"
@@ -97,11 +100,16 @@ func ReadBaseline(path string) (*Baseline, error) {
 	if st, err := f.Stat(); err == nil && st.Size() > maxBaselineBytes {
 		return nil, fmt.Errorf("reproduce: baseline %s: %d bytes, more than the %d a baseline can hold", path, st.Size(), maxBaselineBytes)
 	}
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
-	var b Baseline
-	if err := dec.Decode(&b); err != nil {
+	raw, err := io.ReadAll(io.LimitReader(f, maxBaselineBytes+1))
+	if err != nil {
 		return nil, fmt.Errorf("reproduce: baseline %s: %w", path, err)
+	}
+	if len(raw) > maxBaselineBytes {
+		return nil, fmt.Errorf("reproduce: baseline %s: more than the %d bytes a baseline can hold", path, maxBaselineBytes)
+	}
+	var b Baseline
+	if err := strictjson.DecodeFile(path, raw, &b); err != nil {
+		return nil, fmt.Errorf("reproduce: baseline: %w", err)
 	}
 	for i, fd := range b.Findings {
 		if fd.Paper == "" || fd.Claim == "" || fd.Verdict == "" {
