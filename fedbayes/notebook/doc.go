@@ -3,8 +3,8 @@
 // SpecDir), the budget and expected time each notebook prints first (Start, Times), spec builders
 // (PresetSpec, Sweep, FedAvgBaseline), training several engine specs under one progress bar with
 // learning curves drawn as they come (Train, LiveCurves; multi-round FedBE runs through it as engine
-// specs), Kernel > Interrupt stopping Run All (Check ends the interrupted cell as an error, Queued the
-// cells queued after it), reading the runs back for the cells that depend on them, checked as run
+// specs), Kernel > Interrupt stopping Run All (Check ends the interrupted cell as an error; the kernel
+// aborts the cells queued after it), reading the runs back for the cells that depend on them, checked as run
 // --resume checks them (Load, LoadDir), filters and groupings over runs (Where, Label, Values,
 // SeedSeries, FinalVersus, Pick, PickMethods by the strategy registry's method names),
 // tables (ShowTable, TextTable, MeanSE), the posterior health of rules that combine variances

@@ -2,15 +2,12 @@ package notebook
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -148,9 +145,8 @@ var exit = os.Exit
 // Check ends the cell when err is not nil, without a panic or a goroutine trace:
 //
 //   - a *Stopped error (Kernel > Interrupt) prints its message on standard output and fails the
-//     cell (exit status 1), and records the interrupt for the cells that Run All queued after it
-//     (see Queued): Jupyter's Run All sends every cell at once and GoNB v0.11.4 runs the queued
-//     ones even after an error, so those cells end at once, unrun;
+//     cell (exit status 1); the kernel fedbayes builds (kernels/gonb-overlay) then aborts the cells
+//     Run All queued after it without compiling them, each with a "not run" line;
 //   - an *Incomplete error (the runs a cell reads are not all finished) prints its message and ends
 //     the cell normally;
 //   - any other error prints "error: ..." on standard error and fails the cell (exit status 1, so
@@ -167,11 +163,6 @@ func check(err error, stdout, stderr io.Writer) {
 	switch {
 	case errors.As(err, &stopped):
 		fmt.Fprintln(stdout, err)
-		if dir := gonbDir(); dir != "" {
-			if werr := markInterrupt(dir, err.Error(), time.Now()); werr != nil {
-				fmt.Fprintln(stderr, "note: the cells queued after this one may run:", werr)
-			}
-		}
 		code = 1
 	case errors.As(err, &incomplete):
 		fmt.Fprintln(stdout, err)
@@ -194,129 +185,27 @@ func gonbDir() string {
 	return os.Getenv("GONB_TMP_DIR")
 }
 
-// interruptFile is the record of the last interrupt in GoNB's folder.
-const interruptFile = "fedbayes-interrupted.json"
-
-// queueWindow bounds the time between the end of one cell and the moment GoNB writes the next
-// cell's main.go for that cell to count as queued by Run All: GoNB parses the cell and runs
-// goimports in between (about a second; more on a loaded machine), while a person reads the
-// message first.
-const queueWindow = 15 * time.Second
-
-// interruptMark is the record of an interrupt: the interrupted cell, the cells skipped since, and
-// when the last of them ended.
-type interruptMark struct {
-	Cell    string    `json:"cell"`
-	Skipped []string  `json:"skipped,omitempty"`
-	Last    time.Time `json:"last"`
-	What    string    `json:"what"`
-}
-
-// cellID identifies the cell being run in dir: the SHA-256 of the body of main() in GoNB's main.go
-// (the cell's own code, without the declarations earlier cells left), and when GoNB wrote main.go.
-func cellID(dir string) (string, time.Time, error) {
-	path := filepath.Join(dir, "main.go")
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	body := string(src)
-	if i := strings.Index(body, "\nfunc main() {"); i >= 0 {
-		body = body[i:]
-		if j := strings.Index(body, "\n}\n"); j >= 0 {
-			body = body[:j]
-		}
-	}
-	return fmt.Sprintf("%x", sha256.Sum256([]byte(body))), info.ModTime(), nil
-}
-
-// markInterrupt records that the cell now running in dir was interrupted at now.
-func markInterrupt(dir, what string, now time.Time) error {
-	id, _, err := cellID(dir)
-	if err != nil {
-		return err
-	}
-	return writeMark(dir, interruptMark{Cell: id, Last: now, What: what})
-}
-
-func writeMark(dir string, m interruptMark) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, interruptFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, interruptFile))
-}
-
-// Queued says whether the cell now running in GoNB's folder dir was queued by Run All after an
-// interrupt (Check of a *Stopped error), and if so records it and returns the line to print. The
-// rules: the interrupted cell run again runs (it resumes) and clears the record; so does a cell
-// skipped once before (a person runs it again) and any cell whose main.go GoNB wrote more than
-// queueWindow after the interrupted or the last skipped cell ended (the queue is over). Every
-// other cell is skipped. Without a record, or when it cannot be read, nothing is skipped.
-func Queued(dir string, now time.Time) (bool, string) {
-	path := filepath.Join(dir, interruptFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false, ""
-	}
-	var m interruptMark
-	if json.Unmarshal(b, &m) != nil {
-		os.Remove(path)
-		return false, ""
-	}
-	id, written, err := cellID(dir)
-	if err != nil || id == m.Cell || slices.Contains(m.Skipped, id) || written.Sub(m.Last) > queueWindow {
-		os.Remove(path)
-		return false, ""
-	}
-	m.Skipped = append(m.Skipped, id)
-	m.Last = now
-	if writeMark(dir, m) != nil {
-		os.Remove(path)
-	}
-	return true, fmt.Sprintf("not run: Run All was stopped by Kernel > Interrupt in an earlier cell (%s); "+
-		"run this cell again to run it", m.What)
-}
-
 // trainActive counts the Train calls in progress: an interrupt during one is Train's to end
 // cleanly (a *Stopped error that Check reports), not the interrupt watcher's.
 var trainActive atomic.Int32
 
-// init ends a cell program that Run All queued after an interrupt before it runs anything (see
-// Queued): every notebook's cells use this package, so they all pass here. It then watches for
-// Kernel > Interrupt (SIGINT) in any cell, not only a training one: the interrupt is recorded for
-// the queued cells, and outside Train the cell ends at once with a clean line (Train stops between
-// two steps and returns a *Stopped error instead).
+// init watches, in a cell program of a GoNB notebook, for Kernel > Interrupt (SIGINT) in any cell,
+// not only a training one: outside Train the cell ends at once with a clean line (Train stops
+// between two steps and returns a *Stopped error instead). Every notebook's cells use this package,
+// so they all pass here.
 func init() {
-	dir := gonbDir()
-	if dir == "" {
+	if gonbDir() == "" {
 		return
-	}
-	if skip, line := Queued(dir, time.Now()); skip {
-		fmt.Println(line)
-		gonbui.Sync()
-		exit(1)
 	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt)
-	go watchInterrupts(dir, ch, os.Stdout, os.Stderr)
+	go watchInterrupts(ch, os.Stdout)
 }
 
-// watchInterrupts records each interrupt received on sig for the queued cells and, outside Train,
-// ends the cell with a clean line (exit status 1).
-func watchInterrupts(dir string, sig <-chan os.Signal, stdout, stderr io.Writer) {
+// watchInterrupts ends the cell with a clean line (exit status 1) at each interrupt received on sig
+// outside Train.
+func watchInterrupts(sig <-chan os.Signal, stdout io.Writer) {
 	for range sig {
-		if err := markInterrupt(dir, "Kernel > Interrupt", time.Now()); err != nil {
-			fmt.Fprintln(stderr, "note: the cells queued after this one may run:", err)
-		}
 		if trainActive.Load() > 0 {
 			continue
 		}
