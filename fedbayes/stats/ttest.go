@@ -71,6 +71,23 @@ func checkFinite(name string, x []float64) error {
 }
 
 // meanVar returns the mean and the sample variance (n - 1 denominator, two passes) of x, len(x) >= 2.
+// RoundingSpread is the one rule for a degenerate sample: a sample (or a set of paired differences)
+// whose standard deviation is at most RoundingSpread times the largest magnitude among the values
+// compared is constant, its spread float64 rounding (a − b of equal decimal differences differs in
+// its last bits), and is not tested; the t statistic of such a spread would be ~1e15 and its p-value 0.
+const RoundingSpread = 1e-12
+
+// magnitude is the largest |value| in the samples.
+func magnitude(samples ...[]float64) float64 {
+	m := 0.0
+	for _, x := range samples {
+		for _, v := range x {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	return m
+}
+
 func meanVar(x []float64) (mean, variance float64) {
 	for _, v := range x {
 		mean += v
@@ -110,8 +127,8 @@ func PairedT(a, b []float64) (Result, error) {
 	mean, v := meanVar(d)
 	n := float64(len(d))
 	se := math.Sqrt(v / n)
-	if se == 0 {
-		return Result{}, notTestable("every paired difference is %g: no spread to test against", d[0])
+	if math.Sqrt(v) <= RoundingSpread*magnitude(a, b) {
+		return Result{}, notTestable("every paired difference is %g to rounding (their spread is within %g of the values' magnitude): no spread to test against", mean, RoundingSpread)
 	}
 	r := Result{Test: Paired, Diff: mean, SE: se, DF: n - 1, T: mean / se, NA: len(a), NB: len(b)}
 	r.P = twoSided(r.T, r.DF)
@@ -136,8 +153,8 @@ func WelchT(a, b []float64) (Result, error) {
 	na, nb := float64(len(a)), float64(len(b))
 	qa, qb := va/na, vb/nb
 	se := math.Sqrt(qa + qb)
-	if se == 0 {
-		return Result{}, notTestable("both samples are constant (%g and %g): no spread to test against", ma, mb)
+	if lim := RoundingSpread * magnitude(a, b); math.Sqrt(va) <= lim && math.Sqrt(vb) <= lim {
+		return Result{}, notTestable("both samples are constant to rounding (%g and %g; their spreads are within %g of the values' magnitude): no spread to test against", ma, mb, RoundingSpread)
 	}
 	// Welch-Satterthwaite: (qa + qb)² / (qa²/(na-1) + qb²/(nb-1)); a constant sample adds nothing.
 	df := (qa + qb) * (qa + qb) / (qa*qa/(na-1) + qb*qb/(nb-1))

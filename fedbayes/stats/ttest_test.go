@@ -206,3 +206,24 @@ func TestMeanCI(t *testing.T) {
 		}
 	}
 }
+
+// TestDegenerateSamplesByOneRule checks that samples constant to rounding are not tested, by the one
+// rule RoundingSpread, rather than decided by float rounding: 0.3 − 0.2, 0.7 − 0.6 and 1.1 − 1.0
+// differ in their last bits (a spread of about 6e-17), which without the rule gave t ≈ 1e15 and p = 0;
+// equal samples shifted by 0.1 are the same for Welch's test; a real spread of 1e-9 is tested.
+func TestDegenerateSamplesByOneRule(t *testing.T) {
+	a, b := []float64{0.3, 0.7, 1.1}, []float64{0.2, 0.6, 1.0}
+	if d := []float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]}; d[0] == d[2] {
+		t.Fatalf("the case needs differences unequal in their last bits: %v", d)
+	}
+	if _, err := PairedT(a, b); !errors.Is(err, ErrNotTestable) {
+		t.Errorf("paired differences equal to rounding: error %v, want ErrNotTestable", err)
+	}
+	c := []float64{0.1 + 0.2, 0.3, 0.3}
+	if _, err := WelchT(c, []float64{0.7, 0.7, 0.7}); !errors.Is(err, ErrNotTestable) {
+		t.Errorf("samples constant to rounding: error %v, want ErrNotTestable", err)
+	}
+	if r, err := PairedT([]float64{1, 2, 3}, []float64{1 - 1e-9, 2, 3 + 1e-9}); err != nil || r.SE <= 0 {
+		t.Errorf("a spread of 1e-9 on values of 3: %+v, %v; want it tested", r, err)
+	}
+}
