@@ -77,6 +77,12 @@ func TestGroundTruthSampleBaselines(t *testing.T) {
 	if len(res.DrawSets) != 3 || res.DrawSets[0].KLToTruth == res.DrawSets[1].KLToTruth || res.DrawSets[0].Failed != "" {
 		t.Errorf("draw sets %+v, want 3 different ones", res.DrawSets)
 	}
+	// The further sets are not the table's set: none has the first set's EP-MCMC.
+	for j, set := range res.DrawSets {
+		if set.KLToTruth == res.Rules[n-4].Distances.KLToTruth {
+			t.Errorf("draw set %d is the table's first set", j)
+		}
+	}
 	// EP-MCMC with full covariances on 20,000 draws: the exact global posterior (the clients'
 	// Gaussians combined exactly), to sampling error: KL under 0.01 nat both ways.
 	exact, err := GlobalFromClients(p.Model.Prior, full)

@@ -3,6 +3,7 @@ package groundtruth
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"fedbayes.dev/fedbayes/aggregate"
@@ -199,5 +200,61 @@ func TestCompareGaussianFull(t *testing.T) {
 	// q's covariance is 4 p's: eigenvalues 1 ± ρ scaled by 4, so W2² = 0.25 + Σ (2 − 1)² (1 ± ρ).
 	if want := math.Sqrt(0.25 + (1 + rho) + (1 - rho)); math.Abs(d.W2-want) > 1e-9 {
 		t.Errorf("W2 %v, want %v", d.W2, want)
+	}
+}
+
+// TestDWCOnFails checks that DWC on the clients' marginals reports a weight whose combined
+// precision is not positive (three clients twice as wide as the prior: 3/2 − 2 < 0) instead of
+// keeping the prior there, and that the reference row then says so rather than holding a value.
+func TestDWCOnFails(t *testing.T) {
+	prior, _ := NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0, 0, 1}))
+	wide := Diagonal{Mean: []float64{0.5, 0}, Var: []float64{2, 0.1}}
+	if _, err := dwcOn([]Diagonal{wide, wide, wide}, prior); err == nil || !strings.Contains(err.Error(), "weight 0") {
+		t.Fatalf("error %v, want one naming weight 0", err)
+	}
+	res := &Result{Sizes: []int{1, 1, 1}, Clients: []Diagonal{wide, wide, wide}}
+	score := func(q Diagonal) (Distances, error) { return compareMoments(q, prior) }
+	if err := scoreRules(res, prior, prior, []Diagonal{wide, wide, wide}, RefDWCMarginals, RuleOptions{Rules: []aggregate.Rule{aggregate.EAA}}, score); err != nil {
+		t.Fatal(err)
+	}
+	var ref *Scored
+	for i := range res.References {
+		if res.References[i].Label == RefDWCMarginals {
+			ref = &res.References[i]
+		}
+	}
+	if ref == nil || ref.Failed == "" || ref.Q.Dim() != 0 {
+		t.Fatalf("reference %+v, want a failed row without a posterior", ref)
+	}
+}
+
+// TestSummariseDrawSetsByHand checks the draw-set summary on two hand-made seeds: floors 1 (KL(q‖p))
+// and 0.5 (KL(p‖q)), DWC's excess 2 in both; seed 1's sets have excesses 1 and 3 (mean 2, not below
+// DWC; one set below), seed 2's 1 and 1.5 (mean 1.25, below; both sets below). The mean excess over
+// the sets is 1.625, the Monte Carlo sd within a seed sqrt((2 + 0.125)/2); full-covariance KLs 0.05,
+// 0.2, 0.05, 0.05: one set above 0.1 nat.
+func TestSummariseDrawSetsByHand(t *testing.T) {
+	run := func(excesses []float64, fullKL []float64) *Result {
+		r := &Result{
+			References: []Scored{
+				{Label: RefMeanFieldVI, Distances: Distances{KLToTruth: 1, KLFromTruth: 2}},
+				{Label: RefMoment, Distances: Distances{KLToTruth: 3, KLFromTruth: 0.5}},
+			},
+			Rules: []Scored{{Label: "DWC", Rule: "DWC", Distances: Distances{KLToTruth: 3, KLFromTruth: 1}}},
+		}
+		for i, e := range excesses {
+			r.DrawSets = append(r.DrawSets, DrawSet{KLToTruth: Value(1 + e), KLFromTruth: 0.5,
+				FullKLToTruth: Value(fullKL[i]), FullKLFromTruth: Value(fullKL[i] / 2)})
+		}
+		return r
+	}
+	got := summariseDrawSets([]*Result{run([]float64{1, 3}, []float64{0.05, 0.2}), run([]float64{1, 1.5}, []float64{0.05, 0.05})})
+	want := &DrawSetSummary{Sets: 4, Seeds: 2, Excess: 1.625, WithinSD: math.Sqrt((2 + 0.125) / 2), BelowDWC: 3, SeedsBelowDWC: 1, SeedsSplit: 1, FullAbove: 1}
+	if got == nil || got.Sets != want.Sets || got.Seeds != want.Seeds || !near(got.Excess, want.Excess, 1e-12) ||
+		!near(got.WithinSD, want.WithinSD, 1e-12) || got.BelowDWC != want.BelowDWC || got.SeedsBelowDWC != want.SeedsBelowDWC || got.SeedsSplit != want.SeedsSplit || got.FullAbove != want.FullAbove {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
+	if summariseDrawSets([]*Result{{}}) != nil {
+		t.Error("runs without draw sets: want no summary")
 	}
 }

@@ -100,7 +100,6 @@ func Confidence(row Row) string {
 // failedAll reports whether the row's method gave no posterior in any seed.
 func (r Row) failedAll() bool { return r.Failed > 0 && r.Failed >= r.Seeds }
 
-// usable returns the rows with a posterior in every seed, which the findings rank.
 // fullCovariance reports whether the row labelled label is a full-covariance Gaussian (EP-MCMC's
 // parametric form, the product of the clients' Laplace fits): its KL divergences can go below the
 // diagonal floors, so it is judged by them directly and ranked apart from the diagonal methods.
@@ -124,6 +123,7 @@ func fullDistance(r Row) float64 {
 	return math.Max(float64(r.KLToTruth), float64(r.KLFromTruth))
 }
 
+// usable returns the rows with a posterior in every seed, which the findings rank.
 func usable(rows []Row) []Row {
 	var out []Row
 	for _, r := range rows {
@@ -265,6 +265,7 @@ func writeSetting(b *strings.Builder, res *StudyResult) {
 	p("By this rule the floors themselves are only *near* where the frontier lies well below them (each floor misses the other's by its own excess), and so is a method that reaches mean-field VI, such as PVI at its fixed point; the words of \"Over rounds\" below still judge against the two floors, not the frontier. ")
 	p("**DWC on the clients' marginals** is DWC (Fischer et al. (2024), Eq. 17) given each client's exact marginal variances instead of its mean-field ones: the limit of the diagonal EP-MCMC's per-client moments as its draws grow, which shows whether EP-MCMC's place comes from its messages or from its draws (it is computed with DWC's failure policy *fail*: a weight whose combined precision is not positive is reported, not replaced). ")
 	p("For the linear problem the exact product of the clients' full posteriors over the prior is p itself, so the third floor #49 asks for, a perfect aggregator of these clients, is 0 here; it is a row of its own in the logistic regimes. ")
+	p("A full-covariance method (EP-MCMC's parametric form, the product of the clients' Laplace fits) is a Gaussian whose own floors are 0 where p is Gaussian, so it is judged by its larger KL divergence to p by the same thresholds (*recovers* at most %g nat) and ranked apart from the diagonal methods, whose rankings and lists below it does not enter. ", RecoverNats)
 	p("**var ÷ MF-VI** is a rule's variance ratio over centralised mean-field VI's: below 1 it is more confident than mean-field VI on all the data would be.\n\n")
 }
 
@@ -353,14 +354,21 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 			}
 		}
 		if ds := s.DrawSets; ds != nil {
-			p("EP-MCMC on %d further independent draw sets (%d per seed): excess %s ± %s (mean ± sd over the sets), below DWC's in %d of %d",
-				ds.Sets, ds.Sets/max(1, len(s.Runs)), num(ds.Excess), num(ds.ExcessSD), ds.BelowDWC, ds.Sets-ds.Failed)
-			if ds.Failed > 0 {
-				p(" (no posterior in %d)", ds.Failed)
+			p("EP-MCMC on %d further independent draw sets (%d per seed): mean excess %s, Monte Carlo sd %s within a seed's problem; "+
+				"below DWC's in %d of %d seeds on their sets' mean (%d of %d sets",
+				ds.Sets, ds.Sets/max(1, ds.Seeds), num(ds.Excess), num(ds.WithinSD), ds.SeedsBelowDWC, ds.Seeds, ds.BelowDWC, ds.Sets-ds.Failed)
+			if ds.SeedsSplit == 0 {
+				p("; in each seed all its sets fall on one side of DWC: the seed's problem, not the draws, decides)")
+			} else {
+				p("; in %d of the seeds its sets fall on both sides of DWC)", ds.SeedsSplit)
 			}
-			p("; with full covariances: the larger KL divergence to p %s ± %s", num(ds.FullKL), num(ds.FullSD))
+			if ds.Failed > 0 {
+				p(" (no posterior in %d sets)", ds.Failed)
+			}
+			p("; with full covariances: the larger KL divergence to p %s (sd %s within a seed), above %g nat in %d of %d sets (what is left is the sampling error of the clients' draws)",
+				num(ds.FullKL), num(ds.FullWithinSD), RecoverNats, ds.FullAbove, ds.Sets-ds.FullFailed)
 			if ds.FullFailed > 0 {
-				p(" (no posterior in %d)", ds.FullFailed)
+				p(" (no posterior in %d sets)", ds.FullFailed)
 			}
 			p(". ")
 		}
@@ -374,7 +382,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 					least = r
 				}
 			}
-			p("Smallest %s: %s (%s). ", m.name, least.Label, num(m.val(least)))
+			p("Smallest %s of a diagonal method: %s (%s). ", m.name, least.Label, num(m.val(least)))
 		}
 		var rec, near []string
 		for _, r := range rows {
@@ -385,7 +393,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 				near = append(near, r.Label)
 			}
 		}
-		p("Recover it: %s; near: %s. ", listOr(rec), listOr(near))
+		p("Among the diagonal methods, recover it: %s; near: %s. ", listOr(rec), listOr(near))
 		var over, under []string
 		for _, r := range rows {
 			switch Confidence(r) {
@@ -442,8 +450,39 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 		}
 		p("\n")
 	}
-	p("- Smallest excess over the floors, by regime count (of %d): %s; among the parameter-space rules of `aggregate` alone: %s.\n",
+	p("- Smallest excess over the floors, by regime count (of %d): %s; among the parameter-space rules of `aggregate` alone: %s.",
 		len(regimes), countList(best), countList(bestRule))
+	var ahead, tied, behind []string
+	for _, s := range regimes {
+		ds := s.DrawSets
+		if ds == nil {
+			continue
+		}
+		// The best diagonal method but EP-MCMC itself.
+		other := Row{}
+		for _, r := range diagonal(usable(s.Main())) {
+			if r.Label != LabelEPMCMC && (other.Label == "" || s.Excess(r) < s.Excess(other)) {
+				other = r
+			}
+		}
+		if other.Label == "" {
+			continue
+		}
+		at := fmt.Sprintf("%s (%s against %s's %s)", s.Scenario.Name, num(ds.Excess), other.Label, num(s.Excess(other)))
+		switch d := ds.Excess - s.Excess(other); {
+		case math.Abs(d) <= 2*ds.WithinSD/math.Sqrt(float64(ds.Sets)):
+			tied = append(tied, at)
+		case d > 0:
+			behind = append(behind, at)
+		default:
+			ahead = append(ahead, at)
+		}
+	}
+	if len(ahead)+len(tied)+len(behind) > 0 {
+		p(" These counts read EP-MCMC on its first draw set; on the mean excess over its further draw sets, against the best other diagonal method, it is ahead in %s; level (within two Monte Carlo standard errors) in %s; behind in %s.",
+			listOr(ahead), listOr(tied), listOr(behind))
+	}
+	p("\n")
 	over, under := map[string]int{}, map[string]int{}
 	var order []string
 	for i, s := range regimes {
@@ -473,13 +512,13 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	p("- Over-confident in every regime: %s. Under-confident in every regime: %s. The rest, by regime count: %s.\n",
 		listOr(allOver), listOr(allUnder), listOr(mixed))
 	// Mean error shared by the rules with the weighted mean.
-	p("- Mean error: ")
+	p("- Mean error of the diagonal methods: ")
 	var me []string
 	minMeanErr := math.Inf(1)
 	for _, s := range regimes {
 		lo, hi := math.Inf(1), 0.0
 		var loL string
-		for _, r := range usable(s.Main()) {
+		for _, r := range diagonal(usable(s.Main())) {
 			if r.MeanErrorSD < lo {
 				lo, loL = r.MeanErrorSD, r.Label
 			}
@@ -490,7 +529,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 	}
 	p("%s.", strings.Join(me, "; "))
 	if minMeanErr > 1e-6 && linear {
-		p(" No method gets the exact mean in any regime (the smallest error is %s sd); the parameter-space rules see one diagonal Gaussian per client, which drops the off-diagonal precision that the exact combination Λ⁻¹ Σ_k Λ_k m_k needs.", num(minMeanErr))
+		p(" No diagonal method gets the exact mean in any regime (the smallest error is %s sd); the parameter-space rules see one diagonal Gaussian per client, which drops the off-diagonal precision that the exact combination Λ⁻¹ Σ_k Λ_k m_k needs.", num(minMeanErr))
 	}
 	p("\n\n")
 }
@@ -760,6 +799,7 @@ func writeLogistic(b *strings.Builder, ss []Summary) {
 	}
 	if len(clientErr) > 0 {
 		p("The clients' own error, apart from any rule's: the **product of the clients' Laplace fits** (their full covariances combined exactly over the prior K − 1 times, what a perfect aggregator of these clients would reach) is, from the HMC reference: %s. ", strings.Join(clientErr, "; "))
+		p("**DWC on the clients' Laplace marginals** is DWC given the marginals of the clients' Laplace fits instead of their mean-field variances (a reference: not EP-MCMC's limit here, whose perfect sampler would give the clients' exact, non-Gaussian moments). ")
 		p("That is the distance the exact combination of these Laplace fits has; it is not a lower bound on a rule's (KL divergences of different errors do not add, and the global marginals come closer in KL(p ‖ q)).\n\n")
 	}
 	p("### Findings (logistic)\n\n")

@@ -388,29 +388,38 @@ func studyRounds(s Study, sc Scenario, opt RuleOptions) ([]RoundsSummary, error)
 	return out, nil
 }
 
-// DrawSetSummary is EP-MCMC over the further draw sets of a scenario's seeds: each set's excess
-// over its seed's floors (Summary.Excess on one set), their mean and standard deviation over the
-// sets, and how many sets come below DWC's excess in the same seed; for the full-covariance form,
-// the larger of its two KL divergences to the truth, which the diagonal floors do not bound.
+// DrawSetSummary is EP-MCMC over the further draw sets of a scenario's seeds. Each set's excess is
+// over its own seed's floors (Summary.Excess on one set); the sets of one seed share a problem, so
+// its Monte Carlo error is the spread within a seed (WithinSD: the root mean of the seeds' variances
+// over their sets), not the spread over all the sets, which mixes the seeds' problems. BelowDWC
+// counts the sets below DWC's excess in the same seed, SeedsBelowDWC the seeds whose mean over their
+// sets is, SeedsSplit the seeds with sets on both sides of it; for the full-covariance form, the larger of its two KL divergences to the truth, which the
+// diagonal floors do not bound.
 type DrawSetSummary struct {
-	Sets       int     `json:"sets"`
-	Failed     int     `json:"failed"`
-	Excess     float64 `json:"excess"`
-	ExcessSD   float64 `json:"excess_sd"`
-	BelowDWC   int     `json:"below_dwc"`
-	FullFailed int     `json:"full_failed"`
-	FullKL     float64 `json:"full_kl"`
-	FullSD     float64 `json:"full_kl_sd"`
+	Sets          int     `json:"sets"`
+	Seeds         int     `json:"seeds"`
+	Failed        int     `json:"failed"`
+	Excess        float64 `json:"excess"`
+	WithinSD      float64 `json:"within_sd"`
+	BelowDWC      int     `json:"below_dwc"`
+	SeedsBelowDWC int     `json:"seeds_below_dwc"`
+	SeedsSplit    int     `json:"seeds_split"`
+	FullFailed    int     `json:"full_failed"`
+	FullKL        float64 `json:"full_kl"`
+	FullWithinSD  float64 `json:"full_within_sd"`
+	FullAbove     int     `json:"full_above_recover"`
 }
 
 // summariseDrawSets returns the DrawSetSummary of runs, or nil when no run has draw sets.
 func summariseDrawSets(runs []*Result) *DrawSetSummary {
-	var diag, full []float64
 	out := &DrawSetSummary{}
+	var all, allFull []float64
+	var within, withinFull []float64 // each seed's variance over its sets
 	for _, r := range runs {
 		if len(r.DrawSets) == 0 {
 			continue
 		}
+		out.Seeds++
 		var vi, mom, dwc float64 = 0, 0, math.Inf(1)
 		for _, ref := range r.References {
 			switch ref.Label {
@@ -425,6 +434,8 @@ func summariseDrawSets(runs []*Result) *DrawSetSummary {
 				dwc = math.Max(float64(rule.Distances.KLToTruth)-vi, float64(rule.Distances.KLFromTruth)-mom)
 			}
 		}
+		var diag, full []float64
+		below := 0
 		for _, set := range r.DrawSets {
 			out.Sets++
 			if set.Failed != "" {
@@ -434,20 +445,50 @@ func summariseDrawSets(runs []*Result) *DrawSetSummary {
 				diag = append(diag, e)
 				if e < dwc {
 					out.BelowDWC++
+					below++
 				}
 			}
 			if set.FullFailed != "" {
 				out.FullFailed++
 			} else {
-				full = append(full, math.Max(float64(set.FullKLToTruth), float64(set.FullKLFromTruth)))
+				kl := math.Max(float64(set.FullKLToTruth), float64(set.FullKLFromTruth))
+				full = append(full, kl)
+				if kl > RecoverNats {
+					out.FullAbove++
+				}
 			}
 		}
+		m, sd := meanSD(diag)
+		if len(diag) > 0 && m < dwc {
+			out.SeedsBelowDWC++
+		}
+		if below > 0 && below < len(diag) {
+			out.SeedsSplit++
+		}
+		if len(diag) > 1 {
+			within = append(within, sd*sd)
+		}
+		if _, sdf := meanSD(full); len(full) > 1 {
+			withinFull = append(withinFull, sdf*sdf)
+		}
+		all, allFull = append(all, diag...), append(allFull, full...)
 	}
 	if out.Sets == 0 {
 		return nil
 	}
-	out.Excess, out.ExcessSD = meanSD(diag)
-	out.FullKL, out.FullSD = meanSD(full)
+	out.Excess, _ = meanSD(all)
+	out.FullKL, _ = meanSD(allFull)
+	rootMean := func(v []float64) float64 {
+		if len(v) == 0 {
+			return math.NaN()
+		}
+		var t float64
+		for _, x := range v {
+			t += x / float64(len(v))
+		}
+		return math.Sqrt(t)
+	}
+	out.WithinSD, out.FullWithinSD = rootMean(within), rootMean(withinFull)
 	return out
 }
 
