@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -187,6 +188,9 @@ func liveHeap() uint64 {
 func BenchmarkCrossDevice(b *testing.B) {
 	requireFashionMNIST(b)
 	b.Run("idle-client", benchIdleClient)
+	for _, clients := range []int{1000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("round-setup/C%d-m100", clients), func(b *testing.B) { benchRoundSetup(b, clients, 100) })
+	}
 	for _, m := range crossDeviceModels {
 		for _, sh := range crossDeviceShapes {
 			b.Run(m.name+"/"+sh.name, func(b *testing.B) {
@@ -281,4 +285,38 @@ func benchIdleClient(b *testing.B) {
 	}
 	b.ReportMetric(perClient, "B/idle-client")
 	b.ReportMetric(perClient*10_000/1e6, "idle-MB/10k-clients")
+}
+
+// benchRoundSetup times the part of a round's overhead that could depend on the number of clients:
+// drawing the round's sampled clients (partition.Sampler.Round, uniform), building their jobs
+// (clientTraining.round) and keeping those that returned (clientTraining.returned), for clients of
+// 6 examples with sampled per round, over 1,000 rounds an iteration. It reports us/round.
+func benchRoundSetup(b *testing.B, clients, sampled int) {
+	const rounds = 1000
+	s := crossDeviceSpec(crossDeviceShape{clients: clients, sampled: sampled}, ModelSpec{Arch: "lenet"}, "FedAvg", rounds).WithDefaults()
+	part, err := partition.IIDSize(6*clients, clients, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &clientTraining{spec: s, prob: &problem{part: part}, seed: 0}
+	if c.part, err = partition.NewParticipation(clients, s.Partition.Participation, derive(0, tagParticipation)); err != nil {
+		b.Fatal(err)
+	}
+	if c.draws, err = partition.NewSampler(c.part, part.Sizes(), samplingOptions(s.Partition.Sampling)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		for r := 1; r <= rounds; r++ {
+			in, ids, sizes, err := c.round(r, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, ids, _, err = c.returned(localOutcome{}, ids, sizes); err != nil || len(ids) != sampled || len(in.jobs) != sampled {
+				b.Fatalf("round %d: %d returned of %d jobs: %v", r, len(ids), len(in.jobs), err)
+			}
+		}
+	}
+	b.ReportMetric(time.Since(start).Seconds()*1e6/float64(b.N*rounds), "us/round")
 }
