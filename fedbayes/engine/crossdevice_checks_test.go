@@ -1,6 +1,11 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"fedbayes.dev/fedbayes/progress"
+)
 
 // TestMemoryEstimateCountsTrainedClients: the memory estimate's networks and activations are those
 // of the clients a round trains together (the client axis K = max(1, round(gamma C)), one in
@@ -50,5 +55,29 @@ func TestMemoryEstimateCountsTrainedClients(t *testing.T) {
 	// The benchmark's largest federation fits where its 100 trained clients do.
 	if err := checkMemory(spec(10_000, 0.01, "")); err != nil {
 		t.Errorf("10,000 clients with 100 per round: %v", err)
+	}
+}
+
+// TestRoundClockFigures checks BenchmarkCrossDevice's arithmetic on three rounds ending 1, 3 and 6
+// s after the start, the third evaluated: rounds 2 and 3 take 2 s and 3 s of wall time, of which
+// local training 1 s each, the server step 0.25 s and 0.5 s, evaluation 0 s and 1 s; overhead (wall
+// minus local and evaluation) 1 s and 1 s, other (minus the server step too) 0.75 s and 0.5 s; 200
+// examples in 2 s of local training.
+func TestRoundClockFigures(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	c := &roundClock{start: t0, examples: map[int]int{1: 50, 2: 100, 3: 100}}
+	for i, t := range []progress.Timings{
+		{Local: 900 * time.Millisecond},
+		{Local: time.Second, Aggregate: 250 * time.Millisecond},
+		{Local: time.Second, Aggregate: 500 * time.Millisecond, Eval: time.Second},
+	} {
+		c.ends = append(c.ends, t0.Add(time.Duration([]int{1, 3, 6}[i])*time.Second))
+		c.timings = append(c.timings, t)
+	}
+	got := c.figures(10, 3)
+	want := crossDeviceFigures{roundS: 2, evalRoundS: 3, evalS: 1, localS: 1, aggS: 0.375, overheadS: 1, otherS: 0.625,
+		samplesPerS: 100, rounds: 1, evalRounds: 1}
+	if got != want {
+		t.Errorf("figures %+v, want %+v", got, want)
 	}
 }
