@@ -169,6 +169,19 @@ bench-jobs: tools data ## a sweep of 4 Bayesian LeNet runs as one process and as
 	@mkdir -p $(BUILD)
 	set -o pipefail; kernels/bench-jobs $(BUILD)/bin/fedbayes $(BUILD)/bench-jobs | tee $(BUILD)/bench-jobs.txt
 
+.PHONY: bench-crossdevice
+bench-crossdevice: data ## issue 52's cross-device benchmark (1,000 clients of 50, 50 per round; 10,000 of 6, 100 per round; LeNet FedAvg, Bayesian LeNet GAA), ROUNDS=30 rounds, each case in its own process (its peak RSS)
+	@mkdir -p $(BUILD)
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
+	$(GO) test -c -o $(BUILD)/engine.test ./fedbayes/engine
+	set -o pipefail; for c in $${CASES:-idle-client round-setup lenet-fedavg/C1000-m50 lenet-fedavg/C1000-m100 lenet-fedavg/C10000-m100 bayes-lenet-gaa/C1000-m50 bayes-lenet-gaa/C1000-m100 bayes-lenet-gaa/C10000-m100}; do \
+	  echo "load average before $$c: $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	  (cd fedbayes/engine && FEDBAYES_XDEV_ROUNDS=$${ROUNDS:-30} $(BUILD)/engine.test -test.run '^$$' -test.bench "^BenchmarkCrossDevice/$$c\$$" -test.benchtime=1x -test.timeout 120m) || exit 1; \
+	done | tee $(BUILD)/bench-crossdevice.txt
+	@echo "== summary (ROUNDS=$${ROUNDS:-30}; figures over rounds 2 to ROUNDS) =="
+	@$(GO) run ./fedbayes/internal/benchsummary < $(BUILD)/bench-crossdevice.txt
+	@$(GO) run ./fedbayes/internal/benchsummary -kernels
+
 # The GPU check's bundle: what kernels/gpu-check needs on a machine without Go (docs/backends.md). The
 # binaries are built with cgo (go-xla loads the PJRT plugin with dlopen; OpenBLAS too is opened at run
 # time, not linked), stripped and xz-compressed; with Fashion-MNIST's gzip files the folder must stay

@@ -138,7 +138,8 @@ func (m memoryNeed) total() float64 { return m.Model + m.Act + m.Pred + m.Server
 
 // MemoryEstimate returns a rough lower bound, in bytes, of the memory one run of c needs: the dense
 // layers' parameters (mean and variance for Bayesian models) held by the global model and every
-// client with its gradient and optimizer state, the activations of one batch per client and of the
+// client a round trains together (trainedClients) with its gradient and optimizer state, the
+// activations of one batch per such client and of the
 // predictive's samples on one batch, the predictive's class probabilities of every sample on the
 // test set (or the scored clients' fairness examples), and the networks the strategy's server step holds
 // at once (FedBE's M samples, K clients and their mean; FedKT's K s t teachers) with their class
@@ -163,8 +164,9 @@ func memoryParts(c *Spec) memoryNeed {
 		perWeight = 2 // mean and log-variance
 	}
 	clients := float64(c.Partition.Clients)
-	copies := 4*clients + 2 // each client: parameters, gradient, two optimizer slots; global and previous
-	act := float64(c.Training.BatchSize) * widest * clients * 4
+	trained := float64(trainedClients(c.Partition, c.Training))
+	copies := 4*trained + 2 // each client trained together: parameters, gradient, two optimizer slots; global and previous
+	act := float64(c.Training.BatchSize) * widest * trained * 4
 	act += float64(c.Evaluation.Samples) * float64(c.Training.BatchSize) * widest
 	// The predictive keeps every sample's class probabilities: the test set, and the scored
 	// clients' fairness examples (predicted together).
@@ -185,6 +187,19 @@ func memoryParts(c *Spec) memoryNeed {
 		need.Sites = 16 * params * clients
 	}
 	return need
+}
+
+// trainedClients is the number of clients the clients' network holds (its client axis K): the
+// clients of a round, max(1, round(gamma C)) as partition.NewParticipation draws them, or one in
+// sequential training. An idle client holds no copy of the network.
+func trainedClients(p PartitionSpec, t TrainingSpec) int {
+	if t.Mode == "sequential" {
+		return 1
+	}
+	if !(p.Participation > 0 && p.Participation < 1) {
+		return max(1, p.Clients)
+	}
+	return max(1, int(math.Round(p.Participation*float64(p.Clients))))
 }
 
 // denseParams returns the dense layers' parameter count of c's model on examples of in values and
@@ -261,10 +276,10 @@ func checkMemory(c *Spec) error {
 	if m.Server > 0 {
 		detail = fmt.Sprintf(", the server step's %d networks (aggregation.options: FedBE's samples, FedKT's students x teachers) on its set", serverNetworks(c))
 	}
-	return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for %d clients, "+
+	return specErr(path, "this setting needs about %s of memory (the dense layers' parameters for the %d clients trained together, "+
 		"one batch of activations and the predictive's samples%s), more than the %s this process may use (%s); "+
 		"reduce model.hidden / model.dense_widths, partition.clients, training.batch_size, evaluation.samples or "+
-		"aggregation.options", gib(need), c.Partition.Clients, detail, gib(total), from)
+		"aggregation.options", gib(need), trainedClients(c.Partition, c.Training), detail, gib(total), from)
 }
 
 // gib formats bytes in GiB.
