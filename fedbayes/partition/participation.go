@@ -41,15 +41,21 @@ func (p Participation) Round(round int) ([]int, error) {
 		return nil, fmt.Errorf("partition: participation: round must be >= 0, got %d", round)
 	}
 	rng := newRNG(p.Seed^(uint64(round)*0xbf58476d1ce4e5b9), streamParticipation+uint64(round))
-	ids := make([]int, p.NumClients)
-	for i := range ids {
-		ids[i] = i
+	// A partial Fisher-Yates shuffle of the identity 0..C-1 that stores only the positions it has
+	// swapped (Active of them at most), so that a round costs O(Active) whatever the number of
+	// idle clients: the same draws as shuffling the whole identity.
+	moved := make(map[int]int, 2*p.Active)
+	at := func(i int) int {
+		if v, ok := moved[i]; ok {
+			return v
+		}
+		return i
 	}
-	for i := range p.Active { // partial Fisher-Yates
+	out := make([]int, p.Active)
+	for i := range p.Active {
 		j := i + rng.IntN(p.NumClients-i)
-		ids[i], ids[j] = ids[j], ids[i]
+		out[i], moved[j] = at(j), at(i)
 	}
-	out := slices.Clone(ids[:p.Active])
 	slices.Sort(out)
 	return out, nil
 }

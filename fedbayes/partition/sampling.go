@@ -333,26 +333,53 @@ func btoi(b bool) int {
 }
 
 // bySize draws n of the clients in from, without replacement, each draw with probability
-// proportional to the sizes of the clients not drawn yet; it returns them in the order drawn.
+// proportional to the sizes of the clients not drawn yet; it returns them in the order drawn. A
+// draw takes u uniform in [0, total) and picks the first client, in the order of from, whose sizes
+// so far exceed u; a Fenwick tree over from's sizes finds it in O(log len(from)) steps instead of a
+// walk, so a round costs O(len(from) + n log len(from)). The sizes are integers, so every sum is
+// exact in float64 and the picks are those of the walk.
 func (s *Sampler) bySize(rng *rand.Rand, from []int, n int) []int {
-	left := slices.Clone(from)
+	m := len(from)
+	tree := make([]float64, m+1) // tree[i] sums the sizes of from[i-(i&-i) : i]
+	var total float64
+	for i, k := range from {
+		tree[i+1] += float64(s.sizes[k])
+		if j := i + 1 + (i+1)&-(i+1); j <= m {
+			tree[j] += tree[i+1]
+		}
+		total += float64(s.sizes[k])
+	}
+	top := 1
+	for top*2 <= m {
+		top *= 2
+	}
+	taken := make([]bool, m)
 	out := make([]int, 0, n)
 	for len(out) < n {
-		var total float64
-		for _, k := range left {
-			total += float64(s.sizes[k])
-		}
 		u := rng.Float64() * total
-		pick := len(left) - 1 // u past the end by rounding: the last one
-		for i, k := range left {
-			if u < float64(s.sizes[k]) {
-				pick = i
-				break
+		pick := -1
+		if u < total {
+			// The largest pos whose prefix sum is <= u: the pick is the next one.
+			pos, rest := 0, u
+			for step := top; step > 0; step /= 2 {
+				if next := pos + step; next <= m && tree[next] <= rest {
+					pos, rest = next, rest-tree[next]
+				}
 			}
-			u -= float64(s.sizes[k])
+			pick = pos
 		}
-		out = append(out, left[pick])
-		left = slices.Delete(left, pick, pick+1)
+		if pick < 0 || pick >= m || taken[pick] {
+			// u past the end by rounding: the last client not drawn yet.
+			for pick = m - 1; taken[pick]; pick-- {
+			}
+		}
+		taken[pick] = true
+		out = append(out, from[pick])
+		w := float64(s.sizes[from[pick]])
+		total -= w
+		for i := pick + 1; i <= m; i += i & -i {
+			tree[i] -= w
+		}
 	}
 	return out
 }
