@@ -223,24 +223,18 @@ type TrainingSpec struct {
 	LocalEpochs int `json:"local_epochs,omitempty"`
 	// BatchSize is B (default 64). A client runs ceil(n_k / B) steps per epoch, the last one partial.
 	BatchSize int `json:"batch_size,omitempty"`
-	// Optimizer is sgd (default) or adam. A Bayesian model whose spec leaves it out (and
-	// variance_optimizer and variance_lr with it) trains its variances with DefaultVarianceOptimizer
-	// at DefaultVarianceLR (TrainingSpec.defaultOptimizers); "sgd" given explicitly trains every
-	// parameter with SGD.
+	// Optimizer is sgd (default) or adam.
 	Optimizer string `json:"optimizer,omitempty"`
 	// LearningRate is the initial learning rate (default 0.01).
 	LearningRate float64 `json:"lr,omitempty"`
 	// VarianceOptimizer, when "adam", trains the variance parameters of a Bayesian model (log sigma^2
 	// or rho) with Adam at VarianceLR while the other parameters keep the sgd optimizer
 	// (models.OptimizerConfig.SpreadOptimizer): under SGD at the papers' rates the variances keep their
-	// initial value (docs/models.md). Empty: every parameter uses Optimizer, except in a Bayesian
-	// model's spec that names no optimizer, where WithDefaults sets DefaultVarianceOptimizer. A model
-	// without variances (deterministic, MC dropout: the FED rows of a paper preset) trains as with
-	// Optimizer alone.
+	// initial value (docs/models.md). Empty: every parameter uses Optimizer. A model without variances
+	// (deterministic, MC dropout: the FED rows of a paper preset) trains as with Optimizer alone.
 	VarianceOptimizer string `json:"variance_optimizer,omitempty"`
-	// VarianceLR is VarianceOptimizer's learning rate (0: models.DefaultSpreadLearningRate, 1e-3; set
-	// to DefaultVarianceLR, the same, where WithDefaults sets the variance optimizer); a schedule
-	// scales it like LearningRate.
+	// VarianceLR is VarianceOptimizer's learning rate (0: models.DefaultSpreadLearningRate, 1e-3); a
+	// schedule scales it like LearningRate.
 	VarianceLR float64 `json:"variance_lr,omitempty"`
 	// Momentum is SGD's momentum in [0, 1).
 	Momentum float64 `json:"momentum,omitempty"`
@@ -264,44 +258,6 @@ type TrainingSpec struct {
 	// round). The strategies EP-MCMC, FedPA and the predictive-space combinations use the samples;
 	// the parameter-space rules see each client's sample mean.
 	Sampler *predictive.SamplerConfig `json:"sampler,omitempty"`
-}
-
-// The variance training of a Bayesian model whose spec names no optimizer (training.optimizer,
-// variance_optimizer and variance_lr all left out): the means train with plain SGD at training.lr, the
-// variances (log sigma^2 or rho) with Adam at DefaultVarianceLR, the rate that variance_optimizer
-// "adam" takes without variance_lr and that the paper presets' text mode names. Under plain SGD at
-// the means' rate the gradient of log sigma^2 at the initial value, about (1 - sigma^2/sigma_p^2) /
-// (2 |D_k|), moves it by a few thousandths in a run and the variances do not learn; Adam's step does
-// not scale with that gradient, so every variance moves by up to DefaultVarianceLR a step, towards
-// the prior at first (the KL's pull), the same on every client. docs/models.md, "Default variance
-// training", measures the candidates on digits and Fashion-MNIST and states the trade-off: a client
-// that takes few steps a round (the digits spec's 3) moves its variances too little to count as
-// learned, and ten times the rate costs 22 accuracy points on Fashion-MNIST.
-const (
-	DefaultVarianceOptimizer = models.Adam
-	DefaultVarianceLR        = models.DefaultSpreadLearningRate
-)
-
-// defaultOptimizers sets the optimizers of a spec's training (part of Spec.WithDefaults, after the
-// model's defaults): optimizer sgd when it is left out and, when it is left out together with
-// variance_optimizer and variance_lr, for a Bayesian model whose clients optimise (no sampler) and
-// which follows fedbayes's own defaults (no model.compat: a compatibility mode trains as its
-// reference code), DefaultVarianceOptimizer at DefaultVarianceLR for the variances. A spec that names
-// its optimizer keeps what it names (every paper preset does), and a variance_lr without
-// variance_optimizer is left for Validate to refuse.
-func (t *TrainingSpec) defaultOptimizers(m ModelSpec) {
-	if t.Optimizer != "" {
-		return
-	}
-	t.Optimizer = string(models.SGD)
-	// "paper" and "none" name the default mode; an unknown mode is left for Validate to refuse.
-	if compat, err := models.ParseCompat(string(m.Compat)); err != nil || compat != models.CompatNone {
-		return
-	}
-	if m.Kind != models.Bayesian || t.Sampler != nil || t.VarianceOptimizer != "" || t.VarianceLR != 0 {
-		return
-	}
-	t.VarianceOptimizer, t.VarianceLR = string(DefaultVarianceOptimizer), DefaultVarianceLR
 }
 
 // ScheduleSpec is a learning-rate schedule over rounds.

@@ -129,7 +129,7 @@ func (s *Spec) WithDefaults() *Spec {
 	defInt(&c.Training.Rounds, 10)
 	defInt(&c.Training.LocalEpochs, 1)
 	defInt(&c.Training.BatchSize, 64)
-	c.Training.defaultOptimizers(c.Model)
+	def(&c.Training.Optimizer, string(models.SGD))
 	defF(&c.Training.LearningRate, 0.01)
 	def(&c.Training.Prior, "fixed")
 	def(&c.Training.Mode, "vectorized")

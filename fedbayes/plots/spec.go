@@ -8,8 +8,6 @@ import (
 	"os"
 	"sort"
 
-	"fedbayes.dev/fedbayes/internal/strictjson"
-
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -93,14 +91,18 @@ func curvesKind(build func(string, Curves) (*Chart, error)) func(string, []byte)
 	}
 }
 
-// decodeStrict decodes JSON into v as strictjson.Decode does (duplicate keys, unknown fields, NaN,
-// trailing data refused, with positions).
+// decodeStrict decodes JSON into v, rejecting unknown fields and trailing data.
 func decodeStrict(data []byte, v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return fmt.Errorf("missing \"data\"")
 	}
-	if err := strictjson.Decode(data, v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("data: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("data: trailing JSON after the value")
 	}
 	return nil
 }

@@ -104,11 +104,9 @@ var presets = map[string]preset{
 				Partition:   engine.PartitionSpec{Method: "iid", Clients: 5},
 				Model:       engine.ModelSpec{Arch: models.ArchMLP, Kind: models.Bayesian, Hidden: []int{32}},
 				Aggregation: engine.AggregationSpec{Rule: "GAA", Weighting: "size"},
-				// No optimizer named: the means train with SGD, the variances with Adam at
-				// engine.DefaultVarianceLR (engine.TrainingSpec.defaultOptimizers), as in a user's own spec.
-				Training:   engine.TrainingSpec{Rounds: 3, LocalEpochs: 2, BatchSize: 32, LearningRate: 0.05, Momentum: 0.9},
-				Evaluation: engine.EvaluationSpec{Samples: 5},
-				Seeds:      []int64{0},
+				Training:    engine.TrainingSpec{Rounds: 3, LocalEpochs: 2, BatchSize: 32, Optimizer: "sgd", LearningRate: 0.05, Momentum: 0.9},
+				Evaluation:  engine.EvaluationSpec{Samples: 5},
+				Seeds:       []int64{0},
 			}
 		},
 	},

@@ -135,6 +135,9 @@ func (h Health) Short() string {
 // RunHealth says whether the variances of a run learned, from its rows (RowHealth).
 func RunHealth(r Run) Health { return RowHealth(r.Rows) }
 
+// frozenHint ends a frozen run's message with what would move its variances, and at what price.
+const frozenHint = "; training.variance_optimizer \"adam\" moves them, by its own step (local steps a round × variance_lr), not by the data, at a cost in accuracy that grows with the rounds (docs/models.md, Default variance training)"
+
 // RowHealth gives the verdict on a run's rows:
 //
 //   - no row records Spread: HealthNotVariational;
@@ -194,11 +197,11 @@ func RowHealth(rows []Row) Health {
 			pct(h.Clamped), local, spread)
 	case h.Moved >= MinMovedShare:
 		h.State = HealthFrozen
-		h.Message = fmt.Sprintf("local training did not move the variances (%s): %s through the aggregation rule's arithmetic alone, so rules that combine variances differ here only by that arithmetic, not by what the clients learned",
-			local, spread)
+		h.Message = fmt.Sprintf("local training did not move the variances (%s): %s through the aggregation rule's arithmetic alone, so rules that combine variances differ here only by that arithmetic, not by what the clients learned%s",
+			local, spread, frozenHint)
 	default:
 		h.State = HealthFrozen
-		h.Message = fmt.Sprintf("the variances stayed at their initial value: rules differ here only by their own arithmetic on that shared value, not by how they weigh what the clients learned (%s; %s)", local, spread)
+		h.Message = fmt.Sprintf("the variances stayed at their initial value: rules differ here only by their own arithmetic on that shared value, not by how they weigh what the clients learned (%s; %s)%s", local, spread, frozenHint)
 	}
 	return h
 }

@@ -54,6 +54,10 @@ func TestRowHealth(t *testing.T) {
 		if h.State != tc.state || h.Flagged() != tc.frozen || !strings.Contains(h.Message, tc.msg) {
 			t.Errorf("%s: got %s (flagged %v) %q, want %s (flagged %v) containing %q", tc.name, h.State, h.Flagged(), h.Message, tc.state, tc.frozen, tc.msg)
 		}
+		// A frozen run says what would move its variances, and that it is the optimiser's step.
+		if hint := strings.Contains(h.Message, `variance_optimizer "adam"`) && strings.Contains(h.Message, "not by the data"); hint != (h.State == HealthFrozen) {
+			t.Errorf("%s (%s): the variance-optimizer hint present %v", tc.name, h.State, hint)
+		}
 	}
 	h := RowHealth([]Row{healthRow(5, 9, 10.2, 0.8, 0, 0.3), healthRow(10, 8.5, 10.2, 0.85, 0.01, 0.2)})
 	if h.Rows != 2 || h.LocalMovedMax != 0.3 || h.Moved != 0.85 || h.Clamped != 0.01 || h.SpreadStart != 10.2 || h.SpreadEnd != 8.5 {
