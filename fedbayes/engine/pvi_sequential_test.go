@@ -14,8 +14,8 @@ import (
 // TestPVISequentialLinear runs PVI's sequential schedule (its default damping 1, training.mode
 // sequential) for 40 rounds on linearSpec's Bayesian linear regression and checks that it ends within
 // TestPVILinearFixedPoint's tolerances of the lab's fixed point, centralised mean-field VI, and that
-// an engine that trains a round's clients together refuses the schedule instead of running it as
-// the parallel one. It skips while the engine's round loop does not drive strategy.SequentialClients.
+// the schedule under vectorised training (the round's clients trained together) is refused with
+// training.mode named instead of run as the parallel one.
 func TestPVISequentialLinear(t *testing.T) {
 	requireSklearn(t, "boston", "boston_house_prices.csv")
 	s := linearSpec(40)

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"math"
 
 	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/models"
@@ -45,13 +46,25 @@ func newFedEP(s Settings) (Strategy, error) {
 		return nil, fmt.Errorf("FedSEP: %d clients: its shared site stands for every client, so it needs their number", s.Clients)
 	}
 	if o.Damping == 0 {
-		o.Damping = DefaultPVIDamping(s.Clients)
+		o.Damping = defaultSEPDamping(s.Active, s.Clients)
 	}
 	return &FedSEP{Damping: o.Damping, Clients: s.Clients, core: core}, nil
 }
 
 func init() {
 	registerBuiltin(FedEPName, newFedEP)
+}
+
+// defaultSEPDamping is FedSEP's default damping for m clients a round (0: unknown, taken as at least
+// 2) of n: the global moves by n δ times the returned sites' mean change, so δ = min(m, 2) / n gives it
+// PVI's step of 2 / m per client when m ≥ 2, and with one client a round moves the global no further
+// than that client's own posterior (δ = 1/n, SEP's undamped step for one client); 1 for n ≤ 2.
+func defaultSEPDamping(m, n int) float64 {
+	k := 2
+	if m == 1 {
+		k = 1
+	}
+	return math.Min(1, float64(k)/float64(n))
 }
 
 // FedSEP is federated stochastic expectation propagation (Guo et al. (2023), Sec. 3; stochastic EP,

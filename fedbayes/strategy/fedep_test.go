@@ -158,10 +158,14 @@ func TestFedEPRefuses(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming %q", tc.s, err, tc.want)
 		}
 	}
-	for n, want := range map[int]float64{2: 1, 10: 0.2, 100: 0.02} {
-		st, err := New(FedEPName, Settings{Kind: models.Bayesian, Clients: n, Active: 1, Options: json.RawMessage(`{"shared_site": true}`)})
-		if err != nil || st.(*FedSEP).Damping != want {
-			t.Errorf("FedSEP over %d clients: damping %v (%v), want %v", n, st, err, want)
+	// The default damping min(M, 2) / N, 1 at most: M clients a round of N (M = 0: not known).
+	for _, tc := range []struct {
+		n, m int
+		want float64
+	}{{2, 2, 1}, {2, 1, 0.5}, {10, 1, 0.1}, {10, 5, 0.2}, {100, 10, 0.02}, {10, 0, 0.2}} {
+		st, err := New(FedEPName, Settings{Kind: models.Bayesian, Clients: tc.n, Active: tc.m, Options: json.RawMessage(`{"shared_site": true}`)})
+		if err != nil || st.(*FedSEP).Damping != tc.want {
+			t.Errorf("FedSEP, %d of %d clients a round: damping %v (%v), want %v", tc.m, tc.n, st, err, tc.want)
 		}
 	}
 	// A shared site of precision -1 over 3 clients leaves the cavity 1 + 2 × (-1) < 0.
