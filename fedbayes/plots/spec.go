@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 
+	"fedbayes.dev/fedbayes/internal/strictjson"
+
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -91,7 +93,10 @@ func curvesKind(build func(string, Curves) (*Chart, error)) func(string, []byte)
 	}
 }
 
-// decodeStrict decodes JSON into v, rejecting unknown fields and trailing data.
+// decodeStrict decodes JSON into v, rejecting unknown fields and trailing data, and then what
+// encoding/json accepts but the spec's strict reader refuses (strictjson.Check: a duplicate key, a
+// number outside float64's range). Syntax and type errors keep encoding/json's byte offsets, which
+// the command turns into lines and columns.
 func decodeStrict(data []byte, v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return fmt.Errorf("missing \"data\"")
@@ -103,6 +108,9 @@ func decodeStrict(data []byte, v any) error {
 	}
 	if dec.More() {
 		return fmt.Errorf("data: trailing JSON after the value")
+	}
+	if err := strictjson.Check(data); err != nil {
+		return fmt.Errorf("data: %w", err)
 	}
 	return nil
 }

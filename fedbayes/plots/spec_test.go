@@ -59,6 +59,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"unknown top field", `{"version": 1, "figure": []}`, `unknown field "figure"`},
 		{"bad name", fig(`{"name": "a b", "kind": "echarts", "data": {}}`), `name "a b"`},
 		{"duplicate", fig(`{"name": "a", "kind": "echarts", "data": {}}, {"name": "a", "kind": "echarts", "data": {}}`), "both named"},
+		{"duplicate key", `{"version": 1, "version": 1, "figures": []}`, `"version" appears twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ParseSpec([]byte(tc.spec)); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -73,6 +74,7 @@ func TestParseSpecErrors(t *testing.T) {
 	}{
 		{"unknown kind", FigureSpec{Name: "a", Kind: "pie", Data: json.RawMessage(`{}`)}, `unknown kind "pie"`},
 		{"unknown data field", FigureSpec{Name: "a", Kind: "learning_curves", Data: json.RawMessage(`{"serie": []}`)}, `unknown field "serie"`},
+		{"duplicate data key", FigureSpec{Name: "a", Kind: "learning_curves", Data: json.RawMessage(`{"series": [], "series": []}`)}, `"series" appears twice`},
 		{"missing data", FigureSpec{Name: "a", Kind: "reliability"}, `missing "data"`},
 		{"bad size", FigureSpec{Name: "a", Kind: "echarts", Size: "huge", Data: json.RawMessage(`{}`)}, `unknown figure size "huge"`},
 		{"builder error names figure", FigureSpec{Name: "fig7", Kind: "learning_curves", Data: json.RawMessage(`{"series": []}`)}, `figure "fig7" (learning_curves)`},
