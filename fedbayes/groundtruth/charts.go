@@ -43,7 +43,7 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 	lowest := math.Inf(1)
 	var infinite []string
 	for i, s := range rows {
-		labels[i] = s.Label
+		labels[i] = barLabel(s.Label)
 		klPQ[i] = finiteOrNil(float64(s.Distances.KLFromTruth))
 		klQP[i] = finiteOrNil(float64(s.Distances.KLToTruth))
 		w2[i] = finiteOrNil(s.Distances.W2)
@@ -68,9 +68,10 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 		"title":   map[string]any{"text": fmt.Sprintf("Distance to the exact posterior (%s, h = %g, %d clients)", r.Config.Split, r.Config.Heterogeneity, len(r.Sizes))},
 		"tooltip": map[string]any{"trigger": "axis"},
 		"legend":  map[string]any{"show": true},
-		"xAxis":   map[string]any{"type": "category", "data": labels},
-		"yAxis":   y,
-		"series":  []any{bar("KL(p ‖ q)", klPQ, 0), bar("KL(q ‖ p)", klQP, 1), bar("W2", w2, 2)},
+		"xAxis": map[string]any{"type": "category", "data": labels,
+			"axisLabel": map[string]any{"interval": 0, "width": distanceBand - 6, "overflow": "break"}},
+		"yAxis":  y,
+		"series": []any{bar("KL(p ‖ q)", klPQ, 0), bar("KL(q ‖ p)", klQP, 1), bar("W2", w2, 2)},
 	}, max(720, distanceBand*len(rows)+90), 460)
 	if err != nil {
 		return nil, err
@@ -80,8 +81,25 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 }
 
 // distanceBand is the width in pixels of a rule's bars in DistanceChart: room for a label such as
-// "Conflation" or "RKLB/size" on one line, unrotated.
+// "Conflation" or "RKLB/size" on one line, unrotated (a longer one breaks onto a second line).
 const distanceBand = 72
+
+// barLabel is a row's label under its bars in DistanceChart: the references' long names shortened
+// so that neighbouring labels do not run into each other.
+func barLabel(label string) string {
+	if short, ok := map[string]string{
+		RefMeanFieldVI:         "MF-VI (floor)",
+		RefMoment:              "marginals (floor)",
+		RefFrontier:            "frontier",
+		RefDWCMarginals:        "DWC, marginals",
+		RefDWCLaplaceMarginals: "DWC, Laplace marginals",
+		RefLaplaceProduct:      "Laplace product",
+		LabelEPMCMCFull:        "EP-MCMC, full cov.",
+	}[label]; ok {
+		return short
+	}
+	return label
+}
 
 // notDrawnCaption says which rules a chart leaves out, and why: their KL to the exact posterior is
 // infinite (a point mass: FedAvg, FedPA); "" for none.

@@ -37,7 +37,7 @@ func TestGroundTruthCharts(t *testing.T) {
 		build func() (any, error)
 		want  []string
 	}{
-		{"distances", func() (any, error) { return DistanceChart("d", r) }, []string{"KL(p ‖ q)", "DWC", "global marginals"}},
+		{"distances", func() (any, error) { return DistanceChart("d", r) }, []string{"KL(p ‖ q)", "DWC", "marginals (floor)", "frontier"}},
 		{"slice", func() (any, error) { return SliceChart("s", r, 1) }, []string{"exact", "RKLB/size"}},
 		{"ellipses", func() (any, error) { return EllipseChart("e", r, 0, 2) }, []string{"exact", "FedAvg/size", "scatter"}},
 		{"sweep", func() (any, error) { return SweepChart("w", "clients", sweep) }, []string{"many-small", "LP/size"}},

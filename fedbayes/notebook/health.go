@@ -86,7 +86,7 @@ func HealthTable(runs []results.Run, by ...string) (string, *TextTable, error) {
 		}
 	}
 	if len(why) > 0 {
-		line += " (" + strings.Join(why, "; ") + "): where they are flagged, rules that combine variances differ only by their own arithmetic on a shared variance"
+		line += " (" + strings.Join(why, "; ") + "): where they are flagged, rules that combine variances differ in their variances only by their own arithmetic on a shared variance (how they combine the means is another matter)"
 	}
 	return line + ".", tab, nil
 }

@@ -9,10 +9,11 @@ import (
 	"fedbayes.dev/fedbayes/results"
 )
 
-// Palette is the colour of the i-th series (cyclic), chosen to stay distinct in print.
+// Palette is the colour of the i-th series (cyclic), chosen to stay distinct in print: Tableau's ten
+// with its grey replaced by indigo, since grey is the clients' colour in the toy charts (toy.go).
 var Palette = []string{
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+	"#8c564b", "#e377c2", "#17becf", "#3b3eac", "#bcbd22",
 }
 
 func seriesColor(i int) string { return Palette[i%len(Palette)] }
@@ -107,7 +108,7 @@ var methodLooks = [LookCycle][]string{
 	0: {"fedavg"}, 1: {"eaa", "nwa"}, 2: {"gaa", "ws"}, 3: {"aalv"}, 4: {"ppa"}, 5: {"lp"}, 6: {"conflation"},
 	7: {"cf", "wc"}, 8: {"rklb", "llp"}, 9: {"wb"}, 10: {"dwc"}, 15: {"fed"}, 16: {"deterministic", "det"},
 	21: {"bcm"}, 22: {"mixture"}, 23: {"beta-predbayes"}, 24: {"d-bcm"}, 25: {"d-beta-predbayes"},
-	26: {"ep-mcmc"}, 27: {"fedpa"}, 28: {"oneshot"}, 29: {"fedkt"},
+	26: {"ep-mcmc"}, 27: {"fedpa"}, 28: {"oneshot"}, 29: {"fedkt"}, 30: {"ep-mcmc-full-covariance"},
 	31: {"fedbe-gaussian", "fedbe"}, 32: {"fedbe-dirichlet"}, 33: {"fedbe-gaussian-no-swa"},
 }
 

@@ -154,3 +154,18 @@ func TestShortNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLooksApart checks two pairs the figures showed alike: EP-MCMC's full-covariance row has a look
+// of its own, and no rule is drawn in the clients' grey of the toy charts.
+func TestLooksApart(t *testing.T) {
+	full, ok1 := MethodLook("EP-MCMC, full covariance")
+	diag, ok2 := MethodLook("EP-MCMC")
+	if !ok1 || !ok2 || full == diag || SeriesLook(full).Color == SeriesLook(diag).Color {
+		t.Errorf("EP-MCMC, full covariance: look %d (%v), EP-MCMC %d (%v): want their own colours", full, ok1, diag, ok2)
+	}
+	for i, c := range Palette {
+		if c == "#888888" || c == "#7f7f7f" {
+			t.Errorf("Palette[%d] is %s, the clients' grey", i, c)
+		}
+	}
+}

@@ -35,8 +35,9 @@ func metricLabel(name string) string {
 	return name
 }
 
-// lineMetrics returns the names of the metrics of m that a progress line shows: those of keyMetrics
-// it holds, in that order, or, when it holds none, the first otherMetrics by name.
+// lineMetrics returns the names of the metrics of m that a progress line (terminal or notebook) shows:
+// those of keyMetrics it holds, in that order, or, when it holds none, the first otherMetrics by name.
+// The rows hold every metric.
 func lineMetrics(m map[string]float64) []string {
 	var names []string
 	for _, k := range keyMetrics {
@@ -52,7 +53,7 @@ func lineMetrics(m map[string]float64) []string {
 }
 
 // orderedMetrics returns every metric name of m: keyMetrics first, in their order, then the others
-// by name (the notebook's block shows them all).
+// by name.
 func orderedMetrics(m map[string]float64) []string {
 	var names, rest []string
 	for _, k := range keyMetrics {

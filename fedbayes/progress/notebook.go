@@ -123,7 +123,7 @@ func FormatHTML(s Snapshot) string {
 	if s.SweepETA > 0 {
 		fmt.Fprintf(&b, " · sweep ETA %s", FormatDuration(s.SweepETA))
 	}
-	if names := orderedMetrics(s.Metrics); len(names) > 0 {
+	if names := lineMetrics(s.Metrics); len(names) > 0 {
 		b.WriteString("<br>")
 		for i, name := range names {
 			if i > 0 {

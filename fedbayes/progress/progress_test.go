@@ -165,7 +165,7 @@ func TestNotebookUpdatesOneBlock(t *testing.T) {
 	nb.setClock(now)
 	nb.Start(10, "<fmnist & eaa>")
 	set(2)
-	nb.Update(3, map[string]float64{"accuracy": 0.9, "nll": 0.25}, Timings{Local: time.Second, Aggregate: 500 * time.Millisecond, Eval: 500 * time.Millisecond})
+	nb.Update(3, map[string]float64{"accuracy": 0.9, "nll": 0.25, "client_accuracy_p10": 0.7, "lr": 0.01}, Timings{Local: time.Second, Aggregate: 500 * time.Millisecond, Eval: 500 * time.Millisecond})
 	set(4)
 	nb.Done("completed")
 	if len(calls) != 3 || syncs != 1 {
@@ -185,6 +185,10 @@ func TestNotebookUpdatesOneBlock(t *testing.T) {
 		if !strings.Contains(mid, s) {
 			t.Errorf("update HTML lacks %q:\n%s", s, mid)
 		}
+	}
+	// The block shows the key metrics only, as the terminal line does; the rows hold the rest.
+	if strings.Contains(mid, "client_accuracy_p10") || strings.Contains(mid, "lr <b>") {
+		t.Errorf("update HTML shows more than the key metrics:\n%s", mid)
 	}
 	if end := calls[2].html; !strings.Contains(end, ">completed</span>: 3 rounds in 4.0s") || strings.Contains(end, "<progress") {
 		t.Errorf("final HTML:\n%s", end)

@@ -60,13 +60,13 @@ func (t *Table) healthNote() string {
 func healthVerdict(h Health) string {
 	switch {
 	case h.State == HealthUniform:
-		return "the variances moved, but alike on every client, so the rules of these rows differ only by their own arithmetic on a shared variance, not by how they weigh the clients' different variances"
+		return "the variances moved, but alike on every client, so in their variances the rules of these rows differ only by their own arithmetic on a shared variance, not by how they weigh the clients' different variances (how a rule combines the means is another matter)"
 	case h.State == HealthClamped:
-		return "most variances sit at the clamp bound of log σ², where training passes no gradient, so the rules of these rows differ only by their own arithmetic on the clamped values"
+		return "most variances sit at the clamp bound of log σ², where training passes no gradient, so in their variances the rules of these rows differ only by their own arithmetic on the clamped values"
 	case h.Moved >= MinMovedShare:
-		return "local training did not move the variances; the global model's moved through the aggregation rule's arithmetic alone, so the rules of these rows differ only by that arithmetic, not by what the clients learned"
+		return "local training did not move the variances; the global model's moved through the aggregation rule's arithmetic alone, so in their variances the rules of these rows differ only by that arithmetic, not by what the clients learned"
 	}
-	return "the variances stayed at their initial value, so the rules of these rows differ only by their own arithmetic on that shared value, not by how they weigh what the clients learned"
+	return "the variances stayed at their initial value, so in their variances the rules of these rows differ only by their own arithmetic on that shared value, not by how they weigh what the clients learned"
 }
 
 // healthFigures are the figures a flagged posterior health rests on, as the table note gives them

@@ -114,7 +114,7 @@ func printHealth(w io.Writer, names []string, health []results.Health, verbose b
 		}
 	}
 	if len(flagged) > 0 {
-		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances, or learned them alike on every client: rules differ in them only by their own arithmetic on a shared variance\n", len(flagged), variational)
+		fmt.Fprintf(w, "%d of %d variational runs did not learn their variances, or learned them alike on every client: there, rules that combine variances differ in them only by their own arithmetic on a shared variance\n", len(flagged), variational)
 		if verbose {
 			for _, i := range flagged {
 				fmt.Fprintf(w, "  %s: %s: %s\n", names[i], health[i].Short(), health[i].Message)

@@ -9,7 +9,6 @@ import (
 	"k8s.io/klog/v2"
 	"os"
 	"path"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -111,11 +110,11 @@ func (s *State) InspectIdentifierInCell(lines []string, skipLines map[int]struct
 	desc, err = s.gopls.Definition(ctx, s.CodePath(), cursorInFile.Line, cursorInFile.Col)
 	messages := s.gopls.ConsumeMessages()
 	if err != nil {
-		parts := []string{errors.Cause(err).Error()}
-		if len(messages) > 0 {
-			parts = append(parts, messages...)
-		}
-		return kernel.MIMEMap{string(protocol.MIMETextPlain): strings.Join(parts, "\n\n")}, nil
+		// fedbayes patch (kernels/gonb-overlay): gopls finds nothing at the cursor (a half-typed or
+		// unknown name: "gopls request returned 'hover' with unexpected kind \"\""), so the reply says
+		// "not found" (an empty data map) instead of showing gopls's error text as the tooltip.
+		klog.V(1).Infof("InspectIdentifierInCell: nothing found: %v %v", errors.Cause(err), messages)
+		return kernel.MIMEMap{}, nil
 	}
 
 	// Return MIMEMap with markdown.
