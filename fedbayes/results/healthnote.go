@@ -40,13 +40,23 @@ func (t *Table) healthNote() string {
 	if len(verdicts) == 0 {
 		return ""
 	}
+	flagged := 0
+	for _, gs := range byVerdict {
+		for _, g := range gs {
+			flagged += len(g.names)
+		}
+	}
 	notes := make([]string, 0, len(verdicts)+1)
 	for _, v := range verdicts {
 		rows := make([]string, len(byVerdict[v]))
 		for i, g := range byVerdict[v] {
 			rows[i] = fmt.Sprintf("%s (%s)", strings.Join(g.names, ", "), g.figures)
 		}
-		notes = append(notes, fmt.Sprintf("%s %s: %s: %s.", HealthMark, tags[v], v, strings.Join(rows, "; ")))
+		words := v
+		if flagged == 1 { // one row: its one rule, not "the rules of these rows"
+			words = strings.Replace(words, "in their variances the rules of these rows differ", "in its variances the rule of this row differs", 1)
+		}
+		notes = append(notes, fmt.Sprintf("%s %s: %s: %s.", HealthMark, tags[v], words, strings.Join(rows, "; ")))
 	}
 	if _, hi := t.seedRange(); hi > 1 {
 		notes = append(notes, "Figures of each row's first flagged seed.")
