@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -115,6 +116,8 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 	// extra holds, per series added to line in order, the ECharts fields go-echarts has no option
 	// for (drawing order, dash offset), merged into the option below.
 	var extra []map[string]any
+	var drawnLabels []string
+	var drawnX, drawnMeans [][]float64
 	names := make([]string, len(d.Series))
 	for i, s := range d.Series {
 		names[i] = s.Name
@@ -197,6 +200,7 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		look := SeriesLook(li)
 		col := look.Color
 		label := DisplayName(s.Name)
+		drawnLabels, drawnX, drawnMeans = append(drawnLabels, label), append(drawnX, s.X), append(drawnMeans, mean)
 		pts := make([]opts.LineData, len(s.X))
 		for i, x := range s.X {
 			pts[i] = opts.LineData{Value: []float64{x, mean[i]}}
@@ -303,6 +307,9 @@ func buildCurves(name string, d Curves, spec curvesSpec) (*Chart, error) {
 		}
 	})
 	c.Caption = d.Caption
+	if note := curveCoincidence(drawnLabels, drawnX, drawnMeans); note != "" {
+		c.Caption = strings.TrimSpace(c.Caption + " " + note)
+	}
 	return c.Styled(ScreenStyle, 0, 0)
 }
 
