@@ -258,3 +258,19 @@ func TestSummariseDrawSetsByHand(t *testing.T) {
 		t.Error("runs without draw sets: want no summary")
 	}
 }
+
+// TestRoundsChartNamesWhatLeavesTheAxis checks that the rounds chart's caption names a rule whose KL
+// rises above the axis' top (RoundsChartMax) and the round it does so from, and no other.
+func TestRoundsChartNamesWhatLeavesTheAxis(t *testing.T) {
+	r := &RoundsResult{Rounds: 3, Clients: 2, FloorKLFromTruth: 0.5, Trajectories: []Trajectory{
+		{Label: "GAA/size", Points: []RoundPoint{{Round: 1, KLFromTruth: 10}, {Round: 2, KLFromTruth: 2e5}, {Round: 3, KLFromTruth: 3e9}}},
+		{Label: "EAA/size", Points: []RoundPoint{{Round: 1, KLFromTruth: 10}, {Round: 2, KLFromTruth: 9}, {Round: 3, KLFromTruth: 8}}},
+	}}
+	c, err := RoundsChart("r", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Caption, "off the top of the chart: GAA/size from round 2.") || strings.Contains(c.Caption, "EAA") {
+		t.Errorf("caption %q", c.Caption)
+	}
+}

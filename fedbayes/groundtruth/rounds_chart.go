@@ -2,6 +2,8 @@ package groundtruth
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"fedbayes.dev/fedbayes/plots"
 )
@@ -26,11 +28,18 @@ func RoundsChart(name string, r *RoundsResult) (*plots.Chart, error) {
 		labels[k] = tr.Label
 	}
 	looks := ruleLooks(labels)
-	var notDrawn []string
+	var notDrawn, above []string
 	for _, tr := range r.Trajectories {
 		var pts [][]any
+		first := 0
 		for _, pt := range tr.Points {
 			pts = append(pts, []any{pt.Round, finiteOrNil(float64(pt.KLFromTruth))})
+			if kl := float64(pt.KLFromTruth); first == 0 && kl > RoundsChartMax && !math.IsInf(kl, 1) {
+				first = pt.Round
+			}
+		}
+		if first > 0 {
+			above = append(above, fmt.Sprintf("%s from round %d", tr.Label, first))
 		}
 		if !anyPoint(pts) {
 			notDrawn = append(notDrawn, tr.Label)
@@ -39,7 +48,7 @@ func RoundsChart(name string, r *RoundsResult) (*plots.Chart, error) {
 		series = append(series, lineSeries(tr.Label, pts, looks[tr.Label], 2))
 	}
 	c, err := plots.NewChart(name, map[string]any{
-		"title": map[string]any{"text": fmt.Sprintf("KL(p ‖ q) to the exact posterior by round (%s, %s, h = %g, %d clients)",
+		"title": map[string]any{"text": fmt.Sprintf("KL(p ‖ q) by round (%s, %s, h = %g, %d clients)",
 			policyName(r.Prior), r.Config.Split, r.Config.Heterogeneity, r.Clients)},
 		"tooltip": map[string]any{"trigger": "axis"},
 		"legend":  map[string]any{"show": true},
@@ -51,5 +60,8 @@ func RoundsChart(name string, r *RoundsResult) (*plots.Chart, error) {
 		return nil, err
 	}
 	c.Caption = notDrawnCaption("Not drawn", notDrawn)
+	if len(above) > 0 {
+		c.Caption = strings.TrimSpace(c.Caption + fmt.Sprintf(" Above the axis' %g nats, so off the top of the chart: %s.", RoundsChartMax, strings.Join(above, ", ")))
+	}
 	return c.Styled(plots.ScreenStyle, 0, 0)
 }
