@@ -121,10 +121,14 @@ func ruleLooks(labels []string) map[string]plots.Look {
 	return out
 }
 
-// refLook is the look of the k-th floor (a reference, not a rule): grey, dashed then dotted, no
-// marker, beneath the rules.
+// refLook is the look of the k-th reference row (a floor or a limit, not a rule): four greys to
+// black with their own dash, the last two with a marker too, so that the references drawn together
+// (the two floors, the frontier, DWC on the clients' marginals) tell apart; never a rule's colour.
 func refLook(k int) plots.Look {
-	return plots.Look{Color: []string{"#555555", "#999999"}[k%2], Dash: []string{"dashed", "dotted"}[k%2], Marker: "none", Z: 1}
+	colors := []string{"#444444", "#999999", "#000000", "#777777"}
+	dashes := []string{"dashed", "dotted", "dashdot", "longdash"}
+	markers := []string{"none", "none", "diamond", "triangle"}
+	return plots.Look{Color: colors[k%4], Dash: dashes[k%4], Marker: markers[k%4], MarkerSize: 6, Z: 1}
 }
 
 // lineSeries is an ECharts line series in look, width px wide; data points may be ECharts data
