@@ -260,18 +260,25 @@ func SweepChart(name, xLabel string, sums []Summary) (*plots.Chart, error) {
 	}
 	looks := ruleLooks(labels)
 	var series []any
+	var drawn []string
+	var values [][]float64
 	for k, row := range first {
 		var pts [][]any
+		var vals []float64
 		for _, s := range sums {
 			all := append(append([]Row(nil), s.References...), s.Main()...)
 			if len(all) != len(first) || all[k].Label != row.Label {
 				return nil, fmt.Errorf("groundtruth: sweep chart %q: the summaries have different rules", name)
 			}
 			pts = append(pts, []any{s.Scenario.X, finiteOrNil(float64(all[k].KLFromTruth))})
+			vals = append(vals, float64(all[k].KLFromTruth))
 		}
 		if !anyPoint(pts) {
 			notDrawn = append(notDrawn, row.Label)
 			continue
+		}
+		if !row.Reference {
+			drawn, values = append(drawn, row.Label), append(values, vals)
 		}
 		if row.Reference {
 			series = append(series, lineSeries(row.Label, pts, refLook(k), 1.5))
@@ -295,7 +302,56 @@ func SweepChart(name, xLabel string, sums []Summary) (*plots.Chart, error) {
 		return nil, err
 	}
 	c.Caption = notDrawnCaption("Not drawn", notDrawn)
+	if note := sweepCoincidence(drawn, values); note != "" {
+		c.Caption = strings.TrimSpace(c.Caption + " " + note)
+	}
 	return c.Styled(plots.ScreenStyle, 0, 0)
+}
+
+// SweepCoincide is the largest relative difference at every point between two rules' KL in a sweep
+// chart under which its caption names them as drawn on top of each other (on its log axis 1 % is
+// less than a line's width).
+const SweepCoincide = 0.01
+
+// sweepCoincidence names the groups of rules whose KL(p || q) differ by at most SweepCoincide
+// (relative) at every point of a sweep chart ("" when none do).
+func sweepCoincidence(labels []string, values [][]float64) string {
+	alike := func(a, b []float64) bool {
+		for i := range a {
+			if math.IsInf(a[i], 0) || math.IsInf(b[i], 0) || math.Abs(a[i]-b[i]) > SweepCoincide*math.Max(math.Abs(a[i]), math.Abs(b[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	var groups [][]int
+	for j := range labels {
+		joined := false
+		for g := range groups {
+			if alike(values[groups[g][0]], values[j]) {
+				groups[g], joined = append(groups[g], j), true
+				break
+			}
+		}
+		if !joined {
+			groups = append(groups, []int{j})
+		}
+	}
+	var parts []string
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		names := make([]string, len(g))
+		for k, j := range g {
+			names[k] = labels[j]
+		}
+		parts = append(parts, strings.Join(names, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Drawn on top of each other (KL within %g %% at every point): %s.", SweepCoincide*100, strings.Join(parts, "; "))
 }
 
 // RegimeTable returns a scenario's table of the findings page (Markdown).

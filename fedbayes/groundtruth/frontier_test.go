@@ -274,3 +274,17 @@ func TestRoundsChartNamesWhatLeavesTheAxis(t *testing.T) {
 		t.Errorf("caption %q", c.Caption)
 	}
 }
+
+// TestSweepCoincidence checks the sweep chart's note: rules within 1 % of each other at every point
+// are named together, a rule 2 % away at one point is not, and an infinite KL never coincides.
+func TestSweepCoincidence(t *testing.T) {
+	got := sweepCoincidence([]string{"EAA/size", "AALV/size", "WB/size", "DWC", "FedAvg/size"}, [][]float64{
+		{10, 20, 40}, {10.05, 20.1, 39.8}, {10, 20.4, 40}, {1, 2, 3}, {math.Inf(1), math.Inf(1), math.Inf(1)},
+	})
+	if want := "Drawn on top of each other (KL within 1 % at every point): EAA/size, AALV/size."; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if got := sweepCoincidence([]string{"a", "b"}, [][]float64{{1}, {2}}); got != "" {
+		t.Errorf("apart: note %q", got)
+	}
+}
