@@ -60,6 +60,9 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 		return map[string]any{"name": n, "type": "bar", "data": data, "itemStyle": map[string]any{"color": plots.Palette[i]}}
 	}
 	y := map[string]any{"type": "log", "name": "nats / W2"}
+	// One band per row, but no wider than a notebook's page: past it the bands narrow and their
+	// labels break onto more lines.
+	width := min(distanceMaxWidth, max(720, distanceBand*len(rows)+90))
 	if !math.IsInf(lowest, 1) {
 		floor := math.Pow(10, math.Floor(math.Log10(lowest)))
 		y["min"], y["startValue"] = floor, floor
@@ -69,10 +72,10 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 		"tooltip": map[string]any{"trigger": "axis"},
 		"legend":  map[string]any{"show": true},
 		"xAxis": map[string]any{"type": "category", "data": labels,
-			"axisLabel": map[string]any{"interval": 0, "width": distanceBand - 6, "overflow": "break"}},
+			"axisLabel": map[string]any{"interval": 0, "width": (width-90)/len(rows) - 6, "overflow": "break"}},
 		"yAxis":  y,
 		"series": []any{bar("KL(p ‖ q)", klPQ, 0), bar("KL(q ‖ p)", klQP, 1), bar("W2", w2, 2)},
-	}, max(720, distanceBand*len(rows)+90), 460)
+	}, width, 460)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +86,10 @@ func DistanceChart(name string, r *Result) (*plots.Chart, error) {
 // distanceBand is the width in pixels of a rule's bars in DistanceChart: room for a label such as
 // "Conflation" or "RKLB/size" on one line, unrotated (a longer one breaks onto a second line).
 const distanceBand = 72
+
+// distanceMaxWidth caps DistanceChart's width in pixels, so that the chart fits the notebook page
+// (and nbcheck's 1280-pixel window).
+const distanceMaxWidth = 1100
 
 // barLabel is a row's label under its bars in DistanceChart: the references' long names shortened
 // so that neighbouring labels do not run into each other.
@@ -318,8 +325,8 @@ const SweepCoincide = 0.01
 func sweepCoincidence(labels []string, values [][]float64) string {
 	alike := func(a, b []float64) bool {
 		for i := range a {
-			if math.IsInf(a[i], 0) || math.IsInf(b[i], 0) || math.Abs(a[i]-b[i]) > SweepCoincide*math.Max(math.Abs(a[i]), math.Abs(b[i])) {
-				return false
+			if math.IsInf(a[i], 0) || math.IsInf(b[i], 0) || !(math.Abs(a[i]-b[i]) <= SweepCoincide*math.Max(math.Abs(a[i]), math.Abs(b[i]))) {
+				return false // a NaN never coincides
 			}
 		}
 		return true

@@ -1,6 +1,7 @@
 package groundtruth
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -286,5 +287,24 @@ func TestSweepCoincidence(t *testing.T) {
 	}
 	if got := sweepCoincidence([]string{"a", "b"}, [][]float64{{1}, {2}}); got != "" {
 		t.Errorf("apart: note %q", got)
+	}
+	if got := sweepCoincidence([]string{"a", "b"}, [][]float64{{1, math.NaN(), 3}, {1, 50, 3}}); got != "" {
+		t.Errorf("a NaN point: note %q", got)
+	}
+}
+
+// TestDistanceChartFitsThePage checks that the distance chart of many rows stays within a notebook
+// page (nbcheck's 1280-pixel window failed on the logistic chart's 1,342 pixels).
+func TestDistanceChartFitsThePage(t *testing.T) {
+	r := &Result{Config: DefaultConfig(), Sizes: []int{1, 2}}
+	for i := range 30 {
+		r.Rules = append(r.Rules, Scored{Label: fmt.Sprintf("rule %d", i), Weighting: Size, Distances: Distances{KLToTruth: 1, KLFromTruth: 1, W2: 1}})
+	}
+	c, err := DistanceChart("d", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Width > distanceMaxWidth {
+		t.Errorf("width %d, want at most %d", c.Width, distanceMaxWidth)
 	}
 }

@@ -7,13 +7,13 @@ import (
 	"strings"
 )
 
-// CurveCoincide is the largest difference between two curves' means, as a share of the range of
-// every mean the chart draws, under which buildCurves' caption names them as drawn on top of each
+// CurveCoincide is the largest difference between two curves' means, as a share of the larger of the
+// range and the largest magnitude of every mean the chart draws, under which buildCurves' caption names them as drawn on top of each
 // other (recorded metrics of rules that gave the same models coincide to rounding).
 const CurveCoincide = 1e-6
 
 // curveCoincidence says which series of a curve chart are drawn on top of each other: series with the
-// same x values whose means differ nowhere by more than CurveCoincide of the chart's range ("" when
+// same x values whose means differ nowhere by more than CurveCoincide of the values drawn ("" when
 // none do). labels, xs and means are the series' display names, x values and means, in drawing order.
 func curveCoincidence(labels []string, xs, means [][]float64) string {
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -51,6 +51,6 @@ func curveCoincidence(labels []string, xs, means [][]float64) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Drawn on top of each other (the same means at every point, to %g of the axis' range): %s.",
+	return fmt.Sprintf("Drawn on top of each other (the same means at every point, to %g of the values drawn): %s.",
 		CurveCoincide, strings.Join(parts, "; "))
 }

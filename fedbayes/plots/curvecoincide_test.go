@@ -22,7 +22,7 @@ func TestCurveCoincidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Budget. Drawn on top of each other (the same means at every point, to 1e-06 of the axis' range): EAA, AALV and PPA."
+	want := "Budget. Drawn on top of each other (the same means at every point, to 1e-06 of the values drawn): EAA, AALV and PPA."
 	if c.Caption != want {
 		t.Errorf("caption %q, want %q", c.Caption, want)
 	}

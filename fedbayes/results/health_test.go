@@ -55,7 +55,7 @@ func TestRowHealth(t *testing.T) {
 			t.Errorf("%s: got %s (flagged %v) %q, want %s (flagged %v) containing %q", tc.name, h.State, h.Flagged(), h.Message, tc.state, tc.frozen, tc.msg)
 		}
 		// A frozen run says what would move its variances, and that it is the optimiser's step.
-		if hint := strings.Contains(h.Message, `variance_optimizer "adam"`) && strings.Contains(h.Message, "not by the data"); hint != (h.State == HealthFrozen) {
+		if hint := strings.Contains(h.Message, `variance_optimizer "adam"`) && strings.Contains(h.Message, "rather than by the data"); hint != (h.State == HealthFrozen) {
 			t.Errorf("%s (%s): the variance-optimizer hint present %v", tc.name, h.State, hint)
 		}
 	}

@@ -70,7 +70,6 @@ func checkFinite(name string, x []float64) error {
 	return nil
 }
 
-// meanVar returns the mean and the sample variance (n - 1 denominator, two passes) of x, len(x) >= 2.
 // RoundingSpread is the one rule for a degenerate sample: a sample (or a set of paired differences)
 // whose standard deviation is at most RoundingSpread times the largest magnitude among the values
 // compared is constant, its spread float64 rounding (a − b of equal decimal differences differs in
@@ -88,6 +87,7 @@ func magnitude(samples ...[]float64) float64 {
 	return m
 }
 
+// meanVar returns the mean and the sample variance (n - 1 denominator, two passes) of x, len(x) >= 2.
 func meanVar(x []float64) (mean, variance float64) {
 	for _, v := range x {
 		mean += v
