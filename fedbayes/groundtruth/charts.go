@@ -331,29 +331,14 @@ func sweepCoincidence(labels []string, values [][]float64) string {
 		}
 		return true
 	}
-	var groups [][]int
-	for j := range labels {
-		joined := false
-		for g := range groups {
-			if alike(values[groups[g][0]], values[j]) {
-				groups[g], joined = append(groups[g], j), true
-				break
-			}
-		}
-		if !joined {
-			groups = append(groups, []int{j})
-		}
-	}
-	var parts []string
-	for _, g := range groups {
-		if len(g) < 2 {
-			continue
-		}
-		names := make([]string, len(g))
-		for k, j := range g {
+	groups := plots.Coincident(len(labels), func(f, j int) bool { return alike(values[f], values[j]) })
+	parts := make([]string, len(groups))
+	for g, members := range groups {
+		names := make([]string, len(members))
+		for k, j := range members {
 			names[k] = labels[j]
 		}
-		parts = append(parts, strings.Join(names, ", "))
+		parts[g] = strings.Join(names, ", ")
 	}
 	if len(parts) == 0 {
 		return ""

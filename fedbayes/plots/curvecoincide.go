@@ -23,12 +23,29 @@ func curveCoincidence(labels []string, xs, means [][]float64) string {
 		}
 	}
 	tol := CurveCoincide * math.Max(hi-lo, math.Abs(hi))
+	groups := Coincident(len(labels), func(f, j int) bool {
+		return slices.Equal(xs[f], xs[j]) && maxDiff(means[f], means[j]) <= tol
+	})
+	parts := make([]string, len(groups))
+	for g, members := range groups {
+		parts[g] = joinAnd(pick(labels, members))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Drawn on top of each other (the same means at every point, to %g of the values drawn): %s.",
+		CurveCoincide, strings.Join(parts, "; "))
+}
+
+// Coincident groups the items 0..n-1 of a chart by same(first, j): each item joins the first group
+// whose first member it coincides with, else starts a group. It returns the groups of two or more
+// (indices in order), the curves a caption names as drawn on top of each other.
+func Coincident(n int, same func(first, j int) bool) [][]int {
 	var groups [][]int
-	for j := range labels {
+	for j := range n {
 		joined := false
 		for g := range groups {
-			f := groups[g][0]
-			if slices.Equal(xs[f], xs[j]) && maxDiff(means[f], means[j]) <= tol {
+			if same(groups[g][0], j) {
 				groups[g], joined = append(groups[g], j), true
 				break
 			}
@@ -37,20 +54,20 @@ func curveCoincidence(labels []string, xs, means [][]float64) string {
 			groups = append(groups, []int{j})
 		}
 	}
-	var parts []string
+	out := groups[:0]
 	for _, g := range groups {
-		if len(g) < 2 {
-			continue
+		if len(g) > 1 {
+			out = append(out, g)
 		}
-		names := make([]string, len(g))
-		for k, j := range g {
-			names[k] = labels[j]
-		}
-		parts = append(parts, joinAnd(names))
 	}
-	if len(parts) == 0 {
-		return ""
+	return out
+}
+
+// pick returns names[i] for each i of idx.
+func pick(names []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = names[i]
 	}
-	return fmt.Sprintf("Drawn on top of each other (the same means at every point, to %g of the values drawn): %s.",
-		CurveCoincide, strings.Join(parts, "; "))
+	return out
 }

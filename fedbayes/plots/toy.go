@@ -311,29 +311,21 @@ func coincident(curves []toyCurve, values [][]float64) [][]int {
 			top = math.Max(top, y)
 		}
 	}
-	var groups [][]int
+	var rules []int // the curves other than the clients, in drawing order
 	for j, cv := range curves {
-		if cv.client {
-			continue
-		}
-		joined := false
-		for g := range groups {
-			if maxDiff(values[groups[g][0]], values[j]) <= ToyCoincide*top {
-				groups[g], joined = append(groups[g], j), true
-				break
-			}
-		}
-		if !joined {
-			groups = append(groups, []int{j})
+		if !cv.client {
+			rules = append(rules, j)
 		}
 	}
-	var out [][]int
+	groups := Coincident(len(rules), func(f, j int) bool {
+		return maxDiff(values[rules[f]], values[rules[j]]) <= ToyCoincide*top
+	})
 	for _, g := range groups {
-		if len(g) > 1 {
-			out = append(out, g)
+		for k, i := range g {
+			g[k] = rules[i]
 		}
 	}
-	return out
+	return groups
 }
 
 func maxDiff(a, b []float64) float64 {
