@@ -136,7 +136,7 @@ func (h Health) Short() string {
 func RunHealth(r Run) Health { return RowHealth(r.Rows) }
 
 // frozenHint ends a frozen run's message with what would move its variances, and at what price.
-const frozenHint = "; under training.variance_optimizer \"adam\" they move once the local steps a round × variance_lr reach 0.01 in log σ², by the optimiser's own step rather than by the data, which on Fashion-MNIST cost accuracy, NLL and ECE (docs/models.md, Default variance training)"
+const frozenHint = "; training.variance_optimizer \"adam\" moves them by the optimiser's own step rather than by the data, and this check counts them as moved once the local steps a round × variance_lr reach 0.01 and the global variances have moved 0.1; on Fashion-MNIST it cost accuracy, NLL and ECE (docs/models.md, Default variance training)"
 
 // RowHealth gives the verdict on a run's rows:
 //
