@@ -74,11 +74,14 @@ var (
 	fischerE5Preset    = Preset{Full: "fischer2024-fmnist-e5"}
 	fischerPriorPreset = Preset{Full: "fischer2024-fmnist-prior"}
 	fischerDWCPreset   = Preset{Full: "fischer2024-fmnist-dwc"}
+	// fischerDWCGlobalPreset is Table 4 with the clients' prior the global model and the variances on
+	// SGD, under which DWC's combined precision is positive (presets.fischerDWCGlobalPrior).
+	fischerDWCGlobalPreset = Preset{Full: "fischer2024-fmnist-dwc-globalprior"}
 )
 
 func fischerPaper() *Paper {
 	return &Paper{ID: "001", Title: "Fischer, Orescanin, Loomis, McClure (2024), Federated Bayesian Deep Learning: The Application of Statistical Aggregation Methods to Bayesian Models",
-		Presets: []Preset{fischerE1Preset, fischerPriorPreset, fischerDWCPreset, fischerE5Preset}, section: fischerSection}
+		Presets: []Preset{fischerE1Preset, fischerPriorPreset, fischerDWCPreset, fischerDWCGlobalPreset, fischerE5Preset}, section: fischerSection}
 }
 
 func fischerSection(b Budget, runs paperRuns) (*Section, error) {
