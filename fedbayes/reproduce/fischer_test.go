@@ -319,3 +319,73 @@ func TestEqualVariancesCriterion(t *testing.T) {
 		}
 	}
 }
+
+// TestFischerDWCFinding checks the DWC finding on hand-made records: one Holm family per setting (a
+// preset and a partition), and DWC's fallback precondition scoped to each, so that the fixed-prior
+// setting, where DWC fell back in 99.99 % of the parameters (79,506 of 79,510 weights, TestDWCShare),
+// is set aside while the global-model setting, with no fallback, is judged, and a contradicting
+// result there is counted, not hidden.
+func TestFischerDWCFinding(t *testing.T) {
+	parts := []string{"iid", "shards-2"}
+	// runs makes three seeds of the Table 4 rows per partition, with accuracy acc[partition][row] and
+	// fallbacks falls in every DWC run.
+	runs := func(acc map[string]map[string]float64, falls float64) runSet {
+		var rs runSet
+		for _, part := range parts {
+			for _, row := range []string{"DWC", "DWC-pretrain", "WS-pretrain"} {
+				for seed := int64(0); seed < 3; seed++ {
+					m := map[string]float64{results.Accuracy: acc[part][row] + jitter(seed, part+row), results.SpreadStart: 13.700425783741458}
+					if row != "WS-pretrain" {
+						m[engine.MetricDWCFallbacks] = falls
+					}
+					r := fakeRun("x-"+part+"-"+row, seed, map[string]string{"variant": row, "partition": part}, m)
+					r.Meta.Spec = json.RawMessage(priorSpec)
+					rs = append(rs, r)
+				}
+			}
+		}
+		return rs
+	}
+	claim := map[string]float64{"DWC": 0.40, "DWC-pretrain": 0.60, "WS-pretrain": 0.61}   // both checks agree
+	against := map[string]float64{"DWC": 0.40, "DWC-pretrain": 0.30, "WS-pretrain": 0.61} // both contradict
+	find := func(fixed, global runSet) Finding {
+		return fischerDWCFinding(func(p Preset) runSet {
+			switch p {
+			case fischerDWCPreset:
+				return fixed
+			case fischerDWCGlobalPreset:
+				return global
+			}
+			return nil
+		})
+	}
+	fellBack := runs(map[string]map[string]float64{"iid": claim, "shards-2": claim}, 79506)
+	// The fixed-prior setting agrees too, but it is DWC's fallback, so its checks are set aside.
+	f := find(fellBack, runs(map[string]map[string]float64{"iid": claim, "shards-2": claim}, 0))
+	if f.Verdict != Holds || f.Tally != [3]int{4, 0, 0} || f.Aside != 4 {
+		t.Errorf("global-model setting agrees: %s, tally %v, %d aside; want holds, 4 agree, the fixed-prior 4 set aside (%s)", f.Verdict, f.Tally, f.Aside, f.Evidence)
+	}
+	for _, want := range []string{"Holm within each setting: fixed prior, variances on Adam, iid over 2, fixed prior, variances on Adam, shards-2 over 2, " +
+		"global-model prior, variances on SGD, iid over 2, global-model prior, variances on SGD, shards-2 over 2",
+		"Precondition not met at fixed prior, variances on Adam, iid", "DWC 99.99–99.99 % (3 runs)", "DWC 0.00–0.00 % (3 runs)",
+		"Precondition met at global-model prior, variances on SGD, shards-2", "cannot be attributed to one of them"} {
+		if !strings.Contains(f.Judged+" "+f.Evidence, want) {
+			t.Errorf("the finding does not say %q: %s / %s", want, f.Judged, f.Evidence)
+		}
+	}
+	// A contradiction in the global-model setting's 2-class partition is counted beside the IID
+	// agreement; the fixed-prior precondition does not hide it.
+	f = find(fellBack, runs(map[string]map[string]float64{"iid": claim, "shards-2": against}, 0))
+	if f.Tally != [3]int{2, 2, 0} || f.Aside != 4 || f.Verdict == Holds || f.Verdict == NotTestable {
+		t.Errorf("2-class contradicts: %s, tally %v, %d aside; want 2 agree, 2 contradict counted, 4 aside", f.Verdict, f.Tally, f.Aside)
+	}
+	// Both settings fell back: nothing is testable, and the reason names the mechanism.
+	f = find(fellBack, runs(map[string]map[string]float64{"iid": claim, "shards-2": against}, 79000))
+	if f.Verdict != NotTestable || !strings.Contains(f.Why, "more than half of the parameters") || f.Aside != 8 {
+		t.Errorf("both fell back: %s (%q), %d aside; want not testable here, 8 set aside", f.Verdict, f.Why, f.Aside)
+	}
+	// Without global-model runs the fixed-prior setting alone is not testable.
+	if f = find(fellBack, nil); f.Verdict != NotTestable {
+		t.Errorf("fixed-prior runs only: %s, want not testable here", f.Verdict)
+	}
+}

@@ -109,7 +109,9 @@ type check struct {
 	test   string
 	holm   int
 	family string
-	seeds  []int64
+	// over names what the finding's families divide its checks by (claims.over).
+	over  string
+	seeds []int64
 	// needs is the mechanism the check needs to be evidence (a precondition may set it aside), aside
 	// the reason an unmet precondition set it aside ("" while counted).
 	needs mechanism
@@ -268,6 +270,8 @@ type claim struct {
 type claims struct {
 	items  []claim
 	family string
+	// over names what the families divide the checks by ("setting"); "" is "metric".
+	over string
 }
 
 // below adds the claim that a's mean lies below b's on metric col. For "B beats A" the caller passes
@@ -367,7 +371,7 @@ func (c *claims) checks() []check {
 			a = adj[at[i]]
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
-		out[i].seeds, out[i].family = slices.Concat(it.a.Seeds, it.b.Seeds), c.family
+		out[i].seeds, out[i].family, out[i].over = slices.Concat(it.a.Seeds, it.b.Seeds), c.family, c.over
 		out[i].hypothesis = it.label
 		if it.kind != claimFixed && it.kind != claimWithin {
 			out[i].hypothesis = comparisonKey(it.a, it.b)
@@ -475,10 +479,11 @@ func judged(checks []check) string {
 }
 
 // familiesText says, for checks from more than one named Holm family, the families and the
-// comparisons each corrects over: ", Holm within each metric: Acc over 30, ECE over 30, NLL over 30";
-// "" otherwise.
+// comparisons each corrects over: ", Holm within each metric: Acc over 30, ECE over 30, NLL over 30"
+// (or "within each setting" where the families are settings: check.over); "" otherwise.
 func familiesText(checks []check) string {
 	var names []string
+	over := "metric"
 	size := map[string]int{}
 	for _, c := range checks {
 		if c.family == "" || c.holm == 0 {
@@ -486,6 +491,9 @@ func familiesText(checks []check) string {
 		}
 		if _, ok := size[c.family]; !ok {
 			names = append(names, c.family)
+		}
+		if c.over != "" {
+			over = c.over
 		}
 		size[c.family] = c.holm
 	}
@@ -496,7 +504,7 @@ func familiesText(checks []check) string {
 	for _, n := range names {
 		parts = append(parts, fmt.Sprintf("%s over %d", n, size[n]))
 	}
-	return ", Holm within each metric: " + strings.Join(parts, ", ")
+	return ", Holm within each " + over + ": " + strings.Join(parts, ", ")
 }
 
 // seedList prints sorted seeds with runs of consecutive ones as ranges: "0–2", "1–5, 7".
