@@ -614,6 +614,17 @@ func fischerDWCFinding(get func(Preset) runSet) Finding {
 	f.decide(checks, fmt.Sprintf("equivalence margin ±%.0f points; %s. The global-model setting changes the clients' prior and the "+
 		"variance optimizer together, so what makes DWC act there, and any difference from the fixed-prior setting, cannot be attributed to one of them",
 		dwcMargin*100, strings.Join(ev, "; ")), pres...)
+	// The summary shows DWC's fallback share beside the verdict, per preset over its partitions.
+	var shares []string
+	for _, st := range fischerDWCSettings {
+		if fb := dwcFallbackText(get(st.p), fischerDWCRows); fb != "" {
+			shares = append(shares, st.label+": "+fb)
+		}
+	}
+	if len(shares) > 0 && f.Verdict != NotRun {
+		f.Caveat = "share of the parameters where DWC fell back to the previous global model: " + strings.Join(shares, "; ") +
+			map[bool]string{true: " (the prior and the variance optimizer changed together)", false: ""}[len(shares) > 1]
+	}
 	return f
 }
 

@@ -373,6 +373,10 @@ func TestFischerDWCFinding(t *testing.T) {
 			t.Errorf("the finding does not say %q: %s / %s", want, f.Judged, f.Evidence)
 		}
 	}
+	if want := "share of the parameters where DWC fell back to the previous global model: fixed prior, variances on Adam: DWC 99.99–99.99 % (6 runs), DWC-pretrain 99.99–99.99 % (6 runs); " +
+		"global-model prior, variances on SGD: DWC 0.00–0.00 % (6 runs), DWC-pretrain 0.00–0.00 % (6 runs) (the prior"; !strings.HasPrefix(f.Caveat, want) {
+		t.Errorf("the summary's fallback shares: %q, want %q", f.Caveat, want)
+	}
 	// A contradiction in the global-model setting's 2-class partition is counted beside the IID
 	// agreement; the fixed-prior precondition does not hide it.
 	f = find(fellBack, runs(map[string]map[string]float64{"iid": claim, "shards-2": against}, 0))
