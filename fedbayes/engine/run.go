@@ -239,4 +239,3 @@ func backendConfig() string {
 	}
 	return backend.Current().Config
 }
-
