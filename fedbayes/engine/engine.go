@@ -278,12 +278,13 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	var runErr error
 	var busy []string
 	outcomes := newLocalCache()
+	call := &runCall{opts: opts, cache: cache, info: info, kept: map[string]results.Run{}}
 	for i, j := range jobs {
 		var oc *localCache
 		if shared[i] {
 			oc = outcomes
 		}
-		rs, err := runOne(ctx, j.st, j.seed, j.dir(opts.Dir), opts, cache, oc, info)
+		rs, err := call.runOne(ctx, j.st, j.seed, j.dir(opts.Dir), oc)
 		sum.Runs = append(sum.Runs, rs)
 		if rs.TookOver != "" {
 			fmt.Fprintln(os.Stderr, "fedbayes: "+rs.TookOver)
@@ -304,7 +305,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 			len(busy), strings.Join(busy, "; ")))
 	}
 	if !opts.NoFigures {
-		path, skipped, err := writeFigures(opts.Dir, title)
+		path, skipped, err := writeFigures(opts.Dir, title, call.kept)
 		if err != nil {
 			runErr = errors.Join(runErr, err)
 		}

@@ -45,14 +45,15 @@ var zero, one = 0.0, 1.0
 // per setting, a line per seed (plots draws mean and standard error). Runs whose evaluated rounds
 // differ from the first run of their setting are left out. It returns the file's path, or "" when
 // there is no completed run, and the runs the figures leave out with the reason. A temporary file
-// of an earlier figures.json whose writer was killed before renaming it is removed first.
-func writeFigures(dir, title string) (string, []results.Skipped, error) {
+// of an earlier figures.json whose writer was killed before renaming it is removed first. The runs
+// of kept (by run directory) are taken as they are, not read again (results.LoadWithKnown).
+func writeFigures(dir, title string, kept map[string]results.Run) (string, []results.Skipped, error) {
 	// A process killed between writing figures.json's temporary file and renaming it left the file
 	// behind; any writer still running would have renamed its own long before staleTemp.
 	if _, err := results.RemoveAbandonedTemps(filepath.Join(dir, FiguresFile), staleTemp); err != nil {
 		return "", nil, fmt.Errorf("engine: figures: %w", err)
 	}
-	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: ExpectedRounds}, dir)
+	runs, skipped, err := results.LoadWithKnown(results.LoadOptions{Expect: ExpectedRounds}, kept, dir)
 	if errors.Is(err, results.ErrNoRuns) {
 		return "", nil, nil // no run at all: nothing to draw
 	}

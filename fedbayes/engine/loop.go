@@ -28,6 +28,9 @@ type roundResult struct {
 	metrics map[string]float64
 	acc     []float64
 	timings progress.Timings
+	// row is the row written for the round (rowObserver; nil until then, and in a round without
+	// evaluation).
+	row *results.Row
 }
 
 // divergedError ends a run as diverged (a client's or the server's non-finite model, an evaluation

@@ -42,19 +42,19 @@ func (e loopEnd) cancelled() bool {
 	return errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)
 }
 
-// notifyEnd gives end to every observer's end, in order, and returns the run's error: end.err
-// joined with the observers' errors.
+// notifyEnd gives end to every observer's end, in order, and returns the run's error. An observer
+// that fails turns the end into a failure for the observers after it (a completed run whose status
+// could not be written is a failed run), with its error joined to the run's.
 func notifyEnd(observers []roundObserver, end loopEnd) error {
-	err := end.err
 	for _, o := range observers {
 		if o.end == nil {
 			continue
 		}
-		if oerr := o.end(end); oerr != nil {
-			err = errors.Join(err, oerr)
+		if err := o.end(end); err != nil {
+			end = loopEnd{round: end.round, err: errors.Join(end.err, fmt.Errorf("%s: %w", o.name, err))}
 		}
 	}
-	return err
+	return end.err
 }
 
 // statusObserver writes the run's final status through w: completed, diverged with its reason, or
@@ -131,10 +131,10 @@ func healthObserver(health *healthTracker) roundObserver {
 	}}
 }
 
-// rowObserver writes an evaluated round's strategy files and row through w (a row is not written
-// for a round without evaluation); perModel is a model's size in bytes; kept, when not nil, gets
-// each row written.
-func rowObserver(w *results.Writer, perModel int64, kept func(results.Row)) roundObserver {
+// rowObserver writes an evaluated round's strategy files and row through w, and leaves the row
+// written in res.row for the observers after it (a round without evaluation has no row); perModel is
+// a model's size in bytes.
+func rowObserver(w *results.Writer, perModel int64) roundObserver {
 	return roundObserver{name: "rows", round: func(res *roundResult) error {
 		if res.metrics == nil {
 			return nil
@@ -155,9 +155,7 @@ func rowObserver(w *results.Writer, perModel int64, kept func(results.Row)) roun
 		if err := w.Append(row); err != nil {
 			return err
 		}
-		if kept != nil {
-			kept(row)
-		}
+		res.row = &row
 		return nil
 	}}
 }
@@ -179,6 +177,31 @@ func checkpointObserver(w *results.Writer, s strategy.Strategy, clients *clientT
 		}
 		return w.SaveCheckpoint(res.round, blob)
 	}}
+}
+
+// figuresObserver keeps the run in dir as the loop writes it (meta, every row, the final status) in
+// kept, for the figures Run draws once its runs are done (writeFigures takes kept runs as they are
+// rather than reading their folders again). Only a run that the loop took from round 1 (first) to
+// its end, completed or diverged, is kept: a resumed run's earlier rows were written before.
+func figuresObserver(kept map[string]results.Run, dir string, meta results.Meta) roundObserver {
+	var (
+		rows  []results.Row
+		whole bool
+	)
+	return roundObserver{name: "figures",
+		start: func(first, _ int) error { whole = first == 1; return nil },
+		round: func(res *roundResult) error {
+			if res.row != nil {
+				rows = append(rows, *res.row)
+			}
+			return nil
+		},
+		end: func(e loopEnd) error {
+			if whole && (e.state == results.Completed || e.state == results.Diverged) {
+				kept[dir] = results.Run{Dir: dir, Meta: meta, Status: results.Status{State: e.state, Round: e.round, Reason: e.reason}, Rows: rows}
+			}
+			return nil
+		}}
 }
 
 // afterRoundObserver calls Options.AfterRound after each round, once its row and checkpoint are

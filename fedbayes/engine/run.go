@@ -56,10 +56,21 @@ type runState struct {
 	strategy strategy.Strategy
 }
 
-// runOne runs (or resumes) one setting with one seed in dir.
-func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Options, cache *datasetCache, outcomes *localCache, info runinfo.Info) (RunSummary, error) {
+// runCall is what the runs of one Run call share.
+type runCall struct {
+	opts  Options
+	cache *datasetCache
+	info  runinfo.Info
+	// kept are the runs of the call that ran from round 1 to their end, and those found finished
+	// (Options.Resume), by directory: the figures take them as they are (writeFigures).
+	kept map[string]results.Run
+}
+
+// runOne runs (or resumes) one setting with one seed in dir; outcomes, when not nil, shares local
+// outcomes with the call's other runs.
+func (c *runCall) runOne(ctx context.Context, st Setting, seed int64, dir string, outcomes *localCache) (RunSummary, error) {
 	sum := RunSummary{Setting: st.Name, Labels: st.Labels, Seed: seed, Dir: dir}
-	meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, info)
+	meta, err := results.NewMeta(st.Name, st.Labels, seed, st.Spec, c.info)
 	if err != nil {
 		return sum, err
 	}
@@ -74,17 +85,20 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 	}
 	defer claim.Release()
 	sum.TookOver = claim.TookOver
-	w, start, ckpt, err := openRun(claim, dir, meta, opts.Resume, &sum)
+	w, start, ckpt, err := c.openRun(claim, dir, meta, &sum)
 	if err != nil || w == nil {
 		return sum, err
 	}
 	defer w.Close()
-	r := &runState{spec: st.Spec, st: st, seed: seed, w: w, rep: opts.Progress, cache: cache, outcomes: outcomes}
+	r := &runState{spec: st.Spec, st: st, seed: seed, w: w, rep: c.opts.Progress, cache: c.cache, outcomes: outcomes}
 	global, observers, err := r.setup(ctx, start, ckpt)
 	// What records the run's end is attached whether or not the setup succeeded.
 	observers = append(observers, statusObserver(w), summaryObserver(&sum), progressObserver(r.rep, fmt.Sprintf("%s seed %d", st.Name, seed)))
-	if opts.AfterRound != nil {
-		observers = append(observers, afterRoundObserver(opts.AfterRound, st.Name, seed))
+	if !c.opts.NoFigures {
+		observers = append(observers, figuresObserver(c.kept, dir, w.Meta()))
+	}
+	if c.opts.AfterRound != nil {
+		observers = append(observers, afterRoundObserver(c.opts.AfterRound, st.Name, seed))
 	}
 	end := loopEnd{round: start, err: err}
 	if err == nil {
@@ -93,12 +107,13 @@ func runOne(ctx context.Context, st Setting, seed int64, dir string, opts Option
 	return sum, notifyEnd(observers, end)
 }
 
-// openRun opens the run in dir under claim: a new run, or with resume the run already there. It
-// returns the writer, the round to start from and the checkpoint to continue (nil: from the
+// openRun opens the run in dir under claim: a new run, or with Options.Resume the run already there.
+// It returns the writer, the round to start from and the checkpoint to continue (nil: from the
 // start), and fills sum with what the run holds; a finished run that matches meta is not opened
-// (nil writer, sum.AlreadyDone), one that does not is an error.
-func openRun(claim *results.Claim, dir string, meta results.Meta, resume bool, sum *RunSummary) (*results.Writer, int, []byte, error) {
-	if !resume || !results.HasRun(dir) {
+// (nil writer, sum.AlreadyDone; the run read is kept for the figures), one that does not is an
+// error.
+func (c *runCall) openRun(claim *results.Claim, dir string, meta results.Meta, sum *RunSummary) (*results.Writer, int, []byte, error) {
+	if !c.opts.Resume || !results.HasRun(dir) {
 		w, err := claim.Create(meta)
 		return w, 1, nil, err
 	}
@@ -120,6 +135,7 @@ func openRun(claim *results.Claim, dir string, meta results.Meta, resume bool, s
 		if n := len(run.Rows); n > 0 {
 			sum.Metrics = run.Rows[n-1].Metrics
 		}
+		c.kept[dir] = run
 		return nil, 0, nil, nil
 	}
 	w, rp, err := claim.Resume(&meta)
@@ -186,7 +202,7 @@ func (r *runState) setup(ctx context.Context, start int, ckpt []byte) (*posterio
 	}
 	return global, []roundObserver{
 		healthObserver(health),
-		rowObserver(r.w, bytesPerModel(global), nil),
+		rowObserver(r.w, bytesPerModel(global)),
 		checkpointObserver(r.w, r.strategy, r.clients),
 	}, nil
 }
