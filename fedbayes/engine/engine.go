@@ -211,6 +211,11 @@ func (s *Summary) Diverged() int {
 // and reason, and the next run starts; any other error is recorded as a failed run and returned. A
 // cancelled ctx stops between training steps and leaves the run resumable.
 func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
+	return run(ctx, spec, opts, &localCache{})
+}
+
+// run is Run with the cache of first-round local outcomes its runs share (a test reads it).
+func run(ctx context.Context, spec *Spec, opts Options, outcomes *localCache) (*Summary, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("engine: nil spec")
 	}
@@ -251,7 +256,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		sum.Budget = "one budget per setting (see each run.json)"
 		title = spec.WithDefaults().Name
 	}
-	call := &runCall{opts: opts, cache: cache, info: info, kept: map[string]results.Run{}}
+	call := &runCall{opts: opts, cache: cache, info: info, outcomes: outcomes, kept: map[string]results.Run{}}
 	runErr := call.runAll(ctx, jobs, shared, sum)
 	if !opts.NoFigures {
 		runErr = errors.Join(runErr, call.figures(title, sum))
@@ -301,11 +306,10 @@ func planRuns(settings []Setting, opts Options, cache *datasetCache) ([]runRef, 
 func (c *runCall) runAll(ctx context.Context, jobs []runRef, shared []bool, sum *Summary) error {
 	var runErr error
 	var busy []string
-	outcomes := newLocalCache()
 	for i, j := range jobs {
 		var oc *localCache
 		if shared[i] {
-			oc = outcomes
+			oc = c.outcomes
 		}
 		rs, err := c.runOne(ctx, j.st, j.seed, j.dir(c.opts.Dir), oc)
 		sum.Runs = append(sum.Runs, rs)

@@ -61,6 +61,8 @@ type runCall struct {
 	opts  Options
 	cache *datasetCache
 	info  runinfo.Info
+	// outcomes keeps first-round local outcomes for the runs that share them.
+	outcomes *localCache
 	// kept are the runs of the call that ran from round 1 to their end, and those found finished
 	// (Options.Resume), by directory: the figures take them as they are (writeFigures).
 	kept map[string]results.Run
