@@ -261,3 +261,26 @@ func refusedReason(err error) string {
 	}
 	return err.Error()
 }
+
+// checkHealth reports a row that records some posterior-health metrics but not all, or records them
+// without Spread.
+func (r Row) checkHealth() error {
+	n := 0
+	for _, m := range HealthMetrics {
+		if _, ok := r.Metrics[m]; ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, m := range HealthMetrics {
+		if _, ok := r.Metrics[m]; !ok {
+			return fmt.Errorf("results: row of round %d records %d of the %d posterior-health metrics but not %q", r.Round, n, len(HealthMetrics), m)
+		}
+	}
+	if _, ok := r.Metrics[Spread]; !ok {
+		return fmt.Errorf("results: row of round %d records posterior-health metrics without %q", r.Round, Spread)
+	}
+	return nil
+}

@@ -1,39 +1,11 @@
-package results
+package report
 
 import (
 	"fmt"
 	"math"
-)
 
-// Posterior-health metrics of Row.Metrics, recorded by the engine in every row of a run whose global
-// model has Gaussian weights (package metrics, Health; docs/metrics.md). A row holds all of them or
-// none (Row.CheckValues), and holds them only beside Spread.
-const (
-	// SpreadStart is the learned spread (Spread) of the run's initial model, before any training.
-	SpreadStart = "spread_start"
-	// VarMoved is the share of the global model's log-variances that differ from their initial value
-	// by more than HealthThreshold.
-	VarMoved = "var_moved"
-	// VarShift is the mean |log sigma^2 - initial log sigma^2| over the global model's variances.
-	VarShift = "var_shift"
-	// VarClamped is the share of the global model's log-variances at or beyond a bound of the model's
-	// clamp range of log sigma^2 (within metrics.ClampTolerance), where training passes no gradient.
-	VarClamped = "var_clamped"
-	// VarLocalMoved is the share of the round's clients' log-variances that their local training
-	// moved by more than HealthThreshold from the global model they received: whether the data move
-	// the variances at all, whatever the aggregation rule does with them.
-	VarLocalMoved = "var_local_moved"
-	// VarLocalShift is the mean |Delta log sigma^2| of the round's local training over the same
-	// values.
-	VarLocalShift = "var_local_shift"
-	// VarDisagreement is the mean, over the variance parameters, of the standard deviation across the
-	// round's clients of their trained log sigma^2 (0 with one client): rules that combine variances
-	// (EAA, GAA, AALV, CF) differ only where it is not zero.
-	VarDisagreement = "var_disagreement"
+	"fedbayes.dev/fedbayes/results"
 )
-
-// HealthMetrics are the posterior-health metrics, in the order tables and messages list them.
-var HealthMetrics = []string{SpreadStart, VarMoved, VarShift, VarClamped, VarLocalMoved, VarLocalShift, VarDisagreement}
 
 // Thresholds of RunHealth's verdict.
 const (
@@ -133,7 +105,7 @@ func (h Health) Short() string {
 }
 
 // RunHealth says whether the variances of a run learned, from its rows (RowHealth).
-func RunHealth(r Run) Health { return RowHealth(r.Rows) }
+func RunHealth(r results.Run) Health { return RowHealth(r.Rows) }
 
 // frozenHint ends a frozen run's message with what would move its variances, and at what price.
 const frozenHint = "; training.variance_optimizer \"adam\" moves them by the optimiser's own step rather than by the data, and this check counts them as moved once the local steps a round × variance_lr reach 0.01 and the global variances have moved 0.1; on Fashion-MNIST it cost accuracy, NLL and ECE (docs/models.md, Default variance training)"
@@ -152,11 +124,11 @@ const frozenHint = "; training.variance_optimizer \"adam\" moves them by the opt
 //     a clamp bound (VarClamped), else HealthFrozen.
 //
 // Only rows that record the health metrics are read; Row.CheckValues guarantees a row has all or none.
-func RowHealth(rows []Row) Health {
+func RowHealth(rows []results.Row) Health {
 	h := Health{SpreadStart: math.NaN(), SpreadEnd: math.NaN(), Moved: math.NaN(), Clamped: math.NaN(), Shift: math.NaN()}
-	var last *Row
+	var last *results.Row
 	for i := range rows {
-		if _, ok := rows[i].Metrics[Spread]; ok {
+		if _, ok := rows[i].Metrics[results.Spread]; ok {
 			last = &rows[i]
 		}
 	}
@@ -164,21 +136,21 @@ func RowHealth(rows []Row) Health {
 		h.State, h.Message = HealthNotVariational, "no variances: the run's global model is not variational"
 		return h
 	}
-	h.SpreadEnd = last.Metrics[Spread]
-	if _, ok := last.Metrics[VarMoved]; !ok {
+	h.SpreadEnd = last.Metrics[results.Spread]
+	if _, ok := last.Metrics[results.VarMoved]; !ok {
 		h.State = HealthUnmeasured
 		h.Message = "posterior health was not recorded (a run from before fedbayes measured it, or whose clients carry no variances): whether the variances learned is unknown"
 		return h
 	}
 	for _, r := range rows {
-		if v, ok := r.Metrics[VarLocalMoved]; ok {
+		if v, ok := r.Metrics[results.VarLocalMoved]; ok {
 			h.Rows++
 			h.LocalMovedMax = math.Max(h.LocalMovedMax, v)
-			h.LocalShiftMax = math.Max(h.LocalShiftMax, r.Metrics[VarLocalShift])
-			h.DisagreementMax = math.Max(h.DisagreementMax, r.Metrics[VarDisagreement])
+			h.LocalShiftMax = math.Max(h.LocalShiftMax, r.Metrics[results.VarLocalShift])
+			h.DisagreementMax = math.Max(h.DisagreementMax, r.Metrics[results.VarDisagreement])
 		}
 	}
-	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[SpreadStart], last.Metrics[VarMoved], last.Metrics[VarClamped], last.Metrics[VarShift]
+	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[results.SpreadStart], last.Metrics[results.VarMoved], last.Metrics[results.VarClamped], last.Metrics[results.VarShift]
 	local := fmt.Sprintf("local training moved at most %s of them by more than %g in log σ² in a recorded round, %.2g on average", pct(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
 	spread := fmt.Sprintf("the spread went from %.4g to %.4g", h.SpreadStart, h.SpreadEnd)
 	learned := h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift
@@ -208,26 +180,3 @@ func RowHealth(rows []Row) Health {
 
 // pct formats a share as a percentage.
 func pct(share float64) string { return fmt.Sprintf("%.3g %%", 100*share) }
-
-// checkHealth reports a row that records some posterior-health metrics but not all, or records them
-// without Spread.
-func (r Row) checkHealth() error {
-	n := 0
-	for _, m := range HealthMetrics {
-		if _, ok := r.Metrics[m]; ok {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	for _, m := range HealthMetrics {
-		if _, ok := r.Metrics[m]; !ok {
-			return fmt.Errorf("results: row of round %d records %d of the %d posterior-health metrics but not %q", r.Round, n, len(HealthMetrics), m)
-		}
-	}
-	if _, ok := r.Metrics[Spread]; !ok {
-		return fmt.Errorf("results: row of round %d records posterior-health metrics without %q", r.Round, Spread)
-	}
-	return nil
-}
