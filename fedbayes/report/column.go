@@ -15,8 +15,8 @@ type Column struct {
 	Direction results.Direction
 }
 
-// ParseColumn reads "METRIC" (a standard metric, see DirectionOf) or "METRIC:DIRECTION" with
-// DIRECTION one of higher, lower, none.
+// ParseColumn reads "METRIC" (a standard metric, whose direction results.Metrics declares) or
+// "METRIC:DIRECTION" with DIRECTION one of higher, lower, none.
 func ParseColumn(s string) (Column, error) {
 	name, dir, hasDir := strings.Cut(strings.TrimSpace(s), ":")
 	name = strings.TrimSpace(name)
@@ -30,11 +30,11 @@ func ParseColumn(s string) (Column, error) {
 		}
 		return Column{Metric: name, Direction: d}, nil
 	}
-	d, ok := results.DirectionOf(name)
-	if !ok {
+	m := results.MetricOf(name)
+	if !m.Standard() {
 		return Column{}, fmt.Errorf("report: metric %q has no known direction; write %s:higher, %s:lower or %s:none", name, name, name, name)
 	}
-	return Column{Metric: name, Direction: d}, nil
+	return Column{Metric: name, Direction: m.Better}, nil
 }
 
 // ParseColumns reads a comma-separated list of columns (see ParseColumn).

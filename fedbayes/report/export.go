@@ -31,8 +31,9 @@ const (
 	ExportRound = "round"
 )
 
-// exportMetricOrder is the order of the standard metrics in an export; the others follow, sorted.
-var exportMetricOrder = []string{results.Accuracy, results.NLL, results.ECE, results.Brier, results.MSE, results.Spread, results.WeightedAccuracy, results.WorstAccuracy, results.Loss}
+// exportMetricOrder is the order of the standard metrics in an export (results.Metric.Export); the
+// others follow, sorted.
+var exportMetricOrder = results.RankedMetrics(func(m results.Metric) int { return m.Export })
 
 // Tidy is runs as one tidy table: one record per (run, round), in the order of the runs and then
 // of the rounds, with the columns setting, the setting's labels (sorted by name), seed, round and
