@@ -52,7 +52,7 @@ type Tidy struct {
 // label.lr.
 const ExportLabelPrefix = "label."
 
-// NewTidy builds the tidy table of runs (as LoadWith returns them). A label with the name of a fixed
+// NewTidy builds the tidy table of runs (as results.LoadWith returns them). A label with the name of a fixed
 // column or of a metric is the column ExportLabelPrefix + its name (label.lr); it is an error only
 // where that name is taken too. A label missing from a run is the empty string.
 func NewTidy(runs []results.Run) (*Tidy, error) {

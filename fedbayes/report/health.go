@@ -10,14 +10,14 @@ import (
 // Thresholds of RunHealth's verdict.
 const (
 	// HealthThreshold is the |Delta log sigma^2| beyond which a variance counts as moved (the value
-	// of metrics.DefaultMovedThreshold, with which the engine computes VarMoved and VarLocalMoved).
+	// of metrics.DefaultMovedThreshold, with which the engine computes results.VarMoved and results.VarLocalMoved).
 	HealthThreshold = 0.1
 	// MinMovedShare is the share of the variances that must have moved beyond HealthThreshold for
-	// them to count as learned: in one round of local training (VarLocalMoved), or from their initial
-	// value in the global model (VarMoved) when local training moves them too (MinLocalShift).
+	// them to count as learned: in one round of local training (results.VarLocalMoved), or from their initial
+	// value in the global model (results.VarMoved) when local training moves them too (MinLocalShift).
 	MinMovedShare = 0.05
 	// MinLocalShift is the mean |Delta log sigma^2| a round of local training must reach in some
-	// recorded row (VarLocalShift) for a global model that moved from its initial value to count as
+	// recorded row (results.VarLocalShift) for a global model that moved from its initial value to count as
 	// learned: a tenth of HealthThreshold a round, which adds up beyond it within a medium budget's
 	// rounds. Below it the global model moved by the aggregation rule's arithmetic (PPA's mixture
 	// variance, BFL-P's clamped sums), not by what the clients learned: the default before issue 33
@@ -26,7 +26,7 @@ const (
 	// MinClampedShare is the share of the global model's variances at a clamp bound beyond which a
 	// run that did not learn is said to be held by the clamp.
 	MinClampedShare = 0.5
-	// MinDisagreement is the mean across-client standard deviation of log sigma^2 (VarDisagreement)
+	// MinDisagreement is the mean across-client standard deviation of log sigma^2 (results.VarDisagreement)
 	// that some recorded round must reach for rules that combine variances to differ: at 0.1, EAA's
 	// and AALV's log-variances differ by about 0.1^2/2 = 0.005 (docs/metrics.md). Below it the
 	// clients' variances moved together (the KL's pull towards the prior, the same for every client).
@@ -46,7 +46,7 @@ const (
 	// no gradient (BFL-P's log sigma^2 = -9 below its clamp at -8).
 	HealthClamped HealthState = "clamped"
 	// HealthUniform: local training moved the variances, but every client moved them alike
-	// (VarDisagreement below MinDisagreement in every row): rules that combine variances still give
+	// (results.VarDisagreement below MinDisagreement in every row): rules that combine variances still give
 	// the same model.
 	HealthUniform HealthState = "uniform"
 	// HealthNotVariational: the run has no variances (deterministic, MC-dropout or predictive-space
@@ -69,10 +69,10 @@ type Health struct {
 	// SpreadStart and SpreadEnd are the spread of the initial model and of the last row's global
 	// model (NaN when not recorded).
 	SpreadStart, SpreadEnd float64
-	// Moved, Clamped and Shift are the last row's VarMoved, VarClamped and VarShift.
+	// Moved, Clamped and Shift are the last row's results.VarMoved, results.VarClamped and results.VarShift.
 	Moved, Clamped, Shift float64
-	// LocalMovedMax, LocalShiftMax and DisagreementMax are the largest VarLocalMoved, VarLocalShift
-	// and VarDisagreement over the rows.
+	// LocalMovedMax, LocalShiftMax and DisagreementMax are the largest results.VarLocalMoved, results.VarLocalShift
+	// and results.VarDisagreement over the rows.
 	LocalMovedMax, LocalShiftMax, DisagreementMax float64
 	// Rows is the number of rows that record the health metrics.
 	Rows int
@@ -112,18 +112,18 @@ const frozenHint = "; training.variance_optimizer \"adam\" moves them by the opt
 
 // RowHealth gives the verdict on a run's rows:
 //
-//   - no row records Spread: HealthNotVariational;
-//   - the last row records Spread but not the health metrics: HealthUnmeasured;
+//   - no row records results.Spread: HealthNotVariational;
+//   - the last row records results.Spread but not the health metrics: HealthUnmeasured;
 //   - the variances moved when, in some row, local training moved at least MinMovedShare of the
-//     clients' variances by more than HealthThreshold (VarLocalMoved), or when at least MinMovedShare
+//     clients' variances by more than HealthThreshold (results.VarLocalMoved), or when at least MinMovedShare
 //     of the last row's global variances lie beyond HealthThreshold from their initial value
-//     (VarMoved) and local training moved them by at least MinLocalShift on average in some row
-//     (VarLocalShift); then HealthLearned if the clients disagreed on them by at least
-//     MinDisagreement in some row (VarDisagreement), else HealthUniform;
+//     (results.VarMoved) and local training moved them by at least MinLocalShift on average in some row
+//     (results.VarLocalShift); then HealthLearned if the clients disagreed on them by at least
+//     MinDisagreement in some row (results.VarDisagreement), else HealthUniform;
 //   - otherwise HealthClamped when at least MinClampedShare of the last row's global variances sit at
-//     a clamp bound (VarClamped), else HealthFrozen.
+//     a clamp bound (results.VarClamped), else HealthFrozen.
 //
-// Only rows that record the health metrics are read; Row.CheckValues guarantees a row has all or none.
+// Only rows that record the health metrics are read; results.Row.CheckValues guarantees a row has all or none.
 func RowHealth(rows []results.Row) Health {
 	h := Health{SpreadStart: math.NaN(), SpreadEnd: math.NaN(), Moved: math.NaN(), Clamped: math.NaN(), Shift: math.NaN()}
 	var last *results.Row

@@ -70,7 +70,7 @@ func labelKey(r results.Run, by []string) ([]string, error) {
 }
 
 // GroupRuns groups runs by the values of the labels in by ("setting" is the setting name, other
-// names are Meta.Labels keys). It is an error if a run lacks a label, or if one group holds the
+// names are results.Meta.Labels keys). It is an error if a run lacks a label, or if one group holds the
 // same seed twice (two runs that the labels do not tell apart). Groups are sorted by key, values
 // that are numbers in numeric order.
 func GroupRuns(runs []results.Run, by []string) ([]Group, error) {
@@ -204,7 +204,7 @@ func Curves(runs []results.Run, by []string, metric string) ([]Curve, error) {
 	return curves, nil
 }
 
-// MixedLabels returns the labels (Meta.Labels names, not "setting") whose values differ between
+// MixedLabels returns the labels (results.Meta.Labels names, not "setting") whose values differ between
 // runs that the labels in by put into one group, so that a table grouped by by alone would average
 // them together (IID and non-IID runs in one cell, for example). Labels are tried in sorted order
 // and each one kept is added to the grouping before the next is tried, so labels that vary

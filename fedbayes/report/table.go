@@ -74,7 +74,7 @@ type TableSpec struct {
 	Digits int
 	// Level is the significance level of BoldSignificant (0 means stats.DefaultLevel).
 	Level float64
-	// Diverged are runs that diverged (LoadFinished returns them): no mean holds them, but each is
+	// Diverged are runs that diverged (results.LoadFinished returns them): no mean holds them, but each is
 	// shown: a cell whose runs all diverged reads "diverged" rather than vanishing, and the note
 	// names the diverged seeds left out of each cell's mean.
 	Diverged []results.Run
@@ -128,7 +128,7 @@ type Table struct {
 	// Columns and Rows hold the content.
 	Columns []TableColumn
 	Rows    []TableRow
-	// Budgets are the distinct budgets the runs' specs state (Meta.Budget), sorted; Note prints them.
+	// Budgets are the distinct budgets the runs' specs state (results.Meta.Budget), sorted; Note prints them.
 	Budgets []string
 	// Tests counts the comparisons BoldSignificant made, by the test applied (paired or Welch), and
 	// Untestable those it could not make; SingleRun says some cell of one run was left unbolded (it

@@ -59,7 +59,7 @@ func TestTableShowsDivergedRuns(t *testing.T) {
 	if md := plain.Markdown(); strings.Contains(md, "diverge") || strings.Contains(md, "| c |") {
 		t.Errorf("table without diverged runs:\n%s", md)
 	}
-	// LoadWith still lists them among the skipped.
+	// results.LoadWith still lists them among the skipped.
 	if _, skipped, err := results.LoadWith(results.LoadOptions{}, root); err != nil || len(skipped) != 3 || !strings.Contains(skipped[0].Reason, "diverged at round") {
 		t.Errorf("LoadWith skipped %v, %v", skipped, err)
 	}
