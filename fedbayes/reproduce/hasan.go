@@ -20,6 +20,10 @@ import (
 // FedAvg; Chen & Chao's multi-round comparison is paper 004 (chen.go).
 var hasanPreset = Preset{Full: "fmnist-full", Medium: "fmnist-medium", Reduced: "fmnist-fast"}
 
+// hasanTunedPreset is the claim preset of one-round FedAvg at the thesis's tuned local training
+// (presets.HasanFedAvgTuned, issue 48). It belongs to the medium report only.
+var hasanTunedPreset = Preset{Full: presets.HasanFedAvgTuned, Medium: presets.HasanFedAvgTuned, Reduced: presets.HasanFedAvgTuned, Only: Medium}
+
 // hasanH are the heterogeneity values of Hasan (2023), Tables 3.1 and B.5-B.7.
 var hasanH = []string{"0", "0.3", "0.6", "0.9"}
 
@@ -39,7 +43,7 @@ var hasanFMNIST = map[string]map[string]ref{
 
 func hasanPaper() *Paper {
 	return &Paper{ID: "003", Title: "Hasan (2023), Bayesian Federated Learning in Predictive Space (thesis)",
-		Presets: []Preset{hasanPreset}, section: hasanSection}
+		Presets: []Preset{hasanPreset, hasanTunedPreset}, section: hasanSection}
 }
 
 // hTable prints methods × h of a metric: ours (and the paper's where refs is not nil).
