@@ -262,8 +262,9 @@ func init() {
 // SGD with momentum at 0.05, batch 32, 15 epochs, 12,000 examples) where the thesis tunes each method
 // by grid search (Table B.1). Its two rows are FedAvg at Table B.2's setting for h = 0 (SGD with
 // momentum 0.9 at 1e-1) and at Table B.3's for h > 0 (the same at 1e-2), both at every h, with the
-// thesis's batch 100 (App. B.2), 25 local epochs (Sec. 3.3.5), all training and test examples and 5
-// seeds (the thesis's calibration figures; its accuracy tables have 10).
+// thesis's batch 100 (App. B.2) and 25 local epochs (Sec. 3.3.5), on the medium preset's 12,000 training
+// examples (so that its rows pair with that preset's by seed) and all test examples, 5 seeds (the
+// thesis's calibration figures; its accuracy tables have 10).
 const HasanFedAvgTuned = "fmnist-fedavg-tuned"
 
 // HasanTunedRows are the labels of HasanFedAvgTuned's two rows with their learning rates: Table
@@ -276,9 +277,9 @@ var HasanTunedRows = []struct {
 // hasanFedAvgTuned builds HasanFedAvgTuned from Hasan's one-round setting (hasan).
 func hasanFedAvgTuned() *engine.Spec {
 	s := hasan(&engine.Spec{Budget: "claim preset: one-round FedAvg at the thesis's tuned local training (Tables B.2 and B.3: " +
-		"SGD with momentum 0.9 at 1e-1 for h = 0 and 1e-2 for h > 0, batch 100, 25 epochs), both rows at every h, all examples, " +
-		"5 seeds (thesis: 10); the medium preset trains at 0.05, batch 32, 15 epochs on 12,000 examples",
-		Dataset:  engine.DatasetSpec{Name: "fashion-mnist"},
+		"SGD with momentum 0.9 at 1e-1 for h = 0 and 1e-2 for h > 0, batch 100, 25 epochs), both rows at every h, the medium preset's " +
+		"12,000 training / all 10,000 test examples (thesis: all), 5 seeds (thesis: 10); the medium preset trains at 0.05, batch 32, 15 epochs",
+		Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 12000},
 		Training: engine.TrainingSpec{LocalEpochs: 25, BatchSize: 100, Optimizer: "sgd", Momentum: predictive.DefaultMomentum, LearningRate: HasanTunedRows[1].LR},
 		Seeds:    []int64{1, 2, 3, 4, 5}}, hasanOptions{})
 	s.Variants = nil
