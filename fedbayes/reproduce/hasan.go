@@ -117,7 +117,7 @@ func hasanSection(b Budget, runs paperRuns) (*Section, error) {
 	if len(tuned) > 0 {
 		s.Blocks = append(s.Blocks, hasanTunedBlock(rs, tuned))
 	}
-	s.Findings = hasanFindings(rs, tuned)
+	s.Findings = hasanFindings(rs, tuned, hasanPreset.Name(b), hasanTunedPreset.Name(b))
 	return s, nil
 }
 
@@ -132,6 +132,21 @@ func hasanTunedRow(h string) string {
 // hasanTunedFedAvg returns the tuned runs of one-round FedAvg at h (hasanTunedRow).
 func hasanTunedFedAvg(tuned runSet, h string) runSet {
 	return tuned.where("h", h).where("variant", hasanTunedRow(h))
+}
+
+// seedsOf keeps the runs of rs whose seed one of like's runs has, so that a test pairs them by seed.
+func (rs runSet) seedsOf(like runSet) runSet {
+	seeds := map[int64]bool{}
+	for _, r := range like {
+		seeds[r.Meta.Seed] = true
+	}
+	var out runSet
+	for _, r := range rs {
+		if seeds[r.Meta.Seed] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // hasanTunedBlock tabulates one-round FedAvg's accuracy at the medium preset's local training, at each
@@ -184,11 +199,19 @@ func hasanTunedBlock(rs, tuned runSet) string {
 		"layers of 100 units, the presets' one. None of these is a set-up the thesis states."
 }
 
-// hasanFindings checks the findings of Hasan (2023), Secs. 3.4 and 4.3, on the medium preset's runs rs
-// and, where there are any, one-round FedAvg at the thesis's tuned local training (tuned, the runs of
-// presets.HasanFedAvgTuned): the FedAvg comparisons then check both.
-func hasanFindings(rs, tuned runSet) []Finding {
+// hasanFindings checks the findings of Hasan (2023), Secs. 3.4 and 4.3, on the runs rs of the preset
+// named base and, where there are any, one-round FedAvg at the thesis's tuned local training (tuned,
+// the runs of the preset tunedName, presets.HasanFedAvgTuned): the FedAvg comparisons then check both,
+// each tuned run paired by seed with the other method's run of the same seed. Each finding names the
+// presets it reads.
+func hasanFindings(rs, tuned runSet, base, tunedName string) []Finding {
 	var out []Finding
+	reads := func(f *Finding, usesTuned bool) {
+		f.Presets = []string{base}
+		if usesTuned {
+			f.Presets = append(f.Presets, tunedName)
+		}
+	}
 	at := func(h, method string) runSet { return rs.where("h", h).where("variant", method) }
 	{
 		f := Finding{Claim: "β-PredBayes (or its distilled form) has the lowest NLL as h grows", Source: "Sec. 4.3, Fig. 4.1"}
@@ -222,6 +245,9 @@ func hasanFindings(rs, tuned runSet) []Finding {
 				vals["beta-predbayes"], vals["mixture"], vals["bcm"]))
 		}
 		f.decide(c.checks(), "NLL, the lower of β-PredBayes and its distilled form against every other method; "+strings.Join(ev, "; "))
+		if f.Presets == nil {
+			reads(&f, false)
+		}
 		out = append(out, f)
 	}
 	{
@@ -235,14 +261,18 @@ func hasanFindings(rs, tuned runSet) []Finding {
 			what := fmt.Sprintf("BCM %s%% against FedAvg %s%% (h = 0.3)", bcm.summary(results.Accuracy).format(100, 2), fa.summary(results.Accuracy).format(100, 2))
 			why := "the thesis's FedAvg collapses at h = 0.3 (37.5 %) where ours does not."
 			if ft := hasanTunedFedAvg(tuned, "0.3"); ft.summary(results.Accuracy).ok() {
-				c.below("tuned FedAvg < BCM", ft.sample(results.Accuracy), bcm.sample(results.Accuracy), colAcc)
+				c.below("tuned FedAvg < BCM", ft.sample(results.Accuracy), bcm.seedsOf(ft).sample(results.Accuracy), colAcc)
+				reads(&f, true)
 				what += fmt.Sprintf(" and tuned FedAvg (Table B.3) %s%%", ft.summary(results.Accuracy).format(100, 2))
 				why = fmt.Sprintf("the thesis's FedAvg collapses at h = 0.3 (37.5 %%) where ours does not: at the thesis's tuned local "+
 					"training (Table B.3: lr 1e-2, batch 100, 25 epochs) it reaches %s%% against the BCM's %s%% (the tuned FedAvg table "+
-					"above), so the BCM's lead in Table 3.1 rests on that collapse.", ft.summary(results.Accuracy).format(100, 2), bcm.summary(results.Accuracy).format(100, 2))
+					"above); the BCM's lead in Table 3.1 is over a FedAvg that collapsed.", ft.summary(results.Accuracy).format(100, 2), bcm.summary(results.Accuracy).format(100, 2))
 			}
 			f.decide(c.checks(), what)
 			f.explain(why)
+		}
+		if f.Presets == nil {
+			reads(&f, false)
 		}
 		out = append(out, f)
 	}
@@ -277,6 +307,9 @@ func hasanFindings(rs, tuned runSet) []Finding {
 			why = "the BCM is not ahead everywhere: " + strings.Join(ahead, "; ") + ", though not decisively at these seeds. " + upperFirst(why)
 		}
 		f.explain(why)
+		if f.Presets == nil {
+			reads(&f, false)
+		}
 		out = append(out, f)
 	}
 	{
@@ -290,7 +323,8 @@ func hasanFindings(rs, tuned runSet) []Finding {
 				c.below(fmt.Sprintf("h=%s: FedAvg < FedBE", h), fa.sample(results.Accuracy), be.sample(results.Accuracy), colAcc)
 				e := fmt.Sprintf("h=%s: FedBE %s%%, FedAvg %s%%", h, be.summary(results.Accuracy).format(100, 1), fa.summary(results.Accuracy).format(100, 1))
 				if ft := hasanTunedFedAvg(tuned, h); ft.summary(results.Accuracy).ok() {
-					c.below(fmt.Sprintf("h=%s: tuned FedAvg < FedBE", h), ft.sample(results.Accuracy), be.sample(results.Accuracy), colAcc)
+					c.below(fmt.Sprintf("h=%s: tuned FedAvg < FedBE", h), ft.sample(results.Accuracy), be.seedsOf(ft).sample(results.Accuracy), colAcc)
+					reads(&f, true)
 					e += fmt.Sprintf(", tuned FedAvg %s%%", ft.summary(results.Accuracy).format(100, 1))
 				}
 				ev = append(ev, e)
@@ -301,14 +335,19 @@ func hasanFindings(rs, tuned runSet) []Finding {
 			"distilled ensemble; a failure here points at the distillation budget of the preset (below the thesis's)."
 		if len(tuned) > 0 {
 			why = "at the thesis's tuned local training (Table B.3) one-round FedAvg does not collapse as the thesis's does (the tuned " +
-				"FedAvg table above; " + strings.Join(ev, "; ") + "); FedBE's lead in the thesis rests on that collapse, and " +
+				"FedAvg table above; " + strings.Join(ev, "; ") + "); FedBE's lead in the thesis is over a FedAvg that collapsed, and " +
 				"FedBE's distillation here is below the thesis's budget."
 		}
 		f.explain(why)
+		if f.Presets == nil {
+			reads(&f, false)
+		}
 		out = append(out, f)
 	}
 	if len(tuned) > 0 {
-		out = append(out, hasanCollapseFinding(tuned))
+		f := hasanCollapseFinding(tuned)
+		f.Presets = []string{tunedName}
+		out = append(out, f)
 	}
 	return out
 }

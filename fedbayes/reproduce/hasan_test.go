@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,12 +117,26 @@ func TestHasanTunedFedAvg(t *testing.T) {
 				t.Errorf("tuned row %q, want it to end with the drop %q", row, drop)
 			}
 			got := map[string]Finding{}
-			for _, f := range hasanFindings(medium, tuned) {
+			for _, f := range hasanFindings(medium, tuned, "m", "t") {
 				got[f.Claim] = f
 			}
 			collapse, ok := got["One-round FedAvg collapses on heterogeneous clients: below 40 % at every h > 0, from 86.6 % at h = 0"]
 			if !ok || collapse.Verdict != tc.collapse {
 				t.Errorf("collapse finding %+v, want %s", collapse, tc.collapse)
+			}
+			// Each finding names the presets it reads: the collapse the tuned one, the FedAvg comparisons
+			// both, the others the medium preset.
+			for claim, f := range got {
+				want := []string{"m"}
+				switch {
+				case f.Claim == collapse.Claim:
+					want = []string{"t"}
+				case strings.Contains(claim, "beats one-round FedAvg"):
+					want = []string{"m", "t"}
+				}
+				if !slices.Equal(f.Presets, want) {
+					t.Errorf("%q reads %q, want %q", claim, f.Presets, want)
+				}
 			}
 			if f := got["At h = 0.3 the BCM beats one-round FedAvg in accuracy"]; f.Verdict != tc.bcmBeats || !strings.Contains(f.Evidence, "tuned FedAvg (Table B.3)") {
 				t.Errorf("BCM against FedAvg at h = 0.3: %s, %q; want %s with the tuned FedAvg", f.Verdict, f.Evidence, tc.bcmBeats)
@@ -133,7 +148,7 @@ func TestHasanTunedFedAvg(t *testing.T) {
 	}
 	// Without the tuned runs (the reduced and full reports) there is no collapse finding and the FedAvg
 	// comparisons check the medium preset's FedAvg alone.
-	for _, f := range hasanFindings(medium, nil) {
+	for _, f := range hasanFindings(medium, nil, "m", "t") {
 		if strings.Contains(f.Claim, "collapses") || strings.Contains(f.Evidence, "tuned") {
 			t.Errorf("without tuned runs: finding %q, evidence %q", f.Claim, f.Evidence)
 		}
