@@ -3,8 +3,8 @@ package reproduce
 import (
 	"fmt"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
