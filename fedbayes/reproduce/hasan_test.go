@@ -89,7 +89,7 @@ func TestHasanTunedFedAvg(t *testing.T) {
 		name     string
 		b3       func(string) float64
 		collapse Verdict
-		sentence string // the block's sentence on the collapse
+		sentence string  // the block's sentence on the collapse
 		bcmBeats Verdict // the BCM beats one-round FedAvg at h = 0.3
 		fedbe    Verdict // FedBE beats one-round FedAvg on heterogeneous clients
 	}{
