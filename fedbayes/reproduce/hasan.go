@@ -206,8 +206,10 @@ func hasanTunedBlock(rs, tuned runSet) string {
 		"read, not run) builds the clients otherwise than B.2.1 says: for h > 0 every client takes the same first (1 − h) share of the " +
 		"unshuffled training set as its homogeneous part (B.2.1: a disjoint shard each) and its own classes' first examples for the rest, " +
 		"and trains on them in a fixed order (its FedAvg's loaders do not shuffle for h > 0); its MLP (`models.LinearNet`) has two hidden " +
-		"layers of 100 units, the presets' one. None of these is a set-up the thesis states; single unrecorded probes of each " +
-		"(docs/reproduction/budgets.md, the 003 section) did not bring back the collapse either."
+		"layers of 100 units, the presets' one. None of these is a set-up the thesis states. Single unrecorded probes " +
+		"(docs/reproduction/budgets.md, the 003 section; not evidence of this report) bring the collapse back when the " +
+		"authors' construction is trained in their fixed order on clients of the thesis's size, deepened by the two-hidden-layer MLP; " +
+		"with shuffled epochs it does not come back."
 }
 
 // hasanFindings checks the findings of Hasan (2023), Secs. 3.4 and 4.3, on the runs rs of the preset
@@ -391,8 +393,9 @@ func hasanCollapseFinding(tuned runSet) Finding {
 	}
 	f.decide(c.checks(), "accuracy of one-round FedAvg at the thesis's tuned local training (Table B.2 at h = 0, B.3 at h > 0); "+strings.Join(ev, "; "))
 	f.explain("with the thesis's learning rates, batch and epochs, and an h partition that follows App. B.2.1, FedAvg loses points " +
-		"as h grows but stays far above the thesis's; the authors' code builds its clients otherwise than B.2.1 (a shared, unshuffled " +
-		"homogeneous part) and uses a two-hidden-layer MLP (the tuned FedAvg table above), which the thesis does not state.")
+		"as h grows but stays far above the thesis's. The authors' code builds its clients otherwise than B.2.1 (every client shares " +
+		"the same homogeneous part), trains them in a fixed order and uses a two-hidden-layer MLP (the tuned FedAvg table above), " +
+		"none of which the thesis states; unrecorded probes of that set-up (docs/reproduction/budgets.md) collapse as the thesis's does.")
 	return f
 }
 
