@@ -204,7 +204,8 @@ func hasanTunedBlock(rs, tuned runSet) string {
 		"on the medium preset's examples, paired with its runs by seed:\n\n" + b.String() + "\n" + verdict + " The h partition follows App. B.2.1 " +
 		"(partition.TestHeterogeneityB21, worked by hand). The authors' public code (hasanmohsin/betaPredBayesFL, `datasets.non_iid_split`, " +
 		"read, not run) builds the clients otherwise than B.2.1 says: for h > 0 every client takes the same first (1 − h) share of the " +
-		"unshuffled training set as its homogeneous part (B.2.1: a disjoint shard each) and its own classes' first examples for the rest, " +
+		"training pool (in the order of its random split) as its homogeneous part (B.2.1: a disjoint shard each) and its own classes' " +
+		"first examples for the rest, " +
 		"and trains on them in a fixed order (its FedAvg's loaders do not shuffle for h > 0); its MLP (`models.LinearNet`) has two hidden " +
 		"layers of 100 units, the presets' one. None of these is a set-up the thesis states. Single unrecorded probes " +
 		"(docs/reproduction/budgets.md, the 003 section; not evidence of this report) bring the collapse back when the " +
