@@ -431,7 +431,7 @@ func summariseDrawSets(runs []*Result) *DrawSetSummary {
 		}
 		for _, rule := range r.Rules {
 			if rule.Label == string(aggregate.DWC) && rule.Failed == "" {
-				dwc = math.Max(float64(rule.Distances.KLToTruth)-vi, float64(rule.Distances.KLFromTruth)-mom)
+				dwc = ExcessOver(float64(rule.Distances.KLToTruth), float64(rule.Distances.KLFromTruth), vi, mom)
 			}
 		}
 		var diag, full []float64
@@ -441,7 +441,7 @@ func summariseDrawSets(runs []*Result) *DrawSetSummary {
 			if set.Failed != "" {
 				out.Failed++
 			} else {
-				e := math.Max(float64(set.KLToTruth)-vi, float64(set.KLFromTruth)-mom)
+				e := ExcessOver(float64(set.KLToTruth), float64(set.KLFromTruth), vi, mom)
 				diag = append(diag, e)
 				if e < dwc {
 					out.BelowDWC++
