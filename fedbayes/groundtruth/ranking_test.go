@@ -1,6 +1,7 @@
 package groundtruth
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -82,7 +83,7 @@ func TestPairedLeadByHand(t *testing.T) {
 func TestToFrontierByHand(t *testing.T) {
 	rs := RoundsSummary{FrontierExcess: []float64{0.5, 0.2}}
 	// Gaps to the frontier: seed 1 2.5, 0.7, 0.05, 0.1; seed 2 0.05, 1.8, 0.7, 0.05.
-	row := RoundsRow{SeedExcess: [][]float64{{3, 1.2, 0.55, 0.6}, {0.25, 2, 0.9, 0.25}}}
+	row := RoundsRow{SeedExcess: [][]Value{{3, 1.2, 0.55, 0.6}, {0.25, 2, 0.9, 0.25}}}
 	for _, tc := range []struct {
 		within float64
 		rounds []int
@@ -136,6 +137,10 @@ func TestRoundsFrontierIsTheTables(t *testing.T) {
 	rs, err := SummariseRounds([]*RoundsResult{rr})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// FedAvg's point mass has an infinite excess, which the results file must still hold.
+	if _, err := json.Marshal(rs); err != nil {
+		t.Errorf("rounds summary to JSON: %v", err)
 	}
 	for _, row := range rs.Rows {
 		e, ok := one.seedExcess(row.Label)

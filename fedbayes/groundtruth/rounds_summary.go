@@ -41,9 +41,9 @@ type RoundsRow struct {
 	VarRatio    []float64 `json:"var_ratio"`
 	Change      []float64 `json:"change"`
 	Held        []int     `json:"held"`
-	// SeedExcess is each seed's excess over its own floors (ExcessOver), per round: seed by round, the
-	// rounds as far as every seed reached.
-	SeedExcess [][]float64 `json:"seed_excess"`
+	// SeedExcess is each seed's excess over its own floors (ExcessOver; +Inf for a point mass), per
+	// round: seed by round, the rounds as far as every seed reached.
+	SeedExcess [][]Value `json:"seed_excess"`
 }
 
 // SummariseRounds averages one scenario's RoundsResults (one per seed, same policy and rules).
@@ -80,7 +80,7 @@ func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
 			}
 			T = min(T, len(tr.Points))
 		}
-		row.SeedExcess = make([][]float64, len(runs))
+		row.SeedExcess = make([][]Value, len(runs))
 		for t := 0; t < T; t++ {
 			var klqp, klpq Value
 			var w2, merr, logVR, ch float64
@@ -88,7 +88,7 @@ func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
 			for j, r := range runs {
 				pt := r.Trajectories[i].Points[t]
 				row.SeedExcess[j] = append(row.SeedExcess[j],
-					ExcessOver(float64(pt.KLToTruth), float64(pt.KLFromTruth), r.FloorKLToTruth, r.FloorKLFromTruth))
+					Value(ExcessOver(float64(pt.KLToTruth), float64(pt.KLFromTruth), r.FloorKLToTruth, r.FloorKLFromTruth)))
 				klqp += pt.KLToTruth / Value(n)
 				klpq += pt.KLFromTruth / Value(n)
 				w2 += pt.W2 / n
@@ -117,7 +117,7 @@ func (s RoundsSummary) Excess(row RoundsRow, t int) float64 {
 	if len(row.SeedExcess) > 0 && len(row.SeedExcess[0]) >= t {
 		m := 0.0
 		for _, e := range row.SeedExcess {
-			m += e[t-1] / float64(len(row.SeedExcess))
+			m += float64(e[t-1]) / float64(len(row.SeedExcess))
 		}
 		return m
 	}
@@ -145,14 +145,14 @@ func (s RoundsSummary) ToFrontier(row RoundsRow, within float64) (FrontierReach,
 	for j, e := range row.SeedExcess {
 		f := s.FrontierExcess[j]
 		at := 0
-		for t := len(e); t >= 1 && e[t-1]-f <= within; t-- {
+		for t := len(e); t >= 1 && float64(e[t-1])-f <= within; t-- {
 			at = t
 		}
 		out.Rounds = append(out.Rounds, at)
 		if at > 0 {
 			out.Reached++
 		}
-		out.Gap += (e[len(e)-1] - f) / float64(len(row.SeedExcess))
+		out.Gap += (float64(e[len(e)-1]) - f) / float64(len(row.SeedExcess))
 	}
 	return out, true
 }
