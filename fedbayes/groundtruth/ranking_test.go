@@ -114,6 +114,56 @@ func TestToFrontierByHand(t *testing.T) {
 	}
 }
 
+// TestConceptShift checks that concept shift at h = 0 is the IID problem, draw for draw, and that at
+// h = 1 the clients' targets follow weights of their own: their residuals about the shared w carry
+// the extra variance |w_k − w|²-weighted by the inputs, not the noise alone.
+func TestConceptShift(t *testing.T) {
+	c := DefaultConfig()
+	c.Clients, c.PerClient, c.Correlation = 4, 400, 0
+	iid, err := Simulate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Split = ConceptShift
+	same, err := Simulate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range iid.Clients {
+		for i, y := range iid.Clients[k].Y {
+			if same.Clients[k].Y[i] != y {
+				t.Fatalf("h = 0: client %d target %d %v, IID's %v", k, i, same.Clients[k].Y[i], y)
+			}
+		}
+	}
+	c.Heterogeneity = 1
+	p, err := Simulate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Uncorrelated unit inputs: a client's residual variance about the shared w is s2 + |w_k − w|²,
+	// whose mean over the clients is about s2 + d (ConceptShiftScale σ0)² = 1 + 5/4.
+	var mean float64
+	for k, cl := range p.Clients {
+		var ss float64
+		for i, y := range cl.Y {
+			r := y
+			for j := range p.WTrue {
+				r -= cl.X.At(i, j) * p.WTrue[j]
+			}
+			ss += r * r
+		}
+		v := ss / float64(len(cl.Y))
+		if v < 1.1 {
+			t.Errorf("client %d: residual variance %v about the shared w: no shift", k, v)
+		}
+		mean += v / float64(len(p.Clients))
+	}
+	if want := 1 + float64(c.Dims)*ConceptShiftScale*ConceptShiftScale; math.Abs(mean-want) > 0.6*want {
+		t.Errorf("mean residual variance %v, want about %v", mean, want)
+	}
+}
+
 // TestRoundsFrontierIsTheTables checks that the rounds' frontier excess is the one-round tables'
 // frontier row read with ExcessOver, and that round 1's per-seed excesses are the tables'.
 func TestRoundsFrontierIsTheTables(t *testing.T) {
