@@ -96,7 +96,7 @@ const varianceOptimizer = string(models.Adam)
 // presets maps preset names to presets; init fills in the paper presets.
 var presets = map[string]preset{
 	"quick-digits": {
-		about: "a check of the install (under a second on 2 cores): scikit-learn digits, 5 clients, Bayesian MLP, GAA, 3 rounds",
+		about: "a check of the install (1-2 s on 2 cores): scikit-learn digits, 5 clients, Bayesian MLP, GAA, 3 rounds",
 		full: func() *engine.Spec {
 			return &engine.Spec{
 				Name:        "quick-digits",

@@ -7,18 +7,24 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/presets"
+	"fedbayes.dev/fedbayes/reproduce"
 )
 
-// presetTimes are wall times measured on the 2-core reference machine with the pure-Go backend
-// (docs/engine.md, "Presets"); a preset not listed has not been timed.
+// presetTimes are wall times of `fedbayes run NAME -o NEW_FOLDER` on the 2-core reference machine
+// with the pure-Go backend, first runs included (nothing cached). The first runs were timed on
+// 2026-12-02 at a load of 17-21 (one to three runs each: quick-digits 0.9-1.5 s, fedbe-digits-fast
+// 5.4-10.4 s, diabetes-fast 3.5 s, boston-fast 3.5 s, digits-fast 26 s), fmnist-fast and
+// fedbe-fmnist-fast on 2026-11-24, the reduced presets on 2026-11-21 (docs/engine.md, "Presets").
+// Every first run has one (TestFirstRunTimesStated); a paper preset not listed has not been timed.
 var presetTimes = map[string]string{
-	"quick-digits":                           "< 1 s",
+	"quick-digits":                           "1-2 s",
 	"ozer2022-fmnist-c10-iid-reduced":        "8 min",
 	"ozer2022-fmnist-c10-dirichlet-reduced":  "10 min",
 	"ozer2022-fmnist-c100-iid-reduced":       "10 min",
@@ -29,10 +35,11 @@ var presetTimes = map[string]string{
 	"fischer2024-fmnist-dwc-reduced":         "8 min",
 	"jamoussi-fmnist-reduced":                "17 min",
 	"fedbe-fmnist-fast":                      "2 min",
+	"fedbe-digits-fast":                      "5-10 s",
 	"fmnist-fast":                            "4.5 min",
-	"digits-fast":                            "34 s",
-	"diabetes-fast":                          "3 s",
-	"boston-fast":                            "4 s",
+	"digits-fast":                            "26-34 s",
+	"diabetes-fast":                          "3-4 s",
+	"boston-fast":                            "3-4 s",
 }
 
 // paperOf is the short reference of a preset's description: the text before its first colon
@@ -57,21 +64,48 @@ func firstRun(name string) bool {
 	return name == "quick-digits" || strings.HasSuffix(name, "-fast")
 }
 
-// paperGroups are the papers of the reproduction report (its numbers), each with the presets of its
-// settings at every budget (NAME, NAME-medium, NAME-reduced).
+// paperGroups are the preset families of the papers of the reproduction report: the short reference
+// that the report's heading of the paper gives ("## 000 · Ozer et al. (2022): ..." in
+// docs/reproduction.md), and which presets are the paper's at every budget (NAME, NAME-medium,
+// NAME-reduced, and the paper's presets that the report does not run).
 var paperGroups = []struct {
-	title string
+	name  string
 	match func(name string) bool
 }{
-	{"000 Ozer et al. (2022)", func(n string) bool { return strings.HasPrefix(n, "ozer2022-") }},
-	{"001 Fischer et al. (2024)", func(n string) bool { return strings.HasPrefix(n, "fischer2024-") }},
-	{"002 Jamoussi et al. (BA-BFL)", func(n string) bool { return strings.HasPrefix(n, "jamoussi-") }},
-	{"003 Hasan (2023)", func(n string) bool {
+	{"Ozer et al. (2022)", func(n string) bool { return strings.HasPrefix(n, "ozer2022-") }},
+	{"Fischer et al. (2024)", func(n string) bool { return strings.HasPrefix(n, "fischer2024-") }},
+	{"Jamoussi et al. (BA-BFL)", func(n string) bool { return strings.HasPrefix(n, "jamoussi-") }},
+	{"Hasan (2023)", func(n string) bool {
 		return slices.Contains(presets.HasanPresetNames(), n) || strings.HasPrefix(n, "hasan-")
 	}},
-	{"004 Chen & Chao (FedBE)", func(n string) bool {
+	{"Chen & Chao", func(n string) bool {
 		return slices.Contains(presets.ChenPresetNames(), n) || strings.HasPrefix(n, "chen-")
 	}},
+}
+
+// reportPaper returns the number (reproduce.Paper's ID) of the report's paper that runs a preset
+// match accepts, at any budget, or "" when no paper of the report runs one.
+func reportPaper(match func(name string) bool) string {
+	for _, p := range reproduce.Papers() {
+		for _, pr := range p.Presets {
+			for _, b := range []reproduce.Budget{reproduce.Full, reproduce.Medium, reproduce.Reduced} {
+				if match(pr.Name(b)) {
+					return p.ID
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// paperHeading is the heading of a paper's presets in `fedbayes run -list`: its short reference and,
+// when the report runs its presets, its number there ("Ozer et al. (2022), paper 000 of
+// docs/reproduction.md").
+func paperHeading(name string, match func(name string) bool) string {
+	if id := reportPaper(match); id != "" {
+		return name + ", paper " + id + " of docs/reproduction.md"
+	}
+	return name
 }
 
 // groupPresets sorts names into the groups of `fedbayes run -list`, in this order: the first runs
@@ -82,7 +116,7 @@ func groupPresets(names []string) []presetGroup {
 	papers := make([]presetGroup, len(paperGroups))
 	other := presetGroup{title: "Other presets"}
 	for i, g := range paperGroups {
-		papers[i].title = g.title
+		papers[i].title = paperHeading(g.name, g.match)
 	}
 next:
 	for _, n := range names {
@@ -151,7 +185,8 @@ func listPresets(w io.Writer, dir string, all bool) error {
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "preset\tpaper\truns\tbudget\ttime (2 cores)\tdata")
-	var summary []string // the short listing's line per paper
+	var summary []string  // the short listing's line per paper
+	var headings []string // the groups' headings, by the index in their row's mark
 	for i, g := range groupPresets(presets.PresetNames()) {
 		shown := g.names
 		if !all && i > 0 {
@@ -161,8 +196,11 @@ func listPresets(w io.Writer, dir string, all bool) error {
 		if len(shown) == 0 {
 			continue
 		}
-		// A heading of empty cells keeps one column width for the whole table.
-		fmt.Fprintf(tw, "\t\t\t\t\t\n%s\t\t\t\t\t\n", g.title)
+		// A heading is a row of empty cells, which keeps one column width for the whole table, whose
+		// first cell marks it (headingMark and its index); the heading replaces the row once the
+		// widths are set, so that a long heading does not widen the preset column.
+		fmt.Fprintf(tw, "\t\t\t\t\t\n%s%d\t\t\t\t\t\n", headingMark, len(headings))
+		headings = append(headings, g.title)
 		for _, n := range shown {
 			row, err := presetRow(n, present, missing)
 			if err != nil {
@@ -175,9 +213,18 @@ func listPresets(w io.Writer, dir string, all bool) error {
 		return err
 	}
 	for _, line := range strings.SplitAfter(table.String(), "\n") {
-		if line != "" {
-			fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+		if line == "" {
+			continue
 		}
+		line = strings.TrimRight(line, " \n")
+		if rest, ok := strings.CutPrefix(line, headingMark); ok {
+			i, err := strconv.Atoi(rest)
+			if err != nil || i >= len(headings) {
+				return fmt.Errorf("run -list: heading row %q", line)
+			}
+			line = headings[i]
+		}
+		fmt.Fprintln(w, line)
 	}
 	if !all {
 		fmt.Fprintln(w, "\nThe presets of each paper (fedbayes run -list -all lists every one):")
@@ -188,6 +235,10 @@ func listPresets(w io.Writer, dir string, all bool) error {
 	writeMissingData(w, missing)
 	return nil
 }
+
+// headingMark starts the first cell of a heading's row in listPresets's table (a byte no preset
+// name holds).
+const headingMark = "\x01"
 
 // writeMissingData prints the datasets of the listed presets that are not installed, with how to
 // install each.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/presets"
+	"fedbayes.dev/fedbayes/reproduce"
 )
 
 // TestListPresets checks `run -list` and `run -list -all`: one table whose first preset is
@@ -44,14 +45,15 @@ func TestListPresets(t *testing.T) {
 			t.Errorf("first runs and paper presets interleave: %v", names)
 		}
 	}
-	if len(short) > 45 || !strings.Contains(shortOut, "000 Ozer et al. (2022): 74 presets, 4 of them above") ||
+	if len(short) > 45 || !strings.Contains(shortOut, "Ozer et al. (2022), paper 000 of docs/reproduction.md: 74 presets, 4 of them above") ||
 		!strings.Contains(shortOut, "fedbayes run -list -all") {
 		t.Errorf("short listing of %d lines:\n%s", len(short), shortOut)
 	}
 	if !slices.Equal(slices.Sorted(slices.Values(allNames)), presets.PresetNames()) {
 		t.Errorf("-list -all lists %d presets, want each of the %d once", len(allNames), len(presets.PresetNames()))
 	}
-	for _, heading := range []string{"First runs (seconds to minutes on 2 cores)", "000 Ozer et al. (2022)", "004 Chen & Chao (FedBE)"} {
+	for _, heading := range []string{"First runs (seconds to minutes on 2 cores)", "Ozer et al. (2022), paper 000 of docs/reproduction.md",
+		"Chen & Chao, paper 004 of docs/reproduction.md"} {
 		if !slices.Contains(all, heading) {
 			t.Errorf("-list -all lacks the heading %q", heading)
 		}
@@ -66,6 +68,9 @@ func TestListPresets(t *testing.T) {
 		}
 		if strings.HasSuffix(l, " ") {
 			t.Errorf("line with trailing blanks: %q", l)
+		}
+		if strings.Contains(l, headingMark) {
+			t.Errorf("a heading's mark is left in %q", l)
 		}
 		if strings.HasPrefix(l, "ozer") && len([]rune(l)) > 180 {
 			t.Errorf("line of %d characters: %q", len([]rune(l)), l)
@@ -91,11 +96,11 @@ func TestGroupPresets(t *testing.T) {
 		"fmnist-medium", "hasan-lenet-h", "jamoussi-fmnist", "my-own", "ozer2022-fmnist-c10-iid", "quick-digits", "zeta-fast"})
 	want := []presetGroup{
 		{"First runs (seconds to minutes on 2 cores)", []string{"quick-digits", "boston-fast", "zeta-fast"}},
-		{"000 Ozer et al. (2022)", []string{"ozer2022-fmnist-c10-iid"}},
-		{"001 Fischer et al. (2024)", []string{"fischer2024-fmnist-e1"}},
-		{"002 Jamoussi et al. (BA-BFL)", []string{"jamoussi-fmnist"}},
-		{"003 Hasan (2023)", []string{"fmnist-medium", "hasan-lenet-h"}},
-		{"004 Chen & Chao (FedBE)", []string{"chen-lenet-dirichlet", "fedbe-fmnist-full"}},
+		{"Ozer et al. (2022), paper 000 of docs/reproduction.md", []string{"ozer2022-fmnist-c10-iid"}},
+		{"Fischer et al. (2024), paper 001 of docs/reproduction.md", []string{"fischer2024-fmnist-e1"}},
+		{"Jamoussi et al. (BA-BFL), paper 002 of docs/reproduction.md", []string{"jamoussi-fmnist"}},
+		{"Hasan (2023), paper 003 of docs/reproduction.md", []string{"fmnist-medium", "hasan-lenet-h"}},
+		{"Chen & Chao, paper 004 of docs/reproduction.md", []string{"chen-lenet-dirichlet", "fedbe-fmnist-full"}},
 		{"Other presets", []string{"my-own"}},
 	}
 	if len(got) != len(want) {
@@ -104,6 +109,64 @@ func TestGroupPresets(t *testing.T) {
 	for i := range want {
 		if got[i].title != want[i].title || !slices.Equal(got[i].names, want[i].names) {
 			t.Errorf("group %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestPaperHeadingsAreTheReports checks that each paper heading of `run -list` gives the paper's
+// number and short reference as docs/reproduction.md's heading of that paper does ("## 000 · Ozer et
+// al. (2022): ..."), that each of the report's papers has one, and that a family no paper of the
+// report runs gets no number.
+func TestPaperHeadingsAreTheReports(t *testing.T) {
+	report, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "reproduction.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, g := range paperGroups {
+		id := reportPaper(g.match)
+		if id == "" {
+			t.Errorf("%s: no paper of the report runs its presets", g.name)
+			continue
+		}
+		if ids[id] {
+			t.Errorf("%s: paper %s has two headings", g.name, id)
+		}
+		ids[id] = true
+		if want := "\n## " + id + " · " + g.name + ": "; !strings.Contains(string(report), want) {
+			t.Errorf("heading %q: docs/reproduction.md has no %q", paperHeading(g.name, g.match), strings.TrimSpace(want))
+		}
+	}
+	for _, p := range reproduce.Papers() {
+		if !ids[p.ID] {
+			t.Errorf("paper %s (%s) of the report has no heading in run -list", p.ID, p.Title)
+		}
+	}
+	if h := paperHeading("Nobody (2030)", func(n string) bool { return strings.HasPrefix(n, "nobody-") }); h != "Nobody (2030)" {
+		t.Errorf("heading of a family the report does not run: %q", h)
+	}
+}
+
+// TestFirstRunTimesStated checks that `run -list` states a measured time for every first run (the
+// presets a new user starts with: quick-digits and the -fast ones), and for no preset that does not
+// exist.
+func TestFirstRunTimesStated(t *testing.T) {
+	names := presets.PresetNames()
+	n := 0
+	for _, name := range names {
+		if firstRun(name) {
+			n++
+			if presetTimes[name] == "" {
+				t.Errorf("first run %s has no measured time in presetTimes (run -list shows -)", name)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d first runs among %d presets", n, len(names))
+	}
+	for name := range presetTimes {
+		if !slices.Contains(names, name) {
+			t.Errorf("presetTimes times %s, which is no preset", name)
 		}
 	}
 }
