@@ -107,7 +107,7 @@ func TestFormerLayoutRunLoads(t *testing.T) {
 	if err := check(other); err == nil || !strings.Contains(err.Error(), "aggregation.options.distill.epochs") {
 		t.Fatalf("a spec with other options: %v; want the distill epochs named", err)
 	}
-	if _, skipped, err := writeFigures(dir, "former"); err != nil || len(skipped) > 0 {
+	if _, skipped, err := writeFigures(dir, "former", nil); err != nil || len(skipped) > 0 {
 		t.Fatalf("figures: %v, left out %v", err, skipped)
 	}
 	again := runQuiet(t, s, dir, true)

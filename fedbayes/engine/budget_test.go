@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/report"
 
 	"fedbayes.dev/fedbayes/plots"
 	"fedbayes.dev/fedbayes/results"
@@ -82,7 +83,7 @@ func TestRunRecordsBudgetRun(t *testing.T) {
 	if !strings.Contains(curves.Title, "T=1, E=1, 2 seeds, 500 / 200 examples") || strings.Contains(curves.Title, "full") {
 		t.Errorf("figure title %q", curves.Title)
 	}
-	tab, err := results.NewTable(runs, results.TableSpec{})
+	tab, err := report.NewTable(runs, report.TableSpec{})
 	if err == nil && !strings.Contains(tab.Note(), want) {
 		t.Errorf("table note %q does not state %q", tab.Note(), want)
 	}

@@ -211,6 +211,11 @@ func (s *Summary) Diverged() int {
 // and reason, and the next run starts; any other error is recorded as a failed run and returned. A
 // cancelled ctx stops between training steps and leaves the run resumable.
 func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
+	return run(ctx, spec, opts, &localCache{})
+}
+
+// run is Run with the cache of first-round local outcomes its runs share (a test reads it).
+func run(ctx context.Context, spec *Spec, opts Options, outcomes *localCache) (*Summary, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("engine: nil spec")
 	}
@@ -233,33 +238,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		settings[i].Spec.Budget = budget.String()
 		budgets[settings[i].Spec.Budget] = true
 	}
-	jobs := runsOf(settings)
-	if opts.Runs != nil {
-		var sel []runRef
-		for _, i := range opts.Runs {
-			if i < 0 || i >= len(jobs) {
-				return nil, fmt.Errorf("engine: run index %d is out of range: the spec has %d runs (0 to %d)", i, len(jobs), len(jobs)-1)
-			}
-			sel = append(sel, jobs[i])
-		}
-		jobs = sel
-	}
-	if !opts.Resume {
-		for _, j := range jobs {
-			if dir := j.dir(opts.Dir); results.HasRun(dir) {
-				return nil, fmt.Errorf("engine: %s already holds a run; continue it with --resume (fedbayes run) or choose another results directory (-o)", dir)
-			}
-		}
-	}
-	// What only the data can show to be wrong is refused before any run directory is written; a run
-	// that already has one (Resume) was checked when it started.
-	if err := checkData(freshRuns(jobs, opts.Dir), cache); err != nil {
-		return nil, err
-	}
-	// Only the runs that may share a first round with another run of this call get the cache.
-	shared, err := sharedFirstRounds(jobs)
+	jobs, shared, err := planRuns(settings, opts, cache)
 	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
+		return nil, err
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -275,15 +256,62 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		sum.Budget = "one budget per setting (see each run.json)"
 		title = spec.WithDefaults().Name
 	}
+	call := &runCall{opts: opts, cache: cache, info: info, outcomes: outcomes, kept: map[string]results.Run{}}
+	runErr := call.runAll(ctx, jobs, shared, sum)
+	if !opts.NoFigures {
+		runErr = errors.Join(runErr, call.figures(title, sum))
+	}
+	return sum, runErr
+}
+
+// planRuns returns the runs of settings that Run runs (Options.Runs selects them) and, for each,
+// whether it may share its first round with another of them. Before any run directory is written
+// it refuses a run whose directory already holds one (without Options.Resume) and what only the
+// data can show to be wrong.
+func planRuns(settings []Setting, opts Options, cache *datasetCache) ([]runRef, []bool, error) {
+	jobs := runsOf(settings)
+	if opts.Runs != nil {
+		var sel []runRef
+		for _, i := range opts.Runs {
+			if i < 0 || i >= len(jobs) {
+				return nil, nil, fmt.Errorf("engine: run index %d is out of range: the spec has %d runs (0 to %d)", i, len(jobs), len(jobs)-1)
+			}
+			sel = append(sel, jobs[i])
+		}
+		jobs = sel
+	}
+	if !opts.Resume {
+		for _, j := range jobs {
+			if dir := j.dir(opts.Dir); results.HasRun(dir) {
+				return nil, nil, fmt.Errorf("engine: %s already holds a run; continue it with --resume (fedbayes run) or choose another results directory (-o)", dir)
+			}
+		}
+	}
+	// What only the data can show to be wrong is refused before any run directory is written; a run
+	// that already has one (Resume) was checked when it started.
+	if err := checkData(freshRuns(jobs, opts.Dir), cache); err != nil {
+		return nil, nil, err
+	}
+	// Only the runs that may share a first round with another run of this call get the cache.
+	shared, err := sharedFirstRounds(jobs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine: %w", err)
+	}
+	return jobs, shared, nil
+}
+
+// runAll runs jobs in order into sum.Runs (shared[i]: job i shares the call's local outcomes). It
+// stops at the first run that fails; a run another process is writing is skipped, and the runs
+// skipped so are named in the error returned after the others ran.
+func (c *runCall) runAll(ctx context.Context, jobs []runRef, shared []bool, sum *Summary) error {
 	var runErr error
 	var busy []string
-	outcomes := newLocalCache()
 	for i, j := range jobs {
 		var oc *localCache
 		if shared[i] {
-			oc = outcomes
+			oc = c.outcomes
 		}
-		rs, err := runOne(ctx, j.st, j.seed, j.dir(opts.Dir), opts, cache, oc, info)
+		rs, err := c.runOne(ctx, j.st, j.seed, j.dir(c.opts.Dir), oc)
 		sum.Runs = append(sum.Runs, rs)
 		if rs.TookOver != "" {
 			fmt.Fprintln(os.Stderr, "fedbayes: "+rs.TookOver)
@@ -303,23 +331,24 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		runErr = errors.Join(runErr, fmt.Errorf("engine: %d run(s) skipped because another process is writing them: %s",
 			len(busy), strings.Join(busy, "; ")))
 	}
-	if !opts.NoFigures {
-		path, skipped, err := writeFigures(opts.Dir, title)
-		if err != nil {
-			runErr = errors.Join(runErr, err)
-		}
-		sum.Figures = path
-		unfinished := map[string]bool{}
-		for _, r := range sum.Runs {
-			if r.State != results.Completed {
-				unfinished[r.Dir] = true
-			}
-		}
-		for _, s := range skipped {
-			if !unfinished[s.Dir] {
-				sum.FiguresSkipped = append(sum.FiguresSkipped, s)
-			}
+	return runErr
+}
+
+// figures writes the results directory's figures.json (writeFigures, with the runs the call kept)
+// into sum: its path and the runs it leaves out, other than this call's runs that did not complete.
+func (c *runCall) figures(title string, sum *Summary) error {
+	path, skipped, err := writeFigures(c.opts.Dir, title, c.kept)
+	sum.Figures = path
+	unfinished := map[string]bool{}
+	for _, r := range sum.Runs {
+		if r.State != results.Completed {
+			unfinished[r.Dir] = true
 		}
 	}
-	return sum, runErr
+	for _, s := range skipped {
+		if !unfinished[s.Dir] {
+			sum.FiguresSkipped = append(sum.FiguresSkipped, s)
+		}
+	}
+	return err
 }

@@ -65,7 +65,6 @@ func newEvaluator(m *models.Model, s *Spec, p *problem, seed int64) *evaluator {
 // them: the distribution metrics then summarise it). The prediction noise is seeded by (seed,
 // round).
 func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[string]float64, []float64, error) {
-	global := g.Posterior
 	evalSeed := deriveInt63(seed, tagEval, round)
 	if e.prob.regression {
 		out, err := e.evaluateRegression(g, evalSeed)
@@ -74,39 +73,13 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 		}
 		return out, nil, e.spread(g, out)
 	}
-	predict := func(x []float32) ([]float32, error) { return g.Predictor.Predict(x, evalSeed) }
-	if g.Predictor == nil {
-		if err := e.m.SetPosterior(global); err != nil {
-			return nil, nil, fmt.Errorf("evaluation: loading the global model: %w", err)
-		}
-		if err := e.m.SetNoiseSeeds([]int64{evalSeed}); err != nil {
-			return nil, nil, err
-		}
-		predict = func(x []float32) ([]float32, error) {
-			pred, err := e.m.Predict(x, e.spec.Evaluation.Samples)
-			if err != nil {
-				return nil, err
-			}
-			return pred.ClientMean(0), nil
-		}
-	}
-	c := e.prob.numClasses
-	probs, err := predict(e.prob.test.X)
+	predict, err := e.predictor(g, evalSeed)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
-	}
-	if err := checkPredictions("the test set", "predicted probability", probs); err != nil {
 		return nil, nil, err
 	}
-	res, err := classification(probs, e.prob.test.Labels, c, e.spec.Evaluation)
+	out, err := e.testMetrics(predict)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaluation on the test set: %w", err)
-	}
-	out := map[string]float64{
-		results.Accuracy: res.Accuracy,
-		results.NLL:      res.NLL,
-		results.ECE:      res.ECE,
-		results.Brier:    res.Brier,
+		return nil, nil, err
 	}
 	if err := e.spread(g, out); err != nil {
 		return nil, nil, err
@@ -114,6 +87,60 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 	if e.fairX == nil {
 		return out, nil, nil
 	}
+	acc, err := e.clientScores(predict, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, acc, nil
+}
+
+// predictor returns the class probabilities of the global g for inputs x: the strategy's own
+// predictor (strategy.Global.Predictor), else the evaluation model's M-sample predictive, its noise
+// seeded by evalSeed.
+func (e *evaluator) predictor(g *strategy.Global, evalSeed int64) (func(x []float32) ([]float32, error), error) {
+	if g.Predictor != nil {
+		return func(x []float32) ([]float32, error) { return g.Predictor.Predict(x, evalSeed) }, nil
+	}
+	if err := e.m.SetPosterior(g.Posterior); err != nil {
+		return nil, fmt.Errorf("evaluation: loading the global model: %w", err)
+	}
+	if err := e.m.SetNoiseSeeds([]int64{evalSeed}); err != nil {
+		return nil, err
+	}
+	return func(x []float32) ([]float32, error) {
+		pred, err := e.m.Predict(x, e.spec.Evaluation.Samples)
+		if err != nil {
+			return nil, err
+		}
+		return pred.ClientMean(0), nil
+	}, nil
+}
+
+// testMetrics are the accuracy, NLL, ECE and Brier score of predict on the test set.
+func (e *evaluator) testMetrics(predict func([]float32) ([]float32, error)) (map[string]float64, error) {
+	probs, err := predict(e.prob.test.X)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation on the test set: %w", err)
+	}
+	if err := checkPredictions("the test set", "predicted probability", probs); err != nil {
+		return nil, err
+	}
+	res, err := classification(probs, e.prob.test.Labels, e.prob.numClasses, e.spec.Evaluation)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation on the test set: %w", err)
+	}
+	return map[string]float64{
+		results.Accuracy: res.Accuracy,
+		results.NLL:      res.NLL,
+		results.ECE:      res.ECE,
+		results.Brier:    res.Brier,
+	}, nil
+}
+
+// clientScores scores predict on the scored clients' fairness examples, adds the fairness figures
+// and the distribution of the clients' accuracy, NLL and ECE to out, and returns every client's
+// accuracy when all clients are scored (nil for a sample of them).
+func (e *evaluator) clientScores(predict func([]float32) ([]float32, error), out map[string]float64) ([]float64, error) {
 	// The scored clients' fairness examples in one prediction call (batched across clients by
 	// the model's predict batch), then split per client. The M samples' noise runs over them
 	// together, so a client's figures depend on which other clients are scored through the Monte
@@ -123,42 +150,30 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 		x = append(x, xs...)
 	}
 	if len(x) == 0 {
-		return nil, nil, fmt.Errorf("evaluation: the scored clients have no fairness examples")
+		return nil, fmt.Errorf("evaluation: the scored clients have no fairness examples")
 	}
 	mean, err := predict(x)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaluation on the clients' data: %w", err)
+		return nil, fmt.Errorf("evaluation on the clients' data: %w", err)
 	}
 	if err := checkPredictions("the clients' data", "predicted probability", mean); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	per := make([][]float64, len(clientMetrics)) // accuracy, NLL, ECE of each scored client
-	off := 0
-	for j, ys := range e.fairY {
-		k := e.ids[j]
-		if len(ys) == 0 {
-			return nil, nil, fmt.Errorf("evaluation: client %d has no fairness examples", k)
-		}
-		r, err := classification(mean[off*c:(off+len(ys))*c], ys, c, e.spec.Evaluation)
-		if err != nil {
-			return nil, nil, fmt.Errorf("evaluation on client %d's data: %w", k, err)
-		}
-		for i, v := range []float64{r.Accuracy, r.NLL, r.ECE} {
-			per[i] = append(per[i], v)
-		}
-		off += len(ys)
+	per, err := e.perClient(mean)
+	if err != nil {
+		return nil, err
 	}
 	acc := per[0]
 	f, err := metrics.FairnessFromAccuracies(acc, e.weights)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaluation: fairness: %w", err)
+		return nil, fmt.Errorf("evaluation: fairness: %w", err)
 	}
 	out[results.WeightedAccuracy] = f.WeightedAverage
 	out[results.WorstAccuracy] = f.Worst
 	for i, name := range clientMetrics {
 		d, err := metrics.DistributionOf(per[i])
 		if err != nil {
-			return nil, nil, fmt.Errorf("evaluation: %s: %w", name, err)
+			return nil, fmt.Errorf("evaluation: %s: %w", name, err)
 		}
 		for q, v := range []float64{d.Min, d.P10, d.Median, d.P90, d.Max} {
 			out[name+"_"+clientStatistics[q]] = v
@@ -167,7 +182,30 @@ func (e *evaluator) evaluate(g *strategy.Global, seed int64, round int) (map[str
 	if len(e.ids) < len(e.prob.part.Clients) {
 		acc = nil // a sample of the clients: the rows keep its distribution, not a list without ids
 	}
-	return out, acc, nil
+	return acc, nil
+}
+
+// perClient splits the probabilities mean predicted for the scored clients' fairness examples (in
+// client order) into each client's accuracy, NLL and ECE (clientMetrics' order, then client order).
+func (e *evaluator) perClient(mean []float32) ([][]float64, error) {
+	c := e.prob.numClasses
+	per := make([][]float64, len(clientMetrics))
+	off := 0
+	for j, ys := range e.fairY {
+		k := e.ids[j]
+		if len(ys) == 0 {
+			return nil, fmt.Errorf("evaluation: client %d has no fairness examples", k)
+		}
+		r, err := classification(mean[off*c:(off+len(ys))*c], ys, c, e.spec.Evaluation)
+		if err != nil {
+			return nil, fmt.Errorf("evaluation on client %d's data: %w", k, err)
+		}
+		for i, v := range []float64{r.Accuracy, r.NLL, r.ECE} {
+			per[i] = append(per[i], v)
+		}
+		off += len(ys)
+	}
+	return per, nil
 }
 
 // classification is metrics.EvaluateClassification with the spec's conventions (ECE bins, NLL epsilon).

@@ -2,12 +2,15 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/models"
 	"fedbayes.dev/fedbayes/partition"
 	"fedbayes.dev/fedbayes/posterior"
+	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/strategy"
 )
 
 // Federation is one seed's data of a spec exactly as Run splits it (the same seed streams): the
@@ -28,9 +31,10 @@ type Federation struct {
 	// Test is the test set.
 	Test *data.Dataset
 
-	spec *Spec
-	prob *problem
-	seed int64
+	spec    *Spec
+	setting Setting
+	prob    *problem
+	seed    int64
 }
 
 // NewFederation loads and splits the data of spec's first setting (every setting of a spec whose
@@ -49,7 +53,7 @@ func NewFederation(spec *Spec, seed int64) (*Federation, error) {
 		return nil, err
 	}
 	f := &Federation{Config: globalConfig(s, p, seed), Partition: p.part, Server: p.server, Test: p.test,
-		spec: s, prob: p, seed: seed}
+		spec: s, setting: settings[0], prob: p, seed: seed}
 	all := make([]int, len(p.part.Clients))
 	for k := range all {
 		all[k] = k
@@ -72,38 +76,44 @@ func (f *Federation) Initial() (*posterior.Posterior, error) {
 	return m.ClientPosterior(0)
 }
 
-// FirstRound trains round 1's active clients from the initial global model exactly as Run's round 1
-// does (the same batches, noise streams and optimizer: both set the round up with clientTraining) and
-// returns those that returned (partition.sampling.drop_rate) stacked [K, ...] with their ids. A spec that pre-trains the global model or samples its clients is refused.
+// FirstRound trains round 1's active clients from the initial global model through the round
+// loop's own client training (runState.trainClients: the same sampling, batches, noise streams,
+// optimizer and, for a strategy that sets them (strategy.ClientPriors), the same priors) and returns
+// those that returned (partition.sampling.drop_rate) stacked [K, ...] with their ids. A spec that
+// pre-trains the global model, samples its clients, trains them one at a time or whose strategy
+// trains them on its sequential schedule is refused.
 func (f *Federation) FirstRound(ctx context.Context) (*posterior.Posterior, []int, error) {
 	s := f.spec
 	if s.Aggregation.Pretrain != nil || s.Training.Sampler != nil || s.Training.Mode == "sequential" {
 		return nil, nil, fmt.Errorf("engine: FirstRound trains vectorised optimisation clients from the initial model; " +
 			"unset aggregation.pretrain, training.sampler and training.mode sequential")
 	}
-	clients, err := newClientTraining(s, f.prob, f.seed)
-	if err != nil {
+	r := &runState{spec: s, st: f.setting, seed: f.seed, prob: f.prob, rep: progress.Discard}
+	var err error
+	if r.strategy, err = newStrategy(s); err != nil {
+		return nil, nil, err
+	}
+	if sc, ok := r.strategy.(strategy.SequentialClients); ok && sc.Sequential() {
+		return nil, nil, fmt.Errorf("engine: FirstRound trains the round's clients together; %s trains them on its sequential schedule", s.Aggregation.Rule)
+	}
+	if err := r.startState(); err != nil {
+		return nil, nil, err
+	}
+	if r.clients, err = newClientTraining(s, f.prob, f.seed); err != nil {
 		return nil, nil, err
 	}
 	global, err := f.Initial()
 	if err != nil {
 		return nil, nil, err
 	}
-	in, ids, _, err := clients.round(1, global)
+	res, err := r.trainClients(ctx, 1, global)
+	if de := (*divergedError)(nil); errors.As(err, &de) {
+		return nil, nil, fmt.Errorf("engine: round 1 diverged: %s", de.reason)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := clients.train(ctx, in)
-	if err != nil {
-		return nil, nil, err
-	}
-	if out.diverged != "" {
-		return nil, nil, fmt.Errorf("engine: round 1 diverged: %s", out.diverged)
-	}
-	if out, ids, _, err = clients.returned(out, ids, nil); err != nil {
-		return nil, nil, err
-	}
-	return out.stacked, ids, nil
+	return res.out.stacked, res.ids, nil
 }
 
 // AggregateSeed is the seed the server strategy gets in round (strategy.Round.Seed): FedBE's samples

@@ -129,3 +129,55 @@ func TestFederationIsRunsRoundOne(t *testing.T) {
 		t.Errorf("sequential: %v", err)
 	}
 }
+
+// TestFederationFirstRoundPVI trains round 1 of a partitioned-VI spec with FirstRound, whose clients
+// train against their cavities (strategy.ClientPriors) as the run's do, and takes PVI's server step
+// on them by hand: the global model is, bit for bit, the one the run's round-1 checkpoint holds.
+func TestFederationFirstRoundPVI(t *testing.T) {
+	requireDigits(t)
+	s := digitsSpec()
+	s.Aggregation = AggregationSpec{Rule: "pvi"}
+	s.Training.Rounds = 1
+	dir := t.TempDir()
+	runQuiet(t, s, dir, false)
+	c, ok, _, err := results.LatestCheckpoint(filepath.Join(dir, results.RunName("digits", 3)))
+	if err != nil || !ok {
+		t.Fatalf("the run's checkpoint: %v %v", ok, err)
+	}
+	_, want, _, err := decodeCheckpoint(c.Blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f, err := NewFederation(s, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trained, ids, err := f.FirstRound(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	initial, err := f.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pvi, err := newStrategy(f.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pvi.(strategy.Stateful).Restore(nil); err != nil {
+		t.Fatal(err)
+	}
+	sizes := make([]int, len(ids))
+	for j, id := range ids {
+		sizes[j] = int(f.Sizes[id])
+	}
+	g, err := pvi.Aggregate(&strategy.Round{Number: 1, IDs: ids, Sizes: sizes, Stacked: trained, Previous: initial,
+		Seed: f.AggregateSeed(1), Model: f.Config, Samples: f.spec.Evaluation.Samples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := posteriorDigest(t, g.Posterior), posteriorDigest(t, want); a != b {
+		t.Errorf("PVI's round 1 taken apart gives the global model %s, the run's checkpoint holds %s", a, b)
+	}
+}

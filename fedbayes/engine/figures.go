@@ -21,20 +21,20 @@ const FiguresFile = "figures.json"
 // staleTemp is the age after which a temporary figures.json is taken as left by a killed process.
 const staleTemp = time.Minute
 
-// curveMetrics are the learning curves drawn, with their y axis labels (short enough for a column
-// figure's height) and scales: the spread on a log axis, as the notebooks draw it (GAA's and CF's
+// curveMetrics are the learning curves drawn, with their scales (the y axis is labelled with
+// results.MetricOf(metric).Label(), short enough for a column figure's height): the spread on a log axis, as the notebooks draw it (GAA's and CF's
 // spreads are orders of magnitude below EAA's), a share on 0 to 1.
 var curveMetrics = []struct {
-	metric, label string
-	logY, share   bool
+	metric      string
+	logY, share bool
 }{
-	{metric: results.Accuracy, label: "test accuracy"},
-	{metric: results.NLL, label: "test NLL (nats)"},
-	{metric: results.ECE, label: "test ECE"},
-	{metric: results.WeightedAccuracy, label: "weighted client accuracy"},
-	{metric: results.Spread, label: "learned spread ‖σ‖₂", logY: true},
-	{metric: results.VarMoved, label: "share of variances moved", share: true},
-	{metric: results.VarDisagreement, label: "clients' sd of log σ²"},
+	{metric: results.Accuracy},
+	{metric: results.NLL},
+	{metric: results.ECE},
+	{metric: results.WeightedAccuracy},
+	{metric: results.Spread, logY: true},
+	{metric: results.VarMoved, share: true},
+	{metric: results.VarDisagreement},
 }
 
 // zero and one are a share's axis range.
@@ -45,14 +45,15 @@ var zero, one = 0.0, 1.0
 // per setting, a line per seed (plots draws mean and standard error). Runs whose evaluated rounds
 // differ from the first run of their setting are left out. It returns the file's path, or "" when
 // there is no completed run, and the runs the figures leave out with the reason. A temporary file
-// of an earlier figures.json whose writer was killed before renaming it is removed first.
-func writeFigures(dir, title string) (string, []results.Skipped, error) {
+// of an earlier figures.json whose writer was killed before renaming it is removed first. The runs
+// of kept (by run directory) are taken as they are, not read again (results.LoadWithKnown).
+func writeFigures(dir, title string, kept map[string]results.Run) (string, []results.Skipped, error) {
 	// A process killed between writing figures.json's temporary file and renaming it left the file
 	// behind; any writer still running would have renamed its own long before staleTemp.
 	if _, err := results.RemoveAbandonedTemps(filepath.Join(dir, FiguresFile), staleTemp); err != nil {
 		return "", nil, fmt.Errorf("engine: figures: %w", err)
 	}
-	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: ExpectedRounds}, dir)
+	runs, skipped, err := results.LoadWithKnown(results.LoadOptions{Expect: ExpectedRounds}, kept, dir)
 	if errors.Is(err, results.ErrNoRuns) {
 		return "", nil, nil // no run at all: nothing to draw
 	}
@@ -126,7 +127,7 @@ func curveFigures(runs []results.Run, title string) ([]plots.FigureSpec, error) 
 		if len(series) == 0 {
 			continue
 		}
-		d := plots.Curves{Title: title, Caption: caption, XLabel: "round", YLabel: cm.label, Series: series, LogY: cm.logY && positive(series)}
+		d := plots.Curves{Title: title, Caption: caption, XLabel: "round", YLabel: results.MetricOf(cm.metric).Label(), Series: series, LogY: cm.logY && positive(series)}
 		if cm.share {
 			d.YMin, d.YMax = &zero, &one
 		}

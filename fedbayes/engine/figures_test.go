@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/progress"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -28,7 +31,7 @@ func TestFiguresRemovesAKilledWritersTemp(t *testing.T) {
 	if err := os.Chtimes(stale, long, long); err != nil {
 		t.Fatal(err)
 	}
-	path, skipped, err := writeFigures(dir, "t")
+	path, skipped, err := writeFigures(dir, "t", nil)
 	if err != nil || path != filepath.Join(dir, FiguresFile) || len(skipped) != 0 {
 		t.Fatalf("writeFigures: %q, skipped %v, %v", path, skipped, err)
 	}
@@ -96,10 +99,10 @@ func TestFiguresReportACopiedRunFolder(t *testing.T) {
 			break
 		}
 	}
-	if _, _, err := writeFigures(dir, "t"); err == nil || !strings.Contains(err.Error(), ".bak") {
+	if _, _, err := writeFigures(dir, "t", nil); err == nil || !strings.Contains(err.Error(), ".bak") {
 		t.Errorf("writeFigures over a copied run folder: %v, want an error naming the copy", err)
 	}
-	if path, _, err := writeFigures(t.TempDir(), "t"); path != "" || err != nil {
+	if path, _, err := writeFigures(t.TempDir(), "t", nil); path != "" || err != nil {
 		t.Errorf("an empty folder: %q, %v; want nothing and no error", path, err)
 	}
 }
@@ -179,5 +182,54 @@ func TestCurveFiguresScalesAndLooks(t *testing.T) {
 				t.Errorf("%s: %+v, but %+v in the accuracy figure", c.Name, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestFiguresOfKeptRunsAreTheFolders: the figures Run writes from the runs it holds (one run to its
+// end, one found finished on resume) and those it reads (one resumed from a checkpoint) are, byte
+// for byte, the figures of the folder read from disk.
+func TestFiguresOfKeptRunsAreTheFolders(t *testing.T) {
+	requireDigits(t)
+	s := digitsSpec()
+	s.Variants = []Variant{variant("gaa", "aggregation.rule", "GAA"), variant("eaa", "aggregation.rule", "EAA")}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := func(setting string, _ int64, round int) {
+		if strings.HasSuffix(setting, "eaa") && round == 1 {
+			cancel()
+		}
+	}
+	if _, err := Run(ctx, s, Options{Dir: dir, Progress: progress.Discard, AfterRound: stop}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first call: %v, want it cancelled in the second run", err)
+	}
+	sum, err := Run(context.Background(), s, Options{Dir: dir, Resume: true, Progress: progress.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Runs) != 2 || !sum.Runs[0].AlreadyDone || !sum.Runs[1].Resumed || sum.Figures == "" {
+		t.Fatalf("second call: %+v", sum)
+	}
+	kept, err := os.ReadFile(sum.Figures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := s.WithDefaults().Name + " (" + describeBudget(settings[0].Spec, &datasetCache{}).Short() + ")"
+	if _, _, err := writeFigures(dir, title, nil); err != nil {
+		t.Fatal(err)
+	}
+	read, err := os.ReadFile(sum.Figures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(kept) != string(read) {
+		t.Errorf("figures from the kept runs (%d bytes) differ from the folder's (%d bytes)", len(kept), len(read))
+	}
+	if !strings.Contains(string(read), `"eaa"`) || !strings.Contains(string(read), `"gaa"`) {
+		t.Errorf("figures lack a setting's series:\n%.400s", read)
 	}
 }

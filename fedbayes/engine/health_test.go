@@ -7,6 +7,7 @@ import (
 
 	"fedbayes.dev/fedbayes/metrics"
 	"fedbayes.dev/fedbayes/models"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -40,8 +41,8 @@ func fmnistHealthSpec(t *testing.T) *Spec {
 // do). It also checks that the engine records every health metric in every row.
 func TestVariancesLearnOnFashionMNIST(t *testing.T) {
 	requireFashionMNIST(t)
-	if metrics.DefaultMovedThreshold != results.HealthThreshold {
-		t.Fatalf("metrics.DefaultMovedThreshold %v and results.HealthThreshold %v differ", metrics.DefaultMovedThreshold, results.HealthThreshold)
+	if metrics.DefaultMovedThreshold != report.HealthThreshold {
+		t.Fatalf("metrics.DefaultMovedThreshold %v and report.HealthThreshold %v differ", metrics.DefaultMovedThreshold, report.HealthThreshold)
 	}
 	fresh := fmnistHealthSpec(t)
 	old := fmnistHealthSpec(t)
@@ -49,11 +50,11 @@ func TestVariancesLearnOnFashionMNIST(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		spec  *Spec
-		state results.HealthState
+		state report.HealthState
 		moved float64 // least share of the global model's variances moved from their initial value
 	}{
-		{"defaults", fresh, results.HealthUniform, 0.9},
-		{"before issue 33", old, results.HealthFrozen, 0},
+		{"defaults", fresh, report.HealthUniform, 0.9},
+		{"before issue 33", old, report.HealthFrozen, 0},
 	} {
 		dir := t.TempDir()
 		sum := runQuiet(t, tc.spec, dir, false)
@@ -69,7 +70,7 @@ func TestVariancesLearnOnFashionMNIST(t *testing.T) {
 				}
 			}
 		}
-		h := results.RunHealth(run)
+		h := report.RunHealth(run)
 		t.Logf("%s: %s: %s", tc.name, h.State, h.Message)
 		if h.State != tc.state || h.Moved < tc.moved || (tc.moved == 0) != h.Frozen() {
 			t.Errorf("%s: %s with %.3g of the variances moved, want %s with at least %.3g", tc.name, h.State, h.Moved, tc.state, tc.moved)
@@ -116,7 +117,7 @@ func TestHealthOfVariancesCollapsedToTheClamp(t *testing.T) {
 		t.Errorf("last round: %.3g of the variances at the clamp (want all), local shift %.3g (want about 0, not log 5 = 1.609)",
 			last[results.VarClamped], last[results.VarLocalShift])
 	}
-	if h := results.RunHealth(runs[0]); h.State != results.HealthClamped {
-		t.Errorf("health %s (%s), want %s", h.State, h.Message, results.HealthClamped)
+	if h := report.RunHealth(runs[0]); h.State != report.HealthClamped {
+		t.Errorf("health %s (%s), want %s", h.State, h.Message, report.HealthClamped)
 	}
 }

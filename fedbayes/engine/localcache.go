@@ -37,9 +37,6 @@ type localCache struct {
 	hits int
 }
 
-// newLocalCache makes the cache of a Run call (a test replaces it to count the reuses).
-var newLocalCache = func() *localCache { return &localCache{} }
-
 // firstRoundPart is what a run's first round depends on in its spec and seed: the data, partition,
 // model and local-training fields, and the seed. Runs that differ in it never share a first round.
 func firstRoundPart(s *Spec, seed int64) (string, error) {

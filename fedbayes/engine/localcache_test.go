@@ -42,10 +42,11 @@ func TestSharedFirstRoundOverRounds(t *testing.T) {
 	s := base()
 	s.Variants = variants
 	dir := t.TempDir()
-	var shared *localCache
-	newLocalCache = func() *localCache { shared = &localCache{}; return shared }
-	defer func() { newLocalCache = func() *localCache { return &localCache{} } }()
-	together := runQuiet(t, s, dir, false)
+	shared := &localCache{}
+	together, err := run(context.Background(), s, Options{Dir: dir, Progress: progress.Discard}, shared)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if shared.hits != 1 {
 		t.Fatalf("FedBE reused %d first rounds, want FedAvg's one", shared.hits)
 	}
@@ -219,9 +220,6 @@ func TestSharedFirstRounds(t *testing.T) {
 func TestFirstRoundCacheKeepsOnlyShared(t *testing.T) {
 	requireDigits(t)
 	raw := func(v string) json.RawMessage { return json.RawMessage(v) }
-	var shared *localCache
-	newLocalCache = func() *localCache { shared = &localCache{}; return shared }
-	defer func() { newLocalCache = func() *localCache { return &localCache{} } }()
 	for _, tc := range []struct {
 		name        string
 		modify      func(s *Spec)
@@ -243,7 +241,11 @@ func TestFirstRoundCacheKeepsOnlyShared(t *testing.T) {
 			s := digitsSpec()
 			s.Training.Rounds = 1
 			tc.modify(s)
-			sum := runQuiet(t, s, t.TempDir(), false)
+			shared := &localCache{}
+			sum, err := run(context.Background(), s, Options{Dir: t.TempDir(), Progress: progress.Discard}, shared)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(sum.Runs) < 2 {
 				t.Fatalf("%d runs, want at least 2", len(sum.Runs))
 			}

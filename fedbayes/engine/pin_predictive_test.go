@@ -122,8 +122,9 @@ func pinnedResult(t *testing.T, s *Spec, outcomes *localCache, metrics []string)
 	}
 	st, seed := settings[0], settings[0].Spec.Seeds[0]
 	dir := filepath.Join(t.TempDir(), results.RunName(st.Name, seed))
-	r, err := runOne(context.Background(), st, seed, dir, Options{Dir: filepath.Dir(dir), Progress: progress.Discard},
-		&datasetCache{}, outcomes, runinfo.Collect(backendConfig()))
+	call := &runCall{opts: Options{Dir: filepath.Dir(dir), Progress: progress.Discard}, cache: &datasetCache{},
+		info: runinfo.Collect(backendConfig()), kept: map[string]results.Run{}}
+	r, err := call.runOne(context.Background(), st, seed, dir, outcomes)
 	if err != nil {
 		t.Fatal(err)
 	}

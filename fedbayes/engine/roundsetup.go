@@ -13,8 +13,8 @@ import (
 
 // clientTraining is the clients' side of a run, set up once for all its rounds: who takes part in
 // each round, the K-client network and its optimizer (or SG-MCMC sampler). Run's loop and
-// Federation.FirstRound both set up their rounds through it, so that a round taken apart in a
-// notebook is the run's round.
+// Federation.FirstRound both train their rounds' clients through it (runState.trainClients), so
+// that a round taken apart in a notebook is the run's round.
 type clientTraining struct {
 	spec *Spec
 	prob *problem

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/predictive"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/strategy"
 )
@@ -74,7 +75,7 @@ func TestStrategiesOnLeNet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := results.NewTable(runs, results.TableSpec{Rows: []string{"rule"}, Metrics: []results.Column{
+	tab, err := report.NewTable(runs, report.TableSpec{Rows: []string{"rule"}, Metrics: []report.Column{
 		{Metric: results.Accuracy, Direction: results.HigherIsBetter}, {Metric: results.NLL, Direction: results.LowerIsBetter}}})
 	if err != nil {
 		t.Fatal(err)

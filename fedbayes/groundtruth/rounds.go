@@ -98,8 +98,11 @@ type RoundsResult struct {
 	FloorKLFromTruth float64 `json:"floor_kl_p_q"`
 	// FloorVarRatio is the variance ratio of the global mean-field VI: the shrinkage of the best
 	// diagonal Gaussian in KL(q || p) (below 1 when the posterior's precision is not diagonal).
-	FloorVarRatio float64      `json:"floor_var_ratio"`
-	Trajectories  []Trajectory `json:"trajectories"`
+	FloorVarRatio float64 `json:"floor_var_ratio"`
+	// FrontierExcess is the smallest excess over those floors any diagonal Gaussian has (Frontier):
+	// what RoundsSummary.ToFrontier measures the rounds against.
+	FrontierExcess float64      `json:"frontier_excess"`
+	Trajectories   []Trajectory `json:"trajectories"`
 }
 
 // RunRounds runs T federated rounds of every rule on a linear problem, as the papers' training loop
@@ -224,8 +227,13 @@ func runRounds(p *Problem, opt RoundsOptions, full []*Gaussian, truth *Gaussian,
 	if err != nil {
 		return nil, err
 	}
+	_, frontier, err := Frontier(truth)
+	if err != nil {
+		return nil, err
+	}
 	out := &RoundsResult{Config: p.Config, Prior: policy, Rounds: T, Clients: K,
-		FloorKLToTruth: float64(floorVI.KLToTruth), FloorKLFromTruth: float64(floorMom.KLFromTruth), FloorVarRatio: floorVI.VarRatio}
+		FloorKLToTruth: float64(floorVI.KLToTruth), FloorKLFromTruth: float64(floorMom.KLFromTruth), FloorVarRatio: floorVI.VarRatio,
+		FrontierExcess: frontier}
 	sizes := p.Sizes()
 	priorDiag := MeanFieldMoment(p.Model.Prior)
 	for _, r := range rules {

@@ -94,6 +94,9 @@ func writeRounds(b *strings.Builder, regimes []Summary, logistic bool) {
 			writeRoundsWhy(b)
 		}
 	}
+	for _, pol := range PriorPolicies() {
+		writeRoundsFrontier(b, with, pol, sub)
+	}
 	writeRoundsTable(b, with[0], UpdatedPrior, sub)
 }
 

@@ -13,8 +13,11 @@ type RoundsSummary struct {
 	FloorKLToTruth   float64 `json:"floor_kl_q_p"`
 	FloorKLFromTruth float64 `json:"floor_kl_p_q"`
 	// FloorVarRatio is the geometric mean over seeds of mean-field VI's variance ratio (RoundsResult).
-	FloorVarRatio float64     `json:"floor_var_ratio"`
-	Rows          []RoundsRow `json:"rows"`
+	FloorVarRatio float64 `json:"floor_var_ratio"`
+	// FrontierExcess holds each seed's frontier excess (RoundsResult.FrontierExcess), in the order of
+	// the runs.
+	FrontierExcess []float64   `json:"frontier_excess"`
+	Rows           []RoundsRow `json:"rows"`
 }
 
 // RoundsRow is one rule's trajectory averaged over seeds: per round, the means of KL both ways, W2
@@ -38,6 +41,9 @@ type RoundsRow struct {
 	VarRatio    []float64 `json:"var_ratio"`
 	Change      []float64 `json:"change"`
 	Held        []int     `json:"held"`
+	// SeedExcess is each seed's excess over its own floors (ExcessOver; +Inf for a point mass), per
+	// round: seed by round, the rounds as far as every seed reached.
+	SeedExcess [][]Value `json:"seed_excess"`
 }
 
 // SummariseRounds averages one scenario's RoundsResults (one per seed, same policy and rules).
@@ -55,6 +61,7 @@ func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
 		out.FloorKLToTruth += r.FloorKLToTruth / n
 		out.FloorKLFromTruth += r.FloorKLFromTruth / n
 		out.FloorVarRatio += math.Log(r.FloorVarRatio) / n
+		out.FrontierExcess = append(out.FrontierExcess, r.FrontierExcess)
 	}
 	out.FloorVarRatio = math.Exp(out.FloorVarRatio)
 	for i, t0 := range first.Trajectories {
@@ -73,12 +80,15 @@ func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
 			}
 			T = min(T, len(tr.Points))
 		}
+		row.SeedExcess = make([][]Value, len(runs))
 		for t := 0; t < T; t++ {
 			var klqp, klpq Value
 			var w2, merr, logVR, ch float64
 			held := math.MaxInt
-			for _, r := range runs {
+			for j, r := range runs {
 				pt := r.Trajectories[i].Points[t]
+				row.SeedExcess[j] = append(row.SeedExcess[j],
+					Value(ExcessOver(float64(pt.KLToTruth), float64(pt.KLFromTruth), r.FloorKLToTruth, r.FloorKLFromTruth)))
 				klqp += pt.KLToTruth / Value(n)
 				klpq += pt.KLFromTruth / Value(n)
 				w2 += pt.W2 / n
@@ -101,9 +111,50 @@ func SummariseRounds(runs []*RoundsResult) (RoundsSummary, error) {
 }
 
 // Excess returns row's excess over the mean-field floors after round t (1-based), as
-// Summary.Excess: the larger of KL(q || p) and KL(p || q) above their floors (+Inf for a point mass).
+// Summary.Excess: the mean over the seeds of each seed's ExcessOver its own floors (SeedExcess; +Inf
+// for a point mass), or ExcessOver the seed-averaged numbers for a summary without them.
 func (s RoundsSummary) Excess(row RoundsRow, t int) float64 {
-	return math.Max(float64(row.KLToTruth[t-1])-s.FloorKLToTruth, float64(row.KLFromTruth[t-1])-s.FloorKLFromTruth)
+	if len(row.SeedExcess) > 0 && len(row.SeedExcess[0]) >= t {
+		m := 0.0
+		for _, e := range row.SeedExcess {
+			m += float64(e[t-1]) / float64(len(row.SeedExcess))
+		}
+		return m
+	}
+	return ExcessOver(float64(row.KLToTruth[t-1]), float64(row.KLFromTruth[t-1]), s.FloorKLToTruth, s.FloorKLFromTruth)
+}
+
+// FrontierReach is how soon a trajectory comes within Within nats of the frontier (RoundsSummary.ToFrontier):
+// per seed, the first round from which its excess stays at most Within above that seed's frontier
+// excess to the last round (0 when the last round is farther); Reached counts the seeds with one,
+// and Gap is the mean over the seeds of the last round's excess minus the frontier's.
+type FrontierReach struct {
+	Within  float64
+	Rounds  []int
+	Reached int
+	Gap     float64
+}
+
+// ToFrontier measures row against the frontier (see FrontierReach); ok is false for a summary without
+// per-seed excesses or frontiers.
+func (s RoundsSummary) ToFrontier(row RoundsRow, within float64) (FrontierReach, bool) {
+	out := FrontierReach{Within: within}
+	if len(row.SeedExcess) == 0 || len(row.SeedExcess) != len(s.FrontierExcess) || len(row.SeedExcess[0]) == 0 {
+		return out, false
+	}
+	for j, e := range row.SeedExcess {
+		f := s.FrontierExcess[j]
+		at := 0
+		for t := len(e); t >= 1 && float64(e[t-1])-f <= within; t-- {
+			at = t
+		}
+		out.Rounds = append(out.Rounds, at)
+		if at > 0 {
+			out.Reached++
+		}
+		out.Gap += (float64(e[len(e)-1]) - f) / float64(len(row.SeedExcess))
+	}
+	return out, true
 }
 
 // The kinds of RoundsVerdict.

@@ -32,10 +32,21 @@ const (
 	// ManySmall keeps the total number of examples and spreads them IID over M = 1 + round(9h) times
 	// as many clients (h = 1: ten times as many clients, each with a tenth of the data).
 	ManySmall Split = "many-small"
+	// ConceptShift gives each client its own true weights, w_k = w + h s δ_k with δ_k ~ N(0, I),
+	// s = ConceptShiftScale·σ0 (σ0² the prior variance), around the shared w of every other split;
+	// the inputs are IID. The clients' model (and the exact posterior's) keeps one shared w, so at
+	// h > 0 it is misspecified; the held-out targets come from the clients' own weights.
+	ConceptShift Split = "concept-shift"
 )
 
+// ConceptShiftScale is the spread of the clients' weights around the shared one at h = 1, in prior
+// standard deviations (ConceptShift).
+const ConceptShiftScale = 0.5
+
 // Splits returns every split, in the order of the documentation.
-func Splits() []Split { return []Split{IID, CovariateShift, TargetSkew, UnequalSizes, ManySmall} }
+func Splits() []Split {
+	return []Split{IID, CovariateShift, TargetSkew, UnequalSizes, ManySmall, ConceptShift}
+}
 
 // ParseSplit returns the split with the given name (case ignored).
 func ParseSplit(name string) (Split, error) {
@@ -157,9 +168,10 @@ func (p *Problem) Sizes() []int {
 	return s
 }
 
-// inputs draws inputs x = c + D z, z ~ N(0, C), for one client.
+// inputs draws inputs x = c + D z, z ~ N(0, C), for one client, and its targets with the weights w.
 type inputs struct {
 	shift, scale []float64
+	w            []float64
 }
 
 // Simulate draws a problem from cfg.
@@ -208,8 +220,16 @@ func Simulate(cfg Config) (*Problem, error) {
 	// The clients' shifts come from their own stream, so that the examples are the same draws at
 	// every h (covariate shift at h = 0 is the IID problem).
 	shiftNorm := distuv.Normal{Mu: 0, Sigma: 1, Src: rand.NewPCG(cfg.Seed, 0x7368_6966_74)} // "shift"
+	// The clients' weights under concept shift, from a stream of their own (the same draws at every h).
+	conceptNorm := distuv.Normal{Mu: 0, Sigma: 1, Src: rand.NewPCG(cfg.Seed, 0x636f_6e63_6570)} // "concep"
 	for k := range in {
-		in[k] = inputs{shift: make([]float64, d), scale: make([]float64, d)}
+		in[k] = inputs{shift: make([]float64, d), scale: make([]float64, d), w: p.WTrue}
+		if cfg.Split == ConceptShift {
+			in[k].w = make([]float64, d)
+			for j := range in[k].w {
+				in[k].w[j] = p.WTrue[j] + h*ConceptShiftScale*math.Sqrt(cfg.PriorVar)*conceptNorm.Rand()
+			}
+		}
 		for j := 0; j < d; j++ {
 			in[k].scale[j] = 1
 		}
@@ -236,7 +256,7 @@ func Simulate(cfg Config) (*Problem, error) {
 			for j := 0; j < d; j++ {
 				v := src.shift[j] + src.scale[j]*z.AtVec(j)
 				x.Set(i, j, v)
-				t += v * p.WTrue[j]
+				t += v * src.w[j]
 			}
 			if cfg.Likelihood == Logistic {
 				if rng.Float64() < sigmoid(t) {

@@ -53,7 +53,9 @@ const (
 
 // DefaultStudy is the study behind docs/ground-truth.md: base is the configuration every scenario
 // starts from (its Split and Heterogeneity are replaced); regimes at full heterogeneity and
-// heterogeneity sweeps of the covariate shift, the target skew and the number of small clients.
+// heterogeneity sweeps of the covariate shift, the target skew and the number of small clients; and
+// on the IID split, sweeps of the feature correlation (0 to 0.9), the dimension (5 to 50) and the
+// examples per client (5 to 50).
 func DefaultStudy(base Config, seeds int) Study {
 	s := Study{HMC: DefaultHMC(), Samples: 1000, DrawSets: DefaultDrawSets, PredictiveSpace: true, Rounds: DefaultRounds}
 	for i := 1; i <= seeds; i++ {
@@ -66,9 +68,10 @@ func DefaultStudy(base Config, seeds int) Study {
 	}
 	add(GroupRegimes, "IID", 0, func(c *Config) { c.Split, c.Heterogeneity = IID, 0 })
 	add(GroupRegimes, "IID, independent features", 0, func(c *Config) { c.Split, c.Heterogeneity, c.Correlation = IID, 0, 0 })
-	for _, sp := range []Split{CovariateShift, TargetSkew, UnequalSizes, ManySmall} {
+	for _, sp := range []Split{CovariateShift, TargetSkew, UnequalSizes, ManySmall, ConceptShift} {
 		add(GroupRegimes, string(sp)+" (h = 1)", 1, func(c *Config) { c.Split, c.Heterogeneity = sp, 1 })
 	}
+	add(GroupRegimes, fmt.Sprintf("IID, low noise (σ² = %g)", LowNoiseVar), 0, func(c *Config) { c.Split, c.Heterogeneity, c.NoiseVar = IID, 0, LowNoiseVar })
 	for _, sp := range []Split{IID, CovariateShift, TargetSkew} {
 		name, h := string(sp)+" (h = 1)", 1.0
 		if sp == IID {
@@ -86,8 +89,30 @@ func DefaultStudy(base Config, seeds int) Study {
 		add(GroupSweepPrefix+string(ManySmall), fmt.Sprintf("%d clients", base.Clients*m), float64(base.Clients*m),
 			func(c *Config) { c.Split, c.Heterogeneity = ManySmall, h })
 	}
+	for _, rho := range []float64{0, 0.3, 0.6, 0.9} {
+		add(GroupSweepPrefix+SweepCorrelation, fmt.Sprintf("ρ = %g", rho), rho, func(c *Config) { c.Split, c.Heterogeneity, c.Correlation = IID, 0, rho })
+	}
+	for _, d := range []int{5, 10, 20, 50} {
+		add(GroupSweepPrefix+SweepDimension, fmt.Sprintf("d = %d", d), float64(d), func(c *Config) { c.Split, c.Heterogeneity, c.Dims = IID, 0, d })
+	}
+	for _, n := range []int{5, 10, 20, 50} {
+		add(GroupSweepPrefix+SweepPerClient, fmt.Sprintf("%d examples", n), float64(n), func(c *Config) { c.Split, c.Heterogeneity, c.PerClient = IID, 0, n })
+	}
 	return s
 }
+
+// LowNoiseVar is the noise variance of DefaultStudy's low-noise regime (the others' is the base
+// configuration's).
+const LowNoiseVar = 0.01
+
+// The sweeps of DefaultStudy that move a knob of the problem rather than a split's heterogeneity,
+// on the IID split: the feature correlation ρ, the number of weights d and the number of examples
+// per client.
+const (
+	SweepCorrelation = "feature correlation"
+	SweepDimension   = "dimension"
+	SweepPerClient   = "examples per client"
+)
 
 // Row is one posterior's distances to the truth, averaged over a scenario's seeds.
 type Row struct {
@@ -431,7 +456,7 @@ func summariseDrawSets(runs []*Result) *DrawSetSummary {
 		}
 		for _, rule := range r.Rules {
 			if rule.Label == string(aggregate.DWC) && rule.Failed == "" {
-				dwc = math.Max(float64(rule.Distances.KLToTruth)-vi, float64(rule.Distances.KLFromTruth)-mom)
+				dwc = ExcessOver(float64(rule.Distances.KLToTruth), float64(rule.Distances.KLFromTruth), vi, mom)
 			}
 		}
 		var diag, full []float64
@@ -441,7 +466,7 @@ func summariseDrawSets(runs []*Result) *DrawSetSummary {
 			if set.Failed != "" {
 				out.Failed++
 			} else {
-				e := math.Max(float64(set.KLToTruth)-vi, float64(set.KLFromTruth)-mom)
+				e := ExcessOver(float64(set.KLToTruth), float64(set.KLFromTruth), vi, mom)
 				diag = append(diag, e)
 				if e < dwc {
 					out.BelowDWC++

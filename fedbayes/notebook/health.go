@@ -7,11 +7,12 @@ import (
 	"os"
 	"strings"
 
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 	"github.com/janpfeifer/gonb/gonbui"
 )
 
-// HealthTable says whether the variances of the runs learned (results.RunHealth), for the groups of
+// HealthTable says whether the variances of the runs learned (report.RunHealth), for the groups of
 // runs by the labels by, in one line and a small table. The line counts the groups with variances by
 // verdict and says what a flag means for rules that combine variances; the table has a row per such
 // group: its labels, the verdict (each verdict with its seeds when they differ), the share of the
@@ -21,7 +22,7 @@ import (
 // out; the table is nil when no group has them. It is what a notebook shows before a chart or table
 // of rules that combine variances, in place of one paragraph per flagged run.
 func HealthTable(runs []results.Run, by ...string) (string, *TextTable, error) {
-	groups, err := results.GroupRuns(runs, by)
+	groups, err := report.GroupRuns(runs, by)
 	if err != nil {
 		return "", nil, err
 	}
@@ -31,9 +32,9 @@ func HealthTable(runs []results.Run, by ...string) (string, *TextTable, error) {
 	flagged := map[string]bool{}
 	rows := 0
 	for _, g := range groups {
-		hs := make([]results.Health, 0, len(g.Runs))
+		hs := make([]report.Health, 0, len(g.Runs))
 		for _, r := range g.Runs {
-			if h := results.RunHealth(r); h.State != results.HealthNotVariational {
+			if h := report.RunHealth(r); h.State != report.HealthNotVariational {
 				hs = append(hs, h)
 			}
 		}
@@ -55,17 +56,17 @@ func HealthTable(runs []results.Run, by ...string) (string, *TextTable, error) {
 			}
 		}
 		rows++
-		localMoved := func(h results.Health) float64 {
+		localMoved := func(h report.Health) float64 {
 			if h.Rows == 0 {
 				return math.NaN()
 			}
 			return h.LocalMovedMax
 		}
 		tab.Row(append(append([]string{}, g.Key...), verdict,
-			meanPercent(hs, func(h results.Health) float64 { return h.Moved }),
+			meanPercent(hs, func(h report.Health) float64 { return h.Moved }),
 			meanPercent(hs, localMoved),
-			spreadText(meanOf(hs, func(h results.Health) float64 { return h.SpreadStart }))+" → "+
-				spreadText(meanOf(hs, func(h results.Health) float64 { return h.SpreadEnd })))...)
+			spreadText(meanOf(hs, func(h report.Health) float64 { return h.SpreadStart }))+" → "+
+				spreadText(meanOf(hs, func(h report.Health) float64 { return h.SpreadEnd })))...)
 	}
 	if rows == 0 {
 		return "posterior health: no run has variances", nil, nil
@@ -91,9 +92,9 @@ func HealthTable(runs []results.Run, by ...string) (string, *TextTable, error) {
 	return line + ".", tab, nil
 }
 
-// healthVerdict is the verdict of a group's runs (results.Health.Short): one word when the seeds
+// healthVerdict is the verdict of a group's runs (report.Health.Short): one word when the seeds
 // agree, else each verdict with how many seeds gave it, "FROZEN 2/3, learned 1/3".
-func healthVerdict(hs []results.Health) string {
+func healthVerdict(hs []report.Health) string {
 	count := map[string]int{}
 	var order []string
 	for _, h := range hs {
@@ -114,7 +115,7 @@ func healthVerdict(hs []results.Health) string {
 }
 
 // meanOf is the mean of f over hs, NaN where a run does not record it.
-func meanOf(hs []results.Health, f func(results.Health) float64) float64 {
+func meanOf(hs []report.Health, f func(report.Health) float64) float64 {
 	sum := 0.0
 	for _, h := range hs {
 		sum += f(h)
@@ -124,7 +125,7 @@ func meanOf(hs []results.Health, f func(results.Health) float64) float64 {
 
 // meanPercent is meanOf as a percentage, "—" where not recorded (a run from before fedbayes measured
 // posterior health).
-func meanPercent(hs []results.Health, f func(results.Health) float64) string {
+func meanPercent(hs []report.Health, f func(report.Health) float64) string {
 	m := meanOf(hs, f)
 	if math.IsNaN(m) {
 		return "—"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 	"github.com/janpfeifer/gonb/gonbui"
 )
@@ -49,9 +50,9 @@ func Values(runs []results.Run, name string) []string {
 
 // SeedSeries turns runs into one learning curve per value of the label by (e.g. "rule"), with one
 // line per seed: the rounds at which metric was evaluated and its values. Groups keep the order of
-// results.GroupRuns. It fails when two seeds of a group were evaluated at different rounds.
+// report.GroupRuns. It fails when two seeds of a group were evaluated at different rounds.
 func SeedSeries(runs []results.Run, by, metric string) ([]plots.SeedSeries, error) {
-	groups, err := results.GroupRuns(runs, []string{by})
+	groups, err := report.GroupRuns(runs, []string{by})
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // Sampler is what one client sampler did over its runs, read from the rows of the rounds the runs
@@ -23,11 +25,11 @@ type Sampler struct {
 	// averaged over seeds.
 	Distinct float64
 	// Accuracy is the final test accuracy, mean ± standard error over the seeds.
-	Accuracy results.Summary
+	Accuracy stats.Summary
 }
 
 // Samplers summarises runs that differ by their client sampling, one Sampler per value of the label
-// by, in results.GroupRuns order; sizes[k] is client k's number of examples (partition.Sizes). A run
+// by, in report.GroupRuns order; sizes[k] is client k's number of examples (partition.Sizes). A run
 // without a row naming its clients, or naming a client sizes does not have, is an error.
 func Samplers(runs []results.Run, by string, sizes []int) ([]Sampler, error) {
 	total := 0
@@ -37,7 +39,7 @@ func Samplers(runs []results.Run, by string, sizes []int) ([]Sampler, error) {
 	if total <= 0 {
 		return nil, fmt.Errorf("notebook: samplers: no client sizes (%v)", sizes)
 	}
-	groups, err := results.GroupRuns(runs, []string{by})
+	groups, err := report.GroupRuns(runs, []string{by})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 // samplingRun is a run of sampler name and seed whose recorded rounds have the given returned and
@@ -59,8 +60,8 @@ func TestSamplers(t *testing.T) {
 		t.Errorf("table:\n%s%v", b.String(), err)
 	}
 	// Accuracies within two combined SEs are said not to be told apart.
-	close := []Sampler{{Name: "a", Returned: 1, Sampled: 1, Accuracy: results.Summary{Mean: 0.90, SE: 0.01, N: 3}},
-		{Name: "b", Returned: 1, Sampled: 1, Accuracy: results.Summary{Mean: 0.89, SE: 0.01, N: 3}}}
+	close := []Sampler{{Name: "a", Returned: 1, Sampled: 1, Accuracy: stats.Summary{Mean: 0.90, SE: 0.01, N: 3}},
+		{Name: "b", Returned: 1, Sampled: 1, Accuracy: stats.Summary{Mean: 0.89, SE: 0.01, N: 3}}}
 	if text := SamplerSummary(close); !strings.Contains(text, "0.7 combined standard errors, within two of them: 3 seeds do not tell") || strings.Contains(text, "dropouts") {
 		t.Errorf("close accuracies: %q", text)
 	}

@@ -10,20 +10,22 @@ import (
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/plots"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 	"github.com/janpfeifer/gonb/gonbui"
 )
 
-// TableMarkdown is a Markdown table of the runs' final values (results.NewTable): rows and columns
+// TableMarkdown is a Markdown table of the runs' final values (report.NewTable): rows and columns
 // by the labels rows and cols, one column per metric of the comma list metrics (as `fedbayes table
 // -metrics` takes them), mean ± SE over seeds, under a bold title when title is not "". Row labels
 // show under their display names (plots.DisplayName), as in the figures' legends.
 func TableMarkdown(title string, runs []results.Run, rows, cols []string, metrics string) (string, error) {
-	mc, err := results.ParseColumns(metrics)
+	mc, err := report.ParseColumns(metrics)
 	if err != nil {
 		return "", err
 	}
-	tab, err := results.NewTable(runs, results.TableSpec{Rows: rows, Cols: cols, Metrics: mc})
+	tab, err := report.NewTable(runs, report.TableSpec{Rows: rows, Cols: cols, Metrics: mc})
 	if err != nil {
 		return "", err
 	}
@@ -55,10 +57,10 @@ func ShowTable(title string, runs []results.Run, rows, cols []string, metrics st
 	return gonbui.Error()
 }
 
-// MeanSE returns the mean of values and its standard error over them (results.Summarize; the SE
+// MeanSE returns the mean of values and its standard error over them (stats.Summarize; the SE
 // is NaN for one value).
 func MeanSE(values []float64) (mean, se float64, err error) {
-	s, err := results.Summarize(values)
+	s, err := stats.Summarize(values)
 	return s.Mean, s.SE, err
 }
 

@@ -15,8 +15,9 @@ import (
 // The thesis replaces part of each homogeneous shard by the matching part of a sorted copy of the
 // dataset, which can give one example to two clients. Here the sorted part is drawn from a random
 // subset of round(h N) examples that is disjoint from the homogeneous part, so every example is used
-// exactly once while each client's sorted part still covers the same class range as in the thesis.
-// Client sizes differ by at most two.
+// exactly once while each client's sorted part covers about the same class range as in the thesis (its
+// ends move with the subset's class counts, by a few examples: TestHeterogeneityB21). Client sizes
+// differ by at most two.
 func Heterogeneity(labels []int32, numClasses, numClients int, h float64, seed uint64) (*Partition, error) {
 	method := fmt.Sprintf("heterogeneity(h=%g, clients=%d)", h, numClients)
 	if err := checkLabels(method, labels, numClasses, numClients); err != nil {

@@ -113,7 +113,7 @@ func TestLearnedSpread(t *testing.T) {
 	}
 }
 
-// TestLearnedSpreadUndefinedSE checks the one-seed convention (results.Summarize): a NaN standard
+// TestLearnedSpreadUndefinedSE checks the one-seed convention (stats.Summarize): a NaN standard
 // error is undefined and draws no error bar, in Go and through a figure spec's JSON (null).
 func TestLearnedSpreadUndefinedSE(t *testing.T) {
 	nan := math.NaN()

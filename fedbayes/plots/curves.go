@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"fedbayes.dev/fedbayes/stats"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
-
-	"fedbayes.dev/fedbayes/results"
 )
 
 // SeedSeries is one line of a metric-versus-x chart: the metric of every seed (repetition) at
@@ -54,7 +53,7 @@ type Curves struct {
 }
 
 // MeanSE returns the mean over seeds at each x and the standard error of that mean, by
-// results.Summarize (the one convention of the repository): s/sqrt(n) with s the sample standard
+// stats.Summarize (the one convention of the repository): s/sqrt(n) with s the sample standard
 // deviation (n-1 in the denominator), and NaN for a single seed, where it is undefined (a chart
 // draws no band for it, a table prints "no standard error"). Every value must be finite.
 func MeanSE(runs [][]float64) (mean, se []float64, err error) {
@@ -76,7 +75,7 @@ func MeanSE(runs [][]float64) (mean, se []float64, err error) {
 		for s, r := range runs {
 			at[s] = r[i]
 		}
-		sum, err := results.Summarize(at)
+		sum, err := stats.Summarize(at)
 		if err != nil {
 			return nil, nil, err
 		}

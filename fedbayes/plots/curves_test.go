@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 )
 
 func TestMeanSE(t *testing.T) {
@@ -19,7 +19,7 @@ func TestMeanSE(t *testing.T) {
 		{"three seeds", [][]float64{{1, 10}, {2, 10}, {3, 10}}, []float64{2, 10}, []float64{1 / math.Sqrt(3), 0}},
 		// Values 0.5, 0.7: mean 0.6, sample sd sqrt(0.02), SE 0.1.
 		{"two seeds", [][]float64{{0.5}, {0.7}}, []float64{0.6}, []float64{0.1}},
-		// One seed: the standard error is undefined, NaN as in results.Summarize.
+		// One seed: the standard error is undefined, NaN as in stats.Summarize.
 		{"one seed", [][]float64{{4, 5}}, []float64{4, 5}, []float64{math.NaN(), math.NaN()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,17 +32,17 @@ func TestMeanSE(t *testing.T) {
 				if math.Abs(mean[i]-tc.mean[i]) > 1e-12 || !seOK {
 					t.Errorf("x %d: mean, se = %g, %g; want %g, %g", i, mean[i], se[i], tc.mean[i], tc.se[i])
 				}
-				// The same bits as results.Summarize of the column, the one convention.
+				// The same bits as stats.Summarize of the column, the one convention.
 				col := make([]float64, len(tc.runs))
 				for s, r := range tc.runs {
 					col[s] = r[i]
 				}
-				sum, err := results.Summarize(col)
+				sum, err := stats.Summarize(col)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if fmt.Sprint(sum.Mean, sum.SE) != fmt.Sprint(mean[i], se[i]) {
-					t.Errorf("x %d: mean, se = %v, %v; results.Summarize gives %v, %v", i, mean[i], se[i], sum.Mean, sum.SE)
+					t.Errorf("x %d: mean, se = %v, %v; stats.Summarize gives %v, %v", i, mean[i], se[i], sum.Mean, sum.SE)
 				}
 			}
 		})

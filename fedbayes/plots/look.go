@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/report"
 )
 
 // Palette is the colour of the i-th series (cyclic), chosen to stay distinct in print: Tableau's ten
@@ -99,7 +99,7 @@ func SeriesLook(i int) Look {
 
 // methodLooks lists the methods and rules fedbayes names (DisplayNames' ids, and the baselines of
 // results' tables), each at the look index (SeriesLook) that is its own in every figure: FedAvg, then
-// the rules in the tables' order (results.RuleOrder: ten distinct colours), their aliases, the other
+// the rules in the tables' order (report.RuleOrder: ten distinct colours), their aliases, the other
 // baselines; the predictive-space methods from 21 and FedBE from 31, so that each group drawn
 // together with FedAvg has colours of its own. An alias (and a former name, engine.MethodAliases:
 // "fedbe" for fedbe-gaussian) has its method's look. The empty entries are
@@ -277,7 +277,7 @@ func DisplayName(id string) string {
 }
 
 // PaperOrder returns the indices of names in the papers' order, the order of the tables' rows
-// (results.PaperRank: baselines, then the rules as aggregate lists them); names of the same rank
+// (report.PaperRank: baselines, then the rules as aggregate lists them); names of the same rank
 // keep their order.
 func PaperOrder(names []string) []int {
 	idx := make([]int, len(names))
@@ -285,7 +285,7 @@ func PaperOrder(names []string) []int {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return results.PaperRank(names[a]) - results.PaperRank(names[b])
+		return report.PaperRank(names[a]) - report.PaperRank(names[b])
 	})
 	return idx
 }

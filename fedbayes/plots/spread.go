@@ -16,13 +16,13 @@ type SpreadGroup struct {
 	Name string `json:"name"`
 	// Mean[r] is the mean spread under rule r, positive.
 	Mean []float64 `json:"mean"`
-	// SE[r] is its standard error (results.Summary.SE); empty for none. It is drawn as an error bar
+	// SE[r] is its standard error (stats.Summary.SE); empty for none. It is drawn as an error bar
 	// (mean ± SE); NaN, the standard error of a single seed, is undefined and draws no error bar.
 	SE StandardErrors `json:"se,omitempty"`
 }
 
 // StandardErrors are standard errors of the mean, NaN where undefined (one seed; see
-// results.Summarize). In JSON an undefined one is null, as JSON has no NaN.
+// stats.Summarize). In JSON an undefined one is null, as JSON has no NaN.
 type StandardErrors []float64
 
 // MarshalJSON writes the standard errors as a JSON array, null for NaN.

@@ -256,3 +256,40 @@ func init() {
 		hasanLeNet,
 		func(s *engine.Spec) *engine.Spec { return reduce(s, 3000, 2000, 1, 10, []int64{1, 2, 3}, 1) })
 }
+
+// HasanFedAvgTuned is the claim preset of Hasan (2023)'s one-round FedAvg at the thesis's tuned local
+// training (issue 48): the medium preset fmnist-medium trains every optimising client alike (plain
+// SGD with momentum at 0.05, batch 32, 15 epochs, 12,000 examples) where the thesis tunes each method
+// by grid search (Table B.1). Its two rows are FedAvg at Table B.2's setting for h = 0 (SGD with
+// momentum 0.9 at 1e-1) and at Table B.3's for h > 0 (the same at 1e-2), both at every h, with the
+// thesis's batch 100 (App. B.2) and 25 local epochs (Sec. 3.3.5), on the medium preset's 12,000 training
+// examples (so that its rows pair with that preset's by seed) and all test examples, 5 seeds (the
+// thesis's calibration figures; its accuracy tables have 10).
+const HasanFedAvgTuned = "fmnist-fedavg-tuned"
+
+// HasanTunedRows are the labels of HasanFedAvgTuned's two rows with their learning rates: Table
+// B.2's (h = 0) and Table B.3's (h > 0), Fashion-MNIST, both SGD with momentum 0.9.
+var HasanTunedRows = []struct {
+	Label string
+	LR    float64
+}{{"fedavg-b2", 1e-1}, {"fedavg-b3", 1e-2}}
+
+// hasanFedAvgTuned builds HasanFedAvgTuned from Hasan's one-round setting (hasan).
+func hasanFedAvgTuned() *engine.Spec {
+	s := hasan(&engine.Spec{Budget: "claim preset: one-round FedAvg at the thesis's tuned local training (Tables B.2 and B.3: " +
+		"SGD with momentum 0.9 at 1e-1 for h = 0 and 1e-2 for h > 0, batch 100, 25 epochs), both rows at every h, the medium preset's " +
+		"12,000 training / all 10,000 test examples (thesis: all), 5 seeds (thesis: 10); the medium preset trains at 0.05, batch 32, 15 epochs",
+		Dataset:  engine.DatasetSpec{Name: "fashion-mnist", Subsample: 12000},
+		Training: engine.TrainingSpec{LocalEpochs: 25, BatchSize: 100, Optimizer: "sgd", Momentum: predictive.DefaultMomentum, LearningRate: HasanTunedRows[1].LR},
+		Seeds:    []int64{1, 2, 3, 4, 5}}, hasanOptions{})
+	s.Variants = nil
+	for _, r := range HasanTunedRows {
+		s.Variants = append(s.Variants, variant(r.Label, "aggregation.rule", "FedAvg", "training.lr", r.LR))
+	}
+	return s
+}
+
+func init() {
+	addPaperPreset(HasanFedAvgTuned, "Hasan (2023), one-round FedAvg at Tables B.2 and B.3's tuned local training: fashion-mnist, 5 clients, "+
+		"h = 0, 0.3, 0.6, 0.9, rows fedavg-b2 (lr 1e-1) and fedavg-b3 (lr 1e-2)", hasanFedAvgTuned, nil)
+}

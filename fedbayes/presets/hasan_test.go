@@ -121,3 +121,40 @@ func TestSelectMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestHasanFedAvgTuned checks the tuned one-round FedAvg preset against Hasan (2023), Tables B.2 and
+// B.3 (Fashion-MNIST: SGD with momentum 0.9 at 1e-1 for h = 0 and 1e-2 for h > 0), App. B.2 (batch
+// 100) and Sec. 3.3.5 (25 epochs, one round): two FedAvg rows at every h, on Hasan's one-round setting
+// with the medium preset's examples (its runs pair with fmnist-medium's).
+func TestHasanFedAvgTuned(t *testing.T) {
+	s, settings := expandPreset(t, HasanFedAvgTuned)
+	medium, err := Preset("fmnist-medium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(settings) != 2*4 || len(s.Seeds) != 5 {
+		t.Fatalf("%d settings and %d seeds, want 2 rows x 4 h and 5 seeds", len(settings), len(s.Seeds))
+	}
+	lr := map[string]float64{"fedavg-b2": 0.1, "fedavg-b3": 0.01} // Tables B.2 and B.3, Fashion MNIST
+	seen := map[string]int{}
+	for _, st := range settings {
+		c, label := st.Spec, st.Labels["variant"]
+		seen[label]++
+		want, ok := lr[label]
+		if !ok {
+			t.Fatalf("%s: row %q, want fedavg-b2 or fedavg-b3", st.Name, label)
+		}
+		tr := c.Training
+		if c.Aggregation.Rule != "FedAvg" || tr.LearningRate != want || tr.Optimizer != "sgd" || tr.Momentum != 0.9 ||
+			tr.BatchSize != 100 || tr.LocalEpochs != 25 || tr.Rounds != 1 || tr.Sampler != nil {
+			t.Errorf("%s: %s at %+v; want FedAvg, SGD with momentum 0.9 at %v, batch 100, 25 epochs, one round", st.Name, c.Aggregation.Rule, tr, want)
+		}
+		if c.Partition.Method != "heterogeneity" || c.Partition.Clients != 5 || c.Dataset.Name != "fashion-mnist" ||
+			c.Dataset != medium.Dataset || c.Dataset.ServerFraction != 0.2 {
+			t.Errorf("%s: not Hasan's one-round setting on fmnist-medium's examples: %+v %+v", st.Name, c.Partition, c.Dataset)
+		}
+	}
+	if seen["fedavg-b2"] != 4 || seen["fedavg-b3"] != 4 {
+		t.Errorf("rows %v, want each at the 4 h", seen)
+	}
+}

@@ -5,12 +5,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
-// keyMetrics are the metrics a progress line shows, in this order, when the run records them: the
-// global model's test accuracy (or mse for regression), nll and ece, and the clients' training
-// loss. The rows of a run keep every metric; `fedbayes table` and `fedbayes status` show the others.
-var keyMetrics = []string{"accuracy", "mse", "nll", "ece", "loss"}
+// keyMetrics are the metrics a progress line shows, in this order, when the run records them
+// (results.Metric.Line): the global model's test accuracy (or mse for regression), nll and ece, and
+// the clients' training loss. The rows of a run keep every metric; `fedbayes table` and `fedbayes
+// status` show the others.
+var keyMetrics = results.RankedMetrics(func(m results.Metric) int { return m.Line })
 
 // otherMetrics is how many metrics a line shows, by name, for a run that records none of keyMetrics.
 const otherMetrics = 3

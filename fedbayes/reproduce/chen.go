@@ -73,8 +73,8 @@ func chenFindings(rs runSet) []Finding {
 	}
 	compare := func(f Finding, lo, hi string) Finding {
 		a, b := acc(lo), acc(hi)
-		sa, errA := results.Summarize(a.Values)
-		sb, errB := results.Summarize(b.Values)
+		sa, errA := stats.Summarize(a.Values)
+		sb, errB := stats.Summarize(b.Values)
 		if errA != nil || errB != nil {
 			f.Verdict, f.Evidence = NotRun, fmt.Sprintf("no complete runs of %s and %s with %d evaluated rounds", lo, hi, chenTail)
 			return f

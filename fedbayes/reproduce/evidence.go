@@ -89,7 +89,7 @@ func (rs runSet) tailSample(metric string, k int) stats.Sample {
 
 // stat is a metric summarised over seeds (mean, standard error, number of seeds); N == 0 means no
 // run evaluated it.
-type stat struct{ results.Summary }
+type stat struct{ stats.Summary }
 
 // ok reports whether any run evaluated the metric.
 func (s stat) ok() bool { return s.N > 0 && !math.IsNaN(s.Mean) }
@@ -113,7 +113,7 @@ func (rs runSet) summary(metric string) stat {
 	if len(vals) == 0 {
 		return stat{}
 	}
-	s, err := results.Summarize(vals)
+	s, err := stats.Summarize(vals)
 	if err != nil {
 		return stat{}
 	}

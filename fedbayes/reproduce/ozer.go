@@ -127,7 +127,7 @@ func ozerCollapseFinding(rs runSet) Finding {
 	gaa := acc(ref)
 	for _, r := range append([]string{ref}, fall...) {
 		a := acc(r)
-		if sum, err := results.Summarize(a.Values); err == nil {
+		if sum, err := stats.Summarize(a.Values); err == nil {
 			ev = append(ev, fmt.Sprintf("%s %s%%", r, stat{sum}.format(100, 2)))
 			if r != ref && len(gaa.Values) > 0 {
 				c.below(r+" < "+ref, a, gaa, colAcc)

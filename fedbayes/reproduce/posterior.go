@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"fedbayes.dev/fedbayes/internal/words"
+	"fedbayes.dev/fedbayes/report"
 
 	"fedbayes.dev/fedbayes/results"
 )
@@ -23,7 +24,7 @@ const coincideTolerance = 1e-3
 // spreads agree within coincideTolerance in every seed they share, the rules coincide. A pair missing
 // either row, or any seed apart, says nothing (false).
 //
-// The reason comes from the runs' recorded posterior health (results.RunHealth) where they hold it:
+// The reason comes from the runs' recorded posterior health (report.RunHealth) where they hold it:
 // variances that did not move from their initial value (frozen, or held at a clamp), or variances that
 // moved alike on every client (uniform). Records from before fedbayes measured it cannot tell the two
 // apart; the reason then says so and gives the spread's first and last recorded values.
@@ -80,7 +81,7 @@ func posteriorsDidNotLearn(rs runSet, a, b string) (bool, string) {
 		return false, ""
 	}
 	for _, r := range append(rs.where("variant", a), rs.where("variant", b)...) {
-		if st := results.RunHealth(r).State; st == results.HealthUniform || st == results.HealthLearned {
+		if st := report.RunHealth(r).State; st == report.HealthUniform || st == report.HealthLearned {
 			return false, ""
 		}
 	}
@@ -92,15 +93,15 @@ func posteriorsDidNotLearn(rs runSet, a, b string) (bool, string) {
 // first and last recorded values.
 func coincideReason(rs runSet) string {
 	for _, r := range rs {
-		h := results.RunHealth(r)
+		h := report.RunHealth(r)
 		switch {
 		case h.Frozen():
 			return "the posteriors did not learn (" + h.Message + "); the variational nets behave as deterministic ones, " +
 				"rules that differ only in how they average the clients' variances give the same model, and more rounds do not help a variance that gets no gradient to speak of"
-		case h.State == results.HealthUniform:
+		case h.State == report.HealthUniform:
 			return "the variances learned but alike on every client (" + h.Message + "), so rules that differ only in how they average " +
 				"the clients' variances give the same model here"
-		case h.State == results.HealthLearned:
+		case h.State == report.HealthLearned:
 			return "the variances learned and the clients disagreed on them (" + h.Message + "), yet the rules end alike"
 		}
 	}
@@ -128,16 +129,16 @@ func coincideReason(rs runSet) string {
 // precondition that asks it reads: they are alike (near-equal) on a setting's runs when rows a and b,
 // two averages of the same clients' variances, end at the same learned spread
 // (varianceRulesCoincide), or when every run of a and b with recorded posterior health says the
-// clients' log σ² differ by less than results.MinDisagreement (uniform) or did not move (frozen or
-// clamped: results.Health.Flagged). why says what the runs show, with the numbers.
+// clients' log σ² differ by less than report.MinDisagreement (uniform) or did not move (frozen or
+// clamped: report.Health.Flagged). why says what the runs show, with the numbers.
 func clientVariancesAlike(rs runSet, a, b string) (alike bool, why string) {
 	if ok, why := varianceRulesCoincide(rs, a, b); ok {
 		return true, why
 	}
 	n, flagged, msg := 0, 0, ""
 	for _, r := range append(rs.where("variant", a), rs.where("variant", b)...) {
-		h := results.RunHealth(r)
-		if h.State == results.HealthUnmeasured || h.State == results.HealthNotVariational {
+		h := report.RunHealth(r)
+		if h.State == report.HealthUnmeasured || h.State == report.HealthNotVariational {
 			continue
 		}
 		n++
@@ -155,7 +156,7 @@ func clientVariancesAlike(rs runSet, a, b string) (alike bool, why string) {
 	switch {
 	case n > 0 && flagged == n:
 		return true, fmt.Sprintf("the clients' variances were near-equal (within %g in log σ², a convention of this report) in all %d runs of %s and %s with recorded health (first: %s)%s",
-			results.MinDisagreement, n, a, b, msg, gap)
+			report.MinDisagreement, n, a, b, msg, gap)
 	case n > 0:
 		return false, fmt.Sprintf("the clients' variances differed in %d of %d runs of %s and %s with recorded health%s", n-flagged, n, a, b, gap)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -75,14 +76,14 @@ func (p variancePeak) course() string {
 // shared variance (keep: e.g. FVBWA-EAA, -AALV, -PPA) against the rules that divide it by the active
 // clients (shrink: GAA, CF): when each kept rule's mean accuracy ends at least two points below its
 // peak while its spread grows at least threefold and its clients' variances moved alike (recorded
-// VarDisagreement below results.MinDisagreement in every round), it says so with the numbers;
+// VarDisagreement below report.MinDisagreement in every round), it says so with the numbers;
 // otherwise it returns "".
 func keptVarianceGrowth(rs runSet, keep, shrink []string) string {
 	var fell []string
 	agree := 0.0
 	for _, v := range keep {
 		p, ok := peakOf(rs, v)
-		if !ok || p.peakAcc-p.lastAcc < 0.02 || p.firstSpread <= 0 || p.lastSpread < 3*p.firstSpread || !(p.disagreement < results.MinDisagreement) {
+		if !ok || p.peakAcc-p.lastAcc < 0.02 || p.firstSpread <= 0 || p.lastSpread < 3*p.firstSpread || !(p.disagreement < report.MinDisagreement) {
 			return ""
 		}
 		agree = max(agree, p.disagreement)
@@ -101,7 +102,7 @@ func keptVarianceGrowth(rs runSet, keep, shrink []string) string {
 	}
 	return "the rules that keep the clients' variance lose accuracy as it grows (mean over seeds of the evaluated rounds): " +
 		strings.Join(fell, "; ") + fmt.Sprintf(". Local training moves every client's log σ² alike each round (the clients' differ by at most %.2g, %g needed to tell them apart; "+
-		"the KL term's pull towards the prior), ", agree, results.MinDisagreement) +
+		"the KL term's pull towards the prior), ", agree, report.MinDisagreement) +
 		"and these rules keep that shared variance round after round, so the sampled weights get noisier; " + strings.Join(held, ", ") +
 		": they divide the shared variance by the active clients each round, so their nets stay nearly deterministic"
 }

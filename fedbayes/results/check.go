@@ -13,71 +13,26 @@ import (
 // any spec format.
 type Expect func(m Meta) (rounds []int, ok bool)
 
-// metricRange is the interval of values a standard metric can take.
-type metricRange struct {
-	lo, hi float64
-	// posInf allows +Inf (a model that gives a test label probability zero has an infinite NLL).
-	posInf bool
-}
-
-// metricRanges are the possible values of the standard metrics. Fractions lie in [0, 1], the
-// multi-class Brier score in [0, 2]; NLL and the training loss have no lower bound (a Gaussian
-// likelihood's density can exceed one); MSE, the spread and the mean shifts of the log-variances are
-// non-negative, the posterior-health shares fractions. Metrics not listed
-// here are not checked.
-var metricRanges = map[string]metricRange{
-	Accuracy:            {0, 1, false},
-	WeightedAccuracy:    {0, 1, false},
-	WorstAccuracy:       {0, 1, false},
-	ECE:                 {0, 1, false},
-	"calibration_error": {0, 1, false},
-	Brier:               {0, 2, false},
-	NLL:                 {math.Inf(-1), math.Inf(1), true},
-	Loss:                {math.Inf(-1), math.Inf(1), true},
-	MSE:                 {0, math.Inf(1), true},
-	"rmse":              {0, math.Inf(1), true},
-	"mae":               {0, math.Inf(1), true},
-	Spread:              {0, math.Inf(1), false},
-	SpreadStart:         {0, math.Inf(1), false},
-	VarMoved:            {0, 1, false},
-	VarClamped:          {0, 1, false},
-	VarLocalMoved:       {0, 1, false},
-	VarShift:            {0, math.Inf(1), false},
-	VarLocalShift:       {0, math.Inf(1), false},
-	VarDisagreement:     {0, math.Inf(1), false},
-}
-
-// The per-client distribution metrics the engine records (client_accuracy_min ... client_ece_max:
-// the order statistics of the scored clients' accuracies, NLLs and ECEs): accuracies and ECEs are
-// fractions, a classification NLL is non-negative and may be +Inf.
-func init() {
-	for _, stat := range []string{"min", "p10", "median", "p90", "max"} {
-		metricRanges["client_accuracy_"+stat] = metricRange{0, 1, false}
-		metricRanges["client_ece_"+stat] = metricRange{0, 1, false}
-		metricRanges["client_nll_"+stat] = metricRange{0, math.Inf(1), true}
-	}
-}
-
 // checkValue reports why v is not a possible value of metric, or nil.
 func checkValue(metric string, v float64) error {
-	rg, ok := metricRanges[metric]
+	rg := MetricOf(metric).Range
 	switch {
-	case !ok:
+	case rg == nil:
 		return nil
 	case math.IsNaN(v):
 		return fmt.Errorf("%s is NaN", metric)
-	case math.IsInf(v, 1) && rg.posInf:
+	case math.IsInf(v, 1) && rg.PosInf:
 		return nil
 	case math.IsInf(v, 0):
 		return fmt.Errorf("%s is %v", metric, v)
-	case v < rg.lo || v > rg.hi:
-		return fmt.Errorf("%s %v is outside [%v, %v]", metric, v, rg.lo, rg.hi)
+	case v < rg.Lo || v > rg.Hi:
+		return fmt.Errorf("%s %v is outside [%v, %v]", metric, v, rg.Lo, rg.Hi)
 	}
 	return nil
 }
 
 // CheckValues reports the first metric of the row whose value is impossible (accuracy outside
-// [0, 1], a NaN, ... see the ranges in check.go), a per-client accuracy outside [0, 1], and a row
+// [0, 1], a NaN, ... see the ranges in Metrics), a per-client accuracy outside [0, 1], and a row
 // that records some posterior-health metrics (HealthMetrics) but not all, or without Spread. A
 // row that passes may still be wrong, but one that fails is certainly corrupt.
 func (r Row) CheckValues() error {
@@ -260,4 +215,27 @@ func refusedReason(err error) string {
 		return re.Reason
 	}
 	return err.Error()
+}
+
+// checkHealth reports a row that records some posterior-health metrics but not all, or records them
+// without Spread.
+func (r Row) checkHealth() error {
+	n := 0
+	for _, m := range HealthMetrics {
+		if _, ok := r.Metrics[m]; ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, m := range HealthMetrics {
+		if _, ok := r.Metrics[m]; !ok {
+			return fmt.Errorf("results: row of round %d records %d of the %d posterior-health metrics but not %q", r.Round, n, len(HealthMetrics), m)
+		}
+	}
+	if _, ok := r.Metrics[Spread]; !ok {
+		return fmt.Errorf("results: row of round %d records posterior-health metrics without %q", r.Round, Spread)
+	}
+	return nil
 }

@@ -1,5 +1,5 @@
 // Package results is the on-disk record of federated runs: what the engine writes while a run
-// progresses, and what tables, learning curves and reproduction reports read afterwards.
+// progresses, read back and checked for the reports (package report), figures and notebooks.
 //
 // A results directory holds one sub-directory per run (one setting with one seed):
 //
@@ -27,10 +27,4 @@
 // A run without status.json is incomplete: Resume continues it from its latest checkpoint and
 // truncates the rows after that round, so that a resumed run ends with the same rows as one that
 // was never interrupted. Load skips incomplete, failed and diverged runs with a warning each.
-//
-// Summaries over seeds are the mean and the standard error of the mean (sample standard
-// deviation with the n-1 denominator, divided by sqrt(n)), the statistic of the tables of Ozer et
-// al. (2022, Tables 1 and 3) and Hasan (2023, Tables 3.1-4.2). Tables render as Markdown or as a
-// LaTeX booktabs tabular, baselines first and then the rules in the papers' order, bolding the
-// cells of a column only where a difference to its best is significant (BoldSignificant).
 package results

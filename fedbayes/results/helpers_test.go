@@ -91,14 +91,3 @@ func wantErr(t *testing.T, err error, fragments ...string) {
 		}
 	}
 }
-
-// boldKeys joins the first key of every row whose first cell is bold.
-func boldKeys(tab *Table) string {
-	var got string
-	for _, r := range tab.Rows {
-		if r.Cells[0].Bold {
-			got += r.Key[0]
-		}
-	}
-	return got
-}

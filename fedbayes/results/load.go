@@ -98,6 +98,25 @@ func LoadWith(opt LoadOptions, dirs ...string) (runs []Run, skipped []Skipped, e
 // than among the skipped ones: a table shows them as diverged instead of dropping them
 // (TableSpec.Diverged).
 func LoadFinished(opt LoadOptions, dirs ...string) (runs, diverged []Run, skipped []Skipped, err error) {
+	return loadFinished(opt, nil, dirs)
+}
+
+// LoadWithKnown is LoadWith that takes the runs of known (by run directory, as the directories
+// under dirs are named) as they are instead of reading their folders: a writer that holds the runs
+// it has just written reads only the others.
+func LoadWithKnown(opt LoadOptions, known map[string]Run, dirs ...string) (runs []Run, skipped []Skipped, err error) {
+	runs, diverged, skipped, err := loadFinished(opt, known, dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range diverged {
+		skipped = append(skipped, Skipped{Dir: r.Dir, Reason: r.Status.String()})
+	}
+	return runs, skipped, nil
+}
+
+// loadFinished is LoadFinished with the runs of known taken instead of read.
+func loadFinished(opt LoadOptions, known map[string]Run, dirs []string) (runs, diverged []Run, skipped []Skipped, err error) {
 	if len(dirs) == 0 {
 		return nil, nil, nil, fmt.Errorf("results: no results directory given")
 	}
@@ -121,7 +140,11 @@ func LoadFinished(opt LoadOptions, dirs ...string) (runs, diverged []Run, skippe
 			skipped = append(skipped, Skipped{Dir: d, Reason: "no " + MetaFile + " (a run's files without its description; a run killed while starting, or a damaged copy)"})
 		}
 		for _, d := range runDirs {
-			r, err := ReadRun(d)
+			r, ok := known[d]
+			var err error
+			if !ok {
+				r, err = ReadRun(d)
+			}
 			switch {
 			case err != nil:
 				skipped = append(skipped, Skipped{Dir: d, Reason: err.Error()})

@@ -14,31 +14,6 @@ import (
 	"fedbayes.dev/fedbayes/internal/strictjson"
 )
 
-// Standard metric names for Row.Metrics. The engine may record others; DirectionOf knows which
-// way each standard one is better.
-const (
-	// Accuracy is the test accuracy of the global model, a fraction.
-	Accuracy = "accuracy"
-	// NLL is the mean test negative log-likelihood in nats.
-	NLL = "nll"
-	// ECE is the expected calibration error, a fraction.
-	ECE = "ece"
-	// Brier is the mean multi-class Brier score.
-	Brier = "brier"
-	// Spread is the Euclidean norm of all standard deviations of the global posterior (Ozer et
-	// al. (2022), Table 4).
-	Spread = "spread"
-	// WeightedAccuracy is the client-weighted mean of per-client accuracies (Jamoussi et al.,
-	// BA-BFL, Acc_avg).
-	WeightedAccuracy = "weighted_accuracy"
-	// WorstAccuracy is the mean accuracy of the worst 10% of clients (Jamoussi et al., BA-BFL).
-	WorstAccuracy = "worst_accuracy"
-	// MSE is the test mean squared error of a regression model (Hasan (2023), Table 3.2).
-	MSE = "mse"
-	// Loss is the mean local training loss of the round.
-	Loss = "loss"
-)
-
 // Timing splits the wall time of one round, in seconds.
 type Timing struct {
 	// LocalSeconds is the local training of the active clients (for a first round that the engine

@@ -1,4 +1,5 @@
-// Package stats holds the significance tests fedbayes uses to compare methods over seeds: Student's
+// Package stats holds the summary of a metric over seeds (Summarize: mean and standard error) and
+// the significance tests fedbayes uses to compare methods over seeds: Student's
 // paired t-test on the differences of matched seeds, Welch's unequal-variance t-test, Holm's step-down
 // correction for a family of comparisons, and the two one-sided tests (TOST) for equivalence within a
 // stated margin. Compare and Equivalence pick the paired test when both samples hold the same seeds

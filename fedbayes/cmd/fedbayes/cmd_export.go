@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -18,7 +19,7 @@ func init() {
 // runs, read through the checks `fedbayes table` uses, as one row per (run, round).
 func runExport(args []string, stdout io.Writer) error {
 	fs := newFlagSet("export", "RESULTS_DIR...", stdout)
-	format := fs.String("format", results.ExportCSV, "output format: csv (empty cell for a missing or non-finite value) or jsonl (one JSON object a line, null for those)")
+	format := fs.String("format", report.ExportCSV, "output format: csv (empty cell for a missing or non-finite value) or jsonl (one JSON object a line, null for those)")
 	out := fs.String("o", "", "write to this file (atomically) instead of standard output")
 	if err := parseArgs(fs, args, nil); err != nil {
 		return err
@@ -26,8 +27,8 @@ func runExport(args []string, stdout io.Writer) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: give at least one results directory", errUsage)
 	}
-	if *format != results.ExportCSV && *format != results.ExportJSONL {
-		return fmt.Errorf("%w: -format %q is not %s or %s", errUsage, *format, results.ExportCSV, results.ExportJSONL)
+	if *format != report.ExportCSV && *format != report.ExportJSONL {
+		return fmt.Errorf("%w: -format %q is not %s or %s", errUsage, *format, report.ExportCSV, report.ExportJSONL)
 	}
 	runs, skipped, err := results.LoadWith(results.LoadOptions{Expect: engine.ExpectedRounds}, fs.Args()...)
 	if err != nil {
@@ -39,7 +40,7 @@ func runExport(args []string, stdout io.Writer) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no completed runs in %s (%d skipped)", strings.Join(fs.Args(), ", "), len(skipped))
 	}
-	tab, err := results.NewTidy(runs)
+	tab, err := report.NewTidy(runs)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,9 @@ import (
 	"fedbayes.dev/fedbayes/data"
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/presets"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
+	"fedbayes.dev/fedbayes/stats"
 	"fedbayes.dev/fedbayes/strategy"
 )
 
@@ -173,9 +175,9 @@ func (f aliasFlags) run(spec *engine.Spec, arg string, stdout io.Writer, noFigur
 }
 
 // summaryTable tabulates the runs of one engine.Run (sum.Runs, read from their directories, so that
-// other runs in the results folder stay out) with rows and cols as results.TableSpec and metrics as
-// results.ParseColumns reads them.
-func summaryTable(sum *engine.Summary, rows, cols []string, metrics string) (*results.Table, error) {
+// other runs in the results folder stay out) with rows and cols as report.TableSpec and metrics as
+// report.ParseColumns reads them.
+func summaryTable(sum *engine.Summary, rows, cols []string, metrics string) (*report.Table, error) {
 	var runs []results.Run
 	for _, r := range sum.Runs {
 		run, err := results.ReadRun(r.Dir)
@@ -184,11 +186,11 @@ func summaryTable(sum *engine.Summary, rows, cols []string, metrics string) (*re
 		}
 		runs = append(runs, run)
 	}
-	columns, err := results.ParseColumns(metrics)
+	columns, err := report.ParseColumns(metrics)
 	if err != nil {
 		return nil, err
 	}
-	return results.NewTable(runs, results.TableSpec{Rows: rows, Cols: cols, Metrics: columns})
+	return report.NewTable(runs, report.TableSpec{Rows: rows, Cols: cols, Metrics: columns})
 }
 
 // parseSeeds reads a -seeds flag: comma-separated integers.
@@ -231,7 +233,7 @@ func printPredictiveTable(w io.Writer, regression bool, dir string, sum *engine.
 	}
 	sort.Strings(hs)
 	for _, h := range hs {
-		s, err := results.Summarize(betas[h])
+		s, err := stats.Summarize(betas[h])
 		if err != nil {
 			return err
 		}

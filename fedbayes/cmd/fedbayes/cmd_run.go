@@ -16,6 +16,7 @@ import (
 	"fedbayes.dev/fedbayes/engine"
 	"fedbayes.dev/fedbayes/presets"
 	"fedbayes.dev/fedbayes/progress"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -227,12 +228,12 @@ func printRunSummary(w io.Writer, sum *engine.Summary) {
 	if regression {
 		first = results.MSE
 	}
-	health := make([]results.Health, len(sum.Runs))
+	health := make([]report.Health, len(sum.Runs))
 	names := make([]string, len(sum.Runs))
 	for i, r := range sum.Runs {
 		names[i] = results.RunName(r.Setting, r.Seed)
 		if run, err := results.ReadRun(r.Dir); err == nil {
-			health[i] = results.RunHealth(run)
+			health[i] = report.RunHealth(run)
 		}
 	}
 	fmt.Fprintf(tw, "setting\tseed\tstate\tround\t%s\tnll\tece\tvariances\tnote\n", first)

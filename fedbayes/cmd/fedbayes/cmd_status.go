@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"fedbayes.dev/fedbayes/cluster"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 )
 
@@ -76,10 +77,10 @@ func runStatus(args []string, stdout io.Writer) error {
 }
 
 // runsHealth reads, for every run of rep that has rows, whether its variances learned
-// (results.RunHealth); runs without rows, or that cannot be read (their state says why), get the
+// (report.RunHealth); runs without rows, or that cannot be read (their state says why), get the
 // zero Health.
-func runsHealth(dir string, rep *cluster.Report) []results.Health {
-	out := make([]results.Health, len(rep.Runs))
+func runsHealth(dir string, rep *cluster.Report) []report.Health {
+	out := make([]report.Health, len(rep.Runs))
 	for i, r := range rep.Runs {
 		switch r.State {
 		case cluster.Done, cluster.Diverged, cluster.Interrupted:
@@ -90,26 +91,26 @@ func runsHealth(dir string, rep *cluster.Report) []results.Health {
 		if err != nil || len(run.Rows) == 0 {
 			continue
 		}
-		out[i] = results.RunHealth(run)
+		out[i] = report.RunHealth(run)
 	}
 	return out
 }
 
-// printHealth flags the runs whose variances did not learn (results.Health.Flagged), in words: one
+// printHealth flags the runs whose variances did not learn (report.Health.Flagged), in words: one
 // line each when verbose, else their count and the first one's message; and counts the runs recorded
 // before health was measured. names[i] names the run of health[i]; more says where the other flagged
 // runs are listed.
-func printHealth(w io.Writer, names []string, health []results.Health, verbose bool, more string) {
+func printHealth(w io.Writer, names []string, health []report.Health, verbose bool, more string) {
 	var flagged, unmeasured []int
 	variational := 0
 	for i, h := range health {
 		switch {
 		case h.Flagged():
 			flagged = append(flagged, i)
-		case h.State == results.HealthUnmeasured:
+		case h.State == report.HealthUnmeasured:
 			unmeasured = append(unmeasured, i)
 		}
-		if h.State != "" && h.State != results.HealthNotVariational {
+		if h.State != "" && h.State != report.HealthNotVariational {
 			variational++
 		}
 	}

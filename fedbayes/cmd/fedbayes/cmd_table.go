@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -23,7 +24,7 @@ func runTable(args []string, stdout io.Writer) error {
 	cols := fs.String("cols", "", "comma-separated labels that split the columns (e.g. dataset,partition); labels whose values differ within a cell are added")
 	format := fs.String("format", "markdown", "output format: markdown or latex")
 	out := fs.String("o", "", "write the table to this file (atomically) instead of standard output")
-	digits := fs.Int("digits", results.DefaultDigits, "decimals in each cell")
+	digits := fs.Int("digits", report.DefaultDigits, "decimals in each cell")
 	bold := fs.String("bold", "significant", "bold rule: significant (not significantly worse than the best, where some cell is: two-sided t-test against the best, paired by seed where cells ran the same seeds and Welch's otherwise, Holm-corrected per column; docs/statistics.md), overlap (mean ± SE overlaps the best's, Ozer et al. 2022), best-se (within the best's SE) or none")
 	level := fs.Float64("level", stats.DefaultLevel, "significance level of -bold significant")
 	clean := fs.Bool("clean", false, "leave out (and name) runs whose binary was built from a modified tree (git_dirty in run.json)")
@@ -34,15 +35,15 @@ func runTable(args []string, stdout io.Writer) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: give at least one results directory", errUsage)
 	}
-	columns, err := results.ParseColumns(*metrics)
+	columns, err := report.ParseColumns(*metrics)
 	if err != nil {
 		return fmt.Errorf("%w: -metrics: %v", errUsage, err)
 	}
-	rule, err := results.ParseBoldRule(*bold)
+	rule, err := report.ParseBoldRule(*bold)
 	if err != nil {
 		return fmt.Errorf("%w: -bold: %v", errUsage, err)
 	}
-	rowOrder, err := results.ParseRowOrder(*order)
+	rowOrder, err := report.ParseRowOrder(*order)
 	if err != nil {
 		return fmt.Errorf("%w: -order: %v", errUsage, err)
 	}
@@ -73,11 +74,11 @@ func runTable(args []string, stdout io.Writer) error {
 	if len(rowLabels) == 0 {
 		rowLabels = []string{results.SettingLabel}
 	}
-	if mixed := results.MixedLabels(append(append([]results.Run{}, runs...), diverged...), append(append([]string{}, rowLabels...), colLabels...)); len(mixed) > 0 {
+	if mixed := report.MixedLabels(append(append([]results.Run{}, runs...), diverged...), append(append([]string{}, rowLabels...), colLabels...)); len(mixed) > 0 {
 		fmt.Fprintf(notes, "fedbayes table: columns also split by %s: its values differ between runs of one cell (give -cols to choose the split)\n", strings.Join(mixed, ", "))
 		colLabels = append(colLabels, mixed...)
 	}
-	tab, err := results.NewTable(runs, results.TableSpec{Rows: rowLabels, Cols: colLabels,
+	tab, err := report.NewTable(runs, report.TableSpec{Rows: rowLabels, Cols: colLabels,
 		Metrics: columns, Bold: rule, Order: rowOrder, Digits: *digits, Level: *level, Diverged: diverged})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fedbayes.dev/fedbayes/aggregate"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
@@ -265,7 +266,7 @@ func TestTableRuleOrderIsTheAggregatePackages(t *testing.T) {
 			want = append(want, string(r))
 		}
 	}
-	if strings.Join(results.RuleOrder, ",") != strings.Join(want, ",") {
-		t.Errorf("results.RuleOrder %v, aggregate.Rules %v", results.RuleOrder, want)
+	if strings.Join(report.RuleOrder, ",") != strings.Join(want, ",") {
+		t.Errorf("report.RuleOrder %v, aggregate.Rules %v", report.RuleOrder, want)
 	}
 }

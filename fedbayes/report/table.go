@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
 
@@ -47,7 +48,7 @@ func ParseBoldRule(s string) (BoldRule, error) {
 	case "none":
 		return BoldNothing, nil
 	}
-	return 0, fmt.Errorf("results: bold rule %q is not one of significant, overlap, best-se, none", s)
+	return 0, fmt.Errorf("report: bold rule %q is not one of significant, overlap, best-se, none", s)
 }
 
 // DefaultDigits is the number of decimals of table cells when TableSpec.Digits is 0.
@@ -73,16 +74,16 @@ type TableSpec struct {
 	Digits int
 	// Level is the significance level of BoldSignificant (0 means stats.DefaultLevel).
 	Level float64
-	// Diverged are runs that diverged (LoadFinished returns them): no mean holds them, but each is
+	// Diverged are runs that diverged (results.LoadFinished returns them): no mean holds them, but each is
 	// shown: a cell whose runs all diverged reads "diverged" rather than vanishing, and the note
 	// names the diverged seeds left out of each cell's mean.
-	Diverged []Run
+	Diverged []results.Run
 }
 
 // Cell is one table cell.
 type Cell struct {
 	// Summary is the metric over the seeds of the cell's runs.
-	Summary
+	stats.Summary
 	// Present is false when no run has the cell's row and column labels, or when none of them
 	// records the metric (e.g. the learned spread of a deterministic FedAvg row); shown as a dash.
 	Present bool
@@ -127,7 +128,7 @@ type Table struct {
 	// Columns and Rows hold the content.
 	Columns []TableColumn
 	Rows    []TableRow
-	// Budgets are the distinct budgets the runs' specs state (Meta.Budget), sorted; Note prints them.
+	// Budgets are the distinct budgets the runs' specs state (results.Meta.Budget), sorted; Note prints them.
 	Budgets []string
 	// Tests counts the comparisons BoldSignificant made, by the test applied (paired or Welch), and
 	// Untestable those it could not make; SingleRun says some cell of one run was left unbolded (it
@@ -140,34 +141,34 @@ type Table struct {
 // NewTable summarises runs into a table. It is an error if there are no runs or metrics, if a
 // run lacks a grouping label, if some but not all runs of a cell record a metric in their final
 // row, or if a cell holds a seed twice. A cell whose runs all lack the metric shows a dash.
-func NewTable(runs []Run, spec TableSpec) (*Table, error) {
+func NewTable(runs []results.Run, spec TableSpec) (*Table, error) {
 	if len(spec.Rows) == 0 {
-		spec.Rows = []string{SettingLabel}
+		spec.Rows = []string{results.SettingLabel}
 	}
 	if spec.Digits == 0 {
 		spec.Digits = DefaultDigits
 	}
 	if spec.Digits < 0 || spec.Digits > 12 {
-		return nil, fmt.Errorf("results: table digits %d not in 1..12", spec.Digits)
+		return nil, fmt.Errorf("report: table digits %d not in 1..12", spec.Digits)
 	}
 	if spec.Level == 0 {
 		spec.Level = stats.DefaultLevel
 	}
 	if !(spec.Level > 0 && spec.Level < 1) {
-		return nil, fmt.Errorf("results: significance level %v not in (0, 1)", spec.Level)
+		return nil, fmt.Errorf("report: significance level %v not in (0, 1)", spec.Level)
 	}
 	if len(spec.Metrics) == 0 {
-		return nil, fmt.Errorf("results: table without metrics")
+		return nil, fmt.Errorf("report: table without metrics")
 	}
 	seen := map[string]bool{}
 	for _, m := range spec.Metrics {
 		if m.Metric == "" || seen[m.Metric] {
-			return nil, fmt.Errorf("results: table metric %q is empty or given twice", m.Metric)
+			return nil, fmt.Errorf("report: table metric %q is empty or given twice", m.Metric)
 		}
 		seen[m.Metric] = true
 	}
 	by := append(append([]string{}, spec.Rows...), spec.Cols...)
-	all := append(append([]Run{}, runs...), spec.Diverged...)
+	all := append(append([]results.Run{}, runs...), spec.Diverged...)
 	groups, err := GroupRuns(all, by) // also checks the labels (none twice, no "seed")
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 		kept := g
 		kept.Runs = nil
 		for _, run := range g.Runs {
-			if run.Status.State == Diverged {
+			if run.Status.State == results.Diverged {
 				diverged = append(diverged, run.Meta.Seed)
 				continue
 			}
@@ -229,7 +230,7 @@ func NewTable(runs []Run, spec TableSpec) (*Table, error) {
 	}
 	for _, m := range spec.Metrics {
 		if len(runs) > 0 && !t.records(m.Metric) { // with every run diverged, every cell says so
-			return nil, fmt.Errorf("results: no run records metric %q in its final row (they record %s)", m.Metric, strings.Join(finalMetrics(runs), ", "))
+			return nil, fmt.Errorf("report: no run records metric %q in its final row (they record %s)", m.Metric, strings.Join(finalMetrics(runs), ", "))
 		}
 	}
 	for j, col := range t.Columns {
@@ -261,12 +262,12 @@ func worseHealth(a, b Health) Health {
 // cellSummary summarises the final value of metric over the group's runs and returns the values
 // with their seeds; present is false when none of them records it. Some recording it and some not
 // is an error naming a run without it.
-func cellSummary(g Group, metric string) (s Summary, sample stats.Sample, present bool, err error) {
-	var lacking []Run
+func cellSummary(g Group, metric string) (s stats.Summary, sample stats.Sample, present bool, err error) {
+	var lacking []results.Run
 	for _, r := range g.Runs {
 		if len(r.Rows) == 0 {
 			_, err := r.Final(metric)
-			return Summary{}, stats.Sample{}, false, err
+			return stats.Summary{}, stats.Sample{}, false, err
 		}
 		if !hasMetric(r.Rows[len(r.Rows)-1], metric) {
 			lacking = append(lacking, r)
@@ -274,16 +275,16 @@ func cellSummary(g Group, metric string) (s Summary, sample stats.Sample, presen
 	}
 	switch len(lacking) {
 	case len(g.Runs):
-		return Summary{}, stats.Sample{}, false, nil
+		return stats.Summary{}, stats.Sample{}, false, nil
 	case 0:
 		if sample, err = g.Sample(metric); err != nil {
-			return Summary{}, stats.Sample{}, false, err
+			return stats.Summary{}, stats.Sample{}, false, err
 		}
-		s, err = Summarize(sample.Values)
+		s, err = stats.Summarize(sample.Values)
 		return s, sample, err == nil, err
 	}
 	_, err = lacking[0].Final(metric)
-	return Summary{}, stats.Sample{}, false, fmt.Errorf("results: group %s: %d of %d runs record metric %q, not all: %w", g.Name(), len(g.Runs)-len(lacking), len(g.Runs), metric, err)
+	return stats.Summary{}, stats.Sample{}, false, fmt.Errorf("report: group %s: %d of %d runs record metric %q, not all: %w", g.Name(), len(g.Runs)-len(lacking), len(g.Runs), metric, err)
 }
 
 // records reports whether some cell of a column of metric is present.
@@ -302,7 +303,7 @@ func (t *Table) records(metric string) bool {
 }
 
 // finalMetrics lists the metric names of the runs' final rows, sorted.
-func finalMetrics(runs []Run) []string {
+func finalMetrics(runs []results.Run) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, r := range runs {
@@ -319,7 +320,7 @@ func finalMetrics(runs []Run) []string {
 	return names
 }
 
-func hasMetric(r Row, metric string) bool {
+func hasMetric(r results.Row, metric string) bool {
 	_, ok := r.Metrics[metric]
 	return ok
 }
@@ -345,12 +346,12 @@ func seOrZero(se float64) float64 {
 }
 
 // markBest sets Bold on the best cells of column j (see BoldRule).
-func (t *Table) markBest(j int, d Direction) {
-	if d == NoDirection || t.Spec.Bold == BoldNothing {
+func (t *Table) markBest(j int, d results.Direction) {
+	if d == results.NoDirection || t.Spec.Bold == BoldNothing {
 		return
 	}
 	sign := 1.0 // compare on sign*mean, higher is better
-	if d == LowerIsBetter {
+	if d == results.LowerIsBetter {
 		sign = -1
 	}
 	var best *Cell
@@ -458,7 +459,7 @@ func (t *Table) hasDash() bool {
 // budgets lists the distinct budgets stated by the runs' specs, sorted, each with the seeds the
 // table holds (budgetAsRun): a spec states the seeds it lists, but a sweep run in part (fedbayes run
 // -task-index, a Slurm array still running, a diverged seed) leaves fewer in the table.
-func budgets(runs []Run) []string {
+func budgets(runs []results.Run) []string {
 	seeds := map[string]map[string]map[int64]bool{} // budget -> setting -> seeds
 	for _, r := range runs {
 		b := r.Meta.Budget()

@@ -1,9 +1,11 @@
-package results
+package report
 
 import (
 	"math"
 	"strconv"
 	"strings"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // formatNumber formats a cell number with digits decimals; non-finite values as NaN, inf, -inf.
@@ -54,7 +56,7 @@ var markdownEscaper = strings.NewReplacer(`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, 
 // no-break spaces (U+00A0), so it never wraps.
 func (t *Table) Markdown() string {
 	var b strings.Builder
-	arrows := map[Direction]string{HigherIsBetter: " ↑", LowerIsBetter: " ↓"}
+	arrows := map[results.Direction]string{results.HigherIsBetter: " ↑", results.LowerIsBetter: " ↓"}
 	head := make([]string, 0, len(t.Spec.Rows)+len(t.Columns))
 	for _, r := range t.Spec.Rows {
 		head = append(head, markdownEscaper.Replace(r))
@@ -129,7 +131,7 @@ func (t *Table) LaTeX() string {
 		}
 		b.WriteString(strings.Join(cells, " & ") + " \\\\\n" + strings.Join(rules, " ") + "\n")
 	}
-	arrows := map[Direction]string{HigherIsBetter: " $\\uparrow$", LowerIsBetter: " $\\downarrow$"}
+	arrows := map[results.Direction]string{results.HigherIsBetter: " $\\uparrow$", results.LowerIsBetter: " $\\downarrow$"}
 	head := make([]string, 0, nr+len(t.Columns))
 	for _, r := range t.Spec.Rows {
 		head = append(head, latexEscaper.Replace(r))

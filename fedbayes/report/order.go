@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func ParseRowOrder(s string) (RowOrder, error) {
 	case "sorted":
 		return OrderSorted, nil
 	}
-	return 0, fmt.Errorf("results: row order %q is not one of paper, sorted", s)
+	return 0, fmt.Errorf("report: row order %q is not one of paper, sorted", s)
 }
 
 // baselineNames are the baselines of the papers' tables, in the order they come first: FedAvg

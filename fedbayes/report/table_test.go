@@ -1,14 +1,16 @@
-package results
+package report
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // finalRun is a run whose last row holds the given metrics.
-func finalRun(setting string, labels map[string]string, seed int64, metrics map[string]float64) Run {
-	return runOf(setting, labels, seed, Row{Round: 10, Metrics: metrics})
+func finalRun(setting string, labels map[string]string, seed int64, metrics map[string]float64) results.Run {
+	return runOf(setting, labels, seed, results.Row{Round: 10, Metrics: metrics})
 }
 
 // boldRuns has four settings whose accuracy and NLL over seeds are hand-computed (dyadic values,
@@ -18,11 +20,11 @@ func finalRun(setting string, labels map[string]string, seed int64, metrics map[
 //	B: acc 0.71875 ± 0.03125          nll 0.4375  ± 0.0625 (best)
 //	C: acc 0.5625  ± 0.0625           nll 0.6875  ± 0.0625
 //	D: acc 0.765625 (one seed)        nll 0.46875 (one seed)
-func boldRuns() []Run {
+func boldRuns() []results.Run {
 	m := func(acc, nll float64) map[string]float64 {
-		return map[string]float64{Accuracy: acc, NLL: nll, Spread: 1}
+		return map[string]float64{results.Accuracy: acc, results.NLL: nll, results.Spread: 1}
 	}
-	return []Run{
+	return []results.Run{
 		finalRun("A", nil, 1, m(0.75, 0.5)), finalRun("A", nil, 2, m(0.8125, 0.5)),
 		finalRun("B", nil, 1, m(0.6875, 0.375)), finalRun("B", nil, 2, m(0.75, 0.5)),
 		finalRun("C", nil, 1, m(0.5, 0.625)), finalRun("C", nil, 2, m(0.625, 0.75)),
@@ -31,7 +33,7 @@ func boldRuns() []Run {
 }
 
 func TestBoldRules(t *testing.T) {
-	cols := []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}, {Spread, NoDirection}}
+	cols := []Column{{results.Accuracy, results.HigherIsBetter}, {results.NLL, results.LowerIsBetter}, {results.Spread, results.NoDirection}}
 	tests := []struct {
 		rule BoldRule
 		// want holds the bold settings per column, e.g. "ABD".
@@ -72,12 +74,12 @@ func TestBoldRules(t *testing.T) {
 }
 
 func TestBoldIgnoresNonFinite(t *testing.T) {
-	runs := []Run{
-		finalRun("A", nil, 1, map[string]float64{NLL: math.Inf(1)}),
-		finalRun("B", nil, 1, map[string]float64{NLL: 0.9}),
-		finalRun("C", nil, 1, map[string]float64{NLL: math.NaN()}),
+	runs := []results.Run{
+		finalRun("A", nil, 1, map[string]float64{results.NLL: math.Inf(1)}),
+		finalRun("B", nil, 1, map[string]float64{results.NLL: 0.9}),
+		finalRun("C", nil, 1, map[string]float64{results.NLL: math.NaN()}),
 	}
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{NLL, LowerIsBetter}}, Bold: BoldOverlap})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.NLL, results.LowerIsBetter}}, Bold: BoldOverlap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestBoldIgnoresNonFinite(t *testing.T) {
 func noBreak(s string) string { return strings.ReplaceAll(s, "{±}", nbsp+"±"+nbsp) }
 
 func TestMarkdownGolden(t *testing.T) {
-	tab, err := NewTable(boldRuns()[:4], TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}}, Digits: 5})
+	tab, err := NewTable(boldRuns()[:4], TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}, {results.NLL, results.LowerIsBetter}}, Digits: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,17 +119,19 @@ _Final-round mean ± standard error (sample sd / sqrt(n)) over 2 seeds per cell.
 
 func TestLaTeXGoldenWithColumnLabels(t *testing.T) {
 	l := func(rule, ds string) map[string]string { return map[string]string{"rule": rule, "dataset": ds} }
-	m := func(acc float64) map[string]float64 { return map[string]float64{Accuracy: acc, ECE: 1 - acc} }
+	m := func(acc float64) map[string]float64 {
+		return map[string]float64{results.Accuracy: acc, results.ECE: 1 - acc}
+	}
 	// eaa's fmnist seed 2 is 0.6 (it was 0.5 under the former 2-SE rule): paired by seed with fed_avg,
 	// the differences {.25, .275} give t = .2625/.0125 = 21 on 1 df, p = 1 - 2/π atan 21 = .030, so
 	// fed_avg stays bold in both columns; with {.25, .375}, t = 5 and p = .126 on two seeds.
-	runs := []Run{
+	runs := []results.Run{
 		finalRun("x1", l("fed_avg", "fmnist"), 1, m(0.75)), finalRun("x1", l("fed_avg", "fmnist"), 2, m(0.875)),
 		finalRun("x2", l("eaa", "fmnist"), 1, m(0.5)), finalRun("x2", l("eaa", "fmnist"), 2, m(0.6)),
 		finalRun("x3", l("eaa", "svhn&50%"), 1, m(0.25)), finalRun("x3", l("eaa", "svhn&50%"), 2, m(0.5)),
 	}
 	tab, err := NewTable(runs, TableSpec{Rows: []string{"rule"}, Cols: []string{"dataset"},
-		Metrics: []Column{{Accuracy, HigherIsBetter}, {ECE, LowerIsBetter}}, Digits: 4})
+		Metrics: []Column{{results.Accuracy, results.HigherIsBetter}, {results.ECE, results.LowerIsBetter}}, Digits: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,24 +169,24 @@ func TestEscapers(t *testing.T) {
 
 func TestTableErrors(t *testing.T) {
 	runs := boldRuns()
-	acc := []Column{{Accuracy, HigherIsBetter}}
+	acc := []Column{{results.Accuracy, results.HigherIsBetter}}
 	tests := []struct {
 		name string
-		runs []Run
+		runs []results.Run
 		spec TableSpec
 		want string
 	}{
 		{"no runs", nil, TableSpec{Metrics: acc}, "no runs"},
 		{"no metrics", runs, TableSpec{}, "without metrics"},
 		{"metric twice", runs, TableSpec{Metrics: append(acc, acc...)}, "given twice"},
-		{"missing metric", runs, TableSpec{Metrics: []Column{{Brier, LowerIsBetter}}}, `no run records metric "brier" in its final row (they record accuracy, nll, spread)`},
-		{"metric in some runs of a cell", []Run{finalRun("A", nil, 1, map[string]float64{Spread: 1}), finalRun("A", nil, 2, map[string]float64{Accuracy: 0.5})},
-			TableSpec{Metrics: []Column{{Spread, NoDirection}}}, `group setting=A: 1 of 2 runs record metric "spread", not all`},
+		{"missing metric", runs, TableSpec{Metrics: []Column{{results.Brier, results.LowerIsBetter}}}, `no run records metric "brier" in its final row (they record accuracy, nll, spread)`},
+		{"metric in some runs of a cell", []results.Run{finalRun("A", nil, 1, map[string]float64{results.Spread: 1}), finalRun("A", nil, 2, map[string]float64{results.Accuracy: 0.5})},
+			TableSpec{Metrics: []Column{{results.Spread, results.NoDirection}}}, `group setting=A: 1 of 2 runs record metric "spread", not all`},
 		{"missing label", runs, TableSpec{Rows: []string{"rule"}, Metrics: acc}, `no label "rule"`},
 		{"label in rows and cols", runs, TableSpec{Rows: []string{"setting"}, Cols: []string{"setting"}, Metrics: acc}, "given twice"},
 		{"seed as label", runs, TableSpec{Cols: []string{"seed"}, Metrics: acc}, "seeds are what a group summarises"},
 		{"digits", runs, TableSpec{Metrics: acc, Digits: 13}, "digits 13"},
-		{"run without rows", []Run{runOf("s", nil, 1)}, TableSpec{Metrics: acc}, "has no rows"},
+		{"run without rows", []results.Run{runOf("s", nil, 1)}, TableSpec{Metrics: acc}, "has no rows"},
 	}
 	for _, tc := range tests {
 		_, err := NewTable(tc.runs, tc.spec)
@@ -201,7 +205,7 @@ func TestParseColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Column{{Accuracy, HigherIsBetter}, {NLL, LowerIsBetter}, {Spread, NoDirection}, {"tpr", HigherIsBetter}, {"time", LowerIsBetter}}
+	want := []Column{{results.Accuracy, results.HigherIsBetter}, {results.NLL, results.LowerIsBetter}, {results.Spread, results.NoDirection}, {"tpr", results.HigherIsBetter}, {"time", results.LowerIsBetter}}
 	if len(cols) != len(want) {
 		t.Fatalf("%v", cols)
 	}
@@ -227,11 +231,11 @@ func TestParseColumns(t *testing.T) {
 // TestTableNoteBudget checks that the note states the budgets of the runs' specs, engine-style
 // (top-level "budget") and predictive-style (inside "spec"), with the seeds that ran.
 func TestTableNoteBudget(t *testing.T) {
-	withSpec := func(r Run, spec string) Run {
+	withSpec := func(r results.Run, spec string) results.Run {
 		r.Meta.Spec = []byte(spec)
 		return r
 	}
-	m := map[string]float64{Accuracy: 0.5}
+	m := map[string]float64{results.Accuracy: 0.5}
 	for _, tc := range []struct {
 		specs []string
 		want  string
@@ -244,8 +248,8 @@ func TestTableNoteBudget(t *testing.T) {
 		{[]string{`{"budget":"digits: T=2, 2 seeds"}`, `{"budget":"digits: T=2, 2 seeds"}`}, " Budget: digits: T=2, 2 seeds."},
 		{[]string{`{"budget":"digits: T=2, 3 seeds"}`, `{"budget":"digits: T=2, 1 seed"}`}, " Budgets: digits: T=2, 1 seed; digits: T=2, 3 seeds (1 in this table)."},
 	} {
-		runs := []Run{withSpec(finalRun("A", nil, 1, m), tc.specs[0]), withSpec(finalRun("A", nil, 2, m), tc.specs[1])}
-		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+		runs := []results.Run{withSpec(finalRun("A", nil, 1, m), tc.specs[0]), withSpec(finalRun("A", nil, 2, m), tc.specs[1])}
+		tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 		if err != nil {
 			t.Fatal(err)
 		}

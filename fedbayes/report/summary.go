@@ -1,55 +1,21 @@
-package results
+package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
-
-// Summary is a metric summarised over seeds.
-type Summary struct {
-	// Mean is the sample mean.
-	Mean float64
-	// SE is the standard error of the mean, s/sqrt(n) with s the sample standard deviation (n-1
-	// denominator); NaN when n = 1, where it is undefined.
-	SE float64
-	// N is the number of values (seeds).
-	N int
-}
-
-// Summarize returns the mean and standard error of values (see Summary). A non-finite value makes
-// the mean non-finite, as it should: a diverged seed is not averaged away.
-func Summarize(values []float64) (Summary, error) {
-	n := len(values)
-	if n == 0 {
-		return Summary{}, fmt.Errorf("results: summary of no values")
-	}
-	var sum float64
-	for _, v := range values {
-		sum += v
-	}
-	mean := sum / float64(n)
-	if n == 1 {
-		return Summary{Mean: mean, SE: math.NaN(), N: 1}, nil
-	}
-	var ss float64 // two passes: stable for values far from zero
-	for _, v := range values {
-		ss += (v - mean) * (v - mean)
-	}
-	sd := math.Sqrt(ss / float64(n-1))
-	return Summary{Mean: mean, SE: sd / math.Sqrt(float64(n)), N: n}, nil
-}
 
 // Group is a set of runs that share the values of some labels; its runs differ in their seeds.
 type Group struct {
 	// By names the grouping labels; Key holds their values, in the same order.
 	By, Key []string
 	// Runs are the runs of the group, one per seed.
-	Runs []Run
+	Runs []results.Run
 }
 
 // Name joins the key as "label=value, ...".
@@ -73,17 +39,17 @@ func (g Group) Seeds() []int64 {
 // checkGroupLabels checks names usable for grouping.
 func checkGroupLabels(by []string) error {
 	if len(by) == 0 {
-		return fmt.Errorf("results: no grouping labels given (use %q to group by setting name)", SettingLabel)
+		return fmt.Errorf("report: no grouping labels given (use %q to group by setting name)", results.SettingLabel)
 	}
 	seen := map[string]bool{}
 	for _, b := range by {
 		switch {
 		case b == "seed":
-			return fmt.Errorf("results: %q cannot be a grouping label: seeds are what a group summarises", b)
+			return fmt.Errorf("report: %q cannot be a grouping label: seeds are what a group summarises", b)
 		case strings.TrimSpace(b) == "":
-			return fmt.Errorf("results: empty grouping label")
+			return fmt.Errorf("report: empty grouping label")
 		case seen[b]:
-			return fmt.Errorf("results: grouping label %q given twice", b)
+			return fmt.Errorf("report: grouping label %q given twice", b)
 		}
 		seen[b] = true
 	}
@@ -91,12 +57,12 @@ func checkGroupLabels(by []string) error {
 }
 
 // labelKey returns the values of the labels by for run r.
-func labelKey(r Run, by []string) ([]string, error) {
+func labelKey(r results.Run, by []string) ([]string, error) {
 	key := make([]string, len(by))
 	for i, b := range by {
 		v, ok := r.Meta.Label(b)
 		if !ok {
-			return nil, fmt.Errorf("results: run %s has no label %q (has %v)", r.Dir, b, r.Meta.LabelNames())
+			return nil, fmt.Errorf("report: run %s has no label %q (has %v)", r.Dir, b, r.Meta.LabelNames())
 		}
 		key[i] = v
 	}
@@ -104,15 +70,15 @@ func labelKey(r Run, by []string) ([]string, error) {
 }
 
 // GroupRuns groups runs by the values of the labels in by ("setting" is the setting name, other
-// names are Meta.Labels keys). It is an error if a run lacks a label, or if one group holds the
+// names are results.Meta.Labels keys). It is an error if a run lacks a label, or if one group holds the
 // same seed twice (two runs that the labels do not tell apart). Groups are sorted by key, values
 // that are numbers in numeric order.
-func GroupRuns(runs []Run, by []string) ([]Group, error) {
+func GroupRuns(runs []results.Run, by []string) ([]Group, error) {
 	if err := checkGroupLabels(by); err != nil {
 		return nil, err
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("results: no runs to group")
+		return nil, fmt.Errorf("report: no runs to group")
 	}
 	index := map[string]int{}
 	var groups []Group
@@ -130,7 +96,7 @@ func GroupRuns(runs []Run, by []string) ([]Group, error) {
 		}
 		for _, other := range groups[i].Runs {
 			if other.Meta.Seed == r.Meta.Seed {
-				return nil, fmt.Errorf("results: group %s holds seed %d twice (%s and %s); group by a label that tells them apart",
+				return nil, fmt.Errorf("report: group %s holds seed %d twice (%s and %s); group by a label that tells them apart",
 					groups[i].Name(), r.Meta.Seed, other.Dir, r.Dir)
 			}
 		}
@@ -157,12 +123,12 @@ func lessKey(a, b []string) bool {
 }
 
 // Summarize returns the final value of metric (see Run.Final) summarised over the group's runs.
-func (g Group) Summarize(metric string) (Summary, error) {
+func (g Group) Summarize(metric string) (stats.Summary, error) {
 	s, err := g.Sample(metric)
 	if err != nil {
-		return Summary{}, err
+		return stats.Summary{}, err
 	}
-	return Summarize(s.Values)
+	return stats.Summarize(s.Values)
 }
 
 // Sample returns the final value of metric (see Run.Final) of each of the group's runs with the
@@ -170,7 +136,7 @@ func (g Group) Summarize(metric string) (Summary, error) {
 // by seed where two groups ran the same seeds.
 func (g Group) Sample(metric string) (stats.Sample, error) {
 	if len(g.Runs) == 0 {
-		return stats.Sample{}, fmt.Errorf("results: group %s is empty", g.Name())
+		return stats.Sample{}, fmt.Errorf("report: group %s is empty", g.Name())
 	}
 	s := stats.Sample{Seeds: g.Seeds(), Values: make([]float64, len(g.Runs))}
 	for i, r := range g.Runs {
@@ -193,7 +159,7 @@ type Curve struct {
 	Rounds []int
 	// Points summarise the metric at each round over the runs that evaluated it then (N tells how
 	// many did).
-	Points []Summary
+	Points []stats.Summary
 }
 
 // Curve returns the per-round mean and standard error of metric over the group's runs. It is an
@@ -208,7 +174,7 @@ func (g Group) Curve(metric string) (Curve, error) {
 		}
 	}
 	if len(byRound) == 0 {
-		return Curve{}, fmt.Errorf("results: group %s: no run recorded metric %q", g.Name(), metric)
+		return Curve{}, fmt.Errorf("report: group %s: no run recorded metric %q", g.Name(), metric)
 	}
 	c := Curve{Group: g, Metric: metric}
 	for round := range byRound {
@@ -216,7 +182,7 @@ func (g Group) Curve(metric string) (Curve, error) {
 	}
 	sort.Ints(c.Rounds)
 	for _, round := range c.Rounds {
-		s, _ := Summarize(byRound[round]) // never empty
+		s, _ := stats.Summarize(byRound[round]) // never empty
 		c.Points = append(c.Points, s)
 	}
 	return c, nil
@@ -224,7 +190,7 @@ func (g Group) Curve(metric string) (Curve, error) {
 
 // Curves groups runs by the labels in by (see GroupRuns) and returns each group's learning curve
 // of metric (see Group.Curve), in group order.
-func Curves(runs []Run, by []string, metric string) ([]Curve, error) {
+func Curves(runs []results.Run, by []string, metric string) ([]Curve, error) {
 	groups, err := GroupRuns(runs, by)
 	if err != nil {
 		return nil, err
@@ -238,13 +204,13 @@ func Curves(runs []Run, by []string, metric string) ([]Curve, error) {
 	return curves, nil
 }
 
-// MixedLabels returns the labels (Meta.Labels names, not "setting") whose values differ between
+// MixedLabels returns the labels (results.Meta.Labels names, not "setting") whose values differ between
 // runs that the labels in by put into one group, so that a table grouped by by alone would average
 // them together (IID and non-IID runs in one cell, for example). Labels are tried in sorted order
 // and each one kept is added to the grouping before the next is tried, so labels that vary
 // together (a partition and its alpha) add only the first. A run without a label counts as a value
 // of its own.
-func MixedLabels(runs []Run, by []string) []string {
+func MixedLabels(runs []results.Run, by []string) []string {
 	cur := append([]string{}, by...)
 	names := map[string]bool{}
 	for _, r := range runs {

@@ -1,51 +1,23 @@
-package results
+package report
 
 import (
 	"fmt"
 	"math"
-)
 
-// Posterior-health metrics of Row.Metrics, recorded by the engine in every row of a run whose global
-// model has Gaussian weights (package metrics, Health; docs/metrics.md). A row holds all of them or
-// none (Row.CheckValues), and holds them only beside Spread.
-const (
-	// SpreadStart is the learned spread (Spread) of the run's initial model, before any training.
-	SpreadStart = "spread_start"
-	// VarMoved is the share of the global model's log-variances that differ from their initial value
-	// by more than HealthThreshold.
-	VarMoved = "var_moved"
-	// VarShift is the mean |log sigma^2 - initial log sigma^2| over the global model's variances.
-	VarShift = "var_shift"
-	// VarClamped is the share of the global model's log-variances at or beyond a bound of the model's
-	// clamp range of log sigma^2 (within metrics.ClampTolerance), where training passes no gradient.
-	VarClamped = "var_clamped"
-	// VarLocalMoved is the share of the round's clients' log-variances that their local training
-	// moved by more than HealthThreshold from the global model they received: whether the data move
-	// the variances at all, whatever the aggregation rule does with them.
-	VarLocalMoved = "var_local_moved"
-	// VarLocalShift is the mean |Delta log sigma^2| of the round's local training over the same
-	// values.
-	VarLocalShift = "var_local_shift"
-	// VarDisagreement is the mean, over the variance parameters, of the standard deviation across the
-	// round's clients of their trained log sigma^2 (0 with one client): rules that combine variances
-	// (EAA, GAA, AALV, CF) differ only where it is not zero.
-	VarDisagreement = "var_disagreement"
+	"fedbayes.dev/fedbayes/results"
 )
-
-// HealthMetrics are the posterior-health metrics, in the order tables and messages list them.
-var HealthMetrics = []string{SpreadStart, VarMoved, VarShift, VarClamped, VarLocalMoved, VarLocalShift, VarDisagreement}
 
 // Thresholds of RunHealth's verdict.
 const (
 	// HealthThreshold is the |Delta log sigma^2| beyond which a variance counts as moved (the value
-	// of metrics.DefaultMovedThreshold, with which the engine computes VarMoved and VarLocalMoved).
+	// of metrics.DefaultMovedThreshold, with which the engine computes results.VarMoved and results.VarLocalMoved).
 	HealthThreshold = 0.1
 	// MinMovedShare is the share of the variances that must have moved beyond HealthThreshold for
-	// them to count as learned: in one round of local training (VarLocalMoved), or from their initial
-	// value in the global model (VarMoved) when local training moves them too (MinLocalShift).
+	// them to count as learned: in one round of local training (results.VarLocalMoved), or from their initial
+	// value in the global model (results.VarMoved) when local training moves them too (MinLocalShift).
 	MinMovedShare = 0.05
 	// MinLocalShift is the mean |Delta log sigma^2| a round of local training must reach in some
-	// recorded row (VarLocalShift) for a global model that moved from its initial value to count as
+	// recorded row (results.VarLocalShift) for a global model that moved from its initial value to count as
 	// learned: a tenth of HealthThreshold a round, which adds up beyond it within a medium budget's
 	// rounds. Below it the global model moved by the aggregation rule's arithmetic (PPA's mixture
 	// variance, BFL-P's clamped sums), not by what the clients learned: the default before issue 33
@@ -54,7 +26,7 @@ const (
 	// MinClampedShare is the share of the global model's variances at a clamp bound beyond which a
 	// run that did not learn is said to be held by the clamp.
 	MinClampedShare = 0.5
-	// MinDisagreement is the mean across-client standard deviation of log sigma^2 (VarDisagreement)
+	// MinDisagreement is the mean across-client standard deviation of log sigma^2 (results.VarDisagreement)
 	// that some recorded round must reach for rules that combine variances to differ: at 0.1, EAA's
 	// and AALV's log-variances differ by about 0.1^2/2 = 0.005 (docs/metrics.md). Below it the
 	// clients' variances moved together (the KL's pull towards the prior, the same for every client).
@@ -74,7 +46,7 @@ const (
 	// no gradient (BFL-P's log sigma^2 = -9 below its clamp at -8).
 	HealthClamped HealthState = "clamped"
 	// HealthUniform: local training moved the variances, but every client moved them alike
-	// (VarDisagreement below MinDisagreement in every row): rules that combine variances still give
+	// (results.VarDisagreement below MinDisagreement in every row): rules that combine variances still give
 	// the same model.
 	HealthUniform HealthState = "uniform"
 	// HealthNotVariational: the run has no variances (deterministic, MC-dropout or predictive-space
@@ -97,10 +69,10 @@ type Health struct {
 	// SpreadStart and SpreadEnd are the spread of the initial model and of the last row's global
 	// model (NaN when not recorded).
 	SpreadStart, SpreadEnd float64
-	// Moved, Clamped and Shift are the last row's VarMoved, VarClamped and VarShift.
+	// Moved, Clamped and Shift are the last row's results.VarMoved, results.VarClamped and results.VarShift.
 	Moved, Clamped, Shift float64
-	// LocalMovedMax, LocalShiftMax and DisagreementMax are the largest VarLocalMoved, VarLocalShift
-	// and VarDisagreement over the rows.
+	// LocalMovedMax, LocalShiftMax and DisagreementMax are the largest results.VarLocalMoved, results.VarLocalShift
+	// and results.VarDisagreement over the rows.
 	LocalMovedMax, LocalShiftMax, DisagreementMax float64
 	// Rows is the number of rows that record the health metrics.
 	Rows int
@@ -133,30 +105,30 @@ func (h Health) Short() string {
 }
 
 // RunHealth says whether the variances of a run learned, from its rows (RowHealth).
-func RunHealth(r Run) Health { return RowHealth(r.Rows) }
+func RunHealth(r results.Run) Health { return RowHealth(r.Rows) }
 
 // frozenHint ends a frozen run's message with what would move its variances, and at what price.
 const frozenHint = "; training.variance_optimizer \"adam\" moves them by the optimiser's own step rather than by the data, and this check counts them as moved once the local steps a round × variance_lr reach 0.01 and the global variances have moved 0.1; on Fashion-MNIST it cost accuracy, NLL and ECE (docs/models.md, Default variance training)"
 
 // RowHealth gives the verdict on a run's rows:
 //
-//   - no row records Spread: HealthNotVariational;
-//   - the last row records Spread but not the health metrics: HealthUnmeasured;
+//   - no row records results.Spread: HealthNotVariational;
+//   - the last row records results.Spread but not the health metrics: HealthUnmeasured;
 //   - the variances moved when, in some row, local training moved at least MinMovedShare of the
-//     clients' variances by more than HealthThreshold (VarLocalMoved), or when at least MinMovedShare
+//     clients' variances by more than HealthThreshold (results.VarLocalMoved), or when at least MinMovedShare
 //     of the last row's global variances lie beyond HealthThreshold from their initial value
-//     (VarMoved) and local training moved them by at least MinLocalShift on average in some row
-//     (VarLocalShift); then HealthLearned if the clients disagreed on them by at least
-//     MinDisagreement in some row (VarDisagreement), else HealthUniform;
+//     (results.VarMoved) and local training moved them by at least MinLocalShift on average in some row
+//     (results.VarLocalShift); then HealthLearned if the clients disagreed on them by at least
+//     MinDisagreement in some row (results.VarDisagreement), else HealthUniform;
 //   - otherwise HealthClamped when at least MinClampedShare of the last row's global variances sit at
-//     a clamp bound (VarClamped), else HealthFrozen.
+//     a clamp bound (results.VarClamped), else HealthFrozen.
 //
-// Only rows that record the health metrics are read; Row.CheckValues guarantees a row has all or none.
-func RowHealth(rows []Row) Health {
+// Only rows that record the health metrics are read; results.Row.CheckValues guarantees a row has all or none.
+func RowHealth(rows []results.Row) Health {
 	h := Health{SpreadStart: math.NaN(), SpreadEnd: math.NaN(), Moved: math.NaN(), Clamped: math.NaN(), Shift: math.NaN()}
-	var last *Row
+	var last *results.Row
 	for i := range rows {
-		if _, ok := rows[i].Metrics[Spread]; ok {
+		if _, ok := rows[i].Metrics[results.Spread]; ok {
 			last = &rows[i]
 		}
 	}
@@ -164,21 +136,21 @@ func RowHealth(rows []Row) Health {
 		h.State, h.Message = HealthNotVariational, "no variances: the run's global model is not variational"
 		return h
 	}
-	h.SpreadEnd = last.Metrics[Spread]
-	if _, ok := last.Metrics[VarMoved]; !ok {
+	h.SpreadEnd = last.Metrics[results.Spread]
+	if _, ok := last.Metrics[results.VarMoved]; !ok {
 		h.State = HealthUnmeasured
 		h.Message = "posterior health was not recorded (a run from before fedbayes measured it, or whose clients carry no variances): whether the variances learned is unknown"
 		return h
 	}
 	for _, r := range rows {
-		if v, ok := r.Metrics[VarLocalMoved]; ok {
+		if v, ok := r.Metrics[results.VarLocalMoved]; ok {
 			h.Rows++
 			h.LocalMovedMax = math.Max(h.LocalMovedMax, v)
-			h.LocalShiftMax = math.Max(h.LocalShiftMax, r.Metrics[VarLocalShift])
-			h.DisagreementMax = math.Max(h.DisagreementMax, r.Metrics[VarDisagreement])
+			h.LocalShiftMax = math.Max(h.LocalShiftMax, r.Metrics[results.VarLocalShift])
+			h.DisagreementMax = math.Max(h.DisagreementMax, r.Metrics[results.VarDisagreement])
 		}
 	}
-	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[SpreadStart], last.Metrics[VarMoved], last.Metrics[VarClamped], last.Metrics[VarShift]
+	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[results.SpreadStart], last.Metrics[results.VarMoved], last.Metrics[results.VarClamped], last.Metrics[results.VarShift]
 	local := fmt.Sprintf("local training moved at most %s of them by more than %g in log σ² in a recorded round, %.2g on average", pct(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
 	spread := fmt.Sprintf("the spread went from %.4g to %.4g", h.SpreadStart, h.SpreadEnd)
 	learned := h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift
@@ -208,26 +180,3 @@ func RowHealth(rows []Row) Health {
 
 // pct formats a share as a percentage.
 func pct(share float64) string { return fmt.Sprintf("%.3g %%", 100*share) }
-
-// checkHealth reports a row that records some posterior-health metrics but not all, or records them
-// without Spread.
-func (r Row) checkHealth() error {
-	n := 0
-	for _, m := range HealthMetrics {
-		if _, ok := r.Metrics[m]; ok {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	for _, m := range HealthMetrics {
-		if _, ok := r.Metrics[m]; !ok {
-			return fmt.Errorf("results: row of round %d records %d of the %d posterior-health metrics but not %q", r.Round, n, len(HealthMetrics), m)
-		}
-	}
-	if _, ok := r.Metrics[Spread]; !ok {
-		return fmt.Errorf("results: row of round %d records posterior-health metrics without %q", r.Round, Spread)
-	}
-	return nil
-}

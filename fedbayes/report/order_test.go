@@ -1,9 +1,11 @@
-package results
+package report
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 func TestPaperRowOrder(t *testing.T) {
@@ -58,7 +60,7 @@ func TestMixedLabels(t *testing.T) {
 		}
 		return m
 	}
-	runs := []Run{
+	runs := []results.Run{
 		runOf("a", l("rule", "EAA", "partition", "iid", "alpha", "0", "dataset", "fmnist"), 1),
 		runOf("b", l("rule", "EAA", "partition", "dirichlet", "alpha", "0.5", "dataset", "fmnist"), 2),
 		runOf("c", l("rule", "GAA", "partition", "iid", "alpha", "0", "dataset", "fmnist"), 1),
@@ -89,23 +91,23 @@ func TestMixedLabels(t *testing.T) {
 // former 2-SE rule; a paired test on two seeds has 1 degree of freedom and shows almost nothing, so
 // the cells have three.)
 func TestBoldSignificantNothingWhenNoise(t *testing.T) {
-	acc := func(v float64) map[string]float64 { return map[string]float64{Accuracy: v} }
-	noisy := []Run{
+	acc := func(v float64) map[string]float64 { return map[string]float64{results.Accuracy: v} }
+	noisy := []results.Run{
 		finalRun("X", nil, 1, acc(0.75)), finalRun("X", nil, 2, acc(0.8)), finalRun("X", nil, 3, acc(0.7)), // 0.75
 		// 0.5; X - Z by seed {.5, .05, .2}: t = .25 / .1323 = 1.89 on 2 df, p = .20.
 		finalRun("Z", nil, 1, acc(0.25)), finalRun("Z", nil, 2, acc(0.75)), finalRun("Z", nil, 3, acc(0.5)),
 	}
 	// 0.125; X - Y by seed {.625, .65, .6}: t = 43.3, p = .0005, Holm x 2 = .001 < .05.
-	clear := append(append([]Run{}, noisy...),
+	clear := append(append([]results.Run{}, noisy...),
 		finalRun("Y", nil, 1, acc(0.125)), finalRun("Y", nil, 2, acc(0.15)), finalRun("Y", nil, 3, acc(0.1)))
 	for _, tc := range []struct {
-		runs []Run
+		runs []results.Run
 		want string
 	}{
 		{noisy, ""},
 		{clear, "XZ"},
 	} {
-		tab, err := NewTable(tc.runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+		tab, err := NewTable(tc.runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 		if err != nil {
 			t.Fatal(err)
 		}

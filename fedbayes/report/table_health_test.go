@@ -1,8 +1,10 @@
-package results
+package report
 
 import (
 	"strings"
 	"testing"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // TestTableFlagsPosteriorHealth checks that a row whose runs' variances did not learn, or learned alike
@@ -10,17 +12,17 @@ import (
 // row whose variances learned, a deterministic row and an old record are not.
 func TestTableFlagsPosteriorHealth(t *testing.T) {
 	uniform := healthRow(10, 16.04, 10.19, 1, 0, 0)
-	uniform.Metrics[VarLocalShift], uniform.Metrics[VarDisagreement] = 0.09, 0.0015
-	var runs []Run
+	uniform.Metrics[results.VarLocalShift], uniform.Metrics[results.VarDisagreement] = 0.09, 0.0015
+	var runs []results.Run
 	for seed := int64(0); seed < 2; seed++ {
 		runs = append(runs,
 			runOf("frozen", nil, seed, healthRow(5, 1.384, 1.378, 0, 0, 0), healthRow(10, 1.390, 1.378, 0, 0, 0.001)),
 			runOf("uniform", nil, seed, uniform),
 			runOf("learned", nil, seed, healthRow(5, 9, 10.2, 0.8, 0, 0.3), healthRow(10, 8.5, 10.2, 0.85, 0, 0.2)),
 			runOf("old", nil, seed, healthRow(10, 1.38, 0, 0, 0, -1)),
-			runOf("fedavg", nil, seed, Row{Round: 10, Metrics: map[string]float64{Accuracy: 0.8}}))
+			runOf("fedavg", nil, seed, results.Row{Round: 10, Metrics: map[string]float64{results.Accuracy: 0.8}}))
 	}
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,12 +45,12 @@ func TestTableFlagsPosteriorHealth(t *testing.T) {
 // two rows in one state with different figures each get their own, and rows only share a
 // description when state and figures agree.
 func TestTableHealthNoteEachRowItsOwn(t *testing.T) {
-	uniform := func(spread float64) Row {
+	uniform := func(spread float64) results.Row {
 		r := healthRow(10, spread, 3.453, 1, 0, 0)
-		r.Metrics[VarLocalShift], r.Metrics[VarDisagreement] = 0.09, 0.0015
+		r.Metrics[results.VarLocalShift], r.Metrics[results.VarDisagreement] = 0.09, 0.0015
 		return r
 	}
-	runs := []Run{
+	runs := []results.Run{
 		runOf("EAA", nil, 0, healthRow(10, 3.46, 3.453, 0, 0, 0.001)),     // stayed
 		runOf("AALV", nil, 0, healthRow(10, 3.46, 3.453, 0, 0, 0.001)),    // stayed, EAA's figures
 		runOf("GAA", nil, 0, healthRow(10, 0.0619, 3.453, 1, 0, 0.001)),   // moved by the rule's arithmetic alone
@@ -57,7 +59,7 @@ func TestTableHealthNoteEachRowItsOwn(t *testing.T) {
 		runOf("NWA", nil, 0, uniform(25.09)),
 		runOf("BFL", nil, 0, healthRow(10, 9, 3.453, 0.8, 0, 0.3)), // learned: not in the note
 	}
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +121,13 @@ func TestTableHealthNoteEachRowItsOwn(t *testing.T) {
 // (a user's median beside GAA and AALV, all moving their variances alike): it names no rule that is
 // not a row, and gives each row its own spread.
 func TestTableHealthNoteNamesOnlyItsRows(t *testing.T) {
-	var runs []Run
+	var runs []results.Run
 	for i, rule := range []string{"GAA", "AALV", "median"} {
 		r := healthRow(8, []float64{0.41, 12.2, 12.9}[i], 12.1, 1, 0, 0)
-		r.Metrics[VarLocalShift], r.Metrics[VarDisagreement] = 0.05, 0.01
+		r.Metrics[results.VarLocalShift], r.Metrics[results.VarDisagreement] = 0.05, 0.01
 		runs = append(runs, runOf(rule, nil, 0, r))
 	}
-	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{Accuracy, HigherIsBetter}}})
+	tab, err := NewTable(runs, TableSpec{Metrics: []Column{{results.Accuracy, results.HigherIsBetter}}})
 	if err != nil {
 		t.Fatal(err)
 	}

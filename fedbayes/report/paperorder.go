@@ -1,4 +1,4 @@
-package results
+package report
 
 // PaperRank returns the rank of a row label value in the papers' order (OrderPaper): baselines
 // first, then the aggregation rules as RuleOrder lists them (aliases rank as their rule), then one

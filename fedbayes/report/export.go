@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"fedbayes.dev/fedbayes/results"
 )
 
 // Export formats: ExportCSV writes a header line and one comma-separated record per row;
@@ -29,8 +31,9 @@ const (
 	ExportRound = "round"
 )
 
-// exportMetricOrder is the order of the standard metrics in an export; the others follow, sorted.
-var exportMetricOrder = []string{Accuracy, NLL, ECE, Brier, MSE, Spread, WeightedAccuracy, WorstAccuracy, Loss}
+// exportMetricOrder is the order of the standard metrics in an export (results.Metric.Export); the
+// others follow, sorted.
+var exportMetricOrder = results.RankedMetrics(func(m results.Metric) int { return m.Export })
 
 // Tidy is runs as one tidy table: one record per (run, round), in the order of the runs and then
 // of the rounds, with the columns setting, the setting's labels (sorted by name), seed, round and
@@ -49,10 +52,10 @@ type Tidy struct {
 // label.lr.
 const ExportLabelPrefix = "label."
 
-// NewTidy builds the tidy table of runs (as LoadWith returns them). A label with the name of a fixed
+// NewTidy builds the tidy table of runs (as results.LoadWith returns them). A label with the name of a fixed
 // column or of a metric is the column ExportLabelPrefix + its name (label.lr); it is an error only
 // where that name is taken too. A label missing from a run is the empty string.
-func NewTidy(runs []Run) (*Tidy, error) {
+func NewTidy(runs []results.Run) (*Tidy, error) {
 	labelSet := map[string]bool{}
 	metricSet := map[string]bool{}
 	rows := 0
@@ -93,7 +96,7 @@ func NewTidy(runs []Run) (*Tidy, error) {
 	seen := map[string]bool{}
 	for _, c := range columns {
 		if seen[c] {
-			return nil, fmt.Errorf("results: export: two columns are named %q (a label %s and another label or a metric); rename one", c, c)
+			return nil, fmt.Errorf("report: export: two columns are named %q (a label %s and another label or a metric); rename one", c, c)
 		}
 		seen[c] = true
 	}
@@ -219,5 +222,5 @@ func (t *Tidy) Write(w io.Writer, format string) error {
 	case ExportJSONL:
 		return t.WriteJSONL(w)
 	}
-	return fmt.Errorf("results: export format %q is not %s or %s", format, ExportCSV, ExportJSONL)
+	return fmt.Errorf("report: export format %q is not %s or %s", format, ExportCSV, ExportJSONL)
 }
