@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"fedbayes.dev/fedbayes/aggregate"
 	"fedbayes.dev/fedbayes/engine"
+	"fedbayes.dev/fedbayes/report"
 	"fedbayes.dev/fedbayes/results"
 	"fedbayes.dev/fedbayes/stats"
 )
@@ -281,20 +283,76 @@ func dwcFallbackText(rs runSet, rows []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// dwcActing is the precondition of the checks that read DWC's rows: not met when some DWC row fell
-// back to the previous global model in more than half of the parameters in one of its runs.
+// dwcActing is the precondition of the checks that read DWC's rows in one setting: not met when some
+// DWC row fell back to the previous global model in more than half of the parameters in one of its
+// runs, or, where it did not, when no client variance moved (dwcVariancesUnmoved), since Eq. 17
+// then combines no learned precisions.
 func dwcActing(rs runSet, rows []string) precondition {
 	text := dwcFallbackText(rs, rows)
 	for _, row := range rows {
 		if _, hi, n := dwcShares(rs.where("variant", row)); n > 0 && hi > 0.5 {
-			return precondition{needs: dwcActs, why: "DWC fell back to the previous global model (its combined precision was not positive) in more than " +
-				"half of the parameters: " + text + " (`dwc_fallbacks` in the records over the Gaussian weights), so its rows are the previous model, not DWC"}
+			return precondition{needs: dwcActs, why: "DWC fell back to the previous global model (its combined precision was not above " +
+				fmt.Sprintf("%g", aggregate.DWCRelativeFloor) + " of the clients' summed precision) in more than half of the parameters: " + text +
+				" (`dwc_fallbacks` in the records over the Gaussian weights), so in most parameters its rows keep the previous global model, not DWC's combination"}
 		}
+	}
+	if why, unmoved := dwcVariancesUnmoved(rs, rows); unmoved {
+		return precondition{needs: dwcActs, why: why}
 	}
 	if text == "" {
 		return precondition{needs: dwcActs, met: true, why: "no DWC run records its fallbacks"}
 	}
-	return precondition{needs: dwcActs, met: true, why: "DWC fell back in at most half of the parameters: " + text}
+	return precondition{needs: dwcActs, met: true, why: "DWC fell back in at most half of the parameters (" + text + ") and the clients' variances moved"}
+}
+
+// dwcVariancesUnmoved says whether no client variance moved in the DWC rows' runs: every run with
+// recorded posterior health has its variances unmoved (report.RunHealth: frozen or clamped, read from
+// the rows' var_local_moved, var_moved and var_local_shift; the criterion docs/statistics.md gives
+// for findings resting on the variances). Then every client's precision is the global model's, so
+// Eq. 17's precision ratios are all about 1 and DWC reduces to μ₀ + Σ_k(μ_k − μ₀) with σ² about the
+// global model's: the sum of the clients' updates, not a consolidation of learned posteriors. why
+// gives the figures; false when some run's variances moved or no run records its health.
+func dwcVariancesUnmoved(rs runSet, rows []string) (string, bool) {
+	u, ok := dwcUnmovedOf(rs, rows)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("no client variance moved: in all %d runs of %s with recorded posterior health, local training moved at most %.3g %% of "+
+		"the clients' log σ² by more than %g in a round (`var_local_moved`), %.2g on average (`var_local_shift`), and the global spread "+
+		"ended at %.4f–%.4f times its start; so every client's precision is the global model's, Eq. 17's precision ratios are all about 1, "+
+		"and DWC reduces to μ₀ + Σ_k(μ_k − μ₀) with σ² about the global model's: the sum of the clients' updates, not a consolidation of "+
+		"learned posteriors (docs/statistics.md: variances unmoved, not testable here)",
+		u.n, strings.Join(rows, " and "), 100*u.moved, report.HealthThreshold, u.shift, u.lo, u.hi), true
+}
+
+// unmoved is what dwcUnmovedOf reads off the runs whose variances did not move: their number, the
+// largest var_local_moved and var_local_shift, and the least and largest ratio of the final spread to
+// the initial one.
+type unmoved struct {
+	n            int
+	moved, shift float64
+	lo, hi       float64
+}
+
+// dwcUnmovedOf reads the posterior health (report.RunHealth) of the runs of rows in rs: ok when every
+// run that records it has its variances unmoved (frozen or clamped) and at least one records it.
+func dwcUnmovedOf(rs runSet, rows []string) (unmoved, bool) {
+	u := unmoved{lo: math.Inf(1), hi: math.Inf(-1)}
+	for _, row := range rows {
+		for _, r := range rs.where("variant", row) {
+			h := report.RunHealth(r)
+			if h.State == report.HealthUnmeasured || h.State == report.HealthNotVariational {
+				continue
+			}
+			if !h.Frozen() {
+				return unmoved{}, false
+			}
+			u.n++
+			u.moved, u.shift = math.Max(u.moved, h.LocalMovedMax), math.Max(u.shift, h.LocalShiftMax)
+			u.lo, u.hi = math.Min(u.lo, h.SpreadEnd/h.SpreadStart), math.Max(u.hi, h.SpreadEnd/h.SpreadStart)
+		}
+	}
+	return u, u.n > 0
 }
 
 // weightingExceptions lists, for the client-weighting finding, the weightings whose mean accuracy

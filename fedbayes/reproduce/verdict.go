@@ -68,7 +68,8 @@ const VerdictRule = "Verdicts: each finding is split into checks. A check that o
 	"posterior health has its clients' log σ² within 0.1 of each other, standard deviation across clients, or unmoved; the 0.1 is a " +
 	"convention of this report, not a figure of the papers); comparisons of variational nets with other nets need variances that learned (not met when, " +
 	"besides, the recorded posterior health does not show that they did); checks that read DWC's rows need DWC to act (not met when it " +
-	"fell back to the previous model in more than half of the parameters); a harm relative to a reference needs a reference that trained " +
+	"fell back to the previous model in more than half of the parameters, or when no client variance moved: every DWC run's " +
+	"recorded posterior health unmoved, as above); a harm relative to a reference needs a reference that trained " +
 	"(not met when it is shown to trail the same rule trained at another budget's learning rate by more than 10 points, a convention of this " +
 	"report; it sets aside only the checks that show no harm, which an untrained reference can hide, not create); a row whose every seed " +
 	"diverged counts as below one that trained in every seed (an exact comparison), and a finding whose reference did not train and whose " +
@@ -109,9 +110,7 @@ type check struct {
 	test   string
 	holm   int
 	family string
-	// over names what the finding's families divide its checks by (claims.over).
-	over  string
-	seeds []int64
+	seeds  []int64
 	// needs is the mechanism the check needs to be evidence (a precondition may set it aside), aside
 	// the reason an unmet precondition set it aside ("" while counted).
 	needs mechanism
@@ -270,8 +269,6 @@ type claim struct {
 type claims struct {
 	items  []claim
 	family string
-	// over names what the families divide the checks by ("setting"); "" is "metric".
-	over string
 }
 
 // below adds the claim that a's mean lies below b's on metric col. For "B beats A" the caller passes
@@ -371,7 +368,7 @@ func (c *claims) checks() []check {
 			a = adj[at[i]]
 		}
 		out[i] = it.judge(res[i], errs[i], a, m)
-		out[i].seeds, out[i].family, out[i].over = slices.Concat(it.a.Seeds, it.b.Seeds), c.family, c.over
+		out[i].seeds, out[i].family = slices.Concat(it.a.Seeds, it.b.Seeds), c.family
 		out[i].hypothesis = it.label
 		if it.kind != claimFixed && it.kind != claimWithin {
 			out[i].hypothesis = comparisonKey(it.a, it.b)
@@ -479,11 +476,10 @@ func judged(checks []check) string {
 }
 
 // familiesText says, for checks from more than one named Holm family, the families and the
-// comparisons each corrects over: ", Holm within each metric: Acc over 30, ECE over 30, NLL over 30"
-// (or "within each setting" where the families are settings: check.over); "" otherwise.
+// comparisons each corrects over: ", Holm within each metric: Acc over 30, ECE over 30, NLL over 30";
+// "" otherwise.
 func familiesText(checks []check) string {
 	var names []string
-	over := "metric"
 	size := map[string]int{}
 	for _, c := range checks {
 		if c.family == "" || c.holm == 0 {
@@ -491,9 +487,6 @@ func familiesText(checks []check) string {
 		}
 		if _, ok := size[c.family]; !ok {
 			names = append(names, c.family)
-		}
-		if c.over != "" {
-			over = c.over
 		}
 		size[c.family] = c.holm
 	}
@@ -504,7 +497,7 @@ func familiesText(checks []check) string {
 	for _, n := range names {
 		parts = append(parts, fmt.Sprintf("%s over %d", n, size[n]))
 	}
-	return ", Holm within each " + over + ": " + strings.Join(parts, ", ")
+	return ", Holm within each metric: " + strings.Join(parts, ", ")
 }
 
 // seedList prints sorted seeds with runs of consecutive ones as ranges: "0–2", "1–5, 7".
