@@ -659,7 +659,7 @@ func fischerDWCFinding(get func(Preset) runSet) Finding {
 		if fb == "" {
 			continue
 		}
-		why := "DWC fell back to the previous global model in " + fb + " of the parameters"
+		why := "share of the parameters where DWC fell back to the previous global model: " + fb
 		fell := false
 		for _, row := range fischerDWCRows {
 			if _, hi, n := dwcShares(rs.where("variant", row)); n > 0 && hi > 0.5 {

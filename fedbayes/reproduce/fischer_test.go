@@ -379,7 +379,7 @@ func TestFischerDWCFinding(t *testing.T) {
 			t.Errorf("the finding does not say %q: %s / %s / %s", want, f.Judged, f.Evidence, f.Why)
 		}
 	}
-	if !strings.Contains(f.Caveat, "fixed prior, variances on adam at lr 0.001 (the paper's stated fixed N(0, 100 I) prior): DWC fell back") ||
+	if !strings.Contains(f.Caveat, "fixed prior, variances on adam at lr 0.001 (the paper's stated fixed N(0, 100 I) prior): share of the parameters where DWC fell back") ||
 		!strings.Contains(f.Caveat, "global-model prior, every parameter on SGD (the global-model prior, Eq. 17's derivation assumption, not the paper's stated set-up): no client variance moved") {
 		t.Errorf("the summary does not name each setting's mechanism: %q", f.Caveat)
 	}
