@@ -167,7 +167,8 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 			continue
 		}
 		why := fmt.Sprintf("setting %s is not one of its settings", m.Setting)
-		if settings[name][m.Setting] {
+		gone := !settings[name][m.Setting]
+		if !gone {
 			if err := specOf[name](m); err == nil {
 				keep = append(keep, rec)
 				continue
@@ -175,15 +176,21 @@ func staleRecords(p *Paper, b Budget, recs []results.Record) (keep []results.Rec
 				why = err.Error()
 			}
 		}
-		key := name + "\x00" + why
+		key := name + "\x00" + why + "\x00" + fmt.Sprint(gone)
 		stale[key] = append(stale[key], rec.Name)
 	}
 	for key, names := range stale {
-		name, why, _ := strings.Cut(key, "\x00")
+		name, rest, _ := strings.Cut(key, "\x00")
+		why, gone, _ := strings.Cut(rest, "\x00")
 		sort.Strings(names)
-		notes = append(notes, fmt.Sprintf("left out %d %s of %s kept in the records: not runs of the preset as it stands (%s); "+
-			"they are not restored, so the preset runs them again and the new records replace them: %s",
-			len(names), words.Plural(len(names), "record"), name, why, strings.Join(names, ", ")))
+		next := "they are not restored, so the preset runs them again and the new records replace them"
+		if gone == "true" {
+			// A setting the preset no longer has is never run again: say how to drop its records.
+			next = fmt.Sprintf("superseded runs of a previous version of the preset's settings, never rerun; they are not restored, and "+
+				"`fedbayes reproduce -records DIR -budget %s -drop-record RUN` drops each from the archive", b)
+		}
+		notes = append(notes, fmt.Sprintf("left out %d %s of %s kept in the records: not runs of the preset as it stands (%s); %s: %s",
+			len(names), words.Plural(len(names), "record"), name, why, next, strings.Join(names, ", ")))
 	}
 	sort.Strings(notes)
 	return keep, append(untrusted, notes...), nil

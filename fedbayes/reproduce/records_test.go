@@ -170,7 +170,9 @@ func TestStaleRecordsRunAgain(t *testing.T) {
 	notes, err := StaleRecordNotes(papers[0], records, Medium)
 	joined := strings.Join(notes, "\n")
 	if err != nil || len(notes) != 2 || !strings.Contains(joined, stale) || !strings.Contains(joined, "training.lr: 0.02 in the recorded run") ||
-		!strings.Contains(joined, "setting "+gone+" is not one of its settings") {
+		!strings.Contains(joined, "setting "+gone+" is not one of its settings") ||
+		!strings.Contains(joined, "superseded runs of a previous version of the preset's settings, never rerun") ||
+		!strings.Contains(joined, "the preset runs them again") {
 		t.Errorf("stale notes %q, %v; want one naming %s and its learning rate, one naming %s", notes, err, stale, gone)
 	}
 	// The preset runs it again: the new record replaces the stale one, and no note is left.
