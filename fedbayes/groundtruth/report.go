@@ -573,7 +573,11 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 			}
 		}
 		if loL != "" {
-			spread = append(spread, fmt.Sprintf("%s %s (%s) to %s (%s)", s.Scenario.Name, num(lo), loL, num(hi), hiL))
+			var note string
+			if s.Scenario.Config.Misspecified() {
+				note = " (against the misspecified p: see that regime above)"
+			}
+			spread = append(spread, fmt.Sprintf("%s %s (%s) to %s (%s)%s", s.Scenario.Name, num(lo), loL, num(hi), hiL, note))
 		}
 	}
 	if len(spread) > 0 {
@@ -639,6 +643,9 @@ func writeRegime(b *strings.Builder, s Summary) {
 	}
 	fmt.Fprintf(b, "### %s\n\n%d clients, %s split at h = %g, feature correlation %g; %s: NLL %s, 90 %% coverage %s.\n\n",
 		s.Scenario.Name, s.Clients, c.Split, c.Heterogeneity, c.Correlation, what, num(s.ExactNLL), pct(s.ExactCoverage90))
+	if t := misspecifiedText(s); t != "" {
+		fmt.Fprintf(b, "%s\n\n", strings.TrimSpace(t))
+	}
 	tableHeader(b)
 	for _, r := range s.References {
 		tableRow(b, s, r)
