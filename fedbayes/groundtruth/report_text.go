@@ -88,7 +88,7 @@ func sharedFloorsText(regimes []Summary) string {
 	if len(same) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" The %d regimes share their seeds, and %s %s %s's floors (to a relative 1e-9: the same pooled inputs, so the same global covariance; they differ in how the examples are dealt out or in the targets): these counts are not %d independent confirmations.",
+	return fmt.Sprintf(" The %d regimes share their seeds, and %s %s %s's floors (to a relative 1e-9: the same pooled inputs, so the same global covariance; they differ in how the examples are dealt out or in the targets): the count of %d is not that many independent confirmations.",
 		len(regimes), strings.Join(same, ", "), map[bool]string{true: "has", false: "have"}[len(same) == 1], regimes[0].Scenario.Name, len(regimes))
 }
 

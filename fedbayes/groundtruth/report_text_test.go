@@ -63,7 +63,7 @@ func TestSharedFloorsText(t *testing.T) {
 	}
 	got := sharedFloorsText([]Summary{a, b, c})
 	if !strings.Contains(got, "The 3 regimes share their seeds, and skew has IID's floors") || strings.Contains(got, "low noise") ||
-		!strings.Contains(got, "not 3 independent confirmations") {
+		!strings.Contains(got, "the count of 3 is not that many independent confirmations") {
 		t.Errorf("shared floors: %q", got)
 	}
 }
@@ -93,7 +93,7 @@ func TestMeanErrorText(t *testing.T) {
 // whose floor stays is not.
 func TestSweepAboveFloor(t *testing.T) {
 	point := func(name string, floor, kl float64) Summary {
-		s := textRegime(name, Config{}, 1, floor, 0.9, Row{Label: "A", KLFromTruth: Value(kl)})
+		s := textRegime(name, Config{}, 1, floor, 0.9, Row{Label: "A", KLFromTruth: Value(kl)}, Row{Label: LabelEPMCMCFull, KLFromTruth: Value(kl)})
 		s.Scenario.Group = GroupSweepPrefix + "dimension"
 		return s
 	}
@@ -101,8 +101,11 @@ func TestSweepAboveFloor(t *testing.T) {
 	// KL(p ‖ q) grows 1 → 2 → 5, its floor 0.5 → 1.8 → 4.6: above the floor 0.5, 0.2, 0.4.
 	writeSweep(&b, GroupSweepPrefix+"dimension", []Summary{point("d=2", 0.5, 1), point("d=5", 1.8, 2), point("d=10", 4.6, 5)})
 	got := b.String()
-	if !strings.Contains(got, "KL(p ‖ q) grows at every step for A") || !strings.Contains(got, "0.5 at d=2 to 4.6 at d=10") ||
-		!strings.Contains(got, "above that floor, KL(p ‖ q) grows at every step for none; falls at every step for none; moves both ways for A") {
+	if i := strings.Index(got, "above that floor"); i < 0 || strings.Contains(got[i:], LabelEPMCMCFull) {
+		t.Errorf("a full-covariance row read above the diagonal floor: %s", got)
+	}
+	if !strings.Contains(got, "KL(p ‖ q) grows at every step for A, "+LabelEPMCMCFull) || !strings.Contains(got, "0.5 at d=2 to 4.6 at d=10") ||
+		!strings.Contains(got, "above that floor, KL(p ‖ q) of the diagonal methods grows at every step for none; falls at every step for none; moves both ways for A") {
 		t.Errorf("moving floor: %s", got)
 	}
 	b.Reset()
