@@ -98,9 +98,13 @@ func writeRoundsFrontier(b *strings.Builder, with []Summary, pol PriorPolicy, le
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("%s Rounds to the frontier (%s)\n\n", level, policyName(pol))
-	p("Per seed, the first round from which a method's excess over that seed's floors (the one formula of the one-round tables, `groundtruth.ExcessOver`) stays within the stated distance of that seed's frontier excess through round %d; ", T)
+	p("Per seed, the first round from which a method's excess over that seed's floors (the one formula of the one-round tables, `groundtruth.ExcessOver`) stays within the stated distance of that seed's frontier excess through round %d, the last one run (what it does after round %d is not checked); ", T, T)
 	p("each cell gives, for %g nat (*near*) and %g nat (*recovers*), the range of those rounds over the seeds that reach it and how many seeds do, then the mean gap to the frontier at the last round with its verdict word. ", NearNats, RecoverNats)
-	p("Left out, as within %g nat in no seed of any regime: %s.\n\n", NearNats, listOr(left))
+	p("Left out, as within %g nat in no seed of any regime: %s.", NearNats, listOr(left))
+	if same := samePolicyRows(with, pol, shown); len(same) > 0 {
+		p(" The rows of %s are the same as under the %s in every regime and seed, by construction: every client of a site method trains against its cavity, so its trajectory does not depend on the prior policy.", strings.Join(same, " and "), policyName(FixedPrior))
+	}
+	p("\n\n")
 	b.WriteString(tb.String())
 	p("\n")
 	for _, l := range shown {
@@ -113,4 +117,65 @@ func writeRoundsFrontier(b *strings.Builder, with []Summary, pol PriorPolicy, le
 		p("- **%s** at round %d, judged against the frontier: %s of %d regimes.\n", l, T, strings.Join(parts, ", "), len(with))
 	}
 	p("\n")
+}
+
+// samePolicyRows returns the site methods among labels whose per-seed excesses under pol equal
+// those under the fixed prior in every regime of with, round by round; none when pol is the fixed
+// prior itself.
+func samePolicyRows(with []Summary, pol PriorPolicy, labels []string) []string {
+	if pol == FixedPrior {
+		return nil
+	}
+	var out []string
+	for _, l := range labels {
+		if !isSiteMethod(l) {
+			continue
+		}
+		same := true
+		for _, s := range with {
+			a, b := roundsOf(s, pol), roundsOf(s, FixedPrior)
+			if a == nil || b == nil {
+				same = false
+				break
+			}
+			ra, rb := a.row(l), b.row(l)
+			if ra == nil || rb == nil || !sameSeedExcess(ra.SeedExcess, rb.SeedExcess) {
+				same = false
+				break
+			}
+		}
+		if same {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// sameSeedExcess reports whether two per-seed, per-round excess series are equal (+Inf equal to
+// +Inf; NaN to nothing).
+func sameSeedExcess(a, b [][]Value) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// row returns the row labelled label (nil when there is none).
+func (rs *RoundsSummary) row(label string) *RoundsRow {
+	for i := range rs.Rows {
+		if rs.Rows[i].Label == label {
+			return &rs.Rows[i]
+		}
+	}
+	return nil
 }

@@ -407,3 +407,8 @@ func dealSorted(pool Data, sizes []int, h float64, rng *rand.Rand) []Data {
 	}
 	return out
 }
+
+// Misspecified reports whether the clients' model (one shared w) is wrong for the data: the
+// concept shift at h > 0, where each client's targets come from its own weights. Its exact
+// posterior p is then the posterior of that wrong model, not the best predictive.
+func (c Config) Misspecified() bool { return c.Split == ConceptShift && c.Heterogeneity > 0 }

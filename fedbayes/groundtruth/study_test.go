@@ -119,7 +119,7 @@ func TestGroundTruthStudy(t *testing.T) {
 	}
 	page := Markdown(res, "fedbayes ground-truth -test")
 	for _, want := range []string{"## Findings", "### IID", "### Equal against size weights", "### covariate-shift",
-		"### many-small", "by regime count (of 8)", "### concept-shift (h = 1)", "### feature correlation", "### dimension", "### examples per client", "Rounds to the frontier (fixed prior)", "The seeds decide the lead", "## Logistic regression", "### logistic, IID", "by regime count (of 3)", "`fedbayes ground-truth -test`", "Beside the papers",
+		"### many-small", "by regime count (of 8)", "### concept-shift (h = 1)", "Here p is the posterior of a misspecified model", "### feature correlation", "### dimension", "### examples per client", "Rounds to the frontier (fixed prior)", "The seeds decide the lead", "## Logistic regression", "### logistic, IID", "by regime count (of 3)", "`fedbayes ground-truth -test`", "Beside the papers",
 		"## Over rounds", "### Fixed prior", "### Updated prior", "KL(p ‖ q) by round (IID, updated prior)",
 		"### Over rounds (logistic)", "#### Updated prior", "KL(p ‖ q) by round (logistic, IID, updated prior)"} {
 		if !strings.Contains(page, want) {

@@ -334,11 +334,22 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 	b.WriteString(verdictCounts(sections) + "\n\n")
 	b.WriteString(tableHeader("paper", "presets", "finding", "verdict", "checks: agree / contradict / not decisive, distinct hypotheses where fewer (set aside)", "largest effect, 95 % CI at its Holm step"))
 	for i, p := range papers {
-		names := make([]string, len(p.PresetsAt(opt.Budget)))
-		for j, pr := range p.PresetsAt(opt.Budget) {
-			names[j] = "`" + pr.Name(opt.Budget) + "`"
-		}
+		prev := ""
 		for _, f := range sections[i].Findings {
+			// The presets the finding reads (Finding.Presets), ditto where the row above read the same.
+			var names []string
+			for _, n := range f.Presets {
+				names = append(names, "`"+n+"`")
+			}
+			cell := strings.Join(names, ", ")
+			if len(names) == 0 {
+				cell = "–"
+			}
+			shown := cell
+			if cell == prev {
+				shown = "〃"
+			}
+			prev = cell
 			claim, verdict := f.Claim, string(f.Verdict)
 			if f.Prediction {
 				claim += " *(fedbayes's prediction about the authors' code)*"
@@ -346,8 +357,7 @@ func writeHeader(b *strings.Builder, papers []*Paper, sections []*Section, opt R
 			if f.Caveat != "" {
 				verdict += "; " + f.Caveat
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.ID, strings.Join(names, ", "), claim, verdict, tallyCell(f), f.Effect)
-			names = []string{"〃"}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.ID, shown, claim, verdict, tallyCell(f), f.Effect)
 		}
 	}
 }
