@@ -645,11 +645,23 @@ func fischerDWCFinding(get func(Preset) runSet) Finding {
 				no.format(100, 1), pre.format(100, 1), ws.format(100, 1), orNone(dwcFallbackText(rs, fischerDWCRows))))
 		}
 	}
-	f.decide(c.checks(), fmt.Sprintf("equivalence margin ±%.0f points; %s. The paper states the fixed N(0, 100 I) prior for all its "+
+	checks := c.checks()
+	f.decide(checks, fmt.Sprintf("equivalence margin ±%.0f points; %s. The paper states the fixed N(0, 100 I) prior for all its "+
 		"experiments (Sec. 3.3) and trains with \"a variant of SGD\" (Sec. 2.1), unspecified; the global-model prior is Eq. 17's "+
 		"derivation assumption (McClure et al.), not Table 4's stated set-up, and that setting changes the clients' prior and the "+
 		"variance optimiser together (%s against %s), so what it changes in DWC cannot be attributed to one of them",
 		dwcMargin*100, strings.Join(ev, "; "), labels[0], labels[len(labels)-1]), pres...)
+	// The evidence lists six set-aside checks (decide); a precondition hides no number, so the rest follow.
+	marked, _ := setAside(checks, pres)
+	var rest []string
+	for _, ch := range marked {
+		if ch.aside != "" {
+			rest = append(rest, ch.text)
+		}
+	}
+	if len(rest) > 6 {
+		f.Evidence += ". The other set-aside checks: " + strings.Join(rest[6:], "; ")
+	}
 	// The summary says, per setting over its partitions, why DWC's checks were set aside (the
 	// mechanism, with DWC's fallback share), or the fallback share where they count.
 	var parts []string
