@@ -1,6 +1,7 @@
 package groundtruth
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ func TestMisspecifiedText(t *testing.T) {
 	}
 	got := misspecifiedText(textRegime("cs", Config{Split: ConceptShift, Heterogeneity: 1}, 1, 1, 0.763, rows...))
 	for _, want := range []string{"misspecified", "covers 76.3 % of the held-out targets", "2 of the 3 diagonal methods with a variance have ΔNLL below 0",
-		"2 cover more than p does (up to 91.3 %, B, variance ratio ×30)", "not predictive quality"} {
+		"2 cover more than p does by more than two binomial standard errors", "(up to 91.3 %, B, variance ratio ×30)", "not predictive quality"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("misspecified text lacks %q: %s", want, got)
 		}
@@ -134,5 +135,21 @@ func TestSamePolicyRows(t *testing.T) {
 	}
 	if got := samePolicyRows([]Summary{s1}, FixedPrior, []string{"PVI"}); len(got) != 0 {
 		t.Errorf("the fixed prior against itself: %v", got)
+	}
+}
+
+// TestMisspecifiedTextCoverageMargin checks that a coverage above p's by less than two binomial
+// standard errors over the pooled held-out targets is not counted as covering more than p.
+func TestMisspecifiedTextCoverageMargin(t *testing.T) {
+	s := textRegime("cs", Config{Split: ConceptShift, Heterogeneity: 1, Test: 2000}, 1, 1, 0.763,
+		Row{Label: "A", Rule: "GAA", VarRatio: 0.6, NLLExcess: -0.01, Coverage90: 0.764},
+		Row{Label: "B", Rule: "LP", VarRatio: 30, NLLExcess: -0.2, Coverage90: 0.913})
+	s.Runs = make([]*Result, 5)
+	if m := coverageMargin(0.763, 10000); math.Abs(m-2*math.Sqrt(0.763*0.237/10000)) > 1e-15 || m < 0.008 || m > 0.009 {
+		t.Fatalf("coverageMargin(0.763, 10000) = %g", m)
+	}
+	got := misspecifiedText(s)
+	if !strings.Contains(got, "and 1 cover more than p does") || !strings.Contains(got, "over 10000 held-out targets") {
+		t.Errorf("the margin should leave A (76.4 %% against 76.3 %%) out: %s", got)
 	}
 }

@@ -78,3 +78,14 @@ func TestHealthShort(t *testing.T) {
 		}
 	}
 }
+
+func TestAtMostSaysNoneForZero(t *testing.T) {
+	for _, c := range []struct {
+		share float64
+		want  string
+	}{{0, "none"}, {0.001, "at most 0.1 %"}, {0.99, "at most 99 %"}} {
+		if got := atMost(c.share); got != c.want {
+			t.Errorf("atMost(%g) = %q, want %q", c.share, got, c.want)
+		}
+	}
+}

@@ -374,7 +374,7 @@ func TestFischerDWCFinding(t *testing.T) {
 	}
 	for _, want := range []string{"Precondition not met at fixed prior, variances on adam at lr 0.001, iid", "more than half of the parameters",
 		"Precondition not met at global-model prior, every parameter on SGD, shards-2", "no client variance moved: in all 6 runs of DWC and DWC-pretrain",
-		"at most 0 % of the clients' log σ²", "μ₀ + Σ_k(μ_k − μ₀)", "Holm over the 6 distinct comparisons", "of which 6 agree, 2 contradict", "The other set-aside checks: global-model prior, every parameter on SGD, shards-2: DWC < DWC + pre-training: Δ +10.00"} {
+		"moved none of the clients' log σ²", "μ₀ + Σ_k(μ_k − μ₀)", "Holm over the 6 distinct comparisons", "of which 6 agree, 2 contradict", "The other set-aside checks: global-model prior, every parameter on SGD, shards-2: DWC < DWC + pre-training: Δ +10.00"} {
 		if !strings.Contains(f.Judged+" "+f.Evidence+" "+f.Why, want) {
 			t.Errorf("the finding does not say %q: %s / %s / %s", want, f.Judged, f.Evidence, f.Why)
 		}

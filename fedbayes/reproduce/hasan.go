@@ -232,7 +232,7 @@ func hasanTunedBlock(rs, tuned runSet) string {
 		"training pool (in the order of its random split) as its homogeneous part (B.2.1: a disjoint shard each) and its own classes' " +
 		"first examples for the rest, " +
 		"and trains on them in a fixed order (its FedAvg's loaders do not shuffle for h > 0); its MLP (`models.LinearNet`) has two hidden " +
-		"layers of 100 units, the presets' one. The thesis states neither the shared part nor the fixed order; its \"two-layer fully connected " +
+		"layers of 100 units, where the presets have one. The thesis states neither the shared part nor the fixed order; its \"two-layer fully connected " +
 		"network with 100 hidden units\" (Sec. 3.3) is ambiguous between the two MLPs. " + upperFirst(hasanProbeText()) + ". Whether the shared homogeneous part is needed, or the fixed " +
 		"order on App. B.2.1's own partition would do, was not probed."
 }
