@@ -408,7 +408,7 @@ func writeFindings(b *strings.Builder, regimes []Summary, linear bool) {
 				}
 			}
 			if least.Label != "" {
-				p("Smallest %s of a diagonal method (FedPA's rows, point estimates from full shrunk covariances, apart): %s (%s). ", m.name, least.Label, num(m.val(least)))
+				p("Smallest %s of a diagonal method (FedPA's rows apart: point masses, variance 0, at means computed from full shrunk covariances): %s (%s). ", m.name, least.Label, num(m.val(least)))
 			}
 		}
 		var rec, near []string

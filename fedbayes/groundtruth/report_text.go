@@ -39,7 +39,7 @@ func misspecifiedText(s Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, " Here p is the posterior of a misspecified model: each client's targets come from its own weights, but the model and p keep one shared w, so p's 90 %% interval covers %s of the held-out targets, not 90 %%.", pct(s.ExactCoverage90))
 	if neg+above > 0 {
-		fmt.Fprintf(&b, " Against it, %d of the %d diagonal methods with a variance have ΔNLL below 0 and %d cover more than p does by more than two binomial standard errors of p's coverage (%s over %d held-out targets)", neg, n, above, pct(margin), s.Scenario.Config.Test*len(s.Runs))
+		fmt.Fprintf(&b, " Against it, %d of the %d diagonal methods with a variance have ΔNLL below 0 and %d cover more than p does by more than %s points (two binomial standard errors of p's coverage over its %d held-out targets; a fixed margin, not a paired test, though each method is scored on the same targets)", neg, n, above, num(100*margin), s.Scenario.Config.Test*len(s.Runs))
 		if above > 0 {
 			fmt.Fprintf(&b, " (up to %s, %s, variance ratio ×%s)", pct(widest.Coverage90), widest.Label, num(widest.VarRatio))
 		}
@@ -50,8 +50,8 @@ func misspecifiedText(s Summary) string {
 }
 
 // coverageMargin is two binomial standard errors of a 90 % interval's coverage c estimated on n
-// held-out targets, 2·sqrt(c(1 − c)/n): a coverage beyond c by less than that is within the
-// held-out sample's noise. It is 0 when n is not positive.
+// held-out targets, 2·sqrt(c(1 − c)/n): a margin the size of the held-out sample's noise in c
+// itself, not a test of a method against p on the same targets. It is 0 when n is not positive.
 func coverageMargin(c float64, n int) float64 {
 	if n <= 0 {
 		return 0

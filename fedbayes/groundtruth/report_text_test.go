@@ -30,7 +30,7 @@ func TestMisspecifiedText(t *testing.T) {
 	}
 	got := misspecifiedText(textRegime("cs", Config{Split: ConceptShift, Heterogeneity: 1}, 1, 1, 0.763, rows...))
 	for _, want := range []string{"misspecified", "covers 76.3 % of the held-out targets", "2 of the 3 diagonal methods with a variance have ΔNLL below 0",
-		"2 cover more than p does by more than two binomial standard errors", "(up to 91.3 %, B, variance ratio ×30)", "not predictive quality"} {
+		"2 cover more than p does by more than 0 points (two binomial standard errors", "(up to 91.3 %, B, variance ratio ×30)", "not predictive quality"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("misspecified text lacks %q: %s", want, got)
 		}
@@ -149,7 +149,7 @@ func TestMisspecifiedTextCoverageMargin(t *testing.T) {
 		t.Fatalf("coverageMargin(0.763, 10000) = %g", m)
 	}
 	got := misspecifiedText(s)
-	if !strings.Contains(got, "and 1 cover more than p does") || !strings.Contains(got, "over 10000 held-out targets") {
+	if !strings.Contains(got, "and 1 cover more than p does") || !strings.Contains(got, "over its 10000 held-out targets") {
 		t.Errorf("the margin should leave A (76.4 %% against 76.3 %%) out: %s", got)
 	}
 }

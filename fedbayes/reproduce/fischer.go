@@ -119,7 +119,7 @@ func fischerSection(b Budget, runs paperRuns) (*Section, error) {
 			block := fmt.Sprintf("**%s**, %s, partition %s; ours (Fashion-MNIST) beside the paper (CIFAR-10):\n\n%s",
 				t.name, t.p.Name(b), part, compareTable(sel, "variant", t.rows, cols, t.refs[part]))
 			if fb := dwcFallbackText(sel, fischerDWCRows); fb != "" {
-				block += "\n\nShare of the parameters where DWC fell back to the previous global model (its combined precision, Eq. 17's Σ_k 1/σ_k² − (K − 1)/σ₀², was not above " + fmt.Sprintf("%g", aggregate.DWCRelativeFloor) + " of the summed client precision; `dwc_fallbacks` in the records): " + fb + "."
+				block += "\n\nShare of the parameters where DWC fell back to the previous global model (its combined precision, Eq. 17's Σ_k 1/σ_k² − (K − 1)/σ₀², σ₀² the previous global model's variance, was not above " + fmt.Sprintf("%g", aggregate.DWCRelativeFloor) + " of the summed client precision; `dwc_fallbacks` in the records): " + fb + "."
 			}
 			s.Blocks = append(s.Blocks, block)
 		}
