@@ -20,7 +20,8 @@ func misspecifiedText(s Summary) string {
 	}
 	var n, neg, above int
 	var widest Row
-	margin := coverageMargin(s.ExactCoverage90, s.Scenario.Config.Test*len(s.Runs))
+	held := s.Scenario.Config.Test * len(s.Runs)
+	margin := coverageMargin(s.ExactCoverage90, held)
 	for _, r := range diagonal(usable(s.Main())) {
 		if r.VarRatio == 0 {
 			continue // a point mass
@@ -39,7 +40,7 @@ func misspecifiedText(s Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, " Here p is the posterior of a misspecified model: each client's targets come from its own weights, but the model and p keep one shared w, so p's 90 %% interval covers %s of the held-out targets, not 90 %%.", pct(s.ExactCoverage90))
 	if neg+above > 0 {
-		fmt.Fprintf(&b, " Against it, %d of the %d diagonal methods with a variance have ΔNLL below 0 and %d cover more than p does by more than %s points (two binomial standard errors of p's coverage over its %d held-out targets; a fixed margin, not a paired test, though each method is scored on the same targets)", neg, n, above, num(100*margin), s.Scenario.Config.Test*len(s.Runs))
+		fmt.Fprintf(&b, " Against it, %d of the %d diagonal methods with a variance have ΔNLL below 0 and %d cover more than p does by more than %s points (two binomial standard errors of p's coverage over its %d held-out targets; a fixed margin, not a paired test, though each method is scored on the same targets)", neg, n, above, num(100*margin), held)
 		if above > 0 {
 			fmt.Fprintf(&b, " (up to %s, %s, variance ratio ×%s)", pct(widest.Coverage90), widest.Label, num(widest.VarRatio))
 		}

@@ -151,7 +151,7 @@ func RowHealth(rows []results.Row) Health {
 		}
 	}
 	h.SpreadStart, h.Moved, h.Clamped, h.Shift = last.Metrics[results.SpreadStart], last.Metrics[results.VarMoved], last.Metrics[results.VarClamped], last.Metrics[results.VarShift]
-	local := fmt.Sprintf("local training moved %s of them by more than %g in log σ² in a recorded round, %.2g on average", atMost(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
+	local := fmt.Sprintf("local training moved %s of them by more than %g in log σ² in a recorded round, %.2g on average", AtMost(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax)
 	spread := fmt.Sprintf("the spread went from %.4g to %.4g", h.SpreadStart, h.SpreadEnd)
 	learned := h.LocalMovedMax >= MinMovedShare || h.Moved >= MinMovedShare && h.LocalShiftMax >= MinLocalShift
 	switch {
@@ -181,8 +181,8 @@ func RowHealth(rows []results.Row) Health {
 // pct formats a share as a percentage.
 func pct(share float64) string { return fmt.Sprintf("%.3g %%", 100*share) }
 
-// atMost is "at most pct(share)" for a largest share, and "none" when it is 0.
-func atMost(share float64) string {
+// AtMost is "at most P %" for a largest share (P its percentage), and "none" when it is 0.
+func AtMost(share float64) string {
 	if share == 0 {
 		return "none"
 	}

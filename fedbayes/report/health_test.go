@@ -84,8 +84,8 @@ func TestAtMostSaysNoneForZero(t *testing.T) {
 		share float64
 		want  string
 	}{{0, "none"}, {0.001, "at most 0.1 %"}, {0.99, "at most 99 %"}} {
-		if got := atMost(c.share); got != c.want {
-			t.Errorf("atMost(%g) = %q, want %q", c.share, got, c.want)
+		if got := AtMost(c.share); got != c.want {
+			t.Errorf("AtMost(%g) = %q, want %q", c.share, got, c.want)
 		}
 	}
 }

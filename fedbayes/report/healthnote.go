@@ -95,7 +95,7 @@ func healthFigures(h Health) string {
 		parts = append(parts, fmt.Sprintf("%s of the global variances moved by more than %g in log σ²", pct(h.Moved), HealthThreshold))
 	}
 	parts = append(parts,
-		fmt.Sprintf("local training moved %s of the clients' variances by more than %g in a round, %.2g on average", atMost(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax),
+		fmt.Sprintf("local training moved %s of the clients' variances by more than %g in a round, %.2g on average", AtMost(h.LocalMovedMax), HealthThreshold, h.LocalShiftMax),
 		fmt.Sprintf("spread %.4g → %.4g", h.SpreadStart, h.SpreadEnd))
 	return strings.Join(parts, "; ")
 }

@@ -317,16 +317,12 @@ func dwcVariancesUnmoved(rs runSet, rows []string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	moved := "none"
-	if u.moved > 0 {
-		moved = fmt.Sprintf("at most %.3g %%", 100*u.moved)
-	}
 	return fmt.Sprintf("no client variance moved: in all %d runs of %s with recorded posterior health, local training moved %s of "+
 		"the clients' log σ² by more than %g in a round (`var_local_moved`), %.2g on average (`var_local_shift`), and the global spread "+
 		"ended at %.4f–%.4f times its start; so every client's precision is the global model's, Eq. 17's precision ratios are all about 1, "+
 		"and DWC reduces to μ₀ + Σ_k(μ_k − μ₀) with σ² about the global model's: the sum of the clients' updates, not a consolidation of "+
 		"learned posteriors (docs/statistics.md: variances unmoved, not testable here)",
-		u.n, strings.Join(rows, " and "), moved, report.HealthThreshold, u.shift, u.lo, u.hi), true
+		u.n, strings.Join(rows, " and "), report.AtMost(u.moved), report.HealthThreshold, u.shift, u.lo, u.hi), true
 }
 
 // unmoved is what dwcUnmovedOf reads off the runs whose variances did not move: their number, the
